@@ -1,0 +1,1 @@
+"""soac: Futhark-style second-order array combinators as an xDSL dialect."""

@@ -1,0 +1,1066 @@
+"""The `soac` dialect: Futhark's second-order array combinators over builtin tensors.
+
+Every SOAC takes its width `%n : index` explicitly, several arrays in, several
+arrays out ("tuples of arrays"), and lambdas as single-block regions ending in
+`soac.yield`:
+
+    %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+      %y = arith.mulf %x, %x : f32
+      soac.yield %y : f32
+    }
+    %s = soac.reduce commutative %n (%ys : tensor<?xf32>) neutral(%zero : f32) -> f32
+        combine(%a: f32, %b: f32) {
+      %c = arith.addf %a, %b : f32
+      soac.yield %c : f32
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Self
+
+from soac.syntax import (
+    parse_index_operand,
+    parse_lambda,
+    parse_operand_list,
+    parse_optional_lambda,
+    parse_result_types,
+    parse_untyped_operand_list,
+    print_lambda,
+    print_operand_list,
+    print_result_types,
+    print_untyped_operand_list,
+)
+from soac.types import (
+    all_compatible,
+    array_of,
+    array_of_rank,
+    compatible,
+    format_types,
+    is_integer_like,
+    peel,
+    row_type,
+)
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils import AbstractYieldOperation
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, Dialect, Operation, Region, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    opt_region_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+# ---------------------------------------------------------------------------
+# Attributes
+# ---------------------------------------------------------------------------
+
+
+class Level(StrEnum):
+    """The level of parallelism a segmented operation is mapped to."""
+
+    THREAD = "thread"
+    GROUP = "group"
+
+
+@irdl_attr_definition
+class LevelAttr(EnumAttribute[Level], SpacedOpaqueSyntaxAttribute):
+    """`#soac<level thread>` or `#soac<level group>`."""
+
+    name = "soac.level"
+
+
+# ---------------------------------------------------------------------------
+# Verification helpers
+# ---------------------------------------------------------------------------
+
+
+def _lambda_block(op: Operation, region: Region, role: str):
+    if len(region.blocks) != 1:
+        raise VerifyException(f"'{op.name}' {role} must have exactly one block")
+    return region.block
+
+
+def _yielded_types(op: Operation, region: Region, role: str) -> list[Attribute]:
+    block = _lambda_block(op, region, role)
+    terminator = block.last_op
+    if not isinstance(terminator, YieldOp):
+        found = terminator.name if terminator is not None else "nothing"
+        raise VerifyException(f"'{op.name}' {role} must end with soac.yield, found {found}")
+    return list(terminator.arguments.types)
+
+
+def _check_params(op: Operation, region: Region, role: str, expected: Sequence[Attribute], what: str) -> None:
+    """Check that the lambda's parameters are compatible with `expected`."""
+    args = _lambda_block(op, region, role).args
+    if len(args) != len(expected):
+        raise VerifyException(
+            f"'{op.name}' {role} takes {len(args)} parameters but {len(expected)} are expected "
+            f"({what}: {format_types(expected)})"
+        )
+    for i, (arg, want) in enumerate(zip(args, expected)):
+        if not compatible(arg.type, want):
+            raise VerifyException(f"'{op.name}' {role} parameter #{i} has type {arg.type} but {what} gives {want}")
+
+
+def _check_yields(op: Operation, region: Region, role: str, expected: Sequence[Attribute], what: str) -> None:
+    got = _yielded_types(op, region, role)
+    if not all_compatible(got, expected):
+        raise VerifyException(
+            f"'{op.name}' {role} yields {format_types(got)} but {what} needs {format_types(expected)}"
+        )
+
+
+def _check_results(op: Operation, got: Sequence[Attribute], expected: Sequence[Attribute]) -> None:
+    if not all_compatible(got, expected):
+        raise VerifyException(
+            f"'{op.name}' has result types {format_types(got)} but its lambdas give {format_types(expected)}"
+        )
+
+
+def _input_rows(op: Operation, inputs: Sequence[SSAValue]) -> list[Attribute]:
+    rows: list[Attribute] = []
+    for i, value in enumerate(inputs):
+        if (inner := row_type(value.type)) is None:
+            raise VerifyException(f"'{op.name}' input #{i} has type {value.type}, which is not an array")
+        rows.append(inner)
+    return rows
+
+
+def _check_operator(op: Operation, combine: Region, neutral: Sequence[SSAValue]) -> list[Attribute]:
+    """Check an associative operator `(a..., b...) -> c...` against the neutral elements."""
+    ne_types = [v.type for v in neutral]
+    if not ne_types:
+        raise VerifyException(f"'{op.name}' needs at least one neutral element")
+    _check_params(op, combine, "combine operator", ne_types + ne_types, "the neutral elements (twice)")
+    _check_yields(op, combine, "combine operator", ne_types, "the neutral elements")
+    return ne_types
+
+
+def _check_inputs_match_neutral(op: Operation, inputs: Sequence[SSAValue], ne_types: Sequence[Attribute]) -> None:
+    rows = _input_rows(op, inputs)
+    if not all_compatible(rows, ne_types):
+        raise VerifyException(
+            f"'{op.name}' input elements {format_types(rows)} do not match the neutral elements "
+            f"{format_types(ne_types)}"
+        )
+
+
+def _check_reduce_lambda(op: Operation, body: Region, ne_types: Sequence[Attribute], role: str) -> list[Attribute]:
+    """Check that `body` yields the reduced values first; return its map-out element types."""
+    yielded = _yielded_types(op, body, role)
+    k = len(ne_types)
+    if len(yielded) < k or not all_compatible(yielded[:k], ne_types):
+        raise VerifyException(
+            f"'{op.name}' {role} yields {format_types(yielded)} but must start with the neutral "
+            f"element types {format_types(ne_types)}"
+        )
+    return yielded[k:]
+
+
+def _enclosing_soac(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, SOAC_WITH_LAMBDAS):
+        parent = parent.parent_op()
+    return parent
+
+
+def _defined_inside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    defining = owner if isinstance(owner, Operation) else owner.parent_op()
+    while defining is not None:
+        if defining is op:
+            return True
+        defining = defining.parent_op()
+    return False
+
+
+def _later_in_block(user: Operation, op: Operation) -> bool:
+    """True if `user` is (or is nested in) an op that comes after `op` in `op`'s block."""
+    block = op.parent_block()
+    while user is not None and user.parent_block() is not block:
+        user = user.parent_op()
+    if user is None or user is op or block is None:
+        return False
+    return block.get_operation_index(user) > block.get_operation_index(op)
+
+
+def check_consumed(op: Operation, value: SSAValue) -> None:
+    """Check the uniqueness rules for an array that `op` updates in place.
+
+    The array may not be used after `op`, and a lambda may not consume an array
+    from outside itself (that would update it once per element).
+    """
+    soac = _enclosing_soac(op)
+    if soac is not None and not _defined_inside(value, soac):
+        raise VerifyException(
+            f"'{op.name}' consumes {(value.name_hint and '%' + value.name_hint) or 'an array'} "
+            f"from outside the enclosing '{soac.name}' lambda"
+        )
+    for use in value.uses:
+        if _later_in_block(use.operation, op):
+            raise VerifyException(f"'{op.name}' consumes its array, but '{use.operation.name}' uses it afterwards")
+
+
+# ---------------------------------------------------------------------------
+# The yield
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class YieldOp(AbstractYieldOperation[Attribute]):
+    """Returns the values of a lambda to the SOAC that runs it."""
+
+    name = "soac.yield"
+
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(*SOAC_WITH_LAMBDAS)))
+
+
+# ---------------------------------------------------------------------------
+# SOACs
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MapOp(IRDLOperation):
+    """`map f xs...`: applies `lambda` to the rows of its inputs, giving one array per yielded value.
+
+    %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... }
+    """
+
+    name = "soac.map"
+
+    width = operand_def(IndexType)
+    inputs = var_operand_def(TensorType)
+    outs = var_result_def(TensorType)
+    body = region_def("single_block")
+
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        inputs: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+        body: Region,
+    ):
+        super().__init__(operands=[width, inputs], result_types=[result_types], regions=[body])
+
+    def verify_(self) -> None:
+        _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
+        yielded = _yielded_types(self, self.body, "lambda")
+        _check_results(self, self.outs.types, [array_of(t) for t in yielded])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.width)
+        printer.print_string(" ")
+        print_operand_list(printer, self.inputs)
+        print_result_types(printer, self.outs.types)
+        print_lambda(printer, "lambda", self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        width = parse_index_operand(parser)
+        inputs = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        body = parse_lambda(parser, "lambda")
+        op = cls(width, inputs, result_types, body)
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+class _CombiningOp(IRDLOperation):
+    """Shared syntax of reduce, scan, redomap and scanomap."""
+
+    HAS_LAMBDA: ClassVar[bool] = False
+    HAS_POST: ClassVar[bool] = False
+    CAN_COMMUTE: ClassVar[bool] = False
+
+    width = operand_def(IndexType)
+    neutral = var_operand_def()
+    inputs = var_operand_def(TensorType)
+    outs = var_result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def print(self, printer: Printer) -> None:
+        if self.properties.get("commutative") is not None:
+            printer.print_string(" commutative")
+        printer.print_string(" ")
+        printer.print_operand(self.width)
+        printer.print_string(" ")
+        print_operand_list(printer, self.inputs)
+        printer.print_string(" neutral")
+        print_operand_list(printer, self.neutral)
+        print_result_types(printer, self.outs.types)
+        for keyword, region in self.named_regions():
+            print_lambda(printer, keyword, region)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    def named_regions(self) -> list[tuple[str, Region]]:
+        return [("combine", self.regions[0])] + [
+            (keyword, region) for keyword, region in zip(("lambda", "post"), self.regions[1:]) if region.blocks
+        ]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        commutative = parser.parse_optional_keyword("commutative") is not None
+        width = parse_index_operand(parser)
+        inputs = parse_operand_list(parser)
+        parser.parse_keyword("neutral")
+        neutral = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        if commutative and not cls.CAN_COMMUTE:
+            parser.raise_error(f"'{cls.name}' cannot be marked commutative")
+        regions = [parse_lambda(parser, "combine")]
+        if cls.HAS_LAMBDA:
+            regions.append(parse_lambda(parser, "lambda"))
+        if cls.HAS_POST:
+            regions.append(parse_optional_lambda(parser, "post") or Region())
+        op = cls.create(
+            operands=[width, *neutral, *inputs],
+            result_types=result_types,
+            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(neutral), len(inputs)])}
+            | ({"commutative": UnitAttr()} if commutative else {}),
+            regions=regions,
+        )
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class ReduceOp(_CombiningOp):
+    """`reduce combine ne xs`: folds the rows of `xs` with an associative operator.
+
+    %s = soac.reduce %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> i32
+        combine(%a: i32, %b: i32) { ... }
+    """
+
+    name = "soac.reduce"
+    CAN_COMMUTE: ClassVar[bool] = True
+
+    commutative = opt_prop_def(UnitAttr)
+    combine = region_def("single_block")
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        neutral: Sequence[SSAValue | Operation],
+        inputs: Sequence[SSAValue | Operation],
+        combine: Region,
+        commutative: bool = False,
+    ):
+        super().__init__(
+            operands=[width, neutral, inputs],
+            result_types=[[SSAValue.get(v).type for v in neutral]],
+            properties={"commutative": UnitAttr()} if commutative else {},
+            regions=[combine],
+        )
+
+    def verify_(self) -> None:
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        _check_inputs_match_neutral(self, self.inputs, ne_types)
+        _check_results(self, self.outs.types, ne_types)
+
+
+@irdl_op_definition
+class ScanOp(_CombiningOp):
+    """`scan combine ne xs`: the inclusive prefix scan of `xs` with an associative operator."""
+
+    name = "soac.scan"
+
+    combine = region_def("single_block")
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        neutral: Sequence[SSAValue | Operation],
+        inputs: Sequence[SSAValue | Operation],
+        combine: Region,
+    ):
+        super().__init__(
+            operands=[width, neutral, inputs],
+            result_types=[[array_of(SSAValue.get(v).type) for v in neutral]],
+            regions=[combine],
+        )
+
+    def verify_(self) -> None:
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        _check_inputs_match_neutral(self, self.inputs, ne_types)
+        _check_results(self, self.outs.types, [array_of(t) for t in ne_types])
+
+
+@irdl_op_definition
+class RedomapOp(_CombiningOp):
+    """`redomap combine f ne xs` = `reduce combine ne (map f xs)`.
+
+    The lambda yields the values to reduce first; any further values it yields
+    are map-out results, returned as arrays after the reduced values.
+
+        %s, %ys = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (f32, tensor<?xf32>)
+            combine(%a: f32, %b: f32) { ... } lambda(%x: f32) { ... soac.yield %r, %y : f32, f32 }
+    """
+
+    name = "soac.redomap"
+    HAS_LAMBDA: ClassVar[bool] = True
+    CAN_COMMUTE: ClassVar[bool] = True
+
+    commutative = opt_prop_def(UnitAttr)
+    combine = region_def("single_block")
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        neutral: Sequence[SSAValue | Operation],
+        inputs: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+        combine: Region,
+        body: Region,
+        commutative: bool = False,
+    ):
+        super().__init__(
+            operands=[width, neutral, inputs],
+            result_types=[result_types],
+            properties={"commutative": UnitAttr()} if commutative else {},
+            regions=[combine, body],
+        )
+
+    def verify_(self) -> None:
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
+        map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
+        _check_results(self, self.outs.types, [*ne_types, *(array_of(t) for t in map_outs)])
+
+
+@irdl_op_definition
+class ScanomapOp(_CombiningOp):
+    """`scanomap combine f ne xs` = `map post (scan combine ne (map f xs))`.
+
+    The lambda yields the values to scan first, then map-out values. The
+    optional post lambda receives each scanned tuple followed by the input rows
+    at the same index; without it, the scanned arrays are the results. Results:
+    the post (or scan) arrays, then the map-out arrays.
+    """
+
+    name = "soac.scanomap"
+    HAS_LAMBDA: ClassVar[bool] = True
+    HAS_POST: ClassVar[bool] = True
+
+    combine = region_def("single_block")
+    body = region_def("single_block")
+    post = opt_region_def("single_block")
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        neutral: Sequence[SSAValue | Operation],
+        inputs: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+        combine: Region,
+        body: Region,
+        post: Region | None = None,
+    ):
+        super().__init__(
+            operands=[width, neutral, inputs],
+            result_types=[result_types],
+            regions=[combine, body, post or Region()],
+        )
+
+    def verify_(self) -> None:
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        rows = _input_rows(self, self.inputs)
+        _check_params(self, self.body, "lambda", rows, "the input rows")
+        map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
+        scanned = ne_types
+        if self.post.blocks:
+            _check_params(self, self.post, "post lambda", [*ne_types, *rows], "the scanned values and input rows")
+            scanned = _yielded_types(self, self.post, "post lambda")
+        _check_results(self, self.outs.types, [array_of(t) for t in (*scanned, *map_outs)])
+
+
+@irdl_op_definition
+class ScatterOp(IRDLOperation):
+    """`scatter dests (map f xs)`: writes values into consumed destination arrays.
+
+    The lambda yields one index per destination, then one value per
+    destination: `dest_j[index_j] = value_j` for every row of the inputs.
+
+        %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%dest : tensor<?xf32>)
+            -> tensor<?xf32> lambda(%i: index, %v: f32) { soac.yield %i, %v : index, f32 }
+    """
+
+    name = "soac.scatter"
+
+    width = operand_def(IndexType)
+    inputs = var_operand_def(TensorType)
+    dests = var_operand_def(TensorType)
+    outs = var_result_def(TensorType)
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        inputs: Sequence[SSAValue | Operation],
+        dests: Sequence[SSAValue | Operation],
+        body: Region,
+    ):
+        super().__init__(
+            operands=[width, inputs, dests],
+            result_types=[[SSAValue.get(d).type for d in dests]],
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
+        dest_rows = _input_rows(self, self.dests)
+        yielded = _yielded_types(self, self.body, "lambda")
+        k = len(dest_rows)
+        if len(yielded) != 2 * k:
+            raise VerifyException(
+                f"'{self.name}' lambda yields {len(yielded)} values but needs an index and a value "
+                f"for each of its {k} destinations"
+            )
+        if not all(is_integer_like(t) for t in yielded[:k]):
+            raise VerifyException(
+                f"'{self.name}' lambda must yield integer indices first, got {format_types(yielded[:k])}"
+            )
+        if not all_compatible(yielded[k:], dest_rows):
+            raise VerifyException(
+                f"'{self.name}' lambda yields values {format_types(yielded[k:])} but the destinations "
+                f"hold {format_types(dest_rows)}"
+            )
+        _check_results(self, self.outs.types, [d.type for d in self.dests])
+        for dest in self.dests:
+            check_consumed(self, dest)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.width)
+        printer.print_string(" ")
+        print_operand_list(printer, self.inputs)
+        printer.print_string(" into")
+        print_operand_list(printer, self.dests)
+        print_result_types(printer, self.outs.types)
+        print_lambda(printer, "lambda", self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        width = parse_index_operand(parser)
+        inputs = parse_operand_list(parser)
+        parser.parse_keyword("into")
+        dests = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        body = parse_lambda(parser, "lambda")
+        op = cls.create(
+            operands=[width, *inputs, *dests],
+            result_types=result_types,
+            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(inputs), len(dests)])},
+            regions=[body],
+        )
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+# ---------------------------------------------------------------------------
+# Segmented operations
+# ---------------------------------------------------------------------------
+
+
+class _SegOp(IRDLOperation):
+    """Shared syntax of segmap, segred and segscan."""
+
+    level = prop_def(LevelAttr)
+    dims = var_operand_def(IndexType)
+    outs = var_result_def(TensorType)
+    body = region_def("single_block")
+
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def _check_index_lambda(self) -> list[Attribute]:
+        if not self.dims:
+            raise VerifyException(f"'{self.name}' needs at least one dimension")
+        _check_params(self, self.body, "lambda", [IndexType()] * len(self.dims), "the index space")
+        return _yielded_types(self, self.body, "lambda")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.level.data.value} ")
+        print_untyped_operand_list(printer, self.dims)
+        if isinstance(self, _SegCombiningOp):
+            printer.print_string(" neutral")
+            print_operand_list(printer, self.neutral)
+        print_result_types(printer, self.outs.types)
+        if isinstance(self, _SegCombiningOp):
+            print_lambda(printer, "combine", self.combine)
+        print_lambda(printer, "lambda", self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        level_pos = parser.pos
+        level_name = parser.parse_identifier()
+        if level_name not in {lvl.value for lvl in Level}:
+            parser.raise_error(f"expected level 'thread' or 'group', got '{level_name}'", level_pos)
+        dims = parse_untyped_operand_list(parser, IndexType())
+        combining = issubclass(cls, _SegCombiningOp)
+        neutral: list[SSAValue] = []
+        if combining:
+            parser.parse_keyword("neutral")
+            neutral = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        regions = [parse_lambda(parser, "combine")] if combining else []
+        body = parse_lambda(parser, "lambda")
+        properties: dict[str, Attribute] = {"level": LevelAttr(Level(level_name))}
+        if combining:
+            properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [len(dims), len(neutral)])
+        op = cls.create(
+            operands=[*dims, *neutral],
+            result_types=result_types,
+            properties=properties,
+            regions=[*regions, body],
+        )
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class SegmapOp(_SegOp):
+    """A flat parallel map over the index space `d0 x ... x dk`.
+
+    The lambda receives the indices and reads arrays by indexing; each yielded
+    value becomes an array of shape `d0 x ... x dk`.
+
+        %r = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) { ... }
+    """
+
+    name = "soac.segmap"
+
+    def __init__(
+        self, level: Level, dims: Sequence[SSAValue | Operation], result_types: Sequence[Attribute], body: Region
+    ):
+        super().__init__(
+            operands=[dims], result_types=[result_types], properties={"level": LevelAttr(level)}, regions=[body]
+        )
+
+    def verify_(self) -> None:
+        yielded = self._check_index_lambda()
+        _check_results(self, self.outs.types, [array_of_rank(t, len(self.dims)) for t in yielded])
+
+
+class _SegCombiningOp(_SegOp):
+    dims = var_operand_def(IndexType)
+    neutral = var_operand_def()
+    outs = var_result_def(TensorType)
+    combine = region_def("single_block")
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    SCANNED_DIMS: ClassVar[int] = 0
+
+    def __init__(
+        self,
+        level: Level,
+        dims: Sequence[SSAValue | Operation],
+        neutral: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+        body: Region,
+        combine: Region,
+    ):
+        super().__init__(
+            operands=[dims, neutral],
+            result_types=[result_types],
+            properties={"level": LevelAttr(level)},
+            regions=[combine, body],
+        )
+
+    def verify_(self) -> None:
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        self._check_index_lambda()
+        map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
+        d = len(self.dims)
+        combined_rank = d - 1 + self.SCANNED_DIMS
+        _check_results(
+            self,
+            self.outs.types,
+            [*(array_of_rank(t, combined_rank) for t in ne_types), *(array_of_rank(t, d) for t in map_outs)],
+        )
+
+
+@irdl_op_definition
+class SegredOp(_SegCombiningOp):
+    """A segmented reduction: reduces the innermost dimension of the index space.
+
+    The lambda yields the values to reduce, then map-out values. Results: the
+    reduced arrays of shape `d0 x ... x d(k-1)`, then map-out arrays of the full
+    shape.
+
+        %r = soac.segred group (%n, %m) neutral(%z : f32) -> tensor<?xf32>
+            combine(%a: f32, %b: f32) { ... } lambda(%i: index, %j: index) { ... }
+    """
+
+    name = "soac.segred"
+
+
+@irdl_op_definition
+class SegscanOp(_SegCombiningOp):
+    """A segmented inclusive scan along the innermost dimension of the index space."""
+
+    name = "soac.segscan"
+    SCANNED_DIMS: ClassVar[int] = 1
+
+
+# ---------------------------------------------------------------------------
+# Supporting array ops
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """`iota n` = `[0, 1, ..., n-1]`.
+
+    %is = soac.iota %n : tensor<?xi32>
+    """
+
+    name = "soac.iota"
+
+    width = operand_def(IndexType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$width attr-dict `:` type($result)"
+
+    def __init__(self, width: SSAValue | Operation, result_type: TensorType):
+        super().__init__(operands=[width], result_types=[result_type])
+
+    def verify_(self) -> None:
+        result = self.result.type
+        assert isinstance(result, TensorType)
+        if result.get_num_dims() != 1 or not is_integer_like(result.get_element_type()):
+            raise VerifyException(f"'{self.name}' must give a one-dimensional array of integers, not {result}")
+
+
+@irdl_op_definition
+class ReplicateOp(IRDLOperation):
+    """`replicate n v` = `[v, v, ..., v]` (n times; `v` may be an array).
+
+    %zs = soac.replicate %n, %zero : f32 -> tensor<?xf32>
+    """
+
+    name = "soac.replicate"
+
+    width = operand_def(IndexType)
+    value = operand_def()
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$width `,` $value attr-dict `:` type($value) `->` type($result)"
+
+    def __init__(self, width: SSAValue | Operation, value: SSAValue | Operation):
+        super().__init__(operands=[width, value], result_types=[array_of(SSAValue.get(value).type)])
+
+    def verify_(self) -> None:
+        _check_results(self, [self.result.type], [array_of(self.value.type)])
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """Rearranges the dimensions of an array: result dimension `i` is input dimension `perm[i]`.
+
+    %t = soac.transpose %m [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+    """
+
+    name = "soac.transpose"
+
+    array = operand_def(TensorType)
+    permutation = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, array: SSAValue | Operation, permutation: Sequence[int]):
+        source = SSAValue.get(array).type
+        assert isinstance(source, TensorType)
+        shape = source.get_shape()
+        super().__init__(
+            operands=[array],
+            result_types=[TensorType(source.get_element_type(), [shape[p] for p in permutation])],
+            properties={"permutation": DenseArrayBase.from_list(i64, permutation)},
+        )
+
+    @property
+    def perm(self) -> tuple[int, ...]:
+        return self.permutation.get_values()  # pyright: ignore[reportReturnType]
+
+    def verify_(self) -> None:
+        source, result = self.array.type, self.result.type
+        assert isinstance(source, TensorType) and isinstance(result, TensorType)
+        rank = source.get_num_dims()
+        if sorted(self.perm) != list(range(rank)):
+            raise VerifyException(
+                f"'{self.name}' permutation {list(self.perm)} is not a permutation of {rank} dimensions"
+            )
+        shape = source.get_shape()
+        expected = TensorType(source.get_element_type(), [shape[p] for p in self.perm])
+        _check_results(self, [result], [expected])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.array)
+        printer.print_string(" [" + ", ".join(str(p) for p in self.perm) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.array.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        unresolved = parser.parse_unresolved_operand()
+        perm = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source = parser.parse_type()
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        op = cls.create(
+            operands=[parser.resolve_operand(unresolved, source)],
+            result_types=[result],
+            properties={"permutation": DenseArrayBase.from_list(i64, perm)},
+            attributes=attrs,
+        )
+        return op
+
+
+@irdl_op_definition
+class IndexOp(IRDLOperation):
+    """Reads an element (all indices given) or a row (fewer indices) of an array.
+
+    %x = soac.index %xs[%i, %j] : tensor<?x?xf32> -> f32
+    """
+
+    name = "soac.index"
+
+    array = operand_def(TensorType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+
+    traits = traits_def(Pure())
+    assembly_format = "$array `[` $indices `]` attr-dict `:` type($array) `->` type($result)"
+
+    def __init__(self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        element = peel(SSAValue.get(array).type, len(indices))
+        assert element is not None
+        super().__init__(operands=[array, indices], result_types=[element])
+
+    def verify_(self) -> None:
+        element = peel(self.array.type, len(self.indices))
+        if element is None or not self.indices:
+            raise VerifyException(
+                f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}"
+            )
+        _check_results(self, [self.result.type], [element])
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation):
+    """The rows `start` to `end - 1` of an array.
+
+    %ys = soac.slice %xs[%start : %end] : tensor<?xf32> -> tensor<?xf32>
+    """
+
+    name = "soac.slice"
+
+    array = operand_def(TensorType)
+    start = operand_def(IndexType)
+    end = operand_def(IndexType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+    assembly_format = "$array `[` $start `:` $end `]` attr-dict `:` type($array) `->` type($result)"
+
+    def __init__(self, array: SSAValue | Operation, start: SSAValue | Operation, end: SSAValue | Operation):
+        source = SSAValue.get(array).type
+        element = row_type(source)
+        assert element is not None
+        super().__init__(operands=[array, start, end], result_types=[array_of(element)])
+
+    def verify_(self) -> None:
+        element = row_type(self.array.type)
+        assert element is not None
+        _check_results(self, [self.result.type], [array_of(element)])
+
+
+@irdl_op_definition
+class UpdateOp(IRDLOperation):
+    """`xs with [i] = v`: an in-place update that consumes `xs`.
+
+    %ys = soac.update %xs[%i] = %v : tensor<?xf32>, f32
+    """
+
+    name = "soac.update"
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+
+    array = operand_def(T)
+    indices = var_operand_def(IndexType)
+    value = operand_def()
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "$array `[` $indices `]` `=` $value attr-dict `:` type($array) `,` type($value)"
+
+    def __init__(
+        self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], value: SSAValue | Operation
+    ):
+        super().__init__(operands=[array, indices, value], result_types=[SSAValue.get(array).type])
+
+    def verify_(self) -> None:
+        element = peel(self.array.type, len(self.indices))
+        if element is None or not self.indices:
+            raise VerifyException(
+                f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}"
+            )
+        if not compatible(self.value.type, element):
+            raise VerifyException(
+                f"'{self.name}' writes a value of type {self.value.type} where the array holds {element}"
+            )
+        check_consumed(self, self.array)
+
+
+@irdl_op_definition
+class ThresholdOp(IRDLOperation):
+    """`Par >= t_name`: true when the parallelism `par` reaches the tunable threshold `name`.
+
+    Used by `scf.if` to choose between versions of a flattened nest. The
+    threshold takes `default` unless a tuning file or option sets it.
+
+        %big = soac.threshold "suff_outer_par_0" %par default 32768
+    """
+
+    name = "soac.threshold"
+
+    par = operand_def(IndexType)
+    threshold = prop_def(StringAttr)
+    default = prop_def(IntegerAttr[I64])
+    result = result_def(i1)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, threshold: str, par: SSAValue | Operation, default: int):
+        super().__init__(
+            operands=[par],
+            result_types=[i1],
+            properties={"threshold": StringAttr(threshold), "default": IntegerAttr(default, i64)},
+        )
+
+    @property
+    def threshold_name(self) -> str:
+        return self.threshold.data
+
+    @property
+    def default_value(self) -> int:
+        return self.default.value.data
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.threshold_name)
+        printer.print_string(" ")
+        printer.print_operand(self.par)
+        printer.print_string(f" default {self.default_value}")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        name = parser.parse_str_literal()
+        par = parse_index_operand(parser)
+        parser.parse_keyword("default")
+        default = parser.parse_integer()
+        op = cls(name, par, default)
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (
+    MapOp,
+    ReduceOp,
+    ScanOp,
+    RedomapOp,
+    ScanomapOp,
+    ScatterOp,
+    SegmapOp,
+    SegredOp,
+    SegscanOp,
+)
+
+Soac = Dialect(
+    "soac",
+    [
+        MapOp,
+        ReduceOp,
+        ScanOp,
+        RedomapOp,
+        ScanomapOp,
+        ScatterOp,
+        SegmapOp,
+        SegredOp,
+        SegscanOp,
+        IotaOp,
+        ReplicateOp,
+        TransposeOp,
+        IndexOp,
+        SliceOp,
+        UpdateOp,
+        ThresholdOp,
+        YieldOp,
+    ],
+    [LevelAttr],
+)

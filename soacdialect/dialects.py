@@ -1,0 +1,14 @@
+"""The dialects this package defines, imported lazily."""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def get_soac() -> Dialect:
+        from soac.dialect import Soac
+
+        return Soac
+
+    return {"soac": get_soac}

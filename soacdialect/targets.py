@@ -1,0 +1,9 @@
+"""The output targets (`-t NAME`) this package defines, imported lazily."""
+
+from collections.abc import Callable
+
+from xdsl.utils.target import Target
+
+
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    return {}

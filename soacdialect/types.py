@@ -1,0 +1,80 @@
+"""Type helpers shared by the soac dialect, its interpreter and its passes.
+
+Arrays are builtin tensors whose outer dimension is the SOAC width. An array of
+rank 1 has scalar elements; an array of higher rank has rows, which are arrays
+themselves (`tensor<?x4xf32>` has rows of type `tensor<4xf32>`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, TensorType
+from xdsl.ir import Attribute
+
+
+def row_type(array: Attribute) -> Attribute | None:
+    """The type of one element of `array` along its outer dimension, or None if `array` is no array."""
+    if not isinstance(array, TensorType) or array.get_num_dims() == 0:
+        return None
+    shape = array.get_shape()
+    if len(shape) == 1:
+        return array.get_element_type()
+    return TensorType(array.get_element_type(), shape[1:])
+
+
+def array_of(element: Attribute, outer: int = DYNAMIC_INDEX) -> TensorType:
+    """The type of an array whose rows are `element`."""
+    if isinstance(element, TensorType):
+        return TensorType(element.get_element_type(), (outer, *element.get_shape()))
+    return TensorType(element, (outer,))
+
+
+def array_of_rank(element: Attribute, outer_dims: int) -> Attribute:
+    """The type of an `outer_dims`-dimensional array of `element` (`element` itself for 0)."""
+    for _ in range(outer_dims):
+        element = array_of(element)
+    return element
+
+
+def peel(array: Attribute, dims: int) -> Attribute | None:
+    """The element type left after indexing `dims` outer dimensions of `array`."""
+    for _ in range(dims):
+        if (inner := row_type(array)) is None:
+            return None
+        array = inner
+    return array
+
+
+def _dims_compatible(a: int, b: int) -> bool:
+    return a == b or DYNAMIC_INDEX in (a, b)
+
+
+def compatible(a: Attribute, b: Attribute) -> bool:
+    """Equal types, where a dynamic dimension (`?`) matches any size."""
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return (
+            a.get_element_type() == b.get_element_type()
+            and a.get_num_dims() == b.get_num_dims()
+            and all(_dims_compatible(x, y) for x, y in zip(a.get_shape(), b.get_shape()))
+        )
+    return a == b
+
+
+def rows_compatible(array: Attribute, element: Attribute) -> bool:
+    """True if `array` is an array whose rows have a type compatible with `element`."""
+    inner = row_type(array)
+    return inner is not None and compatible(inner, element)
+
+
+def all_compatible(xs: Sequence[Attribute], ys: Sequence[Attribute]) -> bool:
+    return len(xs) == len(ys) and all(compatible(x, y) for x, y in zip(xs, ys))
+
+
+def is_integer_like(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType)
+
+
+def format_types(types: Iterable[Attribute]) -> str:
+    """`(f32, tensor<?xi32>)`, for error messages."""
+    return "(" + ", ".join(str(t) for t in types) + ")"

@@ -1,0 +1,41 @@
+"""Turning errors into one clean diagnostic and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    print(message.rstrip(), file=sys.stderr)
+    sys.exit(code)
+
+
+def run_cleanly(main: Callable[[], None]) -> None:
+    """Run a command-line entry point, reporting errors without a Python traceback.
+
+    Set SOAC_TRACEBACK=1 to see the traceback of an internal error.
+    """
+    try:
+        main()
+    except ParseError as error:
+        fail(str(error))
+    except DiagnosticException as error:
+        notes = "".join(f"\n{note}" for note in getattr(error, "__notes__", ()))
+        fail(f"{error}{notes}")
+    except ArgSpecParseError as error:
+        fail(f"error: {error}")
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
+        fail(f"error: {error.strerror}: {error.filename}")
+    except ValueError as error:
+        fail(f"error: {error}")
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except Exception as error:
+        if os.environ.get("SOAC_TRACEBACK"):
+            raise
+        fail(f"error: {type(error).__name__}: {error}\n(internal error; set SOAC_TRACEBACK=1 for the traceback)")
