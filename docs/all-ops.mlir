@@ -1,0 +1,52 @@
+func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?xindex>, %m: tensor<?x?xf32>, %z: f32, %i: index) -> (tensor<?xf32>, f32) {
+  %r = soac.map %n (%xs, %ys : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+    %s = arith.addf %x, %y : f32
+    soac.yield %s : f32
+  }
+  %sum = soac.reduce commutative %n (%r : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  %sc = soac.scan %n (%r : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  %rm, %mo = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (f32, tensor<?xf32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %d = arith.mulf %x, %x : f32
+    soac.yield %d, %d : f32, f32
+  }
+  %so = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xi1> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  } post(%s: f32, %x: f32) {
+    %p = arith.cmpf ogt, %s, %x : f32
+    soac.yield %p : i1
+  }
+  %sct = soac.scatter %n (%is, %xs : tensor<?xindex>, tensor<?xf32>) into(%ys : tensor<?xf32>) -> tensor<?xf32> lambda(%j: index, %v: f32) {
+    soac.yield %j, %v : index, f32
+  }
+  %seg = soac.segmap thread (%n, %n) -> tensor<?x?xf32> lambda(%i0: index, %j0: index) {
+    %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
+    soac.yield %e : f32
+  }
+  %sr = soac.segred group (%n, %n) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i0: index, %j0: index) {
+    %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
+    soac.yield %e : f32
+  }
+  %io = soac.iota %n : tensor<?xi32>
+  %rep = soac.replicate %n, %z : f32 -> tensor<?xf32>
+  %t = soac.transpose %m [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %row = soac.index %m[%i] : tensor<?x?xf32> -> tensor<?xf32>
+  %sl = soac.slice %xs[%i : %n] : tensor<?xf32> -> tensor<?xf32>
+  %up = soac.update %rep[%i] = %z : tensor<?xf32>, f32
+  %th = soac.threshold "suff_outer_par_0" %n default 32768
+  func.return %r, %sum : tensor<?xf32>, f32
+}
