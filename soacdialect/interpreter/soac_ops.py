@@ -1,0 +1,200 @@
+"""The `soac` dialect: each lambda runs once, over all its lanes, in a child frame."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from soac import dialect as soac
+from soac.interpreter.combine import reduce_axis, scan_axis
+from soac.interpreter.core import SoacInterpreter
+from soac.interpreter.errors import Irregular, fail
+from soac.interpreter.frame import Frame
+from soac.interpreter.indexing import check_bounds, gather, grids, update
+from soac.interpreter.registry import implements
+from soac.interpreter.values import Val, dtype_of, expand, lift, own, uniform
+from xdsl.ir import Operation, Region, SSAValue
+
+
+def sizes(frame: Frame, op: Operation, values: Sequence[SSAValue], what: str = "size") -> list[int]:
+    """The integer values of `values`, which must agree over the lanes (else the lanes are split)."""
+    vals = [frame.lookup(v) for v in values]
+    found = [uniform(v) for v in vals]
+    if any(u is None for u in found):
+        raise Irregular([v for v, u in zip(vals, found) if u is None])
+    ints = [int(u) for u in found]  # pyright: ignore[reportArgumentType]
+    for size in ints:
+        if size < 0:
+            raise fail(op, f"negative {what} {size}")
+    return ints
+
+
+def width(frame: Frame, op: Operation, inputs: Sequence[SSAValue]) -> int:
+    """The width of a SOAC; on a frame without lanes it is taken from the first input."""
+    if inputs and 0 in frame.batch:
+        arr, rank = frame.lookup(inputs[0])
+        return arr.shape[rank]
+    (n,) = sizes(frame, op, [op.operands[0]], "width")
+    return n
+
+
+def rows(frame: Frame, op: Operation, inputs: Sequence[SSAValue], n: int) -> list[Val]:
+    """The inputs as lambda arguments of the child frame `frame.batch + (n,)`."""
+    args = []
+    for i, value in enumerate(inputs):
+        val = frame.lookup(value)
+        outer = val[0].shape[val[1]]
+        if outer != n:
+            raise fail(op, f"width {n} does not match the outer size {outer} of input #{i}")
+        args.append((expand(val, frame.batch, frame.rank), frame.rank + 1))
+    return args
+
+
+def run_lambda(interp: SoacInterpreter, frame: Frame, region: Region, args: Sequence[Val], extra: tuple[int, ...]) -> list[Val]:
+    return interp.run_region(frame.child(extra), region, args)
+
+
+def full(frame: Frame, vals: Sequence[Val], extra: tuple[int, ...]) -> list[np.ndarray]:
+    """Child-frame values as arrays of shape `frame.batch + extra + shape`."""
+    batch = frame.batch + extra
+    return [expand(v, batch, len(batch)) for v in vals]
+
+
+@implements("soac.map")
+def map_op(interp: SoacInterpreter, frame: Frame, op: soac.MapOp) -> list[Val]:
+    n = width(frame, op, op.inputs)
+    ys = run_lambda(interp, frame, op.body, rows(frame, op, op.inputs, n), (n,))
+    return [lift(y, frame.batch, (n,)) for y in ys]
+
+
+@implements("soac.reduce", "soac.scan")
+def reduce_or_scan(interp: SoacInterpreter, frame: Frame, op: soac.ReduceOp | soac.ScanOp) -> list[Val]:
+    n = width(frame, op, op.inputs)
+    xs = [arr for arr, _ in rows(frame, op, op.inputs, n)]
+    neutral = [frame.lookup(v) for v in op.neutral]
+    combine = reduce_axis if isinstance(op, soac.ReduceOp) else scan_axis
+    return [(r, frame.rank) for r in combine(interp, frame, op.combine, neutral, xs, frame.batch)]
+
+
+@implements("soac.redomap", "soac.scanomap")
+def redomap_or_scanomap(interp: SoacInterpreter, frame: Frame, op: soac.RedomapOp | soac.ScanomapOp) -> list[Val]:
+    n = width(frame, op, op.inputs)
+    args = rows(frame, op, op.inputs, n)
+    ys = run_lambda(interp, frame, op.body, args, (n,))
+    k = len(op.neutral)
+    neutral = [frame.lookup(v) for v in op.neutral]
+    map_outs = [lift(y, frame.batch, (n,)) for y in ys[k:]]
+    if isinstance(op, soac.RedomapOp):
+        reduced = reduce_axis(interp, frame, op.combine, neutral, full(frame, ys[:k], (n,)), frame.batch)
+        return [(r, frame.rank) for r in reduced] + map_outs
+    scanned = scan_axis(interp, frame, op.combine, neutral, full(frame, ys[:k], (n,)), frame.batch)
+    post = op.post
+    if post is None or not post.blocks:
+        return [(s, frame.rank) for s in scanned] + map_outs
+    outs = run_lambda(interp, frame, post, [*((s, frame.rank + 1) for s in scanned), *args], (n,))
+    return [lift(y, frame.batch, (n,)) for y in outs] + map_outs
+
+
+@implements("soac.scatter")
+def scatter(interp: SoacInterpreter, frame: Frame, op: soac.ScatterOp) -> list[Val]:
+    """Writes `dest_j[index_j] = value_j` for every row; when two rows write one place, the later row wins."""
+    n = width(frame, op, op.inputs)
+    ys = run_lambda(interp, frame, op.body, rows(frame, op, op.inputs, n), (n,))
+    k = len(op.dests)
+    batch, rank = frame.batch, frame.rank
+    results = []
+    for j, dest in enumerate(op.dests):
+        out, _ = own(frame.lookup(dest), batch, rank)
+        index, values = full(frame, [ys[j], ys[k + j]], (n,))
+        index = index.astype(np.int64)
+        check_bounds(op, [(index, rank + 1)], out.shape[rank:], "destination")
+        out[(*grids((*batch, n), rank, rank + 1), index)] = values
+        results.append((out, rank))
+    return results
+
+
+def index_space(frame: Frame, dims: Sequence[int]) -> list[Val]:
+    """The block arguments of a segmented op: index `j` varies along batch axis `rank + j`."""
+    batch = frame.batch + tuple(dims)
+    args = []
+    for j, d in enumerate(dims):
+        axis = frame.rank + j
+        column = np.arange(d, dtype=np.int64).reshape((1,) * axis + (d,))
+        args.append((np.broadcast_to(column, batch[: axis + 1]), axis + 1))
+    return args
+
+
+@implements("soac.segmap", "soac.segred", "soac.segscan")
+def segmented(interp: SoacInterpreter, frame: Frame, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp) -> list[Val]:
+    extra = tuple(sizes(frame, op, op.dims, "dimension"))
+    ys = run_lambda(interp, frame, op.body, index_space(frame, extra), extra)
+    if isinstance(op, soac.SegmapOp):
+        return [lift(y, frame.batch, extra) for y in ys]
+    k = len(op.neutral)
+    neutral = [frame.lookup(v) for v in op.neutral]
+    combined_axes = extra[:-1] if isinstance(op, soac.SegredOp) else extra
+    combine = reduce_axis if isinstance(op, soac.SegredOp) else scan_axis
+    combined = combine(interp, frame, op.combine, neutral, full(frame, ys[:k], extra), frame.batch + extra[:-1])
+    assert all(c.shape[: frame.rank + len(combined_axes)] == frame.batch + combined_axes for c in combined)
+    return [(c, frame.rank) for c in combined] + [lift(y, frame.batch, extra) for y in ys[k:]]
+
+
+@implements("soac.iota")
+def iota(interp: SoacInterpreter, frame: Frame, op: soac.IotaOp) -> list[Val]:
+    (n,) = sizes(frame, op, [op.width])
+    dtype = dtype_of(op.result.type)
+    values = np.arange(n, dtype=np.int64)
+    return [((values & 1).astype(np.bool_) if dtype == np.bool_ else values.astype(dtype), 0)]
+
+
+@implements("soac.replicate")
+def replicate(interp: SoacInterpreter, frame: Frame, op: soac.ReplicateOp) -> list[Val]:
+    (n,) = sizes(frame, op, [op.width])
+    arr, rank = frame.lookup(op.value)
+    return [(np.broadcast_to(np.expand_dims(arr, rank), (*arr.shape[:rank], n, *arr.shape[rank:])), rank)]
+
+
+@implements("soac.transpose")
+def transpose(interp: SoacInterpreter, frame: Frame, op: soac.TransposeOp) -> list[Val]:
+    arr, rank = frame.lookup(op.array)
+    return [(arr.transpose([*range(rank), *(rank + p for p in op.perm)]), rank)]
+
+
+@implements("soac.index")
+def index(interp: SoacInterpreter, frame: Frame, op: soac.IndexOp) -> list[Val]:
+    return [gather(frame, op, frame.lookup(op.array), [frame.lookup(i) for i in op.indices])]
+
+
+@implements("soac.update")
+def update_op(interp: SoacInterpreter, frame: Frame, op: soac.UpdateOp) -> list[Val]:
+    array, value = frame.lookup(op.array), frame.lookup(op.value)
+    return [update(frame, op, array, [frame.lookup(i) for i in op.indices], value)]
+
+
+@implements("soac.slice")
+def slice_op(interp: SoacInterpreter, frame: Frame, op: soac.SliceOp) -> list[Val]:
+    array, start, end = frame.lookup(op.array), frame.lookup(op.start), frame.lookup(op.end)
+    arr, ra = array
+    size = arr.shape[ra]
+    rank = max(start[1], end[1])
+    first, last = expand(start, frame.batch, rank), expand(end, frame.batch, rank)
+    bad = np.flatnonzero((first < 0) | (first > last) | (last > size))
+    if bad.size:
+        s, e = first.flat[bad[0]], last.flat[bad[0]]
+        raise fail(op, f"slice [{s}:{e}] is out of bounds for an array of outer size {size}")
+    if rank == 0:
+        return [(arr[(slice(None),) * ra + (slice(int(first), int(last)),)], ra)]
+    count = uniform((last - first, rank))
+    if count is None:
+        raise Irregular([(last - first, rank)])
+    rank = max(rank, ra)
+    rows_index = expand(start, frame.batch, rank)[..., None] + np.arange(int(count))
+    full_array = expand(array, frame.batch, rank)
+    return [(full_array[(*grids(frame.batch, rank, rank + 1), rows_index)], rank)]
+
+
+@implements("soac.threshold")
+def threshold(interp: SoacInterpreter, frame: Frame, op: soac.ThresholdOp) -> list[Val]:
+    par, rank = frame.lookup(op.par)
+    limit = interp.thresholds.get(op.threshold_name, op.default_value)
+    return [(np.asarray(par >= limit), rank)]
