@@ -131,34 +131,36 @@ def _check_params(op: Operation, region: Region, role: str, expected: Sequence[A
     args = _lambda_block(op, region, role).args
     if len(args) != len(expected):
         raise VerifyException(
-            f"'{op.name}' {role} takes {len(args)} parameters but {len(expected)} are expected "
-            f"({what}: {format_types(expected)})"
+            f"'{op.name}' {role} takes {len(args)} parameter{'' if len(args) == 1 else 's'} but {len(expected)} "
+            f"{'is' if len(expected) == 1 else 'are'} expected ({what}: {format_types(expected)})"
         )
     for i, (arg, want) in enumerate(zip(args, expected)):
         if not compatible(arg.type, want):
-            raise VerifyException(f"'{op.name}' {role} parameter #{i} has type {arg.type} but {what} gives {want}")
+            raise VerifyException(f"'{op.name}' {role} parameter #{i} has type {arg.type}, expected {want} from {what}")
 
 
 def _check_yields(op: Operation, region: Region, role: str, expected: Sequence[Attribute], what: str) -> None:
     got = _yielded_types(op, region, role)
     if not all_compatible(got, expected):
         raise VerifyException(
-            f"'{op.name}' {role} yields {format_types(got)} but {what} needs {format_types(expected)}"
+            f"'{op.name}' {role} yields {format_types(got)}, expected {format_types(expected)} from {what}"
         )
 
 
-def _check_results(op: Operation, got: Sequence[Attribute], expected: Sequence[Attribute]) -> None:
+def _check_results(
+    op: Operation, got: Sequence[Attribute], expected: Sequence[Attribute], source: str = "its lambdas"
+) -> None:
     if not all_compatible(got, expected):
         raise VerifyException(
-            f"'{op.name}' has result types {format_types(got)} but its lambdas give {format_types(expected)}"
+            f"'{op.name}' has result types {format_types(got)}, expected {format_types(expected)} from {source}"
         )
 
 
-def _input_rows(op: Operation, inputs: Sequence[SSAValue]) -> list[Attribute]:
+def _input_rows(op: Operation, inputs: Sequence[SSAValue], kind: str = "input") -> list[Attribute]:
     rows: list[Attribute] = []
     for i, value in enumerate(inputs):
         if (inner := row_type(value.type)) is None:
-            raise VerifyException(f"'{op.name}' input #{i} has type {value.type}, which is not an array")
+            raise VerifyException(f"'{op.name}' {kind} #{i} has type {value.type}, which is not an array")
         rows.append(inner)
     return rows
 
@@ -227,15 +229,13 @@ def check_consumed(op: Operation, value: SSAValue) -> None:
     The array may not be used after `op`, and a lambda may not consume an array
     from outside itself (that would update it once per element).
     """
+    name = f"%{value.name_hint}" if value.name_hint else "its array"
     soac = _enclosing_soac(op)
     if soac is not None and not _defined_inside(value, soac):
-        raise VerifyException(
-            f"'{op.name}' consumes {(value.name_hint and '%' + value.name_hint) or 'an array'} "
-            f"from outside the enclosing '{soac.name}' lambda"
-        )
+        raise VerifyException(f"'{op.name}' consumes {name} from outside the enclosing '{soac.name}' lambda")
     for use in value.uses:
         if _later_in_block(use.operation, op):
-            raise VerifyException(f"'{op.name}' consumes its array, but '{use.operation.name}' uses it afterwards")
+            raise VerifyException(f"'{op.name}' consumes {name}, but '{use.operation.name}' uses it afterwards")
 
 
 # ---------------------------------------------------------------------------
@@ -344,14 +344,15 @@ class _CombiningOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
+        keyword_pos = parser.pos
         commutative = parser.parse_optional_keyword("commutative") is not None
+        if commutative and not cls.CAN_COMMUTE:
+            parser.raise_error(f"'{cls.name}' cannot be marked commutative", keyword_pos, keyword_pos + len("commutative"))
         width = parse_index_operand(parser)
         inputs = parse_operand_list(parser)
         parser.parse_keyword("neutral")
         neutral = parse_operand_list(parser)
         result_types = parse_result_types(parser)
-        if commutative and not cls.CAN_COMMUTE:
-            parser.raise_error(f"'{cls.name}' cannot be marked commutative")
         regions = [parse_lambda(parser, "combine")]
         if cls.HAS_LAMBDA:
             regions.append(parse_lambda(parser, "lambda"))
@@ -490,7 +491,9 @@ class ScanomapOp(_CombiningOp):
 
     combine = region_def("single_block")
     body = region_def("single_block")
-    post = opt_region_def("single_block")
+    # Always present (verify_ checks), and empty when there is no post lambda, which a
+    # single-block constraint would reject.
+    post = opt_region_def()
 
     def __init__(
         self,
@@ -513,6 +516,8 @@ class ScanomapOp(_CombiningOp):
         rows = _input_rows(self, self.inputs)
         _check_params(self, self.body, "lambda", rows, "the input rows")
         map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
+        if self.post is None:
+            raise VerifyException(f"'{self.name}' needs a third region for its post lambda (empty when there is none)")
         scanned = ne_types
         if self.post.blocks:
             _check_params(self, self.post, "post lambda", [*ne_types, *rows], "the scanned values and input rows")
@@ -557,13 +562,13 @@ class ScatterOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
-        dest_rows = _input_rows(self, self.dests)
+        dest_rows = _input_rows(self, self.dests, "destination")
         yielded = _yielded_types(self, self.body, "lambda")
         k = len(dest_rows)
         if len(yielded) != 2 * k:
             raise VerifyException(
-                f"'{self.name}' lambda yields {len(yielded)} values but needs an index and a value "
-                f"for each of its {k} destinations"
+                f"'{self.name}' lambda yields {len(yielded)} value{'' if len(yielded) == 1 else 's'}, expected {2 * k}: "
+                f"an index and a value for each of its {k} destinations"
             )
         if not all(is_integer_like(t) for t in yielded[:k]):
             raise VerifyException(
@@ -574,7 +579,7 @@ class ScatterOp(IRDLOperation):
                 f"'{self.name}' lambda yields values {format_types(yielded[k:])} but the destinations "
                 f"hold {format_types(dest_rows)}"
             )
-        _check_results(self, self.outs.types, [d.type for d in self.dests])
+        _check_results(self, self.outs.types, [d.type for d in self.dests], "its destinations")
         for dest in self.dests:
             check_consumed(self, dest)
 
@@ -646,7 +651,7 @@ class _SegOp(IRDLOperation):
         level_pos = parser.pos
         level_name = parser.parse_identifier()
         if level_name not in {lvl.value for lvl in Level}:
-            parser.raise_error(f"expected level 'thread' or 'group', got '{level_name}'", level_pos)
+            parser.raise_error(f"expected level 'thread' or 'group', got '{level_name}'", level_pos, level_pos + len(level_name))
         dims = parse_untyped_operand_list(parser, IndexType())
         combining = issubclass(cls, _SegCombiningOp)
         neutral: list[SSAValue] = []
@@ -697,7 +702,7 @@ class SegmapOp(_SegOp):
 class _SegCombiningOp(_SegOp):
     dims = var_operand_def(IndexType)
     neutral = var_operand_def()
-    outs = var_result_def(TensorType)
+    outs = var_result_def()  # a one-dimensional segred gives scalars
     combine = region_def("single_block")
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -806,7 +811,7 @@ class ReplicateOp(IRDLOperation):
         super().__init__(operands=[width, value], result_types=[array_of(SSAValue.get(value).type)])
 
     def verify_(self) -> None:
-        _check_results(self, [self.result.type], [array_of(self.value.type)])
+        _check_results(self, [self.result.type], [array_of(self.value.type)], "its operands")
 
 
 @irdl_op_definition
@@ -840,7 +845,8 @@ class TransposeOp(IRDLOperation):
 
     def verify_(self) -> None:
         source, result = self.array.type, self.result.type
-        assert isinstance(source, TensorType) and isinstance(result, TensorType)
+        assert isinstance(source, TensorType)
+        assert isinstance(result, TensorType)
         rank = source.get_num_dims()
         if sorted(self.perm) != list(range(rank)):
             raise VerifyException(
@@ -848,7 +854,7 @@ class TransposeOp(IRDLOperation):
             )
         shape = source.get_shape()
         expected = TensorType(source.get_element_type(), [shape[p] for p in self.perm])
-        _check_results(self, [result], [expected])
+        _check_results(self, [result], [expected], "its operands")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -905,7 +911,7 @@ class IndexOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}"
             )
-        _check_results(self, [self.result.type], [element])
+        _check_results(self, [self.result.type], [element], "its operands")
 
 
 @irdl_op_definition
@@ -932,9 +938,9 @@ class SliceOp(IRDLOperation):
         super().__init__(operands=[array, start, end], result_types=[array_of(element)])
 
     def verify_(self) -> None:
-        element = row_type(self.array.type)
-        assert element is not None
-        _check_results(self, [self.result.type], [array_of(element)])
+        if (element := row_type(self.array.type)) is None:
+            raise VerifyException(f"'{self.name}' needs an array with at least one dimension, not {self.array.type}")
+        _check_results(self, [self.result.type], [array_of(element)], "its operands")
 
 
 @irdl_op_definition

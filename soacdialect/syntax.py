@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IndexType
@@ -88,14 +89,22 @@ def print_lambda(printer: Printer, keyword: str, region: Region) -> None:
     printer.print_region(region, print_entry_block_args=False)
 
 
+def parse_lambda_parameter(parser: Parser) -> Parser.Argument:
+    """`%x: f32`, optionally followed by a location (as `--print-debuginfo` prints it)."""
+    arg = parser.parse_argument()
+    if (location := parser.parse_optional_location()) is not None:
+        arg = dataclasses.replace(arg, location=location)
+    return arg
+
+
 def parse_lambda(parser: Parser, keyword: str) -> Region:
     parser.parse_keyword(keyword)
-    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parse_lambda_parameter(parser))
     return parser.parse_region(args)
 
 
 def parse_optional_lambda(parser: Parser, keyword: str) -> Region | None:
     if parser.parse_optional_keyword(keyword) is None:
         return None
-    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+    args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parse_lambda_parameter(parser))
     return parser.parse_region(args)

@@ -6,4 +6,9 @@ from xdsl.utils.target import Target
 
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
-    return {}
+    def get_opencl() -> type[Target]:
+        from soac.lowering.opencl_emitter import OpenCLTarget
+
+        return OpenCLTarget
+
+    return {"opencl": get_opencl}

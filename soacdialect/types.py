@@ -72,7 +72,8 @@ def all_compatible(xs: Sequence[Attribute], ys: Sequence[Attribute]) -> bool:
 
 
 def is_integer_like(t: Attribute) -> bool:
-    return isinstance(t, IntegerType | IndexType)
+    """An integer type usable as an index or a count: `index` or `iN` with N > 1 (not the boolean `i1`)."""
+    return isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.width.data > 1)
 
 
 def format_types(types: Iterable[Attribute]) -> str:

@@ -15,6 +15,19 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
+def _pipeline_syntax_error(text: str) -> str:
+    """xDSL's pass pipeline syntax error as one diagnostic: location, pipeline, caret, message."""
+    lines = text.rstrip().splitlines()
+    if lines and lines[0].startswith("Error parsing pass pipeline specification"):
+        lines = lines[1:]
+    if not lines:
+        return "error: invalid pass pipeline"
+    message = lines[-1].lstrip()
+    indent = lines[-1][: len(lines[-1]) - len(message)]
+    lines[-1] = f"{indent}invalid pass pipeline: {message[:1].lower()}{message[1:]}"
+    return "\n".join(lines)
+
+
 def run_cleanly(main: Callable[[], None]) -> None:
     """Run a command-line entry point, reporting errors without a Python traceback.
 
@@ -28,7 +41,7 @@ def run_cleanly(main: Callable[[], None]) -> None:
         notes = "".join(f"\n{note}" for note in getattr(error, "__notes__", ()))
         fail(f"{error}{notes}")
     except ArgSpecParseError as error:
-        fail(f"error: {error}")
+        fail(_pipeline_syntax_error(str(error)))
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         fail(f"error: {error.strerror}: {error.filename}")
     except ValueError as error:

@@ -1,0 +1,928 @@
+// RUN: soac-opt %s --verify-diagnostics --split-input-file | filecheck %s
+
+// One chunk per verifier rule of the soac dialect. Each error names the op and the mismatch,
+// and is reported at the failing op's line in this file.
+
+// map: lambda arity
+func.func @map_arity(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK:      {{.*}}invalid.mlir:8:3
+// CHECK-NEXT:   %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+// CHECK-NEXT:   ^^
+// CHECK-NEXT:   error: 'soac.map' lambda takes 2 parameters but 1 is expected (the input rows: (f32))
+
+// -----
+
+// map: lambda parameter type
+func.func @map_param_type(%n: index, %xs: tensor<?xf32>) -> tensor<?xi32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xi32> lambda(%x: i32) {
+    soac.yield %x : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.map' lambda parameter #0 has type i32, expected f32 from the input rows
+
+// -----
+
+// map: row parameter of a 2-D input
+func.func @map_row_type(%n: index, %xss: tensor<?x4xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xss : tensor<?x4xf32>) -> tensor<?xf32> lambda(%row: tensor<5xf32>) {
+    %z = arith.constant 0.0 : f32
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' lambda parameter #0 has type tensor<5xf32>, expected tensor<4xf32> from the input rows
+
+// -----
+
+// map: result types against what the lambda yields
+func.func @map_result_type(%n: index, %xs: tensor<?xf32>) -> tensor<?xi32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xi32> lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.map' has result types (tensor<?xi32>), expected (tensor<?xf32>) from its lambdas
+
+// -----
+
+// map: number of results against what the lambda yields
+func.func @map_result_count(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' has result types (tensor<?xf32>), expected (tensor<?xf32>, tensor<?xf32>) from its lambdas
+
+// -----
+
+// map: an input that is no array
+func.func @map_input_not_array(%n: index, %x0: tensor<f32>) -> tensor<?xf32> {
+  %r = soac.map %n (%x0 : tensor<f32>) -> tensor<?xf32> lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' input #0 has type tensor<f32>, which is not an array
+
+// -----
+
+// map: a lambda without soac.yield
+func.func @map_no_yield(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    "test.termop"(%x) : (f32) -> ()
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' terminates with operation test.termop instead of soac.yield
+
+// -----
+
+// soac.yield outside a SOAC
+func.func @yield_outside(%x: f32) -> f32 {
+  soac.yield %x : f32
+}
+
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.segmap', 'soac.segred', 'soac.segscan'
+
+// -----
+
+// reduce: no neutral element
+func.func @reduce_no_neutral(%n: index, %xs: tensor<?xf32>) {
+  soac.reduce %n (%xs : tensor<?xf32>) neutral() -> () combine() {
+    soac.yield
+  }
+  func.return
+}
+
+// CHECK: error: 'soac.reduce' needs at least one neutral element
+
+// -----
+
+// reduce: combine operator arity
+func.func @reduce_combine_arity(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' combine operator takes 1 parameter but 2 are expected (the neutral elements (twice): (f32, f32))
+
+// -----
+
+// reduce: combine operator parameter types
+func.func @reduce_combine_param_type(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f64) {
+    soac.yield %a : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' combine operator parameter #1 has type f64, expected f32 from the neutral elements (twice)
+
+// -----
+
+// reduce: combine operator yield types
+func.func @reduce_combine_yield(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %p = arith.cmpf olt, %a, %b : f32
+    soac.yield %p : i1
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' combine operator yields (i1), expected (f32) from the neutral elements
+
+// -----
+
+// reduce: neutral elements against the input rows
+func.func @reduce_neutral_vs_input(%n: index, %xs: tensor<?xi32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs : tensor<?xi32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' input elements (i32) do not match the neutral elements (f32)
+
+// -----
+
+// reduce: as many inputs as neutral elements
+func.func @reduce_input_count(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs, %ys : tensor<?xf32>, tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' input elements (f32, f32) do not match the neutral elements (f32)
+
+// -----
+
+// reduce: result types
+func.func @reduce_result(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.reduce %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.reduce' has result types (tensor<?xf32>), expected (f32) from its lambdas
+
+// -----
+
+// scan: results are arrays of the neutral element types
+func.func @scan_result(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.scan %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.scan' has result types (f32), expected (tensor<?xf32>) from its lambdas
+
+// -----
+
+// scan: neutral elements against the input rows
+func.func @scan_neutral_vs_input(%n: index, %xs: tensor<?x?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scan %n (%xs : tensor<?x?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scan' input elements (tensor<?xf32>) do not match the neutral elements (f32)
+
+// -----
+
+// redomap: lambda parameter types
+func.func @redomap_param(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f64) {
+    %y = arith.truncf %x : f64 to f32
+    soac.yield %y : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.redomap' lambda parameter #0 has type f64, expected f32 from the input rows
+
+// -----
+
+// redomap: the lambda must yield the reduced values first
+func.func @redomap_prefix(%n: index, %xs: tensor<?xf32>, %z: f32) -> (f32, tensor<?xi1>) {
+  %s, %m = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (f32, tensor<?xi1>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %p = arith.cmpf ogt, %x, %z : f32
+    soac.yield %p, %x : i1, f32
+  }
+  func.return %s, %m : f32, tensor<?xi1>
+}
+
+// CHECK: error: 'soac.redomap' lambda yields (i1, f32) but must start with the neutral element types (f32)
+
+// -----
+
+// redomap: the lambda yields fewer values than there are neutral elements
+func.func @redomap_too_few(%n: index, %xs: tensor<?xf32>, %z: f32) -> (f32, f32) {
+  %s, %t = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z, %z : f32, f32) -> (f32, f32) combine(%a: f32, %a2: f32, %b: f32, %b2: f32) {
+    soac.yield %a, %b : f32, f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %s, %t : f32, f32
+}
+
+// CHECK: error: 'soac.redomap' lambda yields (f32) but must start with the neutral element types (f32, f32)
+
+// -----
+
+// redomap: map-out results are arrays
+func.func @redomap_map_out_result(%n: index, %xs: tensor<?xf32>, %z: f32) -> (f32, f32) {
+  %s, %m = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (f32, f32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  }
+  func.return %s, %m : f32, f32
+}
+
+// CHECK: error: 'soac.redomap' has result types (f32, f32), expected (f32, tensor<?xf32>) from its lambdas
+
+// -----
+
+// redomap: the combine operator is checked too
+func.func @redomap_combine(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32, %c: f32) {
+    soac.yield %a : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.redomap' combine operator takes 3 parameters but 2 are expected (the neutral elements (twice): (f32, f32))
+
+// -----
+
+// scanomap: lambda arity
+func.func @scanomap_arity(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda() {
+    soac.yield %z : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' lambda takes 0 parameters but 1 is expected (the input rows: (f32))
+
+// -----
+
+// scanomap: the lambda must yield the scanned values first
+func.func @scanomap_prefix(%n: index, %is: tensor<?xi32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%is : tensor<?xi32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i: i32) {
+    soac.yield %i : i32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' lambda yields (i32) but must start with the neutral element types (f32)
+
+// -----
+
+// scanomap: post lambda arity (scanned values, then input rows)
+func.func @scanomap_post_arity(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  } post(%s0: f32) {
+    soac.yield %s0 : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' post lambda takes 1 parameter but 2 are expected (the scanned values and input rows: (f32, f32))
+
+// -----
+
+// scanomap: post lambda parameter types
+func.func @scanomap_post_type(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  } post(%s0: f32, %x: i32) {
+    soac.yield %s0 : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' post lambda parameter #1 has type i32, expected f32 from the scanned values and input rows
+
+// -----
+
+// scanomap: results follow the post lambda
+func.func @scanomap_post_result(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  } post(%s0: f32, %x: f32) {
+    %p = arith.cmpf olt, %s0, %x : f32
+    soac.yield %p : i1
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' has result types (tensor<?xf32>), expected (tensor<?xi1>) from its lambdas
+
+// -----
+
+// scanomap: without post, results are the scanned arrays and the map-outs
+func.func @scanomap_result(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' has result types (tensor<?xf32>), expected (tensor<?xf32>, tensor<?xf32>) from its lambdas
+
+// -----
+
+// scatter: an index and a value per destination
+func.func @scatter_yield_count(%n: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {
+    soac.yield %v : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' lambda yields 1 value, expected 2: an index and a value for each of its 1 destinations
+
+// -----
+
+// scatter: indices are integers
+func.func @scatter_index_type(%n: index, %vs: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.scatter %n (%vs : tensor<?xf32>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%v: f32) {
+    soac.yield %v, %v : f32, f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' lambda must yield integer indices first, got (f32)
+
+// -----
+
+// scatter: a boolean is no index
+func.func @scatter_bool_index(%n: index, %bs: tensor<?xi1>, %vs: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.scatter %n (%bs, %vs : tensor<?xi1>, tensor<?xf32>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%b: i1, %v: f32) {
+    soac.yield %b, %v : i1, f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' lambda must yield integer indices first, got (i1)
+
+// -----
+
+// scatter: values have the destination's element type
+func.func @scatter_value_type(%n: index, %is: tensor<?xindex>, %d: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.scatter %n (%is : tensor<?xindex>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index) {
+    soac.yield %i, %i : index, index
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' lambda yields values (index) but the destinations hold (f32)
+
+// -----
+
+// scatter: lambda parameters are the input rows
+func.func @scatter_param(%n: index, %is: tensor<?xindex>, %d: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.scatter %n (%is : tensor<?xindex>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%i: i64) {
+    %v = arith.constant 1.0 : f32
+    soac.yield %i, %v : i64, f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' lambda parameter #0 has type i64, expected index from the input rows
+
+// -----
+
+// scatter: results have the destinations' types
+func.func @scatter_result(%n: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<?xf32>) -> tensor<?x?xf32> {
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%d : tensor<?xf32>) -> tensor<?x?xf32> lambda(%i: index, %v: f32) {
+    soac.yield %i, %v : index, f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.scatter' has result types (tensor<?x?xf32>), expected (tensor<?xf32>) from its destinations
+
+// -----
+
+// scatter: a destination is no array
+func.func @scatter_dest_not_array(%n: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<f32>) -> tensor<f32> {
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%d : tensor<f32>) -> tensor<f32> lambda(%i: index, %v: f32) {
+    soac.yield %i, %v : index, f32
+  }
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.scatter' destination #0 has type tensor<f32>, which is not an array
+
+// -----
+
+// scatter: consumes its destinations, which may not be used afterwards
+func.func @scatter_dest_used_after(%n: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {
+    soac.yield %i, %v : index, f32
+  }
+  func.return %r, %d : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' consumes %d, but 'func.return' uses it afterwards
+
+// -----
+
+// segmap: at least one dimension
+func.func @segmap_no_dims(%x: f32) -> tensor<f32> {
+  %r = soac.segmap thread () -> tensor<f32> lambda() {
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.segmap' needs at least one dimension
+
+// -----
+
+// segmap: the lambda takes one index per dimension
+func.func @segmap_param_type(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: i32) {
+    %z = arith.constant 0.0 : f32
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segmap' lambda parameter #0 has type i32, expected index from the index space
+
+// -----
+
+// segmap: lambda arity
+func.func @segmap_arity(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = soac.segmap group (%n, %m) -> tensor<?x?xf32> lambda(%i: index) {
+    %x = soac.index %xss[%i, %i] : tensor<?x?xf32> -> f32
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.segmap' lambda takes 1 parameter but 2 are expected (the index space: (index, index))
+
+// -----
+
+// segmap: results have the rank of the index space
+func.func @segmap_result_rank(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = soac.segmap thread (%n, %m) -> tensor<?xf32> lambda(%i: index, %j: index) {
+    %x = soac.index %xss[%i, %j] : tensor<?x?xf32> -> f32
+    soac.yield %x : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segmap' has result types (tensor<?xf32>), expected (tensor<?x?xf32>) from its lambdas
+
+// -----
+
+// segred: at least one dimension
+func.func @segred_no_dims(%z: f32) -> tensor<f32> {
+  %r = soac.segred group () neutral(%z : f32) -> tensor<f32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda() {
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.segred' needs at least one dimension
+
+// -----
+
+// segred: index parameters
+func.func @segred_param(%n: index, %m: index, %z: f32) -> tensor<?xf32> {
+  %r = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i: index, %j: f32) {
+    soac.yield %j : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segred' lambda parameter #1 has type f32, expected index from the index space
+
+// -----
+
+// segred: the lambda yields the reduced values first
+func.func @segred_prefix(%n: index, %m: index, %z: f32) -> tensor<?xf32> {
+  %r = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i: index, %j: index) {
+    soac.yield %i : index
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segred' lambda yields (index) but must start with the neutral element types (f32)
+
+// -----
+
+// segred: reduces the innermost dimension
+func.func @segred_result(%n: index, %m: index, %z: f32) -> tensor<?x?xf32> {
+  %r = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?x?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i: index, %j: index) {
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.segred' has result types (tensor<?x?xf32>), expected (tensor<?xf32>) from its lambdas
+
+// -----
+
+// segred: the combine operator
+func.func @segred_combine(%n: index, %m: index, %z: f32) -> tensor<?xf32> {
+  %r = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %p = arith.cmpf olt, %a, %b : f32
+    soac.yield %p : i1
+  } lambda(%i: index, %j: index) {
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segred' combine operator yields (i1), expected (f32) from the neutral elements
+
+// -----
+
+// segscan: keeps the innermost dimension, and map-outs have the full shape
+func.func @segscan_result(%n: index, %m: index, %z: f32) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %r, %mo = soac.segscan group (%n, %m) neutral(%z : f32) -> (tensor<?x?xf32>, tensor<?xf32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i: index, %j: index) {
+    soac.yield %z, %z : f32, f32
+  }
+  func.return %r, %mo : tensor<?x?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.segscan' has result types (tensor<?x?xf32>, tensor<?xf32>), expected (tensor<?x?xf32>, tensor<?x?xf32>) from its lambdas
+
+// -----
+
+// segscan: at least one dimension
+func.func @segscan_no_dims(%z: f32) -> tensor<f32> {
+  %r = soac.segscan thread () neutral(%z : f32) -> tensor<f32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda() {
+    soac.yield %z : f32
+  }
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.segscan' needs at least one dimension
+
+// -----
+
+// iota: a one-dimensional array of integers
+func.func @iota_float(%n: index) -> tensor<?xf32> {
+  %r = soac.iota %n : tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.iota' must give a one-dimensional array of integers, not tensor<?xf32>
+
+// -----
+
+// iota: booleans are not integers here
+func.func @iota_bool(%n: index) -> tensor<?xi1> {
+  %r = soac.iota %n : tensor<?xi1>
+  func.return %r : tensor<?xi1>
+}
+
+// CHECK: error: 'soac.iota' must give a one-dimensional array of integers, not tensor<?xi1>
+
+// -----
+
+// iota: one dimension
+func.func @iota_rank(%n: index) -> tensor<?x?xi32> {
+  %r = soac.iota %n : tensor<?x?xi32>
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.iota' must give a one-dimensional array of integers, not tensor<?x?xi32>
+
+// -----
+
+// replicate: an array of the value's type
+func.func @replicate_type(%n: index, %z: f32) -> tensor<?xf64> {
+  %r = soac.replicate %n, %z : f32 -> tensor<?xf64>
+  func.return %r : tensor<?xf64>
+}
+
+// CHECK: error: 'soac.replicate' has result types (tensor<?xf64>), expected (tensor<?xf32>) from its operands
+
+// -----
+
+// replicate: replicating an array adds a dimension
+func.func @replicate_rank(%n: index, %row: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.replicate %n, %row : tensor<?xf32> -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.replicate' has result types (tensor<?xf32>), expected (tensor<?x?xf32>) from its operands
+
+// -----
+
+// transpose: a permutation of the dimensions
+func.func @transpose_perm(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %t = soac.transpose %m [0, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  func.return %t : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.transpose' permutation [0, 0] is not a permutation of 2 dimensions
+
+// -----
+
+// transpose: as many dimensions as the array has
+func.func @transpose_perm_rank(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %t = soac.transpose %m [1, 0, 2] : tensor<?x?xf32> -> tensor<?x?xf32>
+  func.return %t : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.transpose' permutation [1, 0, 2] is not a permutation of 2 dimensions
+
+// -----
+
+// transpose: the result shape follows the permutation
+func.func @transpose_shape(%m: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %t = soac.transpose %m [1, 0] : tensor<3x4xf32> -> tensor<3x4xf32>
+  func.return %t : tensor<3x4xf32>
+}
+
+// CHECK: error: 'soac.transpose' has result types (tensor<3x4xf32>), expected (tensor<4x3xf32>) from its operands
+
+// -----
+
+// index: too many indices
+func.func @index_count(%xs: tensor<?xf32>, %i: index) -> f32 {
+  %x = soac.index %xs[%i, %i] : tensor<?xf32> -> f32
+  func.return %x : f32
+}
+
+// CHECK: error: 'soac.index' has 2 indices for an array of type tensor<?xf32>
+
+// -----
+
+// index: at least one index
+func.func @index_none(%xs: tensor<?xf32>) -> f32 {
+  %x = soac.index %xs[] : tensor<?xf32> -> f32
+  func.return %x : f32
+}
+
+// CHECK: error: 'soac.index' has 0 indices for an array of type tensor<?xf32>
+
+// -----
+
+// index: the result is the element or row indexed
+func.func @index_result(%m: tensor<?x?xf32>, %i: index) -> f32 {
+  %x = soac.index %m[%i] : tensor<?x?xf32> -> f32
+  func.return %x : f32
+}
+
+// CHECK: error: 'soac.index' has result types (f32), expected (tensor<?xf32>) from its operands
+
+// -----
+
+// slice: the result has the array's type
+func.func @slice_result(%xs: tensor<?xf32>, %i: index, %j: index) -> tensor<?xi32> {
+  %s = soac.slice %xs[%i : %j] : tensor<?xf32> -> tensor<?xi32>
+  func.return %s : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.slice' has result types (tensor<?xi32>), expected (tensor<?xf32>) from its operands
+
+// -----
+
+// slice: of an array
+func.func @slice_scalar_tensor(%x: tensor<f32>, %i: index, %j: index) -> tensor<?xf32> {
+  %s = soac.slice %x[%i : %j] : tensor<f32> -> tensor<?xf32>
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.slice' needs an array with at least one dimension, not tensor<f32>
+
+// -----
+
+// update: index count
+func.func @update_count(%xs: tensor<?xf32>, %i: index, %v: f32) -> tensor<?xf32> {
+  %r = soac.update %xs[%i, %i] = %v : tensor<?xf32>, f32
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.update' has 2 indices for an array of type tensor<?xf32>
+
+// -----
+
+// update: at least one index
+func.func @update_none(%xs: tensor<?xf32>, %v: f32) -> tensor<?xf32> {
+  %r = soac.update %xs[] = %v : tensor<?xf32>, f32
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.update' has 0 indices for an array of type tensor<?xf32>
+
+// -----
+
+// update: the value has the type of an element (or row)
+func.func @update_value(%m: tensor<?x?xf32>, %i: index, %v: f32) -> tensor<?x?xf32> {
+  %r = soac.update %m[%i] = %v : tensor<?x?xf32>, f32
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.update' writes a value of type f32 where the array holds tensor<?xf32>
+
+// -----
+
+// update: consumes its array, which may not be used afterwards
+func.func @update_used_after(%xs: tensor<?xf32>, %i: index, %v: f32) -> (tensor<?xf32>, f32) {
+  %r = soac.update %xs[%i] = %v : tensor<?xf32>, f32
+  %x = soac.index %xs[%i] : tensor<?xf32> -> f32
+  func.return %r, %x : tensor<?xf32>, f32
+}
+
+// CHECK: error: 'soac.update' consumes %xs, but 'soac.index' uses it afterwards
+
+// -----
+
+// update: a use nested in a later op counts too
+func.func @update_used_after_nested(%n: index, %xs: tensor<?xf32>, %i: index, %v: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r = soac.update %xs[%i] = %v : tensor<?xf32>, f32
+  %ys = soac.map %n (%r : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) {
+    %x = soac.index %xs[%i] : tensor<?xf32> -> f32
+    soac.yield %x : f32
+  }
+  func.return %r, %ys : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.update' consumes %xs, but 'soac.index' uses it afterwards
+
+// -----
+
+// update: a lambda may not consume an array from outside itself
+func.func @update_in_lambda(%n: index, %xs: tensor<?xf32>, %dest: tensor<?xf32>, %i: index) -> tensor<?x?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?x?xf32> lambda(%x: f32) {
+    %u = soac.update %dest[%i] = %x : tensor<?xf32>, f32
+    soac.yield %u : tensor<?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK:      {{.*}}invalid.mlir:830:5
+// CHECK-NEXT:     %u = soac.update %dest[%i] = %x : tensor<?xf32>, f32
+// CHECK-NEXT:     ^^
+// CHECK-NEXT:     error: 'soac.update' consumes %dest from outside the enclosing 'soac.map' lambda
+
+// -----
+
+// scatter: a lambda may not consume an array from outside itself
+func.func @scatter_in_lambda(%n: index, %is: tensor<?xindex>, %dest: tensor<?xf32>, %v: f32) -> tensor<?x?xf32> {
+  %r = soac.map %n (%is : tensor<?xindex>) -> tensor<?x?xf32> lambda(%i: index) {
+    %s = soac.scatter %n (%is : tensor<?xindex>) into(%dest : tensor<?xf32>) -> tensor<?xf32> lambda(%j: index) {
+      soac.yield %j, %v : index, f32
+    }
+    soac.yield %s : tensor<?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.scatter' consumes %dest from outside the enclosing 'soac.map' lambda
+
+// -----
+
+// a lambda that ends without soac.yield
+func.func @map_ends_without_yield(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    %y = arith.mulf %x, %x : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' lambda must end with soac.yield, but it ends with arith.mulf
+
+// -----
+
+// an empty lambda
+func.func @map_empty_lambda(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.map' contains empty block instead of at least terminating with soac.yield
+
+// -----
+
+// lambdas have a single block
+func.func @scanomap_post_blocks(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  } post(%s0: f32, %x: f32) {
+    "test.termop"() [^bb1] : () -> ()
+  ^bb1:
+    soac.yield %s0 : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' does not contain single-block regions
+
+// -----
+
+// the combine operator ends with soac.yield too
+func.func @reduce_combine_no_yield(%n: index, %xs: tensor<?xf32>, %z: f32) -> f32 {
+  %s = soac.reduce %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+  }
+  func.return %s : f32
+}
+
+// CHECK: error: 'soac.reduce' combine operator must end with soac.yield, but it ends with arith.addf
+
+// -----
+
+// scanomap: the generic form keeps an empty post region when there is no post lambda
+"builtin.module"() ({
+  "func.func"() <{sym_name = "scanomap", function_type = (index, tensor<?xf32>, f32) -> tensor<?xf32>}> ({
+  ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32):
+    %s = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+    ^bb0(%a: f32, %b: f32):
+      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+      "soac.yield"(%c) : (f32) -> ()
+    }, {
+    ^bb0(%x: f32):
+      "soac.yield"(%x) : (f32) -> ()
+    }) : (index, f32, tensor<?xf32>) -> tensor<?xf32>
+    "func.return"(%s) : (tensor<?xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// CHECK: error: 'soac.scanomap' needs a third region for its post lambda (empty when there is none)
