@@ -7,4 +7,15 @@ from xdsl.passes import ModulePass
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes this package defines, by pipeline name, imported lazily."""
-    return {}
+
+    def get_soac_fuse() -> type[ModulePass]:
+        from soac.passes.soac_fuse import SoacFusePass
+
+        return SoacFusePass
+
+    def get_soac_to_kernel() -> type[ModulePass]:
+        from soac.lowering.soac_to_kernel import SoacToKernelPass
+
+        return SoacToKernelPass
+
+    return {"soac-fuse": get_soac_fuse, "soac-to-kernel": get_soac_to_kernel}

@@ -11,4 +11,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Soac
 
-    return {"soac": get_soac}
+    def get_kernel() -> Dialect:
+        from soac.lowering.kernel_dialect import Kernel
+
+        return Kernel
+
+    return {"soac": get_soac, "kernel": get_kernel}

@@ -10,6 +10,7 @@ place in the source.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
 from collections.abc import Iterable
@@ -34,6 +35,14 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def _find_all(content: str | bytes, needle: str | bytes):
+    """Offsets of every occurrence of `needle` in `content`."""
+    start = content.find(needle)  # pyright: ignore[reportArgumentType]
+    while start != -1:
+        yield start
+        start = content.find(needle, start + 1)  # pyright: ignore[reportArgumentType]
+
+
 class LocatingParser(Parser):
     """A parser that gives every op it parses a `file:line:col` location and remembers its span.
 
@@ -47,6 +56,9 @@ class LocatingParser(Parser):
         self.spans: dict[Operation, SourceSpan] = {}
         self._open_regions: list[SourceSpan] = []
         self._first_uses: dict[str, SourceSpan] = {}
+        content = self.lexer.input.content
+        newline = self.lexer.input.newline
+        self._line_starts = [0] + [i + len(newline) for i in _find_all(content, newline)]
 
     # -- locations ----------------------------------------------------------
 
@@ -58,8 +70,10 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         self.spans[op] = self._located(start)
         if isinstance(op.location, UnknownLoc):
-            where = self._located(start).get_location()
-            op.location = FileLineColLoc(StringAttr(where.file), IntAttr(where.line), IntAttr(where.col))
+            line_index = bisect.bisect_right(self._line_starts, start.start) - 1
+            line = line_index + 1 + self.line_offset
+            column = start.start - self._line_starts[line_index] + 1
+            op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(column))
         return op
 
     # -- better errors ------------------------------------------------------

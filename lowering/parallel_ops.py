@@ -1,0 +1,219 @@
+"""Kernels for the element-parallel SOACs and the host side of the array ops.
+
+Maps, scatters, segmaps, iota, replicate and transpose are grid-stride loops:
+`min(ceil(n / group), max-groups)` work-groups, each work-item handling
+elements `gid, gid + global_size, ...` (several elements per work-item when
+the array is large, coalesced on GPUs):
+
+    kernel.func @f_map_0(%xs: !kernel.buffer<global, f32>, %out: !kernel.buffer<global, f32>, %n: index) {
+      %gid = kernel.global_id 0
+      %gsize = kernel.global_size 0
+      scf.for %i = %gid to %n step %gsize {
+        ... the lambda, inlined ...
+        kernel.store %y, %out[%i] : f32, !kernel.buffer<global, f32>
+      }
+      kernel.return
+    }
+
+Segmented maps run over the flattened index space and unflatten the position
+into the lambda's indices; `level group` maps the same way (the level is a code
+generation hint that only changes the strategy of segred and segscan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from soac import dialect as soac
+from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
+from soac.lowering.kernel_dialect import CopyOp, GlobalSizeOp, ReadOp, WriteOp
+from soac.lowering.sequential import Inliner, _cast_index, _to_index
+from soac.lowering.soac_to_kernel import HostLowering
+from xdsl.ir import SSAValue
+
+
+def grid_stride(
+    lw: HostLowering,
+    kb: KernelBuilder,
+    work: SSAValue,
+    name: str,
+    body: callable,  # pyright: ignore[reportGeneralTypeIssues]
+) -> None:
+    """Emit `for i = gid; i < work; i += global_size: body(i)` and launch it over a grid for `work` items."""
+    work_k = kb.scalar(work)
+    gid = kb.global_id()
+    kb.thread_id = gid
+    gsize = kb.m.insert(GlobalSizeOp(0), "gsize")
+
+    def loop(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        body(i)
+        return []
+
+    kb.for_loop(gid, work_k, gsize, [], name, loop)
+    global_size, local_size = lw.grid(work)
+    lw.add_kernel(kb, global_size, local_size)
+
+
+def _outputs(
+    lw: HostLowering, width: SSAValue, results: Sequence[SSAValue], row_dims: Sequence[list[SSAValue]]
+) -> list[HostArray]:
+    outs: list[HostArray] = []
+    for result, dims in zip(results, row_dims):
+        array = lw.alloc(tensor_element(result.type), [width, *dims], result.name_hint)
+        lw.env[result] = array
+        outs.append(array)
+    return outs
+
+
+def lower_map(lw: HostLowering, op: soac.MapOp) -> None:
+    width = lw.scalar(op.width)
+    lw.check_rows(op, width, op.inputs)
+    outs = _outputs(lw, width, op.outs, lw.row_dims(op, op.body, op.outs))
+    kb = lw.kernel("map")
+    inliner = Inliner(kb)
+    views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+    out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
+
+    def body(i: SSAValue) -> None:
+        values = inliner.inline(op.body, [kb.row(v, i) for v in views])
+        for value, out in zip(values, out_views):
+            kb.write_row(value, out, i)
+
+    grid_stride(lw, kb, width, "i", body)
+
+
+def fresh_copy(lw: HostLowering, array: HostArray, name: str | None) -> HostArray:
+    """A copy of `array` in a new buffer.
+
+    Host arrays share buffers (loops, branches and function arguments pass them
+    on without copying), so an op that consumes its array writes into a copy.
+    """
+    copy = lw.alloc(array.element, array.dims, name)
+    lw.builder.insert(CopyOp(lw.m.product(array.dims), array.buffer, lw.m.c(0), copy.buffer, lw.m.c(0)))
+    return copy
+
+
+def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
+    width = lw.scalar(op.width)
+    lw.check_rows(op, width, op.inputs)
+    dests = [fresh_copy(lw, lw.array(d), r.name_hint) for d, r in zip(op.dests, op.outs)]
+    for result, dest in zip(op.outs, dests):
+        lw.env[result] = dest
+    kb = lw.kernel("scatter")
+    inliner = Inliner(kb)
+    views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+    dest_views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.dests)]
+    k = len(dests)
+
+    def body(i: SSAValue) -> None:
+        values = inliner.inline(op.body, [kb.row(v, i) for v in views])
+        for dest, index, value in zip(dest_views, values[:k], values[k:]):
+            assert isinstance(index, SSAValue)
+            j = _to_index(kb.b, index)
+            kb.if_then(kb.m.lt(j, dest.dims[0], "in_bounds"), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
+
+    grid_stride(lw, kb, width, "i", body)
+
+
+def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
+    width = lw.scalar(op.width)
+    element = tensor_element(op.result.type)
+    (out,) = _outputs(lw, width, [op.result], [[]])
+    kb = lw.kernel("iota")
+    view = kb.array(out, op.result.name_hint or "out")
+    grid_stride(lw, kb, width, "i", lambda i: kb.store(_cast_index(kb.b, i, element), view, i))
+
+
+def lower_replicate(lw: HostLowering, op: soac.ReplicateOp) -> None:
+    width = lw.scalar(op.width)
+    source = lw.lookup(op.value)
+    inner = source.dims if isinstance(source, HostArray) else []
+    (out,) = _outputs(lw, width, [op.result], [inner])
+    kb = lw.kernel("replicate")
+    view = kb.array(out, op.result.name_hint or "out")
+    value: KValue = kb.array(source, op.value.name_hint) if isinstance(source, HostArray) else kb.scalar(source, "v")
+    grid_stride(lw, kb, width, "i", lambda i: kb.write_row(value, view, i))
+
+
+def lower_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
+    source = lw.array(op.array)
+    perm = op.perm
+    dims = [source.dims[p] for p in perm]
+    out = lw.alloc(source.element, dims, op.result.name_hint)
+    lw.env[op.result] = out
+    kb = lw.kernel("transpose")
+    src = kb.array(source, op.array.name_hint or "src")
+    dst = kb.array(out, op.result.name_hint or "dst")
+
+    def body(flat: SSAValue) -> None:
+        indices = kb.m.unflatten(flat, dst.dims, [f"i{k}" for k in range(len(dims))])
+        source_indices = [indices[perm.index(k)] for k in range(len(perm))]
+        kb.store(kb.load(src, kb.m.row_major(source_indices, src.dims), "x"), dst, flat)
+
+    grid_stride(lw, kb, lw.m.product(dims, "count"), "p", body)
+
+
+def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
+    dims = [lw.scalar(d) for d in op.dims]
+    row_dims = lw.row_dims(op, op.body, op.outs)
+    outs: list[HostArray] = []
+    for result, inner in zip(op.outs, row_dims):
+        array = lw.alloc(tensor_element(result.type), [*dims, *inner], result.name_hint)
+        lw.env[result] = array
+        outs.append(array)
+    kb = lw.kernel("segmap")
+    inliner = Inliner(kb)
+    out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
+    kernel_dims = [kb.scalar(d) for d in dims]
+    names = [a.name_hint for a in op.body.block.args]
+
+    def body(flat: SSAValue) -> None:
+        indices = kb.m.unflatten(flat, kernel_dims, names)
+        values = inliner.inline(op.body, indices)
+        for value, out in zip(values, out_views):
+            flat_view = View(out.buffer, out.offset, [kb.m.product(kernel_dims), *out.dims[len(dims) :]], out.element)
+            kb.write_row(value, flat_view, flat)
+
+    grid_stride(lw, kb, lw.m.product(dims, "count"), "p", body)
+
+
+# ---------------------------------------------------------------------------
+# Array ops on the host: copies between buffers, single-element reads/writes
+# ---------------------------------------------------------------------------
+
+
+def lower_index(lw: HostLowering, op: soac.IndexOp) -> None:
+    source = lw.array(op.array)
+    indices = [lw.scalar(i) for i in op.indices]
+    offset = lw.m.row_major(indices, source.dims)
+    if len(indices) == source.rank:
+        lw.env[op.result] = lw.m.insert(ReadOp(source.buffer, offset), op.result.name_hint)
+        return
+    inner = source.dims[len(indices) :]
+    out = lw.alloc(source.element, inner, op.result.name_hint)
+    lw.builder.insert(CopyOp(lw.m.product(inner), source.buffer, offset, out.buffer, lw.m.c(0)))
+    lw.env[op.result] = out
+
+
+def lower_slice(lw: HostLowering, op: soac.SliceOp) -> None:
+    source = lw.array(op.array)
+    m = lw.m
+    start, end = lw.scalar(op.start), lw.scalar(op.end)
+    rows = m.sub(end, start, "rows")
+    row_size = m.product(source.dims[1:])
+    out = lw.alloc(source.element, [rows, *source.dims[1:]], op.result.name_hint)
+    lw.builder.insert(CopyOp(m.mul(rows, row_size), source.buffer, m.mul(start, row_size), out.buffer, m.c(0)))
+    lw.env[op.result] = out
+
+
+def lower_update(lw: HostLowering, op: soac.UpdateOp) -> None:
+    target = fresh_copy(lw, lw.array(op.array), op.result.name_hint)
+    indices = [lw.scalar(i) for i in op.indices]
+    offset = lw.m.row_major(indices, target.dims)
+    value = lw.lookup(op.value)
+    if isinstance(value, HostArray):
+        count = lw.m.product(value.dims)
+        lw.builder.insert(CopyOp(count, value.buffer, lw.m.c(0), target.buffer, offset))
+    else:
+        lw.builder.insert(WriteOp(value, target.buffer, offset))
+    lw.env[op.result] = target

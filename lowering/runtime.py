@@ -1,0 +1,527 @@
+"""Running soac programs on OpenCL devices (a GPU, or the CPU through PoCL) with pyopencl.
+
+    from soac.lowering.runtime import compile_module, run_function
+
+    results = run_function(module, "main", [xs, np.float32(0)])          # like soac.interpreter
+    program = compile_module(module)                                       # compile once ...
+    results = program.call("main", [xs, np.float32(0)], {"suff_outer_par_0": 1})  # ... call often
+
+`compile_module` lowers the module with soac-to-kernel (unless it already is
+lowered), prints its kernels as one OpenCL C source and builds it once per
+device (cached by source hash and device). `call` runs the host functions with a
+small evaluator: arrays live in device buffers, scalars on the host, and the
+`kernel.*` host ops allocate, copy, launch and read back.
+
+The device is the first GPU, else the PoCL CPU device, else the first device;
+`device=` or the environment variable SOAC_OPENCL_DEVICE overrides the choice
+with a `platform:device` index pair (`0:1`), `gpu`, `cpu`, or a piece of the
+platform or device name (`pocl`, `nvidia`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+from soac.lowering import kernel_dialect as kd
+from soac.lowering.opencl_emitter import opencl_source
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import FloatAttr, FunctionType, IntegerAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+DTYPES = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "index": np.int64,
+}
+
+
+class OpenCLRuntimeError(Exception):
+    """A failure while running a program on an OpenCL device."""
+
+
+class OpenCLBuildError(OpenCLRuntimeError):
+    """The generated OpenCL C did not compile; the message holds the build log and where the source was saved."""
+
+
+class AllocationError(OpenCLRuntimeError):
+    """A device buffer could not be allocated; the message says how much was asked."""
+
+
+class SizeMismatchError(OpenCLRuntimeError):
+    """Array sizes that a SOAC needs to agree do not (caught before any launch that uses them)."""
+
+
+def dtype_of(t: Attribute) -> np.dtype[Any]:
+    if (dtype := DTYPES.get(str(t))) is None:
+        raise OpenCLRuntimeError(f"no numpy type for {t}")
+    return np.dtype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# Devices and the program cache
+# ---------------------------------------------------------------------------
+
+
+def _all_devices() -> list[cl.Device]:
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as error:
+        raise OpenCLRuntimeError(
+            f"no OpenCL platform found ({error}); install pocl-binary-distribution for a CPU device"
+        ) from None
+    return [d for p in platforms for d in p.get_devices()]
+
+
+def choose_device(spec: str | None = None) -> cl.Device:
+    """The device to run on: `spec`, else $SOAC_OPENCL_DEVICE, else the first GPU, else PoCL, else the first device."""
+    spec = spec or os.environ.get("SOAC_OPENCL_DEVICE") or None
+    devices = _all_devices()
+    if not devices:
+        raise OpenCLRuntimeError("no OpenCL device found")
+    if spec is None:
+        gpus = [d for d in devices if d.type & cl.device_type.GPU]
+        pocl = [d for d in devices if "portable computing language" in d.platform.name.lower()]
+        return (gpus or pocl or devices)[0]
+    if ":" in spec and all(part.isdigit() for part in spec.split(":")):
+        p, d = (int(part) for part in spec.split(":"))
+        try:
+            return cl.get_platforms()[p].get_devices()[d]
+        except IndexError:
+            raise OpenCLRuntimeError(f"SOAC_OPENCL_DEVICE={spec}: no device {d} on platform {p}") from None
+    wanted = spec.lower()
+    kinds = {"gpu": cl.device_type.GPU, "cpu": cl.device_type.CPU}
+    for device in devices:
+        if wanted in kinds and device.type & kinds[wanted]:
+            return device
+        if (
+            wanted in device.name.lower()
+            or wanted in device.platform.name.lower()
+            or (wanted == "pocl" and "portable" in device.platform.name.lower())
+        ):
+            return device
+    names = ", ".join(f"{d.platform.name}: {d.name}" for d in devices)
+    raise OpenCLRuntimeError(f"no OpenCL device matches '{spec}' (devices: {names})")
+
+
+_CONTEXTS: dict[int, tuple[cl.Context, cl.CommandQueue]] = {}
+_PROGRAMS: dict[tuple[str, int], cl.Program] = {}
+
+
+def _context(device: cl.Device) -> tuple[cl.Context, cl.CommandQueue]:
+    key = device.int_ptr
+    if key not in _CONTEXTS:
+        context = cl.Context([device])
+        _CONTEXTS[key] = (context, cl.CommandQueue(context, device))
+    return _CONTEXTS[key]
+
+
+def build_program(source: str, device: cl.Device) -> cl.Program:
+    """Build `source` for `device`, once per (source hash, device)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    key = (digest, device.int_ptr)
+    if (program := _PROGRAMS.get(key)) is not None:
+        return program
+    context, _ = _context(device)
+    try:
+        program = cl.Program(context, source).build()
+    except cl.Error as error:
+        path = os.path.join(tempfile.gettempdir(), f"soac-{digest[:16]}.cl")
+        with open(path, "w") as f:
+            f.write(source)
+        raise OpenCLBuildError(
+            f"building the generated OpenCL C failed on {device.name}; source saved to {path}\n{error}"
+        ) from None
+    _PROGRAMS[key] = program
+    return program
+
+
+# ---------------------------------------------------------------------------
+# Host-side evaluation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class DeviceArray:
+    """A device buffer of `size` elements of `dtype`."""
+
+    buffer: cl.Buffer
+    dtype: np.dtype[Any]
+    size: int
+
+
+def _storage(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    return np.dtype(np.uint8) if dtype == np.bool_ else dtype
+
+
+def _unsigned(x: Any) -> Any:
+    return x.astype(np.dtype(f"u{x.dtype.itemsize}")) if x.dtype.kind == "i" else x
+
+
+def _wrap(op: Operation, value: Any) -> Any:
+    return np.asarray(value).astype(dtype_of(op.results[0].type))[()]
+
+
+_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
+    arith.AddiOp: operator.add,
+    arith.SubiOp: operator.sub,
+    arith.MuliOp: operator.mul,
+    arith.AddfOp: operator.add,
+    arith.SubfOp: operator.sub,
+    arith.MulfOp: operator.mul,
+    arith.DivfOp: operator.truediv,
+    arith.AndIOp: operator.and_,
+    arith.OrIOp: operator.or_,
+    arith.XOrIOp: operator.xor,
+    arith.ShLIOp: operator.lshift,
+    arith.ShRSIOp: operator.rshift,
+    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (abs(a) // abs(b)),
+    arith.RemSIOp: np.fmod,
+    arith.DivUIOp: lambda a, b: _unsigned(a) // _unsigned(b),
+    arith.RemUIOp: lambda a, b: _unsigned(a) % _unsigned(b),
+    arith.ShRUIOp: lambda a, b: _unsigned(a) >> _unsigned(b),
+    arith.MinUIOp: lambda a, b: min(_unsigned(a), _unsigned(b)),
+    arith.MaxUIOp: lambda a, b: max(_unsigned(a), _unsigned(b)),
+    arith.MinSIOp: min,
+    arith.MaxSIOp: max,
+    arith.MaximumfOp: np.maximum,
+    arith.MinimumfOp: np.minimum,
+    arith.MaxnumfOp: np.fmax,
+    arith.MinnumfOp: np.fmin,
+    arith.FloorDivSIOp: operator.floordiv,
+    arith.CeilDivSIOp: lambda a, b: -((-a) // b),
+    arith.CeilDivUIOp: lambda a, b: -((-_unsigned(a)) // _unsigned(b)),
+    mathd.PowFOp: np.power,
+    mathd.Atan2Op: np.arctan2,
+    mathd.CopySignOp: np.copysign,
+}
+_UNARY: dict[type[Operation], Callable[[Any], Any]] = {
+    arith.NegfOp: operator.neg,
+    mathd.ExpOp: np.exp,
+    mathd.LogOp: np.log,
+    mathd.SqrtOp: np.sqrt,
+    mathd.SinOp: np.sin,
+    mathd.CosOp: np.cos,
+    mathd.TanhOp: np.tanh,
+    mathd.AbsFOp: np.abs,
+    mathd.AbsIOp: np.abs,
+    mathd.FloorOp: np.floor,
+    mathd.CeilOp: np.ceil,
+    mathd.Log2Op: np.log2,
+    mathd.Log10Op: np.log10,
+    mathd.Exp2Op: np.exp2,
+    mathd.TruncOp: np.trunc,
+    mathd.RsqrtOp: lambda x: 1 / np.sqrt(x),
+}
+_CMPI = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "slt": operator.lt,
+    "sle": operator.le,
+    "sgt": operator.gt,
+    "sge": operator.ge,
+    "ult": operator.lt,
+    "ule": operator.le,
+    "ugt": operator.gt,
+    "uge": operator.ge,
+}
+
+
+def _cmpf(predicate: str, a: Any, b: Any) -> bool:
+    unordered = bool(np.isnan(a) or np.isnan(b))
+    base = predicate[1:] if predicate[0] in "ou" else predicate
+    if predicate == "ord":
+        return not unordered
+    if predicate == "uno":
+        return unordered
+    if predicate in ("true", "false"):
+        return predicate == "true"
+    result = {"eq": a == b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "ne": a != b}[base]
+    return bool(result) if predicate[0] == "o" else unordered or bool(result)
+
+
+def eval_scalar(op: Operation, args: list[Any]) -> Any:
+    """Evaluate a scalar arith/math op on the host."""
+    kind = type(op)
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        assert isinstance(value, IntegerAttr | FloatAttr)
+        return _wrap(op, value.value.data)
+    if kind in _BINARY:
+        return _wrap(op, _BINARY[kind](*args))
+    if kind in _UNARY:
+        return _wrap(op, _UNARY[kind](*args))
+    if isinstance(op, arith.CmpiOp):
+        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        a, b = args
+        if predicate.startswith("u"):
+            a, b = _unsigned(np.asarray(a)), _unsigned(np.asarray(b))
+        return np.bool_(_CMPI[predicate](a, b))
+    if isinstance(op, arith.CmpfOp):
+        return np.bool_(_cmpf(arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data], *args))
+    if isinstance(op, arith.SelectOp):
+        return args[1] if args[0] else args[2]
+    if isinstance(op, mathd.FmaOp):
+        return _wrap(op, args[0] * args[1] + args[2])
+    if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
+        return _wrap(op, _unsigned(np.asarray(args[0])))
+    if len(op.operands) == 1 and len(op.results) == 1 and op.name.startswith("arith."):
+        return _wrap(op, args[0])  # casts
+    raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
+
+
+class Program:
+    """A lowered module built for one device; `call` runs its functions on numpy inputs."""
+
+    def __init__(self, module: ModuleOp, device: cl.Device):
+        self.module = module
+        self.device = device
+        self.context, self.queue = _context(device)
+        self.source = opencl_source(module)
+        self.kernels: dict[str, cl.Kernel] = {}
+        if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
+            program = build_program(self.source, device)
+            self.kernels = {k.function_name: k for k in program.all_kernels()}
+        self.functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
+        self.thresholds: dict[str, int] = {}
+
+    # -- calls ------------------------------------------------------------------
+
+    def call(self, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None) -> tuple[Any, ...]:
+        function = self.functions.get(name)
+        if function is None:
+            known = ", ".join(f"@{f}" for f in self.functions) or "none"
+            raise OpenCLRuntimeError(f"no function @{name} in the module (functions: {known})")
+        source_type = function.attributes.get("soac.source_type", function.function_type)
+        assert isinstance(source_type, FunctionType)
+        inputs = source_type.inputs.data
+        if len(args) != len(inputs):
+            raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
+        self.thresholds = dict(thresholds or {})
+        flat: list[Any] = []
+        for k, (t, arg) in enumerate(zip(inputs, args)):
+            flat.extend(self._bind(name, k, t, arg))
+        with np.errstate(all="ignore"):
+            results = self.run_block(function.body.block, flat)
+        self.queue.finish()
+        return tuple(self._unbind(source_type.outputs.data, results))
+
+    def _bind(self, name: str, k: int, t: Attribute, arg: object) -> list[Any]:
+        try:
+            from soac.interpreter.core import convert_argument
+
+            value = convert_argument(name, k, t, arg)
+        except ImportError:
+            value = np.asarray(arg, dtype=dtype_of(t.get_element_type() if isinstance(t, TensorType) else t))
+        if not isinstance(t, TensorType):
+            return [value[()] if isinstance(value, np.ndarray) else value]
+        array = np.ascontiguousarray(value).astype(_storage(value.dtype), copy=False)
+        buffer = self.upload(array)
+        return [buffer, *(np.int64(d) for d in value.shape)]
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        self._check_size(array.nbytes, "an input array")
+        flags = cl.mem_flags.READ_WRITE
+        if array.size:
+            buffer = cl.Buffer(self.context, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
+        else:
+            buffer = cl.Buffer(self.context, flags, max(array.itemsize, 1))
+        return DeviceArray(buffer, array.dtype, array.size)
+
+    def _unbind(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        results: list[Any] = []
+        position = 0
+        for t in types:
+            if not isinstance(t, TensorType):
+                results.append(flat[position])
+                position += 1
+                continue
+            rank = t.get_num_dims()
+            array: DeviceArray = flat[position]
+            shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])
+            position += 1 + rank
+            dtype = dtype_of(t.get_element_type())
+            host = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=_storage(dtype))
+            if host.size:
+                cl.enqueue_copy(self.queue, host, array.buffer, is_blocking=True)
+            results.append(host.astype(dtype, copy=False).reshape(shape))
+        return results
+
+    # -- the host evaluator -----------------------------------------------------
+
+    def run_block(self, block: Block, args: Sequence[Any], env: dict[SSAValue, Any] | None = None) -> list[Any]:
+        """Run `block`; `env` holds the values of enclosing blocks (a new one per function call)."""
+        env = {} if env is None else env
+        env.update(zip(block.args, args, strict=True))
+        for op in block.ops:
+            if isinstance(op, func.ReturnOp | scf.YieldOp):
+                return [env[v] for v in op.operands]
+            results = self.run_op(op, [env[v] for v in op.operands], env)
+            env.update(zip(op.results, results))
+        return []
+
+    def run_op(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:  # noqa: C901
+        if isinstance(op, kd.AllocOp):
+            return [self.alloc(op, int(args[0]))]
+        if isinstance(op, kd.LaunchOp):
+            self.launch(op, args)
+            return []
+        if isinstance(op, kd.ReadOp):
+            return [self.read(args[0], int(args[1]), op)]
+        if isinstance(op, kd.WriteOp):
+            self.write(args[1], int(args[2]), args[0])
+            return []
+        if isinstance(op, kd.CopyOp):
+            self.copy(*args)
+            return []
+        if isinstance(op, kd.ThresholdOp):
+            return [np.int64(self.thresholds.get(op.threshold_name, op.default_value))]
+        if isinstance(op, kd.CheckEqOp):
+            if int(args[0]) != int(args[1]):
+                raise SizeMismatchError(f"{op.message.data} ({int(args[0])} != {int(args[1])})")
+            return []
+        if isinstance(op, scf.IfOp):
+            region = op.true_region if args[0] else op.false_region
+            return self.run_block(region.block, [], env) if region.blocks else []
+        if isinstance(op, scf.ForOp):
+            lb, ub, step, *carried = args
+            for i in range(int(lb), int(ub), int(step)):
+                carried = self.run_block(op.body.block, [np.int64(i), *carried], env)
+            return carried
+        if isinstance(op, scf.WhileOp):
+            return self.run_while(op, args, env)
+        if isinstance(op, func.CallOp):
+            callee = self.functions[op.callee.root_reference.data]
+            return self.run_block(callee.body.block, args)
+        return [eval_scalar(op, args)]
+
+    def run_while(self, op: scf.WhileOp, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
+        state = args
+        while True:
+            env.update(zip(op.before_region.block.args, state))
+            forwarded: list[Any] = []
+            for inner in op.before_region.block.ops:
+                if isinstance(inner, scf.ConditionOp):
+                    forwarded = [env[v] for v in inner.arguments]
+                    if not env[inner.cond]:
+                        return forwarded
+                    break
+                env.update(zip(inner.results, self.run_op(inner, [env[v] for v in inner.operands], env)))
+            state = self.run_block(op.after_region.block, forwarded, env)
+
+    # -- device operations --------------------------------------------------------
+
+    def _check_size(self, nbytes: int, what: str) -> None:
+        limit = self.device.max_mem_alloc_size
+        if nbytes > limit:
+            raise AllocationError(
+                f"allocating {nbytes} bytes for {what} failed: {self.device.name} allows at most {limit} bytes per buffer"
+            )
+
+    def alloc(self, op: kd.AllocOp, size: int) -> DeviceArray:
+        element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        dtype = _storage(dtype_of(element))
+        nbytes = size * dtype.itemsize
+        what = f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
+        self._check_size(nbytes, what)
+        try:
+            buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, max(nbytes, dtype.itemsize))
+        except cl.Error as error:
+            raise AllocationError(f"allocating {nbytes} bytes for {what} failed: {error}") from None
+        return DeviceArray(buffer, dtype, size)
+
+    def launch(self, op: kd.LaunchOp, args: list[Any]) -> None:
+        *kernel_args, global_size, local_size = args
+        if int(global_size) == 0:
+            return
+        kernel = self.kernels[op.kernel_name]
+        values = [a.buffer if isinstance(a, DeviceArray) else _scalar_arg(a) for a in kernel_args]
+        try:
+            kernel(self.queue, (int(global_size),), (int(local_size),), *values)
+        except cl.Error as error:
+            raise OpenCLRuntimeError(
+                f"launching {op.kernel_name} (global {int(global_size)}, local {int(local_size)}) failed: {error}"
+            ) from None
+
+    def read(self, array: DeviceArray, index: int, op: kd.ReadOp) -> Any:
+        host = np.empty(1, dtype=array.dtype)
+        cl.enqueue_copy(self.queue, host, array.buffer, src_offset=index * array.dtype.itemsize, is_blocking=True)
+        return host.astype(dtype_of(op.result.type))[0]
+
+    def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        host = np.asarray([value]).astype(array.dtype)
+        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=True)
+
+    def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
+        size = source.dtype.itemsize
+        if int(count) == 0:
+            return
+        cl.enqueue_copy(
+            self.queue,
+            dest.buffer,
+            source.buffer,
+            byte_count=int(count) * size,
+            src_offset=int(source_offset) * size,
+            dst_offset=int(dest_offset) * size,
+        )
+
+
+def _scalar_arg(value: Any) -> Any:
+    array = np.asarray(value)
+    return array.astype(np.uint8)[()] if array.dtype == np.bool_ else array[()]
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+
+
+def lower_module(module: ModuleOp, group_size: int = 256, max_groups: int = 1024) -> ModuleOp:
+    """A lowered copy of `module` (the module itself if it has no soac ops)."""
+    if not any(op.dialect_name() == "soac" for op in module.walk()):
+        return module
+    from soac.lowering.soac_to_kernel import SoacToKernelPass
+
+    lowered = module.clone()
+    SoacToKernelPass(group_size=group_size, max_groups=max_groups).apply(Context(), lowered)
+    return lowered
+
+
+def compile_module(
+    module: ModuleOp, device: str | cl.Device | None = None, group_size: int | None = None, max_groups: int | None = None
+) -> Program:
+    """Lower `module` and build its kernels for a device (see `choose_device`)."""
+    chosen = device if isinstance(device, cl.Device) else choose_device(device)
+    is_cpu = bool(chosen.type & cl.device_type.CPU)
+    group = group_size or (64 if is_cpu else 256)
+    groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
+    return Program(lower_module(module, group, groups), chosen)
+
+
+_COMPILED: dict[int, tuple[ModuleOp, Program]] = {}
+
+
+def run_function(
+    module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None
+) -> tuple[Any, ...]:
+    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results."""
+    cached = _COMPILED.get(id(module))
+    if cached is None or cached[0] is not module:
+        cached = (module, compile_module(module))
+        _COMPILED[id(module)] = cached
+    return cached[1].call(name, args, thresholds)

@@ -1,0 +1,422 @@
+"""Inlining SOAC lambdas into kernel bodies; SOACs nested in a lambda become sequential loops.
+
+Scalar code (arith, math) is cloned; `scf.for`/`scf.if`/`scf.while` are rebuilt
+around their inlined bodies; arrays are `View`s, so `soac.index`/`soac.slice` of
+a row is offset arithmetic. A nested SOAC runs sequentially in the work-item:
+
+    %s = soac.reduce %m (%row : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...)
+
+becomes
+
+    %s = scf.for %j = %c0 to %m step %c1 iter_args(%acc = %z) -> (f32) {
+      %x = kernel.load %xs[...] : !kernel.buffer<global, f32> -> f32
+      %c = arith.addf %acc, %x : f32
+      scf.yield %c : f32
+    }
+
+Arrays a nested SOAC builds live in per-work-item scratch space (`KernelBuilder.alloc_scratch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from soac import dialect as soac
+from soac.lowering.kernel_builder import KernelBuilder, KValue, LoweringError, View, building_at, describe, tensor_element
+from xdsl.builder import Builder
+from xdsl.dialects import scf, tensor
+from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+
+class Inliner:
+    """Inlines lambdas into the kernel that `kb` builds, resolving outside values through `kb.captured`."""
+
+    def __init__(self, kb: KernelBuilder):
+        self.kb = kb
+        self.env: dict[SSAValue, KValue] = {}
+
+    @property
+    def b(self) -> Builder:
+        return self.kb.b
+
+    def value(self, old: SSAValue) -> KValue:
+        if (new := self.env.get(old)) is not None:
+            return new
+        new = self.kb.captured(old)
+        self.env[old] = new
+        return new
+
+    def scalar(self, old: SSAValue) -> SSAValue:
+        value = self.value(old)
+        assert isinstance(value, SSAValue), f"expected a scalar for {old}"
+        return value
+
+    def view(self, old: SSAValue) -> View:
+        value = self.value(old)
+        assert isinstance(value, View), f"expected an array for {old}"
+        return value
+
+    # -- lambdas -------------------------------------------------------------
+
+    def inline(self, region: Region, args: Sequence[KValue]) -> list[KValue]:
+        """Inline a single-block lambda applied to `args`; gives the values it yields."""
+        block = region.block
+        for param, arg in zip(block.args, args, strict=True):
+            self.env[param] = arg
+            if isinstance(arg, SSAValue) and arg.name_hint is None and param.name_hint:
+                arg.name_hint = param.name_hint
+        for op in block.ops:
+            if isinstance(op, soac.YieldOp | scf.YieldOp):
+                return [self.value(v) for v in op.operands]
+            self.emit(op)
+        return []
+
+    def inline_scalars(self, region: Region, args: Sequence[KValue]) -> list[SSAValue]:
+        values = self.inline(region, args)
+        assert all(isinstance(v, SSAValue) for v in values)
+        return values  # pyright: ignore[reportReturnType]
+
+    def emit(self, op: Operation) -> None:
+        handler = _HANDLERS.get(type(op))
+        if handler is not None:
+            handler(self, op)
+            return
+        if op.regions:
+            raise LoweringError(f"{describe(op)} is not supported inside a SOAC lambda")
+        if any(isinstance(r.type, TensorType) for r in op.results):
+            raise LoweringError(f"{describe(op)} producing an array is not supported inside a SOAC lambda")
+        mapper: dict[SSAValue, SSAValue] = {o: self.scalar(o) for o in op.operands}
+        new = op.clone(value_mapper=mapper)
+        self.b.insert(new)
+        for old_result, new_result in zip(op.results, new.results):
+            self.env[old_result] = new_result
+
+    # -- structured control flow ---------------------------------------------
+
+    def _rebuild_block(self, old: Block) -> Block:
+        block = Block(arg_types=[a.type for a in old.args])
+        for arg, old_arg in zip(block.args, old.args):
+            arg.name_hint = old_arg.name_hint
+        with building_at(self.b, InsertPoint.at_end(block)):
+            for param, arg in zip(old.args, block.args):
+                self.env[param] = arg
+            terminator = None
+            for op in old.ops:
+                if isinstance(op, scf.YieldOp | scf.ConditionOp):
+                    terminator = op
+                    break
+                self.emit(op)
+            assert terminator is not None
+            if isinstance(terminator, scf.ConditionOp):
+                self.b.insert(scf.ConditionOp(self.scalar(terminator.cond), *(self.scalar(v) for v in terminator.arguments)))
+            else:
+                self.b.insert(scf.YieldOp(*(self.scalar(v) for v in terminator.operands)))
+        return block
+
+    def emit_for(self, op: scf.ForOp) -> None:
+        self._no_arrays(op)
+        body = self._rebuild_block(op.body.block)
+        new = scf.ForOp(
+            self.scalar(op.lb), self.scalar(op.ub), self.scalar(op.step), [self.scalar(v) for v in op.iter_args], body
+        )
+        self._finish(op, new)
+
+    def emit_if(self, op: scf.IfOp) -> None:
+        self._no_arrays(op)
+        true_block = self._rebuild_block(op.true_region.block)
+        false_region = Region(self._rebuild_block(op.false_region.block)) if op.false_region.blocks else None
+        new = scf.IfOp(self.scalar(op.cond), [r.type for r in op.results], Region(true_block), false_region)
+        self._finish(op, new)
+
+    def emit_while(self, op: scf.WhileOp) -> None:
+        self._no_arrays(op)
+        before = self._rebuild_block(op.before_region.block)
+        after = self._rebuild_block(op.after_region.block)
+        new = scf.WhileOp([self.scalar(v) for v in op.arguments], [r.type for r in op.results], Region(before), Region(after))
+        self._finish(op, new)
+
+    def _finish(self, op: Operation, new: Operation) -> None:
+        self.b.insert(new)
+        for old_result, new_result in zip(op.results, new.results):
+            new_result.name_hint = old_result.name_hint
+            self.env[old_result] = new_result
+
+    @staticmethod
+    def _no_arrays(op: Operation) -> None:
+        if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
+            raise LoweringError(f"{describe(op)} carrying arrays is not supported inside a SOAC lambda")
+
+    # -- array access ----------------------------------------------------------
+
+    def emit_index(self, op: soac.IndexOp) -> None:
+        view = self.view(op.array)
+        indices = [self.scalar(i) for i in op.indices]
+        offset = self.kb.m.row_major(indices, view.dims)
+        if len(indices) == len(view.dims):
+            self.env[op.result] = self.kb.load(view, offset, op.result.name_hint)
+            return
+        self.env[op.result] = View(view.buffer, self.kb.m.add(view.offset, offset), view.dims[len(indices) :], view.element)
+
+    def emit_slice(self, op: soac.SliceOp) -> None:
+        view = self.view(op.array)
+        m = self.kb.m
+        start, end = self.scalar(op.start), self.scalar(op.end)
+        offset = m.add(view.offset, m.mul(start, m.product(view.dims[1:])))
+        self.env[op.result] = View(view.buffer, offset, [m.sub(end, start), *view.dims[1:]], view.element)
+
+    def emit_dim(self, op: tensor.DimOp) -> None:
+        view = self.view(op.source)
+        index = self.kb.m.constant_of(self.scalar(op.index))
+        if index is None:
+            raise LoweringError(f"{describe(op)}: the dimension must be a constant")
+        self.env[op.result] = view.dims[index]
+
+    def owned(self, op: Operation, view: View) -> View:
+        """`view` itself if the work-item owns it, else a scratch copy (inputs are shared by all work-items)."""
+        if view.owned:
+            return view
+        copy = self.kb.alloc_scratch(view.element, view.dims, op)
+        self.kb.copy_view(view, copy)
+        return copy
+
+    def emit_update(self, op: soac.UpdateOp) -> None:
+        view = self.owned(op, self.view(op.array))
+        indices = [self.scalar(i) for i in op.indices]
+        value = self.value(op.value)
+        offset = self.kb.m.row_major(indices, view.dims)
+        if isinstance(value, View):
+            target = View(view.buffer, self.kb.m.add(view.offset, offset), view.dims[len(indices) :], view.element)
+            self.kb.copy_view(value, target)
+        else:
+            self.kb.store(value, view, offset)
+        self.env[op.result] = view
+
+    def emit_iota(self, op: soac.IotaOp) -> None:
+        width = self.scalar(op.width)
+        element = tensor_element(op.result.type)
+        out = self.kb.alloc_scratch(element, [width], op)
+
+        def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.kb.store(_cast_index(self.b, i, element), out, i)
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.env[op.result] = out
+
+    def emit_replicate(self, op: soac.ReplicateOp) -> None:
+        width = self.scalar(op.width)
+        value = self.value(op.value)
+        element = tensor_element(op.result.type)
+        inner = value.dims if isinstance(value, View) else []
+        out = self.kb.alloc_scratch(element, [width, *inner], op)
+
+        def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.kb.write_row(value, out, i)
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.env[op.result] = out
+
+    # -- nested SOACs ------------------------------------------------------------
+
+    def _rows(self, inputs: Sequence[SSAValue], i: SSAValue) -> list[KValue]:
+        return [self.kb.row(self.view(x), i) for x in inputs]
+
+    def emit_map(self, op: soac.MapOp) -> None:
+        width = self.scalar(op.width)
+        row_dims = self._row_result_dims(op, list(op.outs))
+        outs = [self.kb.alloc_scratch(tensor_element(r.type), [width, *dims], op) for r, dims in zip(op.outs, row_dims)]
+
+        def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            values = self.inline(op.body, self._rows(op.inputs, i))
+            for value, out in zip(values, outs):
+                self.kb.write_row(value, out, i)
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        for result, out in zip(op.outs, outs):
+            self.env[result] = out
+
+    def _row_result_dims(self, op: Operation, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
+        dims: list[list[SSAValue]] = []
+        for result in results:
+            assert isinstance(result.type, TensorType)
+            shape = result.type.get_shape()[1:]
+            if any(s < 0 for s in shape):
+                raise LoweringError(f"{describe(op)}: a nested SOAC that builds an array of arrays needs static row sizes")
+            dims.append([self.kb.m.c(s) for s in shape])
+        return dims
+
+    def _fold(self, op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp, scan: bool) -> None:
+        width = self.scalar(op.width)
+        neutral = [self.scalar(v) for v in op.neutral]
+        k = len(neutral)
+        lam = op.body if isinstance(op, soac.RedomapOp | soac.ScanomapOp) else None
+        map_outs = list(op.outs)[k:] if lam is not None and not scan else []
+        scanned_results = list(op.outs)[:k] if scan else []
+        if isinstance(op, soac.ScanomapOp):
+            scanned_results = list(op.outs)[: len(op.outs) - (len(_yields(op.body)) - k)]
+            map_outs = list(op.outs)[len(scanned_results) :]
+        for r in [*map_outs, *scanned_results]:
+            assert isinstance(r.type, TensorType)
+            if r.type.get_num_dims() != 1:
+                raise LoweringError(f"{describe(op)}: nested scans and map-outs of arrays are not supported in kernels")
+        scan_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in scanned_results]
+        map_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in map_outs]
+        post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
+
+        def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            rows = self._rows(op.inputs, i)
+            mapped = self.inline(lam, rows) if lam is not None else rows
+            new = self.inline_scalars(op.combine, [*accs, *mapped[:k]])
+            for value, out in zip(mapped[k:], map_views):
+                self.kb.write_row(value, out, i)
+            if scan:
+                finals = self.inline(post, [*new, *rows]) if post is not None else new
+                for value, out in zip(finals, scan_views):
+                    self.kb.write_row(value, out, i)
+            return new
+
+        accs = self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), neutral, "i", body)
+        if scan:
+            values: list[KValue] = [*scan_views, *map_views]
+        else:
+            values = [*accs, *map_views]
+        for result, value in zip(op.outs, values):
+            self.env[result] = value
+
+    def emit_reduce(self, op: soac.ReduceOp | soac.RedomapOp) -> None:
+        self._fold(op, scan=False)
+
+    def emit_scan(self, op: soac.ScanOp | soac.ScanomapOp) -> None:
+        self._fold(op, scan=True)
+
+    def emit_scatter(self, op: soac.ScatterOp) -> None:
+        width = self.scalar(op.width)
+        dests = [self.owned(op, self.view(d)) for d in op.dests]
+        k = len(dests)
+
+        def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            values = self.inline_scalars(op.body, self._rows(op.inputs, i))
+            for dest, index, value in zip(dests, values[:k], values[k:]):
+                index = _to_index(self.b, index)
+                inside = self.kb.m.lt(index, dest.dims[0])
+                self.kb.if_then(inside, lambda d=dest, j=index, v=value: self.kb.write_row(v, d, j))
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        for result, dest in zip(op.outs, dests):
+            self.env[result] = dest
+
+    def emit_segmap(self, op: soac.SegmapOp) -> None:
+        dims = [self.scalar(d) for d in op.dims]
+        outs = [self.kb.alloc_scratch(tensor_element(r.type), list(dims), op) for r in op.outs]
+        for r in op.outs:
+            assert isinstance(r.type, TensorType)
+            if r.type.get_num_dims() != len(dims):
+                raise LoweringError(f"{describe(op)}: a nested segmap yielding arrays is not supported in kernels")
+        total = self.kb.m.product(dims)
+
+        def body(flat: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            indices = self.kb.m.unflatten(flat, dims, [None] * len(dims))
+            values = self.inline(op.body, indices)
+            for value, out in zip(values, outs):
+                self.kb.write_row(value, out, flat)
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), total, self.kb.m.c(1), [], "p", body)
+        for result, out in zip(op.outs, outs):
+            self.env[result] = out
+
+    def emit_segcombine(self, op: soac.SegredOp | soac.SegscanOp) -> None:
+        scan = isinstance(op, soac.SegscanOp)
+        dims = [self.scalar(d) for d in op.dims]
+        neutral = [self.scalar(v) for v in op.neutral]
+        k = len(neutral)
+        outer, inner = dims[:-1], dims[-1]
+        combined_dims = dims if scan else outer
+        combined = [self.kb.alloc_scratch(tensor_element(r.type), combined_dims or [self.kb.m.c(1)], op) for r in op.outs[:k]]
+        map_views = [self.kb.alloc_scratch(tensor_element(r.type), list(dims), op) for r in op.outs[k:]]
+        m = self.kb.m
+
+        def segment(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            prefix = m.unflatten(s, outer, [None] * len(outer)) if outer else []
+
+            def step(j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+                values = self.inline(op.body, [*prefix, j])
+                new = self.inline_scalars(op.combine, [*accs, *values[:k]])
+                flat = m.add(m.mul(s, inner), j)
+                for value, out in zip(values[k:], map_views):
+                    self.kb.write_row(value, out, flat)
+                if scan:
+                    for value, out in zip(new, combined):
+                        self.kb.store(value, out, flat)
+                return new
+
+            accs = self.kb.for_loop(m.c(0), inner, m.c(1), neutral, "j", step)
+            if not scan:
+                for value, out in zip(accs, combined):
+                    self.kb.store(value, out, s)
+            return []
+
+        self.kb.for_loop(m.c(0), m.product(outer), m.c(1), [], "s", segment)
+        if not scan and not outer:
+            results: list[KValue] = [self.kb.load(v, m.c(0)) for v in combined]
+        else:
+            results = list(combined)
+        for result, value in zip(op.outs, [*results, *map_views]):
+            self.env[result] = value
+
+    def emit_threshold(self, op: soac.ThresholdOp) -> None:
+        raise LoweringError(f"{describe(op)} inside a SOAC lambda is not supported; thresholds belong to host code")
+
+
+def _yields(region: Region) -> list[SSAValue]:
+    terminator = region.block.last_op
+    assert terminator is not None
+    return list(terminator.operands)
+
+
+def _to_index(builder: Builder, value: SSAValue) -> SSAValue:
+    from xdsl.dialects import arith
+
+    if isinstance(value.type, IndexType):
+        return value
+    op = arith.IndexCastOp(value, IndexType())
+    builder.insert(op)
+    return op.result
+
+
+def _cast_index(builder: Builder, value: SSAValue, to: object) -> SSAValue:
+    from xdsl.dialects import arith
+
+    if isinstance(to, IndexType):
+        return value
+    op = arith.IndexCastOp(value, to)  # pyright: ignore[reportArgumentType]
+    builder.insert(op)
+    return op.result
+
+
+_HANDLERS = {
+    scf.ForOp: Inliner.emit_for,
+    scf.IfOp: Inliner.emit_if,
+    scf.WhileOp: Inliner.emit_while,
+    soac.IndexOp: Inliner.emit_index,
+    soac.SliceOp: Inliner.emit_slice,
+    soac.UpdateOp: Inliner.emit_update,
+    soac.IotaOp: Inliner.emit_iota,
+    soac.ReplicateOp: Inliner.emit_replicate,
+    soac.MapOp: Inliner.emit_map,
+    soac.ReduceOp: Inliner.emit_reduce,
+    soac.RedomapOp: Inliner.emit_reduce,
+    soac.ScanOp: Inliner.emit_scan,
+    soac.ScanomapOp: Inliner.emit_scan,
+    soac.ScatterOp: Inliner.emit_scatter,
+    soac.SegmapOp: Inliner.emit_segmap,
+    soac.SegredOp: Inliner.emit_segcombine,
+    soac.SegscanOp: Inliner.emit_segcombine,
+    soac.ThresholdOp: Inliner.emit_threshold,
+    tensor.DimOp: Inliner.emit_dim,
+}

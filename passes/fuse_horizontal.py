@@ -1,0 +1,70 @@
+"""Horizontal fusion of two independent SOACs of one block (rule F2, thesis §6.4).
+
+Two SOACs fuse horizontally when they have the same width (the same SSA value),
+share at least one input array, and neither depends on the other, directly or
+through other ops (Futhark: not reachable from each other in the graph). Pairs:
+map+map, map+redomap, redomap+redomap (tupled operator), scanomap+scanomap
+(tupled operator, both post lambdas side by side), map+scanomap,
+reduce+reduce, scatter+scatter. A scan and a reduce have no common op in our
+dialect (Futhark's Screma holds both), so scan+reduce stays two SOACs.
+
+    %a = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
+    %b = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %z }
+becomes
+    %a, %b = soac.map %n (%xs : tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) lambda(%x: f32) {
+      ... soac.yield %y, %z : f32, f32
+    }
+"""
+
+from __future__ import annotations
+
+from soac.dialect import ScatterOp
+from xdsl.ir import Operation, SSAValue
+
+from .fuse_vertical import input_operands, replace_pair
+from .fusion_graph import BlockGraph
+from .screma import SCREMA_OPS, as_screma
+from .screma_merge import Fused, merge_scatters, merge_scremas
+
+
+def inputs_of(op: Operation) -> list[SSAValue]:
+    start, end = input_operands(op)
+    return list(op.operands[start:end])
+
+
+def is_fusible(op: Operation) -> bool:
+    return isinstance(op, (ScatterOp, *SCREMA_OPS))
+
+
+def build_horizontal(first: Operation, second: Operation) -> Fused | None:
+    if isinstance(first, ScatterOp) and isinstance(second, ScatterOp):
+        return merge_scatters(first, second)
+    a, b = as_screma(first), as_screma(second)
+    if a is None or b is None:
+        return None
+    return merge_scremas(a, b, set(), set(a.mapouts))
+
+
+def independent(graph: BlockGraph, first: Operation, second: Operation) -> bool:
+    """Neither reads what the other consumes, and `second` does not use `first`'s results."""
+    free_first, free_second = graph.free(first), graph.free(second)
+    if set(graph.consumed(first)) & free_second or set(graph.consumed(second)) & free_first:
+        return False
+    return not (set(first.results) & free_second)
+
+
+def try_fuse_horizontal(graph: BlockGraph, first: Operation, second: Operation) -> Operation | None:
+    """Fuse two SOACs of `graph.block` (`first` before `second`); return the fused op or None."""
+    if first.operands[0] != second.operands[0] or not set(inputs_of(first)) & set(inputs_of(second)):
+        return None
+    if not independent(graph, first, second):
+        return None
+    if graph.can_sink(first, second):
+        anchor = second
+    elif graph.can_hoist(second, first):
+        anchor = first
+    else:
+        return None
+    if (fused := build_horizontal(first, second)) is None:
+        return None
+    return replace_pair(graph, fused, anchor, second, first)

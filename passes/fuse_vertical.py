@@ -1,0 +1,120 @@
+"""Vertical (producer->consumer) fusion of two SOACs of one block.
+
+Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
+
+* a producer's per-element values (all results of a map, the map-outs of a
+  redomap or scanomap) fuse into any consumer of the same width: map->map,
+  map->reduce (redomap), map->scan (scanomap), map->redomap, map->scanomap,
+  redomap->reduce of its map-outs, map->scatter;
+* a scan or scanomap fuses into a consumer *map* of its scanned arrays through
+  the post lambda (scanomap->map);
+* the consumer must use the producer's results only as input arrays: a whole
+  array used inside its lambda, or a reduce/scan result it needs whole, stops
+  fusion;
+* results of the producer still used elsewhere stay results of the fused op
+  (map-out arrays, thesis §6.3); a scatter has no map-outs, so a map whose
+  results are also used elsewhere does not fuse into one;
+* the fused op sits where the consumer was, or where the producer was, when
+  that keeps all values defined before use and no read moves across an
+  in-place update of what it reads (`BlockGraph.can_sink`/`can_hoist`).
+
+    %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
+    %zs = soac.map %n (%ys : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) { ... yield %z }
+    func.return %ys, %zs
+becomes
+    %zs, %ys = soac.map %n (%xs : tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) lambda(%x: f32) {
+      ... soac.yield %z, %y : f32, f32
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from soac.dialect import MapOp, ScatterOp
+from xdsl.ir import Operation, SSAValue
+
+from .fusion_graph import BlockGraph, free_values
+from .screma import SCREMA_OPS, Screma, as_screma
+from .screma_merge import Fused, fuse_into_post, fuse_into_scatter, merge_scremas
+
+
+def input_operands(op: Operation) -> tuple[int, int]:
+    """The operand index range `[start, end)` of `op`'s input arrays."""
+    if isinstance(op, ScatterOp | MapOp):
+        return 1, 1 + len(op.inputs)
+    assert isinstance(op, SCREMA_OPS)
+    start = 1 + len(op.neutral)
+    return start, start + len(op.inputs)
+
+
+def consumed_inputs(producer: Operation, consumer: Operation) -> set[SSAValue] | None:
+    """The producer's results the consumer takes as inputs; None if it uses one in another way."""
+    start, end = input_operands(consumer)
+    consumed: set[SSAValue] = set()
+    for result in producer.results:
+        for use in result.uses:
+            if use.operation is consumer and start <= use.index < end:
+                consumed.add(result)
+            elif consumer.is_ancestor(use.operation):
+                return None
+    return consumed
+
+
+def used_elsewhere(values: Sequence[SSAValue], consumer: Operation) -> set[SSAValue]:
+    """The values that something other than `consumer` uses."""
+    return {v for v in values if any(use.operation is not consumer for use in v.uses)}
+
+
+def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> Fused | None:
+    """The fused op, if some rule applies to this producer/consumer pair."""
+    if isinstance(consumer, ScatterOp):
+        if p.kind != "map" or used_elsewhere(list(p.op.results), consumer):
+            return None
+        if set(consumer.dests) & free_values(p.op):
+            return None
+        return fuse_into_scatter(p, consumer)
+    c = as_screma(consumer)
+    assert c is not None
+    if consumed <= set(p.mapouts):
+        return merge_scremas(p, c, consumed, used_elsewhere(p.mapouts, consumer))
+    if consumed <= set(p.combined) and p.kind == "scan" and isinstance(consumer, MapOp):
+        return fuse_into_post(p, c, used_elsewhere(p.combined, consumer))
+    return None
+
+
+def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operation) -> Operation | None:
+    """Fuse `producer` into `consumer` (both ops of `graph.block`); return the fused op or None."""
+    if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, *SCREMA_OPS)):
+        return None
+    if producer.operands[0] != consumer.operands[0]:
+        return None
+    consumed = consumed_inputs(producer, consumer)
+    if not consumed:
+        return None
+    if set(graph.consumed(consumer)) & graph.free(producer):
+        return None
+    if graph.can_sink(producer, consumer):
+        anchor = consumer
+    elif graph.can_hoist(consumer, producer, producer.results):
+        anchor = producer
+    else:
+        return None
+    p = as_screma(producer)
+    assert p is not None
+    if (fused := build_vertical(p, consumer, consumed)) is None:
+        return None
+    return replace_pair(graph, fused, anchor, consumer, producer)
+
+
+def replace_pair(graph: BlockGraph, fused: Fused, anchor: Operation, later: Operation, earlier: Operation) -> Operation:
+    """Insert the fused op before `anchor`, rewire the old results and erase both old ops."""
+    new_op, replacements = fused
+    graph.block.insert_op_before(new_op, anchor)
+    graph.replaced(anchor, new_op)
+    graph.forget_users(replacements)
+    for old, new in replacements.items():
+        old.replace_all_uses_with(new)
+    graph.block.erase_op(later)
+    graph.block.erase_op(earlier)
+    return new_op

@@ -1,0 +1,177 @@
+"""Building fused SOACs: the lambda compositions behind every fusion rule.
+
+Each builder returns the fused op (not yet inserted) and a map from every
+result of the old ops that is still needed to the result of the fused op that
+replaces it. Legality is the caller's business (`fuse_vertical`,
+`fuse_horizontal`); these functions only compose regions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from soac.dialect import ScatterOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from .screma import (
+    InputList,
+    Kind,
+    Screma,
+    apply_pre,
+    build_screma,
+    combine_operators,
+    move_lambda,
+    new_block,
+    param_hints,
+)
+
+Fused = tuple[Operation, dict[SSAValue, SSAValue]]
+
+
+def merged_kind(a: Screma, b: Screma) -> Kind | None:
+    """map+X is X; red+red is red; scan+scan is scan; red+scan has no single op."""
+    if a.kind == "map":
+        return b.kind
+    if b.kind == "map" or a.kind == b.kind:
+        return a.kind
+    return None
+
+
+def _collect_inputs(parts: Sequence[tuple[Sequence[SSAValue], Block | None]], skip: set[SSAValue]) -> InputList:
+    """De-duplicated inputs of several ops, given as `(inputs, lambda)`, leaving out `skip`."""
+    inputs = InputList()
+    for values, pre in parts:
+        hints = param_hints(pre, len(values))
+        for value, hint in zip(values, hints):
+            if value not in skip:
+                inputs.add(value, hint)
+    return inputs
+
+
+def merge_scremas(a: Screma, b: Screma, consumed: set[SSAValue], export: set[SSAValue]) -> Fused | None:
+    """Fuse `b` after `a`: `b` may take map-outs of `a` (`consumed`) as inputs.
+
+    With nothing consumed this is horizontal fusion (F2); otherwise it is
+    vertical fusion of a producer's per-element values into the consumer (F1,
+    map->reduce = redomap, map->scan = scanomap, and a redomap/scanomap whose
+    map-outs feed another SOAC). `export` names the map-outs of `a` that are
+    still used elsewhere and stay results (map-out arrays).
+
+        %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
+        %s = soac.reduce %n (%ys : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...) { ... }
+    becomes
+        %s = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...) { ... }
+            lambda(%x: f32) { ... yield %y }
+    """
+    kind = merged_kind(a, b)
+    if kind is None or not _post_rows_unused(b, consumed):
+        return None
+    inputs = _collect_inputs([(a.inputs, a.pre), (b.inputs, b.pre)], consumed)
+    pre = new_block(inputs.rows(), inputs.hints)
+    a_comb, a_mo = apply_pre(a, pre, [pre.args[inputs.index(v)] for v in a.inputs])
+    mapout_value = dict(zip(a.mapouts, a_mo))
+    b_rows = [mapout_value[v] if v in consumed else pre.args[inputs.index(v)] for v in b.inputs]
+    b_comb, b_mo = apply_pre(b, pre, b_rows)
+    kept = [r for r in a.mapouts if r in export]
+    pre.add_op(YieldOp(*a_comb, *b_comb, *(mapout_value[r] for r in kept), *b_mo))
+    combine = combine_operators([a, b]) if kind != "map" else None
+    post = _merged_post(a, b, inputs) if a.post is not None or b.post is not None else None
+    commutative = all(p.commutative for p in (a, b) if p.kind == "red")
+    op = build_screma(kind, a.width, [*a.neutral, *b.neutral], inputs.values, pre, combine, post, commutative)
+    old = [*a.combined, *b.combined, *kept, *b.mapouts]
+    return op, dict(zip(old, op.results, strict=True))
+
+
+def _post_rows_unused(b: Screma, consumed: set[SSAValue]) -> bool:
+    """A post lambda sees input rows; those of inputs that fusion removes must be unused."""
+    if b.post is None:
+        return True
+    rows = b.post.args[len(b.neutral) :]
+    return all(not row.uses for row, value in zip(rows, b.inputs) if value in consumed)
+
+
+def _merged_post(a: Screma, b: Screma, inputs: InputList) -> Block:
+    """`post(scanned_a.., scanned_b.., rows..) = (post_a(scanned_a, rows_a).., post_b(scanned_b, rows_b)..)`."""
+    scanned_types = [v.type for v in (*a.neutral, *b.neutral)]
+    post = new_block([*scanned_types, *inputs.rows()], [None] * len(scanned_types) + inputs.hints)
+    rows = post.args[len(scanned_types) :]
+    yielded: list[SSAValue] = []
+    offset = 0
+    for part in (a, b):
+        scanned = list(post.args[offset : offset + len(part.neutral)])
+        offset += len(part.neutral)
+        if part.post is None:
+            yielded += scanned
+            continue
+        # Rows of inputs that fusion removed are unused (checked); any value stands in for them.
+        part_rows = [rows[inputs.index(v)] if v in inputs.values else post.args[0] for v in part.inputs]
+        yielded += move_lambda(part.post, post, [*scanned, *part_rows])
+    post.add_op(YieldOp(*yielded))
+    return post
+
+
+def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue]) -> Fused:
+    """scan->map fusion: the consumer map becomes (part of) the producer's post lambda.
+
+        %ss = soac.scan %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(...) { ... }
+        %ys = soac.map %n (%ss : tensor<?xf32>) -> tensor<?xf32> lambda(%s: f32) { ... yield %y }
+    becomes
+        %ys = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(...) { ... }
+            lambda(%x: f32) { soac.yield %x : f32 } post(%s: f32, %x: f32) { ... yield %y }
+
+    `export` names the scanned (or post) arrays of `p` still used elsewhere.
+    """
+    combined = set(p.combined)
+    inputs = _collect_inputs([(p.inputs, p.pre), (c.inputs, c.pre)], combined)
+    pre = new_block(inputs.rows(), inputs.hints)
+    p_comb, p_mo = apply_pre(p, pre, [pre.args[inputs.index(v)] for v in p.inputs])
+    pre.add_op(YieldOp(*p_comb, *p_mo))
+    k = len(p.neutral)
+    post = new_block([v.type for v in p.neutral] + inputs.rows(), [None] * k + inputs.hints)
+    scanned, rows = list(post.args[:k]), post.args[k:]
+    p_vals = scanned
+    if p.post is not None:
+        p_vals = move_lambda(p.post, post, [*scanned, *(rows[inputs.index(v)] for v in p.inputs)])
+    value_of = dict(zip(p.combined, p_vals))
+    assert c.pre is not None
+    c_vals = move_lambda(c.pre, post, [value_of[v] if v in value_of else rows[inputs.index(v)] for v in c.inputs])
+    kept = [r for r in p.combined if r in export]
+    post.add_op(YieldOp(*(value_of[r] for r in kept), *c_vals))
+    op = build_screma("scan", p.width, p.neutral, inputs.values, pre, combine_operators([p]), post, False)
+    old = [*kept, *c.mapouts, *p.mapouts]
+    return op, dict(zip(old, op.results, strict=True))
+
+
+def fuse_into_scatter(p: Screma, scatter: ScatterOp) -> Fused:
+    """map->scatter fusion: the map computes the indices or values of the scatter.
+
+        %is = soac.map %n (%xs : tensor<?xi64>) -> tensor<?xindex> lambda(%x: i64) { ... yield %i }
+        %r = soac.scatter %n (%is, %vs : ...) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {...}
+    becomes
+        %r = soac.scatter %n (%xs, %vs : ...) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%x: i64, %v: f32) {...}
+    """
+    produced = set(p.mapouts)
+    inputs = _collect_inputs([(p.inputs, p.pre), (scatter.inputs, scatter.body.block)], produced)
+    body = new_block(inputs.rows(), inputs.hints)
+    _, p_mo = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
+    value_of = dict(zip(p.mapouts, p_mo))
+    args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in scatter.inputs]
+    body.add_op(YieldOp(*move_lambda(scatter.body.block, body, args)))
+    op = ScatterOp(scatter.width, inputs.values, scatter.dests, Region(body))
+    return op, dict(zip(scatter.outs, op.outs, strict=True))
+
+
+def merge_scatters(a: ScatterOp, b: ScatterOp) -> Fused:
+    """Horizontal scatter+scatter fusion: one scatter writing both sets of destinations.
+
+    The lambda yields `a`'s indices, `b`'s indices, `a`'s values, `b`'s values.
+    """
+    blocks = (a.body.block, b.body.block)
+    inputs = _collect_inputs([(a.inputs, blocks[0]), (b.inputs, blocks[1])], set())
+    body = new_block(inputs.rows(), inputs.hints)
+    a_vals = move_lambda(blocks[0], body, [body.args[inputs.index(v)] for v in a.inputs])
+    b_vals = move_lambda(blocks[1], body, [body.args[inputs.index(v)] for v in b.inputs])
+    ka, kb = len(a.dests), len(b.dests)
+    body.add_op(YieldOp(*a_vals[:ka], *b_vals[:kb], *a_vals[ka:], *b_vals[kb:]))
+    op = ScatterOp(a.width, inputs.values, [*a.dests, *b.dests], Region(body))
+    return op, dict(zip([*a.outs, *b.outs], op.outs, strict=True))
