@@ -8,6 +8,13 @@ of a view are views at an offset, so nested SOACs read rows without copying.
 needs into kernel arguments (once each), remembers which host value every
 kernel-side size mirrors (so per-work-item scratch space can be sized on the
 host before the launch), and emits the launch.
+
+Run-time checks: `KernelBuilder.check` emits a `kernel.device_assert` (a compare
+and a branch) with a module-unique code from `ErrorCodes`, passing the call's
+error buffer to the kernel the first time; `load_if`/`store_if` skip an access
+whose check failed, so a failing kernel stays memory-safe and the runtime
+reports the first failure after the call. Messages are the interpreter's:
+`file:line:col: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}`.
 """
 
 from __future__ import annotations
@@ -19,18 +26,20 @@ from dataclasses import dataclass, field
 from soac.lowering.kernel_dialect import (
     AllocOp,
     BufferType,
+    DeviceAssertOp,
     FuncOp,
     GlobalIdOp,
     LaunchOp,
     LoadOp,
     ReturnOp,
     StoreOp,
+    error_buffer_type,
     global_buffer,
 )
 from soac.parsing import location_of
 from xdsl.builder import Builder
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -43,6 +52,33 @@ def describe(op: Operation) -> str:
     """`'soac.map' at f.mlir:3:5` for messages."""
     where = location_of(op)
     return f"'{op.name}'" + (f" at {where}" if where else "")
+
+
+def where(op: Operation) -> str:
+    """`file:line:col` of `op`, or `in @function` when it was not parsed from a file (as the interpreter says)."""
+    if (location := location_of(op)) is not None:
+        return location
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return f"in @{parent.sym_name.data}" if parent is not None else "<unknown location>"
+
+
+def error_message(op: Operation, problem: str) -> str:
+    """The message template of a failed check at `op`: `problem` may use `{0}`, `{1}`... for the reported values."""
+    place = where(op).replace("{", "{{").replace("}", "}}")
+    return f"{place}: '{op.name}': {problem}"
+
+
+@dataclass
+class ErrorCodes:
+    """The codes of a module's `kernel.device_assert`s: 1, 2, ... in the order they are made."""
+
+    last: int = 0
+
+    def next(self) -> int:
+        self.last += 1
+        return self.last
 
 
 @dataclass
@@ -195,6 +231,16 @@ class IndexMath:
     def eq(self, a: SSAValue, b: SSAValue, name: str | None = None) -> SSAValue:
         return self.insert(arith.CmpiOp(a, b, "eq"), name)
 
+    def cmp(self, a: SSAValue, b: SSAValue, predicate: str, name: str | None = None) -> SSAValue:
+        return self.insert(arith.CmpiOp(a, b, predicate), name)
+
+    def both(self, a: SSAValue | None, b: SSAValue, name: str | None = None) -> SSAValue:
+        """`a && b` (`b` when `a` is None)."""
+        return b if a is None else self.insert(arith.AndIOp(a, b), name)
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue, name: str | None = None) -> SSAValue:
+        return self.insert(arith.SelectOp(cond, a, b), name)
+
     def product(self, values: Sequence[SSAValue], name: str | None = None) -> SSAValue:
         result = self.c(1)
         for value in values:
@@ -265,6 +311,10 @@ class KernelBuilder:
     scratch_buffers: dict[Attribute, tuple[SSAValue, list[ScratchRequest]]] = field(default_factory=dict)
     scratch_stride: dict[Attribute, SSAValue] = field(default_factory=dict)
     thread_id: SSAValue | None = None
+    codes: ErrorCodes = field(default_factory=ErrorCodes)
+    host_errors: Callable[[], SSAValue] | None = None
+    """Gives the host function's `kernel.error_buffer` (made on first use)."""
+    errors: SSAValue | None = None
 
     def __post_init__(self) -> None:
         self.b = Builder(InsertPoint.at_end(self.block))
@@ -432,6 +482,44 @@ class KernelBuilder:
             result.name_hint = init.name_hint
         return list(loop.results)
 
+    # -- run-time checks -------------------------------------------------------
+
+    def error_buffer(self) -> SSAValue:
+        """The kernel argument holding the call's error buffer."""
+        if self.errors is None:
+            assert self.host_errors is not None, "this kernel builder has no error buffer"
+            self.errors = self._new_arg(error_buffer_type(), self.host_errors, "errors")
+        return self.errors
+
+    def check(self, ok: SSAValue, op: Operation, problem: str, values: Sequence[SSAValue] = ()) -> None:
+        """Record failure `problem` at `op` (with `values` for its `{k}`) unless `ok`; the kernel goes on."""
+        self.b.insert(DeviceAssertOp(ok, self.error_buffer(), self.codes.next(), error_message(op, problem), values))
+
+    def load_if(self, ok: SSAValue | None, view: View, flat: SSAValue, name: str | None = None) -> SSAValue:
+        """`view[flat]` if `ok` (or unconditionally when `ok` is None), else zero: no access when a check failed."""
+        if ok is None:
+            return self.load(view, flat, name)
+        element = buffer_element(view.buffer)
+        blocks: list[Block] = []
+        for loaded in (True, False):
+            block = Block()
+            with building_at(self.b, InsertPoint.at_end(block)):
+                value = self.load(view, flat) if loaded else self.m.const(zero_of(element), element)
+                self.b.insert(scf.YieldOp(value))
+            blocks.append(block)
+        op = scf.IfOp(ok, [element], Region(blocks[0]), Region(blocks[1]))
+        self.b.insert(op)
+        if name:
+            op.results[0].name_hint = name
+        return op.results[0]
+
+    def when(self, ok: SSAValue | None, body: Callable[[], None]) -> None:
+        """`body` guarded by `ok` (unguarded when `ok` is None)."""
+        if ok is None:
+            body()
+        else:
+            self.if_then(ok, body)
+
     def if_then(self, cond: SSAValue, body: Callable[[], None]) -> None:
         block = Block()
         with building_at(self.b, InsertPoint.at_end(block)):
@@ -449,6 +537,10 @@ class KernelBuilder:
         args = [source() if callable(source) else source for _, source in self.params]
         self.host.insert(LaunchOp(self.name, args, global_size, local_size))
         return func
+
+
+def zero_of(element: Attribute) -> int | float:
+    return 0 if isinstance(element, IntegerType | IndexType) else 0.0
 
 
 def buffer_element(value: SSAValue) -> Attribute:

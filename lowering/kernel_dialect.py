@@ -21,9 +21,21 @@ Host side, inside `func.func` (scf for control flow):
     kernel.copy %n from %a[%i] to %b[%j] : !kernel.buffer<global, f32>
     %t = kernel.threshold "suff_outer_par_0" default 32768
     kernel.check_eq %a, %b "soac.map at f.mlir:3:5: input #0 has the wrong number of rows"
+    kernel.assert %ok, "f.mlir:3:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%i, %n : index, index)
 
 Buffers are flat arrays of elements; multi-dimensional arrays are row-major
 with their sizes carried as separate `index` values.
+
+Run-time checks (bounds, division by zero, sizes): on the host, `kernel.assert`
+fails the run at once. In a kernel, `kernel.device_assert` records the first
+failure of a call in the call's error buffer (`kernel.error_buffer`, passed to
+every kernel that can fail) with an atomic compare-and-swap: slot 0 holds the
+failing assertion's `code` (an int32; 0 while nothing failed), slots 1... its
+`values`. The code leads back to the assertion and its message, which names the
+soac op and its location; the runtime reads the buffer once per call:
+
+    %errors = kernel.error_buffer : !kernel.buffer<global, i64>
+    kernel.device_assert %ok in %errors code 3 "f.mlir:3:5: 'soac.index': index {0} ..." (%i, %n : index, index)
 """
 
 from __future__ import annotations
@@ -32,13 +44,16 @@ from collections.abc import Sequence
 from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
+    I1,
     I64,
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
@@ -763,6 +778,187 @@ class CheckEqOp(_HostOp):
         return op
 
 
+ERROR_VALUES = 8
+"""The most values a failing `kernel.device_assert` records (slots 1... of the error buffer)."""
+
+ERROR_SLOTS = 1 + ERROR_VALUES
+"""The size of a call's error buffer in i64 elements: the failure code, then its values."""
+
+
+def error_buffer_type() -> BufferType:
+    return global_buffer(i64)
+
+
+def _check_message(op: Operation, message: str, count: int) -> None:
+    try:
+        message.format(*range(count))
+    except (IndexError, KeyError, ValueError) as error:
+        raise VerifyException(f"'{op.name}' message does not take {count} values: {error}") from None
+
+
+def _check_values(op: Operation, values: Sequence[SSAValue]) -> None:
+    for value in values:
+        if not isinstance(value.type, IndexType | IntegerType):
+            raise VerifyException(f"'{op.name}' reports integer or index values, not {value.type}")
+
+
+def _print_values(printer: Printer, values: Sequence[SSAValue]) -> None:
+    if not values:
+        return
+    printer.print_string(" (")
+    printer.print_list(values, printer.print_operand)
+    printer.print_string(" : ")
+    printer.print_list([v.type for v in values], printer.print_attribute)
+    printer.print_string(")")
+
+
+def _parse_values(parser: Parser) -> list[SSAValue]:
+    if parser.parse_optional_punctuation("(") is None:
+        return []
+    pos = parser.pos
+    unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return parser.resolve_operands(unresolved, types, pos)
+
+
+@irdl_op_definition
+class AssertOp(_HostOp):
+    """Fails the run with `message`, its `{k}` replaced by the values, unless `%cond` holds.
+
+    kernel.assert %ok, "f.mlir:3:5: 'soac.slice': slice [{0}:{1}] is out of bounds ..." (%s, %e : index, index)
+    """
+
+    name = "kernel.assert"
+
+    cond = operand_def(I1)
+    values = var_operand_def()
+    message = prop_def(StringAttr)
+
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, cond: SSAValue | Operation, message: str, values: Sequence[SSAValue | Operation] = ()):
+        super().__init__(operands=[cond, values], properties={"message": StringAttr(message)})
+
+    def verify_(self) -> None:
+        self.verify_host()
+        _check_values(self, self.values)
+        _check_message(self, self.message.data, len(self.values))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        printer.print_string(", ")
+        printer.print_string_literal(self.message.data)
+        _print_values(printer, self.values)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        cond = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
+        parser.parse_punctuation(",")
+        message = parser.parse_str_literal()
+        op = cls(cond, message, _parse_values(parser))
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class ErrorBufferOp(_HostOp):
+    """The current call's error buffer, which kernels that can fail record their first failure in.
+
+    %errors = kernel.error_buffer : !kernel.buffer<global, i64>
+    """
+
+    name = "kernel.error_buffer"
+
+    result = result_def(BufferType)
+
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[error_buffer_type()])
+
+    def verify_(self) -> None:
+        self.verify_host()
+        if self.result.type != error_buffer_type():
+            raise VerifyException(f"'{self.name}' gives a {error_buffer_type()}, not {self.result.type}")
+
+
+@irdl_op_definition
+class DeviceAssertOp(IRDLOperation):
+    """In a kernel: unless `%cond` holds, record failure `code` and the values in `%errors`, if nothing failed before.
+
+    kernel.device_assert %ok in %errors code 3 "f.mlir:3:5: 'soac.index': index {0} ..." (%i, %n : index, index)
+
+    The kernel goes on (the lowering skips the faulty access); the runtime reports
+    the message of the first recorded code, with the recorded values, after the call.
+    """
+
+    name = "kernel.device_assert"
+
+    cond = operand_def(I1)
+    errors = operand_def(BufferType)
+    values = var_operand_def()
+    code = prop_def(IntegerAttr[I64])
+    message = prop_def(StringAttr)
+
+    traits = traits_def(MemoryWriteEffect(), HasAncestor(FuncOp))
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        errors: SSAValue | Operation,
+        code: int,
+        message: str,
+        values: Sequence[SSAValue | Operation] = (),
+    ):
+        super().__init__(
+            operands=[cond, errors, values],
+            properties={"code": IntegerAttr(code, i64), "message": StringAttr(message)},
+        )
+
+    @property
+    def error_code(self) -> int:
+        return self.code.value.data
+
+    def verify_(self) -> None:
+        if self.errors.type != error_buffer_type():
+            raise VerifyException(f"'{self.name}' records into a {error_buffer_type()}, not {self.errors.type}")
+        if self.error_code <= 0 or self.error_code >= 2**31:
+            raise VerifyException(f"'{self.name}' code must be a positive int32, got {self.error_code}")
+        if len(self.values) > ERROR_VALUES:
+            raise VerifyException(f"'{self.name}' records at most {ERROR_VALUES} values, got {len(self.values)}")
+        _check_values(self, self.values)
+        _check_message(self, self.message.data, len(self.values))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        printer.print_string(" in ")
+        printer.print_operand(self.errors)
+        printer.print_string(f" code {self.error_code} ")
+        printer.print_string_literal(self.message.data)
+        _print_values(printer, self.values)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        cond = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
+        parser.parse_keyword("in")
+        errors = parser.resolve_operand(parser.parse_unresolved_operand(), error_buffer_type())
+        parser.parse_keyword("code")
+        code = parser.parse_integer()
+        message = parser.parse_str_literal()
+        op = cls(cond, errors, code, message, _parse_values(parser))
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
 DEVICE_OPS: tuple[type[Operation], ...] = (
     GlobalIdOp,
     LocalIdOp,
@@ -775,6 +971,7 @@ DEVICE_OPS: tuple[type[Operation], ...] = (
     LoadOp,
     StoreOp,
     AtomicOp,
+    DeviceAssertOp,
 )
 
 Kernel = Dialect(
@@ -790,6 +987,8 @@ Kernel = Dialect(
         LaunchOp,
         ThresholdOp,
         CheckEqOp,
+        AssertOp,
+        ErrorBufferOp,
     ],
     [BufferType],
 )

@@ -258,6 +258,8 @@ class KernelPrinter:
             self.print_if(op)
         elif isinstance(op, scf.WhileOp):
             self.print_while(op)
+        elif (emit_c := getattr(op, "emit_c", None)) is not None:
+            emit_c(self)  # ops that print themselves, e.g. kernel.inline_c (lowering/intrinsics.py)
         else:
             self.assign(op.results[0], self.arith(op))
 

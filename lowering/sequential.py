@@ -150,19 +150,61 @@ class Inliner:
 
     # -- array access ----------------------------------------------------------
 
-    def emit_index(self, op: soac.IndexOp) -> None:
-        view = self.view(op.array)
-        indices = [self.scalar(i) for i in op.indices]
-        offset = self.kb.m.row_major(indices, view.dims)
+    def in_range(self, index: SSAValue, size: SSAValue) -> bool:
+        """Whether soac-level `index` is known to lie in `[0, size)` for the kernel-side `size`.
+
+        A segmented op's index `j` runs over `[0, dims[j])`, so `xss[i, j]` in a
+        segmap over the sizes of `xss` needs no check.
+        """
+        if (bound := self.bounds.get(index)) is not None and self.value(bound) is size:
+            return True
+        m = self.kb.m
+        constant, limit = m.constant_of(self.scalar(index)), m.constant_of(size)
+        return constant is not None and limit is not None and 0 <= constant < limit
+
+    def check_indices(self, op: Operation, indices: Sequence[SSAValue], view: View) -> SSAValue | None:
+        """Check every index of `op` against the sizes of `view`; the conjunction (None when nothing needed a check)."""
+        m = self.kb.m
+        ok: SSAValue | None = None
+        for k, (old, size) in enumerate(zip(indices, view.dims)):
+            if self.in_range(old, size):
+                continue
+            index = self.scalar(old)
+            inside = m.lt(index, size, "in_bounds")
+            self.kb.check(inside, op, f"index {{0}} is out of bounds for dimension {k} of size {{1}}", [index, size])
+            ok = m.both(ok, inside)
+        return ok
+
+    def _gather(self, op: Operation, array: SSAValue, indices: Sequence[SSAValue], result: SSAValue) -> None:
+        view = self.view(array)
+        ok = self.check_indices(op, indices, view)
+        m = self.kb.m
+        kernel_indices = [self.scalar(i) for i in indices]
+        offset = m.row_major(kernel_indices, view.dims)
         if len(indices) == len(view.dims):
-            self.env[op.result] = self.kb.load(view, offset, op.result.name_hint)
+            self.env[result] = self.kb.load_if(ok, view, offset, result.name_hint)
             return
-        self.env[op.result] = View(view.buffer, self.kb.m.add(view.offset, offset), view.dims[len(indices) :], view.element)
+        dims = view.dims[len(indices) :]
+        if ok is not None:  # a failed index gives an empty row, so that nothing reads through it
+            offset = m.select(ok, offset, m.c(0))
+            dims = [self.kb.same_host_size(m.select(ok, dims[0], m.c(0)), dims[0]), *dims[1:]]
+        self.env[result] = View(view.buffer, m.add(view.offset, offset), dims, view.element)
+
+    def emit_index(self, op: soac.IndexOp) -> None:
+        self._gather(op, op.array, list(op.indices), op.result)
+
+    def emit_extract(self, op: tensor.ExtractOp) -> None:
+        self._gather(op, op.tensor, list(op.indices), op.result)
 
     def emit_slice(self, op: soac.SliceOp) -> None:
         view = self.view(op.array)
         m = self.kb.m
         start, end = self.scalar(op.start), self.scalar(op.end)
+        size = view.dims[0]
+        if not (m.constant_of(start) == 0 and end is size):
+            ok = m.both(m.cmp(start, end, "ule"), m.cmp(end, size, "ule"), "in_bounds")
+            self.kb.check(ok, op, "slice [{0}:{1}] is out of bounds for an array of outer size {2}", [start, end, size])
+            start, end = m.select(ok, start, m.c(0)), m.select(ok, end, m.c(0))
         offset = m.add(view.offset, m.mul(start, m.product(view.dims[1:])))
         self.env[op.result] = View(view.buffer, offset, [m.sub(end, start), *view.dims[1:]], view.element)
 
@@ -181,17 +223,71 @@ class Inliner:
         self.kb.copy_view(view, copy)
         return copy
 
-    def emit_update(self, op: soac.UpdateOp) -> None:
-        view = self.owned(op, self.view(op.array))
-        indices = [self.scalar(i) for i in op.indices]
-        value = self.value(op.value)
-        offset = self.kb.m.row_major(indices, view.dims)
-        if isinstance(value, View):
-            target = View(view.buffer, self.kb.m.add(view.offset, offset), view.dims[len(indices) :], view.element)
-            self.kb.copy_view(value, target)
+    def check_shape(self, op: Operation, value: View, row: Sequence[SSAValue]) -> SSAValue | None:
+        """Check that `value` has the sizes `row`; None when they are the same values."""
+        m = self.kb.m
+        pairs = [(a, b) for a, b in zip(value.dims, row) if a is not b]
+        if not pairs:
+            return None
+        ok: SSAValue | None = None
+        for a, b in pairs:
+            ok = m.both(ok, m.eq(a, b), "same_shape")
+        assert ok is not None
+        rank = len(row)
+        if 2 * rank <= ERROR_VALUES:
+            value_shape, row_shape = _shape_text(0, rank), _shape_text(rank, rank)
+            problem = f"a value of shape {value_shape} does not fit a row of shape {row_shape}"
+            self.kb.check(ok, op, problem, [*value.dims, *row])
         else:
-            self.kb.store(value, view, offset)
-        self.env[op.result] = view
+            self.kb.check(ok, op, f"a value of another shape does not fit a row of rank {rank}")
+        return ok
+
+    def _update(self, op: Operation, array: SSAValue, indices: Sequence[SSAValue], value_of: SSAValue, result: SSAValue) -> None:
+        view = self.owned(op, self.view(array))
+        ok = self.check_indices(op, indices, view)
+        value = self.value(value_of)
+        m = self.kb.m
+        offset = m.row_major([self.scalar(i) for i in indices], view.dims)
+        if isinstance(value, View):
+            target = View(view.buffer, m.add(view.offset, offset), view.dims[len(indices) :], view.element)
+            fits = self.check_shape(op, value, target.dims)
+            ok = fits if ok is None else m.both(ok, fits) if fits is not None else ok
+            self.kb.when(ok, lambda: self.kb.copy_view(value, target))
+        else:
+            self.kb.when(ok, lambda: self.kb.store(value, view, offset))
+        self.env[result] = view
+
+    def emit_update(self, op: soac.UpdateOp) -> None:
+        self._update(op, op.array, list(op.indices), op.value, op.result)
+
+    def emit_insert(self, op: tensor.InsertOp) -> None:
+        self._update(op, op.dest, list(op.indices), op.scalar, op.result)
+
+    def checked_size(self, op: Operation, size: SSAValue, what: str) -> SSAValue:
+        """`size`, after checking that it is not negative (0 when it is, so that loops over it do nothing)."""
+        if self.kb.known_nonneg(size):
+            return size
+        m = self.kb.m
+        ok = m.cmp(size, m.c(0), "sge", "nonneg")
+        self.kb.check(ok, op, f"negative {what} {{0}}", [size])
+        return m.select(ok, size, m.c(0))
+
+    def checked_width(self, op: Operation, inputs: Sequence[SSAValue]) -> SSAValue:
+        """The width of a nested SOAC, checked against its inputs (0 when a check fails)."""
+        width = self.scalar(op.operands[0])
+        m = self.kb.m
+        views = [self.view(x) for x in inputs]
+        ok: SSAValue | None = None
+        if not any(v.dims[0] is width for v in views) and not self.kb.known_nonneg(width):
+            ok = m.cmp(width, m.c(0), "sge", "nonneg")
+            self.kb.check(ok, op, "negative width {0}", [width])
+        for k, view in enumerate(views):
+            if view.dims[0] is width:
+                continue
+            same = m.eq(width, view.dims[0], "same_width")
+            self.kb.check(same, op, f"width {{0}} does not match the outer size {{1}} of input #{k}", [width, view.dims[0]])
+            ok = m.both(ok, same)
+        return width if ok is None else m.select(ok, width, m.c(0), "width")
 
     def emit_iota(self, op: soac.IotaOp) -> None:
         width = self.scalar(op.width)
@@ -202,7 +298,7 @@ class Inliner:
             self.kb.store(_cast_index(self.b, i, element), out, i)
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.kb.for_loop(self.kb.m.c(0), self.checked_size(op, width, "size"), self.kb.m.c(1), [], "i", body)
         self.env[op.result] = out
 
     def emit_replicate(self, op: soac.ReplicateOp) -> None:
@@ -216,7 +312,7 @@ class Inliner:
             self.kb.write_row(value, out, i)
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.kb.for_loop(self.kb.m.c(0), self.checked_size(op, width, "size"), self.kb.m.c(1), [], "i", body)
         self.env[op.result] = out
 
     # -- nested SOACs ------------------------------------------------------------

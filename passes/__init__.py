@@ -13,9 +13,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SoacFusePass
 
+    def get_soac_flatten() -> type[ModulePass]:
+        from soac.passes.soac_flatten import SoacFlattenPass
+
+        return SoacFlattenPass
+
     def get_soac_to_kernel() -> type[ModulePass]:
         from soac.lowering.soac_to_kernel import SoacToKernelPass
 
         return SoacToKernelPass
 
-    return {"soac-fuse": get_soac_fuse, "soac-to-kernel": get_soac_to_kernel}
+    return {"soac-fuse": get_soac_fuse, "soac-flatten": get_soac_flatten, "soac-to-kernel": get_soac_to_kernel}

@@ -317,6 +317,9 @@ def build_parser() -> ArgumentParser:
         "--threshold", metavar="NAME=VALUE", action="append", default=[], help="set a tuning threshold (repeatable)"
     )
     parser.add_argument("--tuning", metavar="FILE", help="a tuning file of 'name=value' lines ('#' starts a comment)")
+    parser.add_argument(
+        "--list-thresholds", action="store_true", help="print the program's thresholds as a tuning file of defaults, and stop"
+    )
     return parser
 
 
@@ -328,6 +331,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     else:
         text, name = Path(args.file).read_text(), args.file
     module = parse_module(make_context(), text, name)
+    if args.list_thresholds:
+        from soac.passes.thresholds import list_thresholds, tuning_text
+
+        print(tuning_text(list_thresholds(module)), end="")
+        return
     func = find_entry(module, args.entry)
     inputs = read_inputs(func, args.input)
     run_function, runtime_errors = load_backend(args.backend)
