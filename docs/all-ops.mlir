@@ -27,6 +27,15 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     %p = arith.cmpf ogt, %s, %x : f32
     soac.yield %p : i1
   }
+  %ss, %smax = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce commutative(%z : f32) -> (tensor<?xf32>, f32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: f32, %b: f32) {
+    %c = arith.maximumf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  }
   %sct = soac.scatter %n (%is, %xs : tensor<?xindex>, tensor<?xf32>) into(%ys : tensor<?xf32>) -> tensor<?xf32> lambda(%j: index, %v: f32) {
     soac.yield %j, %v : index, f32
   }

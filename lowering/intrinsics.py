@@ -14,13 +14,14 @@ shuffles and ballots. Values of other scalar types go through 32-bit integers.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Self
 
 from soac.lowering.kernel_builder import KernelBuilder, View
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, StringAttr, i32, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, var_operand_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -47,9 +48,9 @@ class InlineCOp(IRDLOperation):
         for k, result in enumerate(self.outs):
             name = printer.define(result)  # pyright: ignore[reportAttributeAccessIssue]
             printer.line(f"{c_type(result.type)} {name};")  # pyright: ignore[reportAttributeAccessIssue]
-            text = text.replace("{r%d}" % k, name)
+            text = text.replace(f"{{r{k}}}", name)
         for k in reversed(range(len(self.args))):
-            text = text.replace("{%d}" % k, printer.expr(self.args[k]))  # pyright: ignore[reportAttributeAccessIssue]
+            text = text.replace(f"{{{k}}}", printer.expr(self.args[k]))  # pyright: ignore[reportAttributeAccessIssue]
         for line in text.split("\n"):
             printer.line(line)  # pyright: ignore[reportAttributeAccessIssue]
 
@@ -80,10 +81,6 @@ def inline_c(kb: KernelBuilder, code: str, args: Sequence[SSAValue], result_type
     op = InlineCOp(code, args, result_types)
     kb.b.insert(op)
     return list(op.outs)
-
-
-def _address(view: View) -> str:
-    return "({0} + {1})"
 
 
 # -- 32-bit round trips ---------------------------------------------------------
@@ -141,12 +138,17 @@ def store_volatile(kb: KernelBuilder, word: SSAValue, buffer: View, index: SSAVa
     inline_c(kb, "*(volatile __global long*)&{0}[{1}] = {2};", [buffer.buffer, index, word], [])
 
 
-def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue) -> list[SSAValue]:
+SPIN_SLEEP_NS = int(os.environ.get("SOAC_SCAN_SLEEP", "0"))
+"""NVIDIA: nanoseconds to back off between polls of a status word that is not ready (0: spin)."""
+
+
+def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, nvidia: bool = False) -> list[SSAValue]:
     """Wait until the status words `buffers[*][index]` are published with one and the same flag; gives the words."""
     reads = "\n".join(f"  {{r{k}}} = *(volatile __global long*)&{{{k}}}[{{{len(buffers)}}}];" for k in range(len(buffers)))
     agree = " || ".join(f"(ulong){{r{k}}} >> 32 != (ulong){{r0}} >> 32" for k in range(1, len(buffers)))
     condition = "((ulong){r0} >> 32) == 0" + (f" || {agree}" if agree else "")
-    code = "do {\n" + reads + f"\n}} while ({condition});"
+    pause = f'\n  if ({condition}) asm volatile("nanosleep.u32 {SPIN_SLEEP_NS};");' if SPIN_SLEEP_NS and nvidia else ""
+    code = "do {\n" + reads + pause + f"\n}} while ({condition});"
     return inline_c(kb, code, [*(b.buffer for b in buffers), index], [i64] * len(buffers))
 
 
@@ -211,7 +213,3 @@ def atomic_ticket(kb: KernelBuilder, counter: View) -> SSAValue:
     """`atomic_inc(&counter[0])` as an index."""
     (ticket,) = inline_c(kb, "{r0} = (long)atomic_inc((volatile __global int*)&{0}[0]);", [counter.buffer], [kb.m.c(0).type])
     return ticket
-
-
-def is_operation(op: Operation) -> bool:
-    return isinstance(op, InlineCOp)

@@ -70,6 +70,55 @@ def error_message(op: Operation, problem: str) -> str:
     return f"{place}: '{op.name}': {problem}"
 
 
+def index_problem(dimension: int) -> str:
+    return f"index {{0}} is out of bounds for dimension {dimension} of size {{1}}"
+
+
+def shape_problem(rank: int) -> str:
+    """A value of the wrong shape for a row of rank `rank` (the values: the value's sizes, then the row's)."""
+
+    def shape(first: int) -> str:
+        items = ", ".join(f"{{{first + k}}}" for k in range(rank))
+        return f"({items},)" if rank == 1 else f"({items})"
+
+    return f"a value of shape {shape(0)} does not fit a row of shape {shape(rank)}"
+
+
+def width_problem(input_number: int) -> str:
+    return f"width {{0}} does not match the outer size {{1}} of input #{input_number}"
+
+
+SLICE_PROBLEM = "slice [{0}:{1}] is out of bounds for an array of outer size {2}"
+SCATTER_PROBLEM = "index {0} is out of bounds for destination 0 of size {1}"
+DIVISION_PROBLEM = "integer division by zero"
+DIVISIONS = (
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.DivUIOp,
+    arith.RemUIOp,
+    arith.CeilDivUIOp,
+)
+UNSIGNED_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp)
+
+
+def host_computable(op: Operation) -> bool:
+    """A pure scalar `arith` op that the host may evaluate ahead of time (to size arrays before a launch).
+
+    Integer divisions qualify only by a constant that cannot fail, so that evaluating early never raises an
+    error that the program would not.
+    """
+    if op.dialect_name() != "arith" or op.regions or len(op.results) != 1:
+        return False
+    if any(isinstance(v.type, TensorType | BufferType) for v in (*op.operands, *op.results)):
+        return False
+    if isinstance(op, DIVISIONS):
+        divisor = IndexMath.constant_of(op.operands[1])
+        return divisor is not None and divisor not in (0, -1)
+    return True
+
+
 @dataclass
 class ErrorCodes:
     """The codes of a module's `kernel.device_assert`s: 1, 2, ... in the order they are made."""
@@ -315,6 +364,8 @@ class KernelBuilder:
     host_errors: Callable[[], SSAValue] | None = None
     """Gives the host function's `kernel.error_buffer` (made on first use)."""
     errors: SSAValue | None = None
+    host_nonneg: set[SSAValue] = field(default_factory=set)
+    """Host values known not to be negative (array sizes, checked widths), shared with the host lowering."""
 
     def __post_init__(self) -> None:
         self.b = Builder(InsertPoint.at_end(self.block))
@@ -369,18 +420,53 @@ class KernelBuilder:
         """The host value a kernel-side index mirrors (to size memory before the launch)."""
         if (host_value := self.host_of_kernel.get(kernel_value)) is not None:
             return host_value
-        if (constant := IndexMath.constant_of(kernel_value)) is not None:
-            return self.hm.c(constant)
+        if (host_value := self.hoisted(kernel_value)) is not None:
+            return host_value
         raise LoweringError(
-            f"{describe(op)}: the size of an array built inside a kernel must be known before the launch "
-            "(computed outside the enclosing SOAC)"
+            f"{describe(op)}: the size of an array built inside a kernel must be known before the launch, "
+            "but it depends on the element a work-item handles (an irregular array); compute it from sizes "
+            "and values outside the enclosing SOAC"
         )
+
+    def hoisted(self, kernel_value: SSAValue, depth: int = 0) -> SSAValue | None:
+        """`kernel_value` computed on the host before the launch, if it is arithmetic on values the host knows."""
+        if (host_value := self.host_of_kernel.get(kernel_value)) is not None:
+            return host_value
+        if (constant := IndexMath.constant_of(kernel_value)) is not None and isinstance(kernel_value.type, IndexType):
+            return self.hm.c(constant)
+        op = kernel_value.owner
+        if not isinstance(op, Operation) or not host_computable(op) or depth > 32:
+            return None
+        operands: list[SSAValue] = []
+        for operand in op.operands:
+            if (host_operand := self.hoisted(operand, depth + 1)) is None:
+                return None
+            operands.append(host_operand)
+        new = op.clone(value_mapper=dict(zip(op.operands, operands)))
+        self.host.insert(new)
+        for old_result, new_result in zip(op.results, new.results):
+            self.host_of_kernel[old_result] = new_result
+        return self.host_of_kernel[kernel_value]
+
+    def known_nonneg(self, kernel_value: SSAValue) -> bool:
+        """Whether a kernel-side index is known not to be negative (so needs no check for it)."""
+        if (constant := IndexMath.constant_of(kernel_value)) is not None:
+            return constant >= 0
+        return self.host_of_kernel.get(kernel_value) in self.host_nonneg
+
+    def same_host_size(self, kernel_value: SSAValue, like: SSAValue) -> SSAValue:
+        """Let `kernel_value` (at most `like`) size scratch space as `like` does; gives `kernel_value`."""
+        if (host_value := self.host_of_kernel.get(like)) is not None:
+            self.host_of_kernel[kernel_value] = host_value
+        elif (constant := IndexMath.constant_of(like)) is not None:
+            self.host_of_kernel[kernel_value] = self.hm.c(constant)
+        return kernel_value
 
     # -- memory --------------------------------------------------------------
 
     def alloc_scratch(self, element: Attribute, dims: Sequence[SSAValue], op: Operation) -> View:
         """Per-work-item global memory for an array of sizes `dims` built inside the kernel."""
-        host_dims = [self.host_value_of(d, op) for d in dims]
+        host_dims = [self._host_size(self.host_value_of(d, op)) for d in dims]
         if element not in self.scratch_buffers:
             buffer = self._new_arg(global_buffer(element), lambda e=element: self._scratch_buffer(e), f"scratch_{element}")
             stride = self._new_arg(IndexType(), lambda e=element: self._scratch_stride(e), f"scratch_{element}_stride")
@@ -398,6 +484,15 @@ class KernelBuilder:
             base = self.m.mul(self.thread_id, self.scratch_stride[element])
         offset = self.m.add(base, request.offset_arg)
         return View(buffer, offset, list(dims), element, owned=True)
+
+    def _host_size(self, host_value: SSAValue) -> SSAValue:
+        """`max(host_value, 0)`: a size inside the kernel may be negative (the kernel reports it, here it takes no space)."""
+        constant = IndexMath.constant_of(host_value)
+        if host_value in self.host_nonneg or (constant is not None and constant >= 0):
+            return host_value
+        clamped = self.hm.insert(arith.MaxSIOp(host_value, self.hm.c(0)))
+        self.host_nonneg.add(clamped)
+        return clamped
 
     def _scratch_sizes(self, element: Attribute) -> list[SSAValue]:
         return [self.hm.product(r.host_dims) for r in self.scratch_buffers[element][1]]

@@ -232,7 +232,7 @@ class KernelPrinter:
         name = self.define(value)
         self.line(f"const {c_type(value.type)} {name} = {text};")
 
-    def print_op(self, op: Operation) -> None:
+    def print_op(self, op: Operation) -> None:  # noqa: C901
         if isinstance(op, arith.ConstantOp):
             return
         if isinstance(op, kd._WorkItemQuery):  # pyright: ignore[reportPrivateUsage]
@@ -252,6 +252,8 @@ class KernelPrinter:
             prefix = "atom_" if str(op.value.type) == "i64" else "atomic_"
             target = f"&{self.expr(op.buffer)}[{self.expr(op.index)}]"
             self.assign(op.result, f"{prefix}{ATOMIC_FUNCTIONS[op.kind.data]}({target}, {self.expr(op.value)})")
+        elif isinstance(op, kd.DeviceAssertOp):
+            self.print_device_assert(op)
         elif isinstance(op, scf.ForOp):
             self.print_for(op)
         elif isinstance(op, scf.IfOp):
@@ -262,6 +264,24 @@ class KernelPrinter:
             emit_c(self)  # ops that print themselves, e.g. kernel.inline_c (lowering/intrinsics.py)
         else:
             self.assign(op.results[0], self.arith(op))
+
+    def print_device_assert(self, op: kd.DeviceAssertOp) -> None:
+        """Unless the condition holds, the first failing work-item of the call records its code and values.
+
+        The code is an int32 in the first element of the (i64) error buffer, so
+        that core 32-bit atomics suffice; the host reads it back the same way.
+        """
+        errors = self.expr(op.errors)
+        self.line(f"if (!({self.expr(op.cond)})) {{")
+        self.indent += 1
+        self.line(f"if (atomic_cmpxchg((volatile __global int *){errors}, 0, {op.error_code}) == 0) {{")
+        self.indent += 1
+        for k, value in enumerate(op.values, start=1):
+            self.line(f"{errors}[{k}] = (long){self.expr(value)};")
+        self.indent -= 1
+        self.line("}")
+        self.indent -= 1
+        self.line("}")
 
     # -- structured control flow ---------------------------------------------
 
@@ -331,8 +351,8 @@ class KernelPrinter:
         self.indent += 1
         for inner in before.ops:
             if isinstance(inner, scf.ConditionOp):
-                self.yield_to(results, list(inner.arguments))
-                self.line(f"if (!({self.expr(inner.cond)})) break;")
+                self.yield_to(results, list(inner.args))
+                self.line(f"if (!({self.expr(inner.condition)})) break;")
             else:
                 self.print_op(inner)
         self.indent -= 1
@@ -378,7 +398,7 @@ class KernelPrinter:
         if isinstance(op, arith.CeilDivUIOp):
             a, b = operands
             u = UNSIGNED[str(op.results[0].type)]
-            return f"({c_type(op.results[0].type)})((({u}){a} + ({u}){b} - 1) / ({u}){b})"
+            return f"({c_type(op.results[0].type)})(({u}){a} / ({u}){b} + (({u}){a} % ({u}){b} != 0))"
         if isinstance(op, mathd.AbsIOp):
             return f"({c_type(op.results[0].type)})abs({operands[0]})"
         if isinstance(op, arith.BitcastOp):
@@ -420,7 +440,9 @@ def literal(attr: Attribute, t: Attribute) -> str:
         if isinstance(t, IntegerType) and t.width.data == 1:
             return "true" if value else "false"
         if isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.width.data == 64):
-            return f"{value}L"
+            return f"({value + 1}L - 1)" if value == -(2**63) else f"{value}L"
+        if value == -(2**31):  # `-2147483648` is a long in C (the literal is 2147483648, negated)
+            return "(-2147483647 - 1)"
         return str(value)
     if isinstance(attr, FloatAttr):
         value = attr.value.data

@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from soac import dialect as soac
 from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.kernel_dialect import CopyOp, GlobalSizeOp, ReadOp, WriteOp
-from soac.lowering.sequential import Inliner, _cast_index, _to_index
+from soac.lowering.sequential import Inliner, _cast_index, _to_index, scatter_check
 from soac.lowering.soac_to_kernel import HostLowering
-from xdsl.ir import SSAValue
+from xdsl.dialects import tensor
+from xdsl.ir import Operation, SSAValue
 
 
 def grid_stride(
@@ -110,7 +111,7 @@ def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
         for dest, index, value in zip(dest_views, values[:k], values[k:]):
             assert isinstance(index, SSAValue)
             j = _to_index(kb.b, index)
-            kb.if_then(kb.m.lt(j, dest.dims[0], "in_bounds"), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
+            kb.if_then(scatter_check(kb, op, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
 
     grid_stride(lw, kb, width, "i", body)
 
@@ -182,23 +183,33 @@ def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
 # ---------------------------------------------------------------------------
 
 
-def lower_index(lw: HostLowering, op: soac.IndexOp) -> None:
-    source = lw.array(op.array)
-    indices = [lw.scalar(i) for i in op.indices]
-    offset = lw.m.row_major(indices, source.dims)
-    if len(indices) == source.rank:
-        lw.env[op.result] = lw.m.insert(ReadOp(source.buffer, offset), op.result.name_hint)
+def _gather(lw: HostLowering, op: Operation, array: SSAValue, indices: Sequence[SSAValue], result: SSAValue) -> None:
+    source = lw.array(array)
+    host_indices = [lw.scalar(i) for i in indices]
+    lw.check_indices(op, host_indices, source.dims)
+    offset = lw.m.row_major(host_indices, source.dims)
+    if len(host_indices) == source.rank:
+        lw.env[result] = lw.m.insert(ReadOp(source.buffer, offset), result.name_hint)
         return
-    inner = source.dims[len(indices) :]
-    out = lw.alloc(source.element, inner, op.result.name_hint)
+    inner = source.dims[len(host_indices) :]
+    out = lw.alloc(source.element, inner, result.name_hint)
     lw.builder.insert(CopyOp(lw.m.product(inner), source.buffer, offset, out.buffer, lw.m.c(0)))
-    lw.env[op.result] = out
+    lw.env[result] = out
+
+
+def lower_index(lw: HostLowering, op: soac.IndexOp) -> None:
+    _gather(lw, op, op.array, list(op.indices), op.result)
+
+
+def lower_extract(lw: HostLowering, op: tensor.ExtractOp) -> None:
+    _gather(lw, op, op.tensor, list(op.indices), op.result)
 
 
 def lower_slice(lw: HostLowering, op: soac.SliceOp) -> None:
     source = lw.array(op.array)
     m = lw.m
     start, end = lw.scalar(op.start), lw.scalar(op.end)
+    lw.check_slice(op, start, end, source.dims[0])
     rows = m.sub(end, start, "rows")
     row_size = m.product(source.dims[1:])
     out = lw.alloc(source.element, [rows, *source.dims[1:]], op.result.name_hint)
@@ -206,14 +217,28 @@ def lower_slice(lw: HostLowering, op: soac.SliceOp) -> None:
     lw.env[op.result] = out
 
 
-def lower_update(lw: HostLowering, op: soac.UpdateOp) -> None:
-    target = fresh_copy(lw, lw.array(op.array), op.result.name_hint)
-    indices = [lw.scalar(i) for i in op.indices]
-    offset = lw.m.row_major(indices, target.dims)
-    value = lw.lookup(op.value)
+def _update(
+    lw: HostLowering, op: Operation, array: SSAValue, indices: Sequence[SSAValue], value_of: SSAValue, result: SSAValue
+) -> None:
+    source = lw.array(array)
+    host_indices = [lw.scalar(i) for i in indices]
+    lw.check_indices(op, host_indices, source.dims)
+    value = lw.lookup(value_of)
+    if isinstance(value, HostArray):
+        lw.check_shape(op, value.dims, source.dims[len(host_indices) :])
+    target = fresh_copy(lw, source, result.name_hint)
+    offset = lw.m.row_major(host_indices, target.dims)
     if isinstance(value, HostArray):
         count = lw.m.product(value.dims)
         lw.builder.insert(CopyOp(count, value.buffer, lw.m.c(0), target.buffer, offset))
     else:
         lw.builder.insert(WriteOp(value, target.buffer, offset))
-    lw.env[op.result] = target
+    lw.env[result] = target
+
+
+def lower_update(lw: HostLowering, op: soac.UpdateOp) -> None:
+    _update(lw, op, op.array, list(op.indices), op.value, op.result)
+
+
+def lower_insert(lw: HostLowering, op: tensor.InsertOp) -> None:
+    _update(lw, op, op.dest, list(op.indices), op.scalar, op.result)

@@ -31,10 +31,13 @@ combine in local memory as above.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View, building_at, tensor_element
+from soac.lowering import intrinsics as ix
+from soac.lowering import lookback_scan
+from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
 from soac.lowering.kernel_dialect import (
     BarrierOp,
     GlobalSizeOp,
@@ -47,6 +50,7 @@ from soac.lowering.kernel_dialect import (
 from soac.lowering.sequential import Inliner
 from soac.lowering.soac_to_kernel import HostLowering
 from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -223,17 +227,68 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
     def write_map_outs(i: SSAValue, values: list[KValue], _: list[SSAValue]) -> None:
         _write_values(kb, values[k:], map_views, i)
 
-    if op.commutative is not None:
-        lo, hi, step = code.gid, n, kb.m.insert(GlobalSizeOp(0), "gsize")
+    if op.commutative is not None and not map_views and views and all(_vectorizable(v) for v in views):
+        accs = _fold_vectors(
+            code, n, views, _neutral(kb, lw, op.neutral), lambda rows: inliner.inline(lam, rows) if lam else rows, k
+        )
     else:
-        (lo, hi), step = code.chunk(n, kb.m.c(0), code.num_groups, code.g), kb.m.c(1)
-    accs = code.fold(lo, hi, step, _neutral(kb, lw, op.neutral), k, element, write_map_outs)
+        if op.commutative is not None:
+            lo, hi, step = code.gid, n, kb.m.insert(GlobalSizeOp(0), "gsize")
+        else:
+            (lo, hi), step = code.chunk(n, kb.m.c(0), code.num_groups, code.g), kb.m.c(1)
+        accs = code.fold(lo, hi, step, _neutral(kb, lw, op.neutral), k, element, write_map_outs)
     _tree_to(code, accs, partial_views, code.g)
     lw.add_kernel(kb, m.mul(groups, m.c(lw.group_size), "global_size"), m.c(lw.group_size))
 
     results = _reduce_partials(lw, op, partials, groups)
     for result, value in zip(op.outs, [*results, *map_outs]):
         lw.env[result] = value
+
+
+VECTOR_STREAMS = 4
+"""Independent 16-byte loads in flight per work-item and iteration in a vectorised commutative reduction."""
+
+
+def _fold_vectors(
+    code: GroupCode,
+    n: SSAValue,
+    views: list[View],
+    neutral: list[SSAValue],
+    mapped: Callable[[list[KValue]], list[KValue]],
+    k: int,
+) -> list[SSAValue]:
+    """Stage one of a commutative reduction over 1-D 32-bit inputs: 16-byte loads, `VECTOR_STREAMS` accumulators.
+
+    The vectors of the inputs are split into `VECTOR_STREAMS` equal parts; work-item `gid`
+    folds vectors `gid, gid + global_size, ...` of every part into that part's
+    accumulator (independent loads in flight), then the tail elements one by one.
+    """
+    kb, m = code.kb, code.kb.m
+    gsize = m.insert(GlobalSizeOp(0), "gsize")
+    streams = VECTOR_STREAMS
+    part = m.div(m.div(n, m.c(4)), m.c(streams), "part")
+
+    def step(v: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        new: list[SSAValue] = []
+        for q in range(streams):
+            acc = accs[q * k : (q + 1) * k]
+            index = m.mul(m.add(v, m.mul(part, m.c(q))), m.c(4))
+            lanes = [ix.vector_load(kb, view, index, 4) for view in views]
+            for e in range(4):
+                acc = code.apply(acc, mapped([lane[e] for lane in lanes])[:k])  # pyright: ignore[reportArgumentType]
+            new.extend(acc)
+        return new
+
+    carried = kb.for_loop(code.gid, part, gsize, list(neutral) * streams, "v", step)
+    accs = carried[:k]
+    for q in range(1, streams):
+        accs = code.apply(accs, carried[q * k : (q + 1) * k])
+    tail = m.mul(m.mul(part, m.c(streams)), m.c(4), "tail")
+
+    def rest(i: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+        return code.apply(acc, mapped([kb.load(view, i) for view in views])[:k])  # pyright: ignore[reportArgumentType]
+
+    return kb.for_loop(m.add(tail, code.gid), n, gsize, accs, "i", rest)
 
 
 def _tree_to(code: GroupCode, accs: Sequence[SSAValue], outs: Sequence[View], index: SSAValue) -> None:
@@ -273,8 +328,6 @@ def _reduce_partials(
 
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
-    if lw.scan_strategy != "reduce-then-scan":  # the hook for a single-pass look-back scan
-        raise NotImplementedError(f"scan strategy {lw.scan_strategy}")
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
     k = len(op.neutral)
@@ -289,6 +342,10 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     map_outs = [lw.alloc(tensor_element(r.type), [width, *d], r.name_hint) for r, d in zip(map_results, map_dims)]
     for result, array in zip(op.outs, [*outs, *map_outs]):
         lw.env[result] = array
+    if lw.scan_strategy.startswith("lookback") and lookback_scan.supports([v.type for v in op.neutral]):
+        body = _ScanomapBody(lw, op, outs, scanned, map_outs, map_results)
+        lookback_scan.lookback_scan(lw, width, body.make, nvidia=lw.scan_strategy == "lookback-nvidia")
+        return
 
     m = lw.m
     groups = m.max(m.min(m.ceildiv(width, m.c(lw.group_size)), m.c(lw.max_groups)), m.c(1), "num_groups")
@@ -362,6 +419,106 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     lw.add_kernel(kb, global_size, m.c(lw.group_size))
 
 
+def _vectorizable(view: View) -> bool:
+    """A whole 1-D array of 32-bit elements: tiles of it can move in 16-byte vectors."""
+    return len(view.dims) == 1 and str(view.element) in ("i32", "f32") and IndexMath.constant_of(view.offset) == 0
+
+
+class _ScanomapBody:
+    """The element, combine and store code of a scan/scanomap for `lookback_scan`."""
+
+    def __init__(
+        self,
+        lw: HostLowering,
+        op: soac.ScanOp | soac.ScanomapOp,
+        outs: list[HostArray],
+        scanned: list[SSAValue],
+        map_outs: list[HostArray],
+        map_results: list[SSAValue],
+    ):
+        self.lw, self.op = lw, op
+        self.outs, self.scanned, self.map_outs, self.map_results = outs, scanned, map_outs, map_results
+        self.lam = op.body if isinstance(op, soac.ScanomapOp) else None
+        self.post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
+
+    def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
+        lw, op = self.lw, self.op
+        inliner = Inliner(kb)
+        k = len(op.neutral)
+        n = kb.scalar(lw.scalar(op.width))
+        views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+        out_views = [kb.array(a, r.name_hint) for a, r in zip(self.outs, self.scanned)]
+        map_views = [kb.array(a, r.name_hint) for a, r in zip(self.map_outs, self.map_results)]
+        types = [v.type for v in op.neutral]
+
+        def neutral() -> list[SSAValue]:
+            return _neutral(kb, lw, op.neutral)
+
+        def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
+            return inliner.inline_scalars(op.combine, [*a, *b])
+
+        def element(rows: list[KValue]) -> list[KValue]:
+            return inliner.inline(self.lam, rows) if self.lam is not None else rows
+
+        def write(values: list[list[KValue]], targets: list[View], base: SSAValue) -> None:
+            """Write item j's values to `targets` at `base + j`, in 16-byte vectors where possible."""
+            for t, view in enumerate(targets):
+                column = [item[t] for item in values]
+                if _vectorizable(view) and all(isinstance(v, SSAValue) for v in column):
+                    for q in range(0, len(column), 4):
+                        ix.vector_store(kb, column[q : q + 4], view, kb.m.add(base, kb.m.c(q)))  # pyright: ignore[reportArgumentType]
+                else:
+                    for j, value in enumerate(column):
+                        kb.write_row(value, view, kb.m.add(base, kb.m.c(j)))
+
+        def load(base: SSAValue, count: int, full: bool) -> list[list[SSAValue]]:
+            items: list[list[SSAValue]] = []
+            if full:
+                vectors = {
+                    t: [x for q in range(0, count, 4) for x in ix.vector_load(kb, view, kb.m.add(base, kb.m.c(q)), 4)]
+                    for t, view in enumerate(views)
+                    if _vectorizable(view)
+                }
+                map_values: list[list[KValue]] = []
+                for j in range(count):
+                    index = kb.m.add(base, kb.m.c(j))
+                    rows = [vectors[t][j] if t in vectors else kb.row(view, index) for t, view in enumerate(views)]
+                    values = element(rows)
+                    items.append(values[:k])  # pyright: ignore[reportArgumentType]
+                    map_values.append(values[k:])
+                write(map_values, map_views, base)
+                return items
+            for j in range(count):
+                index = kb.m.add(base, kb.m.c(j))
+
+                def present(index: SSAValue = index) -> list[SSAValue]:
+                    values = element([kb.row(view, index) for view in views])
+                    _write_values(kb, values[k:], map_views, index)
+                    return values[:k]  # pyright: ignore[reportReturnType]
+
+                items.append(lookback_scan.if_values(kb, kb.m.lt(index, n), types, present, neutral))
+            return items
+
+        def finals(index: SSAValue, acc: list[SSAValue]) -> list[KValue]:
+            if self.post is None:
+                return list(acc)
+            return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
+
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool) -> None:
+            if full:
+                write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
+                return
+            for j, acc in enumerate(scanned):
+                index = kb.m.add(base, kb.m.c(j))
+
+                def present(index: SSAValue = index, acc: list[SSAValue] = acc) -> None:
+                    _write_values(kb, finals(index, acc), out_views, index)
+
+                kb.if_then(kb.m.lt(index, n), present)
+
+        return lookback_scan.ScanBody(types, neutral, combine, load, store)
+
+
 # ---------------------------------------------------------------------------
 # segred / segscan
 # ---------------------------------------------------------------------------
@@ -404,8 +561,20 @@ def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
     _lower_segmented(lw, op, scan=True)
 
 
-def _lower_segmented(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, scan: bool) -> None:
+def _lower_segmented(  # noqa: C901
+    lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, scan: bool
+) -> None:
     dims, combined, map_outs = _seg_outputs(lw, op, scan)
+    if op.level.data == soac.Level.GROUP and not scan:
+        _segred_teams(lw, op, dims, combined, map_outs)
+        _bind_seg_results(lw, op, combined, map_outs, scalar=len(dims) == 1)
+        return
+    if op.level.data == soac.Level.GROUP and lw.scan_strategy.startswith("lookback"):
+        if lookback_scan.supports([ir_i1, *(v.type for v in op.neutral)]):
+            body = _SegscanBody(lw, op, dims, combined, map_outs)
+            lookback_scan.lookback_scan(lw, lw.m.product(dims, "count"), body.make, nvidia=lw.scan_strategy == "lookback-nvidia")
+            _bind_seg_results(lw, op, combined, map_outs, scalar=False)
+            return
     k = len(op.neutral)
     m = lw.m
     segments = m.product(dims[:-1], "segments")
@@ -481,3 +650,335 @@ def _lower_segmented(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, scan:
         global_size, local_size = lw.grid(m.max(segments, m.c(1)))
         lw.add_kernel(kb, global_size, local_size)
     _bind_seg_results(lw, op, combined, map_outs, scalar=not scan and len(dims) == 1)
+
+
+# ---------------------------------------------------------------------------
+# segred at level group: size-adaptive teams
+# ---------------------------------------------------------------------------
+
+SEG_MIN_TEAM = int(os.environ.get("SOAC_SEG_MIN_TEAM", "8"))
+"""Fewest work-items per segment (8 x 4 bytes fill a 32-byte memory sector per load); `SOAC_SEG_MIN_TEAM` overrides."""
+
+SEG_LANE_ITEMS = int(os.environ.get("SOAC_SEG_LANE_ITEMS", "8"))
+"""Elements per work-item a team aims at before it grows (up to the group size)."""
+
+SEG_PART_MIN = 64
+"""Elements per work-item below which a segment is not split over several groups."""
+
+_COMMUTATIVE = (
+    arith.AddiOp,
+    arith.MuliOp,
+    arith.AndIOp,
+    arith.OrIOp,
+    arith.XOrIOp,
+    arith.MaxSIOp,
+    arith.MinSIOp,
+    arith.MaxUIOp,
+    arith.MinUIOp,
+    arith.AddfOp,
+    arith.MulfOp,
+    arith.MaximumfOp,
+    arith.MinimumfOp,
+    arith.MaxnumfOp,
+    arith.MinnumfOp,
+)
+
+
+def is_commutative(combine: Region) -> bool:
+    """A single-value operator whose body is one commutative arith op on its two parameters."""
+    block = combine.block
+    ops = list(block.ops)
+    if len(block.args) != 2 or len(ops) != 2 or not isinstance(ops[0], _COMMUTATIVE):
+        return False
+    return set(ops[0].operands) == set(block.args) and list(ops[1].operands) == [ops[0].results[0]]
+
+
+SEG_STREAMS = 4
+"""Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
+
+
+def _fold_streams(
+    code: GroupCode,
+    lo: SSAValue,
+    hi: SSAValue,
+    step: SSAValue,
+    neutral: list[SSAValue],
+    k: int,
+    element: ElementFn,
+    each: Callable[[SSAValue, list[KValue], list[SSAValue]], None],
+) -> list[SSAValue]:
+    """`code.fold` for a commutative operator, `SEG_STREAMS` elements per iteration into separate accumulators."""
+    km = code.kb.m
+    streams = SEG_STREAMS
+    wide = km.mul(step, km.c(streams), "wide_step")
+    count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
+    main_end = km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
+
+    def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        new: list[SSAValue] = []
+        for q in range(streams):
+            index = km.add(i, km.mul(step, km.c(q)))
+            values = element(index)
+            each(index, values, [])
+            new.extend(code.apply(accs[q * k : (q + 1) * k], values[:k]))  # pyright: ignore[reportArgumentType]
+        return new
+
+    carried = code.kb.for_loop(lo, main_end, wide, list(neutral) * streams, "i", body)
+    accs = carried[:k]
+    for q in range(1, streams):
+        accs = code.apply(accs, carried[q * k : (q + 1) * k])
+    return code.fold(main_end, hi, step, accs, k, element, each)
+
+
+def _pow2_at_most(m: IndexMath, value: SSAValue, low: int, high: int) -> tuple[SSAValue, SSAValue]:
+    """The largest power of two in `[low, high]` that is at most `value` (`low` if none), and its log2."""
+    size, log = m.c(low), m.c(low.bit_length() - 1)
+    p = low * 2
+    while p <= high:
+        fits = m.insert(arith.CmpiOp(value, m.c(p), "uge"))
+        size = m.insert(arith.SelectOp(fits, m.c(p), size))
+        log = m.insert(arith.SelectOp(fits, m.c(p.bit_length() - 1), log))
+        p *= 2
+    return size, log
+
+
+def _segred_teams(
+    lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue], combined: list[HostArray], map_outs: list[HostArray]
+) -> None:
+    """Size-adaptive segmented reduction: a team of S work-items per segment (or per part of one).
+
+    The host picks the team size S = the power of two nearest below n / SEG_LANE_ITEMS, kept in
+    [SEG_MIN_TEAM, group size] (one work-item per segment when SEG_MIN_TEAM is 1), and splits a
+    segment into P parts when there are too few segments to fill `max-groups` groups and the
+    segment is long. A team reads its (part of a) segment strided by S (coalesced) when the
+    operator is commutative, in S contiguous chunks otherwise, then combines its S values in
+    local memory by an ordered tree. With P > 1 a second kernel folds the P partial results
+    of every segment in order.
+    """
+    k = len(op.neutral)
+    m = lw.m
+    group = lw.group_size
+    segments = m.product(dims[:-1], "segments")
+    n = dims[-1]
+    min_team = max(1, min(SEG_MIN_TEAM, group))
+    team, log_team = _pow2_at_most(m, m.div(n, m.c(SEG_LANE_ITEMS)), min_team, group)
+    team.name_hint, log_team.name_hint = "team", "log_team"
+    # Parts per segment: enough teams to fill max-groups groups, each part at least SEG_PART_MIN elements per lane.
+    teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(group), team), "teams_wanted")
+    by_count = m.ceildiv(teams_wanted, m.max(segments, m.c(1)))
+    by_size = m.max(m.div(n, m.mul(team, m.c(SEG_PART_MIN))), m.c(1))
+    parts = m.max(m.min(by_count, by_size), m.c(1), "parts")
+    units = m.mul(segments, parts, "units")
+    split = m.insert(arith.CmpiOp(parts, m.c(1), "ugt"), "split")
+    partials = [lw.alloc(v.type, [m.max(units, m.c(1))], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
+
+    kb = lw.kernel("segred_teams")
+    inliner = Inliner(kb)
+    code = GroupCode(lw, kb, inliner, op.combine, [v.type for v in op.neutral])
+    kdims = [kb.scalar(d) for d in dims]
+    outer, inner = kdims[:-1], kdims[-1]
+    kteam, klog, kparts, kunits, ksplit = (kb.scalar(v) for v in (team, log_team, parts, units, split))
+    combined_views = [kb.array(c) for c in combined]
+    partial_views = [kb.array(p) for p in partials]
+    map_views = [kb.array(a, r.name_hint) for a, r in zip(map_outs, list(op.outs)[k:])]
+    names = [a.name_hint for a in op.body.block.args]
+    km = kb.m
+    # The team size is a power of two: masks and shifts, no 64-bit divisions.
+    member = km.insert(arith.AndIOp(code.t, km.sub(kteam, km.c(1))), "member")
+    team_index = km.insert(arith.ShRUIOp(code.t, klog), "team_index")
+    teams_per_group = km.insert(arith.ShRUIOp(code.G, klog), "teams_per_group")
+    chunk = km.ceildiv(inner, kparts, "part_size")
+    commutative = is_commutative(op.combine)
+    neutral = _neutral(kb, lw, op.neutral)
+
+    def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        u = km.add(first, team_index, "unit")
+        active = km.lt(u, kunits, "active")
+        s, part = lookback_scan.if_values(
+            kb, ksplit, [u.type, u.type], lambda: [km.div(u, kparts), km.rem(u, kparts)], lambda: [u, km.c(0)]
+        )
+        s.name_hint, part.name_hint = "segment", "part"
+        lo = km.mul(part, chunk)
+        hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, chunk), inner), lo), "hi")
+        prefix = km.unflatten(s, outer, names[:-1]) if outer else []
+
+        def element(j: SSAValue) -> list[KValue]:
+            return inliner.inline(op.body, [*prefix, j])
+
+        def each(j: SSAValue, values: list[KValue], _: list[SSAValue]) -> None:
+            _write_values(kb, values[k:], map_views, km.add(km.mul(s, inner), j))
+
+        if commutative:
+            accs = _fold_streams(code, km.add(lo, member), hi, kteam, neutral, k, element, each)
+        else:
+            per = km.ceildiv(km.sub(hi, lo), kteam, "per_member")
+            start = km.min(km.add(lo, km.mul(member, per)), hi)
+            accs = code.fold(start, km.min(km.add(start, per), hi), km.c(1), neutral, k, element, each)
+        code.store_locals(accs, code.t)
+        code.barrier()
+
+        def tree(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            stride = code.stride(e)
+            combines = km.eq(km.insert(arith.AndIOp(member, km.sub(km.add(stride, stride), km.c(1)))), km.c(0), "combines")
+
+            def step() -> None:
+                code.store_locals(code.apply(code.load_locals(code.t), code.load_locals(km.add(code.t, stride))), code.t)
+
+            kb.if_then(combines, step)
+            code.barrier()
+            return []
+
+        kb.for_loop(km.c(0), klog, km.c(1), [], "e", tree)
+        leader = km.insert(arith.AndIOp(active, km.eq(member, km.c(0))), "leader")
+
+        def write() -> None:
+            values = code.load_locals(code.t)
+            kb.if_then(ksplit, lambda: [kb.store(v, p, u) for v, p in zip(values, partial_views)] and None)
+            not_split = km.insert(arith.XOrIOp(ksplit, km.const(1, ir_i1)))
+            kb.if_then(not_split, lambda: [kb.store(v, c, s) for v, c in zip(values, combined_views)] and None)
+
+        kb.if_then(leader, write)
+        code.barrier()
+        return []
+
+    kb.for_loop(km.mul(code.g, teams_per_group), kunits, km.mul(code.num_groups, teams_per_group), [], "first", unit_loop)
+    per_group = m.div(m.c(group), team)
+    groups = m.max(m.min(m.ceildiv(units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
+    lw.add_kernel(kb, m.mul(groups, m.c(group), "global_size"), m.c(group))
+
+    # Second stage (only when split): one work-item per segment folds its parts in order.
+    kb = lw.kernel("segred_parts")
+    inliner = Inliner(kb)
+    gid = kb.global_id()
+    kb.thread_id = gid
+    kparts = kb.scalar(parts)
+    partial_views = [kb.array(p) for p in partials]
+    combined_views = [kb.array(c) for c in combined]
+
+    def fold_parts(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        def step(q: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            index = kb.m.add(kb.m.mul(s, kparts), q)
+            return inliner.inline_scalars(op.combine, [*accs, *(kb.load(p, index) for p in partial_views)])
+
+        accs = kb.for_loop(kb.m.c(0), kparts, kb.m.c(1), _neutral(kb, lw, op.neutral), "q", step)
+        for value, view in zip(accs, combined_views):
+            kb.store(value, view, s)
+        return []
+
+    kb.for_loop(gid, kb.scalar(segments), kb.m.insert(GlobalSizeOp(0), "gsize"), [], "s", fold_parts)
+    global_size, local_size = lw.grid(segments)
+    lw.add_kernel(kb, m.insert(arith.SelectOp(split, global_size, m.c(0)), "global_size"), local_size)
+
+
+# ---------------------------------------------------------------------------
+# segscan at level group: a flat look-back scan with the segmented operator
+# ---------------------------------------------------------------------------
+
+
+class _SegscanBody:
+    """A regular segmented scan as one flat scan of (segment start, value) pairs.
+
+    The operator is lifted to `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`, and the
+    flag of element `i` is `i mod n == 0`, so no flags are stored; the look-back kernel
+    carries the flag in its own status word.
+    """
+
+    def __init__(
+        self, lw: HostLowering, op: soac.SegscanOp, dims: list[SSAValue], combined: list[HostArray], map_outs: list[HostArray]
+    ):
+        self.lw, self.op, self.dims, self.combined, self.map_outs = lw, op, dims, combined, map_outs
+
+    def _plain_read(self) -> SSAValue | None:
+        """The array when the lambda only reads `arr[i0, ..., j]` at its own indices (an array of the op's shape), else None."""
+        op = self.op
+        block = op.body.block
+        ops = list(block.ops)
+        if len(op.neutral) != 1 or len(ops) != 2 or not isinstance(ops[0], soac.IndexOp):
+            return None
+        read, yielded = ops
+        if list(read.indices) != list(block.args) or list(yielded.operands) != [read.results[0]]:
+            return None
+        found = self.lw.env.get(read.array)
+        if not isinstance(found, HostArray) or found.dims != self.dims:
+            return None
+        return read.array
+
+    def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
+        lw, op = self.lw, self.op
+        inliner = Inliner(kb)
+        k = len(op.neutral)
+        kdims = [kb.scalar(d) for d in self.dims]
+        outer, inner = kdims[:-1], kdims[-1]
+        count = kb.m.product(kdims)
+        combined_views = [kb.array(c) for c in self.combined]
+        map_views = [kb.array(a, r.name_hint) for a, r in zip(self.map_outs, list(op.outs)[k:])]
+        names = [a.name_hint for a in op.body.block.args]
+        types: list[Attribute] = [ir_i1, *(v.type for v in op.neutral)]
+        km = kb.m
+
+        def neutral() -> list[SSAValue]:
+            return [km.const(0, ir_i1), *_neutral(kb, lw, op.neutral)]
+
+        def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
+            values = inliner.inline_scalars(op.combine, [*a[1:], *b[1:]])
+            flag = km.insert(arith.OrIOp(a[0], b[0]))
+            return [flag, *(km.insert(arith.SelectOp(b[0], y, x)) for x, y in zip(values, b[1:]))]
+
+        def positions(base: SSAValue, count_: int) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
+            """(flat index, segment, index in segment) of `count_` consecutive elements: one division, then increments."""
+            s = km.div(base, inner, "seg")
+            j = km.sub(base, km.mul(s, inner), "j")
+            result = [(base, s, j)]
+            for e in range(1, count_):
+                j = km.add(j, km.c(1))
+                wrap = km.eq(j, inner)
+                j = km.insert(arith.SelectOp(wrap, km.c(0), j))
+                s = km.insert(arith.SelectOp(wrap, km.add(s, km.c(1)), s))
+                result.append((km.add(base, km.c(e)), s, j))
+            return result
+
+        def element(i: SSAValue, s: SSAValue, j: SSAValue) -> list[SSAValue]:
+            prefix = km.unflatten(s, outer, names[:-1]) if outer else []
+            values = inliner.inline(op.body, [*prefix, j])
+            _write_values(kb, values[k:], map_views, i)
+            return [km.eq(j, km.c(0)), *values[:k]]  # pyright: ignore[reportReturnType]
+
+        plain = self._plain_read()
+        flat_source = None
+        if plain is not None:
+            source = kb.array(lw.array(plain), plain.name_hint)
+            flat_source = View(source.buffer, source.offset, [count], source.element)
+        flat_outs = [View(v.buffer, v.offset, [count], v.element) for v in combined_views]
+
+        def load(base: SSAValue, count_: int, full: bool) -> list[list[SSAValue]]:
+            items = []
+            if full and flat_source is not None and _vectorizable(flat_source) and count_ % 4 == 0:
+                xs = [x for q in range(0, count_, 4) for x in ix.vector_load(kb, flat_source, km.add(base, km.c(q)), 4)]
+                for (_, _, j), x in zip(positions(base, count_), xs):
+                    items.append([km.eq(j, km.c(0)), x])
+                return items
+            for i, s, j in positions(base, count_):
+                if full:
+                    items.append(element(i, s, j))
+                else:
+                    items.append(
+                        lookback_scan.if_values(kb, km.lt(i, count), types, lambda i=i, s=s, j=j: element(i, s, j), neutral)
+                    )
+            return items
+
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool) -> None:
+            if full and all(_vectorizable(v) for v in flat_outs) and len(scanned) % 4 == 0:
+                for t, view in enumerate(flat_outs):
+                    for q in range(0, len(scanned), 4):
+                        ix.vector_store(kb, [acc[1 + t] for acc in scanned[q : q + 4]], view, km.add(base, km.c(q)))
+                return
+            for j, acc in enumerate(scanned):
+                index = km.add(base, km.c(j))
+                if full:
+                    _write_values(kb, acc[1:], combined_views, index)
+                else:
+                    kb.if_then(
+                        km.lt(index, count), lambda index=index, acc=acc: _write_values(kb, acc[1:], combined_views, index)
+                    )
+
+        return lookback_scan.ScanBody(types, neutral, combine, load, store)

@@ -12,6 +12,14 @@ device (cached by source hash and device). `call` runs the host functions with a
 small evaluator: arrays live in device buffers, scalars on the host, and the
 `kernel.*` host ops allocate, copy, launch and read back.
 
+Run-time errors are the interpreter's: a failing check raises `ProgramError`
+(both an `OpenCLRuntimeError` and the interpreter's `SoacRuntimeError`) with
+the message `file:line:col: 'soac.index': index 7 is out of bounds for
+dimension 0 of size 5`. Host checks (`kernel.assert`, `kernel.check_eq`) fail
+at once; kernels record their first failure in the call's error buffer, which
+is read once when a call ends (and before any other error of the call is
+reported, since a device failure comes first) and cleared only after a failure.
+
 The device is the first GPU, else the PoCL CPU device, else the first device;
 `device=` or the environment variable SOAC_OPENCL_DEVICE overrides the choice
 with a `platform:device` index pair (`0:1`), `gpu`, `cpu`, or a piece of the
@@ -30,7 +38,9 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
+from soac.interpreter.errors import SoacRuntimeError
 from soac.lowering import kernel_dialect as kd
+from soac.lowering.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
 from soac.lowering.opencl_emitter import opencl_source
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
@@ -63,7 +73,11 @@ class AllocationError(OpenCLRuntimeError):
     """A device buffer could not be allocated; the message says how much was asked."""
 
 
-class SizeMismatchError(OpenCLRuntimeError):
+class ProgramError(OpenCLRuntimeError, SoacRuntimeError):
+    """The program failed a run-time check, as in the interpreter: `file:line:col: 'op.name': problem`."""
+
+
+class SizeMismatchError(ProgramError):
     """Array sizes that a SOAC needs to agree do not (caught before any launch that uses them)."""
 
 
@@ -177,6 +191,11 @@ def _wrap(op: Operation, value: Any) -> Any:
     return np.asarray(value).astype(dtype_of(op.results[0].type))[()]
 
 
+def _ceildiv_unsigned(a: Any, b: Any) -> Any:
+    """`ceil(a / b)` of unsigned numbers as `a / b + (a % b != 0)`: `(a + b - 1) / b` would wrap for large `a`."""
+    return a // b + (a % b != 0).astype(a.dtype)
+
+
 _BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
     arith.AddiOp: operator.add,
     arith.SubiOp: operator.sub,
@@ -205,7 +224,7 @@ _BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
     arith.MinnumfOp: np.fmin,
     arith.FloorDivSIOp: operator.floordiv,
     arith.CeilDivSIOp: lambda a, b: -((-a) // b),
-    arith.CeilDivUIOp: lambda a, b: -((-_unsigned(a)) // _unsigned(b)),
+    arith.CeilDivUIOp: lambda a, b: _ceildiv_unsigned(_unsigned(a), _unsigned(b)),
     mathd.PowFOp: np.power,
     mathd.Atan2Op: np.arctan2,
     mathd.CopySignOp: np.copysign,
@@ -299,6 +318,15 @@ class Program:
             self.kernels = {k.function_name: k for k in program.all_kernels()}
         self.functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
         self.thresholds: dict[str, int] = {}
+        self.error_table: dict[int, kd.DeviceAssertOp] = {
+            op.error_code: op for op in module.walk() if isinstance(op, kd.DeviceAssertOp)
+        }
+        """The device checks by code: what a call's error buffer refers to."""
+        self.errors: DeviceArray | None = None
+        """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
+        self.errors_unread = False
+        if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
+            self.errors = self.upload(_NO_ERROR)
 
     # -- calls ------------------------------------------------------------------
 
@@ -316,10 +344,35 @@ class Program:
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
-        with np.errstate(all="ignore"):
-            results = self.run_block(function.body.block, flat)
+        if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
+            cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        self.errors_unread = True
+        try:
+            with np.errstate(all="ignore"):
+                results = self.run_block(function.body.block, flat)
+        except Exception:
+            self.raise_device_error()  # a kernel failing first is the cause
+            raise
+        self.raise_device_error()
         self.queue.finish()
         return tuple(self._unbind(source_type.outputs.data, results))
+
+    def raise_device_error(self) -> None:
+        """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
+        if self.errors is None:
+            return
+        recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+        cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
+        self.errors_unread = False
+        code = int(recorded[:1].view(np.int32)[0])
+        if code == 0:
+            return
+        cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        check = self.error_table.get(code)
+        if check is None:
+            raise OpenCLRuntimeError(f"a kernel failed with the unknown error code {code}")
+        values = [int(v) for v in recorded[1 : 1 + len(check.values)]]
+        raise ProgramError(check.message.data.format(*values)) from None
 
     def _bind(self, name: str, k: int, t: Attribute, arg: object) -> list[Any]:
         try:
@@ -395,6 +448,13 @@ class Program:
             if int(args[0]) != int(args[1]):
                 raise SizeMismatchError(f"{op.message.data} ({int(args[0])} != {int(args[1])})")
             return []
+        if isinstance(op, kd.AssertOp):
+            if not args[0]:
+                raise ProgramError(op.message.data.format(*(int(v) for v in args[1:])))
+            return []
+        if isinstance(op, kd.ErrorBufferOp):
+            assert self.errors is not None
+            return [self.errors]
         if isinstance(op, scf.IfOp):
             region = op.true_region if args[0] else op.false_region
             return self.run_block(region.block, [], env) if region.blocks else []
@@ -408,6 +468,8 @@ class Program:
         if isinstance(op, func.CallOp):
             callee = self.functions[op.callee.root_reference.data]
             return self.run_block(callee.body.block, args)
+        if isinstance(op, DIVISIONS) and not args[1]:
+            raise ProgramError(error_message(op, DIVISION_PROBLEM).format())
         return [eval_scalar(op, args)]
 
     def run_while(self, op: scf.WhileOp, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
@@ -481,6 +543,9 @@ class Program:
         )
 
 
+_NO_ERROR = np.zeros(kd.ERROR_SLOTS, np.int64)
+
+
 def _scalar_arg(value: Any) -> Any:
     array = np.asarray(value)
     return array.astype(np.uint8)[()] if array.dtype == np.bool_ else array[()]
@@ -491,26 +556,37 @@ def _scalar_arg(value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def lower_module(module: ModuleOp, group_size: int = 256, max_groups: int = 1024) -> ModuleOp:
+def lower_module(module: ModuleOp, group_size: int = 256, max_groups: int = 1024, scan: str = "reduce-then-scan") -> ModuleOp:
     """A lowered copy of `module` (the module itself if it has no soac ops)."""
     if not any(op.dialect_name() == "soac" for op in module.walk()):
         return module
     from soac.lowering.soac_to_kernel import SoacToKernelPass
 
     lowered = module.clone()
-    SoacToKernelPass(group_size=group_size, max_groups=max_groups).apply(Context(), lowered)
+    SoacToKernelPass(group_size=group_size, max_groups=max_groups, scan=scan).apply(Context(), lowered)
     return lowered
 
 
+def scan_strategy_for(device: cl.Device) -> str:
+    """The device-wide scan for `device`: single-pass look-back on NVIDIA, reduce-then-scan elsewhere ($SOAC_SCAN overrides)."""
+    if chosen := os.environ.get("SOAC_SCAN"):
+        return chosen
+    return "lookback-nvidia" if "nvidia" in device.platform.name.lower() else "reduce-then-scan"
+
+
 def compile_module(
-    module: ModuleOp, device: str | cl.Device | None = None, group_size: int | None = None, max_groups: int | None = None
+    module: ModuleOp,
+    device: str | cl.Device | None = None,
+    group_size: int | None = None,
+    max_groups: int | None = None,
+    scan: str | None = None,
 ) -> Program:
-    """Lower `module` and build its kernels for a device (see `choose_device`)."""
+    """Lower `module` and build its kernels for a device (see `choose_device`); `scan` overrides `scan_strategy_for`."""
     chosen = device if isinstance(device, cl.Device) else choose_device(device)
     is_cpu = bool(chosen.type & cl.device_type.CPU)
     group = group_size or (64 if is_cpu else 256)
     groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
-    return Program(lower_module(module, group, groups), chosen)
+    return Program(lower_module(module, group, groups, scan or scan_strategy_for(chosen)), chosen)
 
 
 _COMPILED: dict[int, tuple[ModuleOp, Program]] = {}

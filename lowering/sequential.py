@@ -22,10 +22,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import KernelBuilder, KValue, LoweringError, View, building_at, describe, tensor_element
+from soac.lowering.kernel_builder import (
+    DIVISION_PROBLEM,
+    DIVISIONS,
+    SCATTER_PROBLEM,
+    SLICE_PROBLEM,
+    UNSIGNED_DIVISIONS,
+    KernelBuilder,
+    KValue,
+    LoweringError,
+    View,
+    building_at,
+    describe,
+    host_computable,
+    index_problem,
+    shape_problem,
+    tensor_element,
+    width_problem,
+)
+from soac.lowering.kernel_dialect import ERROR_VALUES
 from xdsl.builder import Builder
-from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -36,6 +54,8 @@ class Inliner:
     def __init__(self, kb: KernelBuilder):
         self.kb = kb
         self.env: dict[SSAValue, KValue] = {}
+        self.bounds: dict[SSAValue, SSAValue] = {}
+        """Soac-level index values known to lie in `[0, bound)`: the indices of segmented ops."""
 
     @property
     def b(self) -> Builder:
@@ -63,6 +83,9 @@ class Inliner:
     def inline(self, region: Region, args: Sequence[KValue]) -> list[KValue]:
         """Inline a single-block lambda applied to `args`; gives the values it yields."""
         block = region.block
+        parent = region.parent_op()
+        if isinstance(parent, soac.SegmapOp | soac.SegredOp | soac.SegscanOp) and region is parent.body:
+            self.bounds.update(zip(block.args, parent.dims))
         for param, arg in zip(block.args, args, strict=True):
             self.env[param] = arg
             if isinstance(arg, SSAValue) and arg.name_hint is None and param.name_hint:
@@ -88,10 +111,39 @@ class Inliner:
         if any(isinstance(r.type, TensorType) for r in op.results):
             raise LoweringError(f"{describe(op)} producing an array is not supported inside a SOAC lambda")
         mapper: dict[SSAValue, SSAValue] = {o: self.scalar(o) for o in op.operands}
+        if isinstance(op, DIVISIONS):
+            mapper[op.operands[1]] = self.checked_divisor(op, mapper[op.operands[0]], mapper[op.operands[1]])
         new = op.clone(value_mapper=mapper)
         self.b.insert(new)
         for old_result, new_result in zip(op.results, new.results):
             self.env[old_result] = new_result
+
+    def checked_divisor(self, op: Operation, dividend: SSAValue, divisor: SSAValue) -> SSAValue:
+        """The divisor of an integer division after checking that it is not zero.
+
+        A zero divisor fails the check and becomes 1; so does -1 under the smallest
+        signed dividend, whose quotient overflows (and traps on some devices): the
+        result is then the wrapped one that the interpreter gives.
+        """
+        m = self.kb.m
+        signed = not isinstance(op, UNSIGNED_DIVISIONS)
+        constant = m.constant_of(divisor)
+        if constant is not None and constant != 0 and (constant != -1 or not signed):
+            return divisor
+        t = divisor.type
+        one = m.const(1, t)
+        safe: SSAValue | None = None
+        if constant != -1:
+            safe = m.cmp(divisor, m.const(0, t), "ne", "nonzero")
+            self.kb.check(safe, op, DIVISION_PROBLEM)
+        if signed:
+            width = 64 if isinstance(t, IndexType) else t.width.data  # pyright: ignore[reportAttributeAccessIssue]
+            smallest = m.cmp(dividend, m.const(-(2 ** (width - 1)), t), "eq")
+            overflow = m.both(smallest, m.cmp(divisor, m.const(-1, t), "eq"))
+            fine = m.cmp(overflow, m.const(0, IntegerType(1)), "eq")
+            safe = m.both(safe, fine)
+        assert safe is not None
+        return m.select(safe, divisor, one, "divisor")
 
     # -- structured control flow ---------------------------------------------
 
@@ -171,7 +223,7 @@ class Inliner:
                 continue
             index = self.scalar(old)
             inside = m.lt(index, size, "in_bounds")
-            self.kb.check(inside, op, f"index {{0}} is out of bounds for dimension {k} of size {{1}}", [index, size])
+            self.kb.check(inside, op, index_problem(k), [index, size])
             ok = m.both(ok, inside)
         return ok
 
@@ -203,7 +255,7 @@ class Inliner:
         size = view.dims[0]
         if not (m.constant_of(start) == 0 and end is size):
             ok = m.both(m.cmp(start, end, "ule"), m.cmp(end, size, "ule"), "in_bounds")
-            self.kb.check(ok, op, "slice [{0}:{1}] is out of bounds for an array of outer size {2}", [start, end, size])
+            self.kb.check(ok, op, SLICE_PROBLEM, [start, end, size])
             start, end = m.select(ok, start, m.c(0)), m.select(ok, end, m.c(0))
         offset = m.add(view.offset, m.mul(start, m.product(view.dims[1:])))
         self.env[op.result] = View(view.buffer, offset, [m.sub(end, start), *view.dims[1:]], view.element)
@@ -235,9 +287,7 @@ class Inliner:
         assert ok is not None
         rank = len(row)
         if 2 * rank <= ERROR_VALUES:
-            value_shape, row_shape = _shape_text(0, rank), _shape_text(rank, rank)
-            problem = f"a value of shape {value_shape} does not fit a row of shape {row_shape}"
-            self.kb.check(ok, op, problem, [*value.dims, *row])
+            self.kb.check(ok, op, shape_problem(rank), [*value.dims, *row])
         else:
             self.kb.check(ok, op, f"a value of another shape does not fit a row of rank {rank}")
         return ok
@@ -285,7 +335,7 @@ class Inliner:
             if view.dims[0] is width:
                 continue
             same = m.eq(width, view.dims[0], "same_width")
-            self.kb.check(same, op, f"width {{0}} does not match the outer size {{1}} of input #{k}", [width, view.dims[0]])
+            self.kb.check(same, op, width_problem(k), [width, view.dims[0]])
             ok = m.both(ok, same)
         return width if ok is None else m.select(ok, width, m.c(0), "width")
 
@@ -331,19 +381,95 @@ class Inliner:
                 self.kb.write_row(value, out, i)
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
         for result, out in zip(op.outs, outs):
             self.env[result] = out
 
-    def _row_result_dims(self, op: Operation, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
+    def _row_result_dims(self, op: soac.MapOp, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
+        """The sizes of the rows that a nested map yields, computed before its loop."""
         dims: list[list[SSAValue]] = []
-        for result in results:
+        for result, yielded in zip(results, _yields(op.body)):
             assert isinstance(result.type, TensorType)
-            shape = result.type.get_shape()[1:]
-            if any(s < 0 for s in shape):
-                raise LoweringError(f"{describe(op)}: a nested SOAC that builds an array of arrays needs static row sizes")
-            dims.append([self.kb.m.c(s) for s in shape])
+            if result.type.get_num_dims() == 1:
+                dims.append([])
+            elif (known := self._known_dims(yielded)) is not None:
+                dims.append(known)
+            else:
+                if isinstance(yielded.owner, scf.ForOp | scf.IfOp | scf.WhileOp):
+                    self._no_arrays(yielded.owner)
+                raise LoweringError(
+                    f"{describe(op)}: the size of the rows it yields depends on the element (an irregular array); "
+                    "compute it from sizes and values outside its lambda"
+                )
         return dims
+
+    def _known_dims(self, value: SSAValue, depth: int = 0) -> list[SSAValue] | None:
+        """The sizes of an array that a lambda will build, from values known before the lambda runs (or None)."""
+        if (found := self.env.get(value)) is not None:
+            return found.dims if isinstance(found, View) else None
+        assert isinstance(value.type, TensorType)
+        shape = value.type.get_shape()
+        if all(s >= 0 for s in shape):
+            return [self.kb.m.c(s) for s in shape]
+        owner = value.owner
+        if depth > 32:
+            return None
+        if isinstance(owner, Block):
+            parent = owner.parent_op()
+            index = owner.args.index(value)
+            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and index < len(parent.inputs):
+                outer = self._known_dims(parent.inputs[index], depth + 1)
+                return outer[1:] if outer is not None else None
+            return None
+        if isinstance(owner, soac.IndexOp):
+            outer = self._known_dims(owner.array, depth + 1)
+            return outer[len(owner.indices) :] if outer is not None else None
+        if isinstance(owner, soac.UpdateOp):
+            return self._known_dims(owner.array, depth + 1)
+        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp):
+            return self._built_dims(owner, value, depth)
+        return None
+
+    def _built_dims(
+        self, op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp, value: SSAValue, depth: int
+    ) -> list[SSAValue] | None:
+        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows."""
+        if (width := self._known_index(op.width, depth + 1)) is None:
+            return None
+        assert isinstance(value.type, TensorType)
+        shape = value.type.get_shape()
+        if isinstance(op, soac.ReplicateOp):
+            inner = self._known_dims(op.value, depth + 1) if isinstance(op.value.type, TensorType) else []
+        elif all(s >= 0 for s in shape[1:]):
+            inner = [self.kb.m.c(s) for s in shape[1:]]
+        elif isinstance(op, soac.MapOp):
+            inner = self._known_dims(_yields(op.body)[list(op.outs).index(value)], depth + 1)
+        else:
+            inner = None
+        return [width, *inner] if inner is not None else None
+
+    def _known_index(self, value: SSAValue, depth: int) -> SSAValue | None:
+        """A size inside a lambda, computed ahead when it depends only on values known before the lambda runs."""
+        if (found := self.env.get(value)) is not None:
+            return found if isinstance(found, SSAValue) else None
+        owner = value.owner
+        if (constant := self.kb.m.constant_of(value)) is not None and isinstance(value.type, IndexType):
+            return self.kb.m.c(constant)
+        if isinstance(owner, tensor.DimOp) and (index := self.kb.m.constant_of(owner.index)) is not None:
+            dims = self._known_dims(owner.source, depth + 1)
+            return dims[index] if dims is not None and index < len(dims) else None
+        if isinstance(owner, Operation) and host_computable(owner) and depth <= 32:
+            operands = [self._known_index(o, depth + 1) for o in owner.operands]
+            if any(o is None for o in operands):
+                return None
+            new = owner.clone(value_mapper=dict(zip(owner.operands, operands)))  # pyright: ignore[reportArgumentType]
+            self.b.insert(new)
+            return new.results[0]
+        try:  # a value from outside the kernel
+            found = self.value(value)
+        except LoweringError:
+            return None
+        return found if isinstance(found, SSAValue) else None
 
     def _fold(self, op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp, scan: bool) -> None:
         width = self.scalar(op.width)
@@ -375,7 +501,7 @@ class Inliner:
                     self.kb.write_row(value, out, i)
             return new
 
-        accs = self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), neutral, "i", body)
+        accs = self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), neutral, "i", body)
         if scan:
             values: list[KValue] = [*scan_views, *map_views]
         else:
@@ -390,7 +516,6 @@ class Inliner:
         self._fold(op, scan=True)
 
     def emit_scatter(self, op: soac.ScatterOp) -> None:
-        width = self.scalar(op.width)
         dests = [self.owned(op, self.view(d)) for d in op.dests]
         k = len(dests)
 
@@ -398,17 +523,18 @@ class Inliner:
             values = self.inline_scalars(op.body, self._rows(op.inputs, i))
             for dest, index, value in zip(dests, values[:k], values[k:]):
                 index = _to_index(self.b, index)
-                inside = self.kb.m.lt(index, dest.dims[0])
+                inside = scatter_check(self.kb, op, index, dest.dims[0])
                 self.kb.if_then(inside, lambda d=dest, j=index, v=value: self.kb.write_row(v, d, j))
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body)
+        self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
         for result, dest in zip(op.outs, dests):
             self.env[result] = dest
 
     def emit_segmap(self, op: soac.SegmapOp) -> None:
-        dims = [self.scalar(d) for d in op.dims]
-        outs = [self.kb.alloc_scratch(tensor_element(r.type), list(dims), op) for r in op.outs]
+        sizes = [self.scalar(d) for d in op.dims]
+        outs = [self.kb.alloc_scratch(tensor_element(r.type), list(sizes), op) for r in op.outs]
+        dims = [self.checked_size(op, d, "dimension") for d in sizes]
         for r in op.outs:
             assert isinstance(r.type, TensorType)
             if r.type.get_num_dims() != len(dims):
@@ -428,13 +554,14 @@ class Inliner:
 
     def emit_segcombine(self, op: soac.SegredOp | soac.SegscanOp) -> None:
         scan = isinstance(op, soac.SegscanOp)
-        dims = [self.scalar(d) for d in op.dims]
+        sizes = [self.scalar(d) for d in op.dims]
         neutral = [self.scalar(v) for v in op.neutral]
         k = len(neutral)
+        combined_sizes = sizes if scan else sizes[:-1]
+        combined = [self.kb.alloc_scratch(tensor_element(r.type), combined_sizes or [self.kb.m.c(1)], op) for r in op.outs[:k]]
+        map_views = [self.kb.alloc_scratch(tensor_element(r.type), list(sizes), op) for r in op.outs[k:]]
+        dims = [self.checked_size(op, d, "dimension") for d in sizes]
         outer, inner = dims[:-1], dims[-1]
-        combined_dims = dims if scan else outer
-        combined = [self.kb.alloc_scratch(tensor_element(r.type), combined_dims or [self.kb.m.c(1)], op) for r in op.outs[:k]]
-        map_views = [self.kb.alloc_scratch(tensor_element(r.type), list(dims), op) for r in op.outs[k:]]
         m = self.kb.m
 
         def segment(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -469,6 +596,13 @@ class Inliner:
         raise LoweringError(f"{describe(op)} inside a SOAC lambda is not supported; thresholds belong to host code")
 
 
+def scatter_check(kb: KernelBuilder, op: Operation, index: SSAValue, size: SSAValue) -> SSAValue:
+    """Check a scatter index against the destination's size (the write is skipped when it fails)."""
+    inside = kb.m.lt(index, size, "in_bounds")
+    kb.check(inside, op, SCATTER_PROBLEM, [index, size])
+    return inside
+
+
 def _yields(region: Region) -> list[SSAValue]:
     terminator = region.block.last_op
     assert terminator is not None
@@ -476,7 +610,6 @@ def _yields(region: Region) -> list[SSAValue]:
 
 
 def _to_index(builder: Builder, value: SSAValue) -> SSAValue:
-    from xdsl.dialects import arith
 
     if isinstance(value.type, IndexType):
         return value
@@ -486,7 +619,6 @@ def _to_index(builder: Builder, value: SSAValue) -> SSAValue:
 
 
 def _cast_index(builder: Builder, value: SSAValue, to: object) -> SSAValue:
-    from xdsl.dialects import arith
 
     if isinstance(to, IndexType):
         return value
@@ -500,6 +632,8 @@ _HANDLERS = {
     scf.IfOp: Inliner.emit_if,
     scf.WhileOp: Inliner.emit_while,
     soac.IndexOp: Inliner.emit_index,
+    tensor.ExtractOp: Inliner.emit_extract,
+    tensor.InsertOp: Inliner.emit_insert,
     soac.SliceOp: Inliner.emit_slice,
     soac.UpdateOp: Inliner.emit_update,
     soac.IotaOp: Inliner.emit_iota,

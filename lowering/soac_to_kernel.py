@@ -35,7 +35,14 @@ After (abridged):
     }
 
 The strategies for each SOAC live in `parallel_ops.py` (maps, scatter,
-segmented ops, array ops) and `reductions.py` (reduce, redomap, scan, scanomap).
+segmented ops, array ops), `reductions.py` (reduce, redomap, scan, scanomap)
+and `intragroup.py` (group-level segmaps: a work-group per element).
+
+The sizes of the arrays a lambda yields must be known on the host before the
+launch: host values, `tensor.dim` of arrays whose sizes the host knows (rows of
+a host array have its inner sizes), and arithmetic on those, which the host
+evaluates ahead (`_host_index`). A size that depends on the element is an
+irregular array, which soac-to-kernel refuses with a message saying so.
 """
 
 from __future__ import annotations
@@ -45,15 +52,31 @@ from dataclasses import dataclass, field
 
 from soac import dialect as soac
 from soac.lowering.kernel_builder import (
+    SLICE_PROBLEM,
     ConstantPool,
+    ErrorCodes,
     HostArray,
     HValue,
     IndexMath,
     KernelBuilder,
     LoweringError,
     describe,
+    error_message,
+    host_computable,
+    index_problem,
+    shape_problem,
 )
-from soac.lowering.kernel_dialect import CheckEqOp, FuncOp, Kernel, ThresholdOp, global_buffer
+from soac.lowering.kernel_dialect import (
+    ERROR_VALUES,
+    AssertOp,
+    CheckEqOp,
+    ErrorBufferOp,
+    FuncOp,
+    Kernel,
+    ThresholdOp,
+    global_buffer,
+)
+from soac.passes.split_scan_reduce import split_scan_reductions
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf, tensor
@@ -62,8 +85,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-SCAN_STRATEGIES = ("reduce-then-scan",)
-"""Device-wide scan algorithms; a single-pass decoupled look-back scan for NVIDIA is the planned second one."""
+SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "lookback-nvidia")
+"""Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: portable,
+needs forward progress of started work-groups; `lookback-nvidia`: warp shuffles through inline PTX). See
+`lowering/lookback_scan.py`; the runtime picks one per device (`runtime.scan_strategy_for`)."""
 
 
 def lowered_types(t: Attribute) -> list[Attribute]:
@@ -86,6 +111,14 @@ class HostLowering:
     pool: ConstantPool
     env: dict[SSAValue, HValue] = field(default_factory=dict)
     counter: dict[str, int] = field(default_factory=dict)
+    codes: ErrorCodes = field(default_factory=ErrorCodes)
+    """The codes of the module's device assertions (shared by all its functions)."""
+    nonneg: set[SSAValue] = field(default_factory=set)
+    """Host values known not to be negative: array sizes and checked widths."""
+    hoisted: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    loops_assumed: set[tuple[Operation, int]] = field(default_factory=set)
+    """Soac-level sizes inside lambdas that the host computed ahead of a launch (to size its outputs)."""
+    errors: SSAValue | None = None
 
     @property
     def m(self) -> IndexMath:
@@ -111,7 +144,67 @@ class HostLowering:
     def kernel(self, kind: str) -> KernelBuilder:
         index = self.counter.get(kind, 0)
         self.counter[kind] = index + 1
-        return KernelBuilder(f"{self.func_name}_{kind}_{index}", self.builder, self.lookup, self.pool)
+        return KernelBuilder(
+            f"{self.func_name}_{kind}_{index}",
+            self.builder,
+            self.lookup,
+            self.pool,
+            codes=self.codes,
+            host_errors=self.error_buffer,
+            host_nonneg=self.nonneg,
+        )
+
+    def error_buffer(self) -> SSAValue:
+        """The call's error buffer, for kernels that can fail (made at the start of the function on first use)."""
+        if self.errors is None:
+            op = ErrorBufferOp()
+            block = self.pool.block
+            block.insert_op_before(op, block.first_op) if block.first_op else block.add_op(op)
+            self.errors = op.result
+            self.errors.name_hint = "errors"
+        return self.errors
+
+    # -- run-time checks on the host -------------------------------------------
+
+    def check(self, ok: SSAValue, op: Operation, problem: str, values: Sequence[SSAValue] = ()) -> None:
+        """Fail the run with `problem` at `op` (its `{k}` replaced by `values`) unless `ok`."""
+        self.builder.insert(AssertOp(ok, error_message(op, problem), values))
+
+    def check_size(self, op: Operation, size: SSAValue, what: str) -> None:
+        """Check that a width or size is not negative (`negative width -3`)."""
+        constant = IndexMath.constant_of(size)
+        if size in self.nonneg or (constant is not None and constant >= 0):
+            return
+        self.check(self.m.cmp(size, self.m.c(0), "sge", "nonneg"), op, f"negative {what} {{0}}", [size])
+        self.nonneg.add(size)
+
+    def check_indices(self, op: Operation, indices: Sequence[SSAValue], dims: Sequence[SSAValue]) -> None:
+        for k, (index, size) in enumerate(zip(indices, dims)):
+            constant, limit = IndexMath.constant_of(index), IndexMath.constant_of(size)
+            if constant is not None and limit is not None and 0 <= constant < limit:
+                continue
+            self.check(self.m.lt(index, size, "in_bounds"), op, index_problem(k), [index, size])
+
+    def check_slice(self, op: Operation, start: SSAValue, end: SSAValue, size: SSAValue) -> None:
+        m = self.m
+        if IndexMath.constant_of(start) == 0 and end is size:
+            return
+        ok = m.both(m.cmp(start, end, "ule"), m.cmp(end, size, "ule"), "in_bounds")
+        self.check(ok, op, SLICE_PROBLEM, [start, end, size])
+
+    def check_shape(self, op: Operation, value: Sequence[SSAValue], row: Sequence[SSAValue]) -> None:
+        """Check that a value of sizes `value` fits a row of sizes `row`."""
+        if all(a is b for a, b in zip(value, row)):
+            return
+        ok: SSAValue | None = None
+        for a, b in zip(value, row):
+            if a is not b:
+                ok = self.m.both(ok, self.m.eq(a, b), "same_shape")
+        assert ok is not None
+        if 2 * len(row) <= ERROR_VALUES:
+            self.check(ok, op, shape_problem(len(row)), [*value, *row])
+        else:
+            self.check(ok, op, f"a value of another shape does not fit a row of rank {len(row)}")
 
     def add_kernel(self, kb: KernelBuilder, global_size: SSAValue, local_size: SSAValue) -> None:
         self.kernels.append(kb.finish(global_size, local_size))
@@ -121,6 +214,7 @@ class HostLowering:
 
         size = self.m.product(dims)
         buffer = self.m.insert(AllocOp(size, element), name)
+        self.nonneg.update(dims)
         return HostArray(buffer, list(dims), element)
 
     def check_rows(self, op: Operation, width: SSAValue, arrays: Sequence[SSAValue], what: str = "input") -> None:
@@ -152,20 +246,39 @@ class HostLowering:
         del region
         if (dims := self._dims_of(value)) is None:
             raise LoweringError(
-                f"{describe(op)}: cannot tell the size of the arrays its lambda yields before the launch; "
-                "give them static sizes or build them from arrays outside the lambda"
+                f"{describe(op)}: the size of the arrays its lambda yields depends on the element (an irregular "
+                "array), so it cannot be known before the launch; compute it from sizes and values outside the lambda"
             )
         return dims
 
-    def _host_index(self, value: SSAValue) -> SSAValue | None:
+    def _host_index(self, value: SSAValue, depth: int = 0) -> SSAValue | None:
+        """A soac-level scalar (a width, a size) as a host value, if the host can compute it before a launch.
+
+        Host values, constants, `tensor.dim` of arrays whose sizes the host knows, and arithmetic on
+        those (evaluated on the host, once); anything else depends on the element a kernel handles.
+        """
         if (found := self.env.get(value)) is not None:
             return found if isinstance(found, SSAValue) else None
-        if (constant := IndexMath.constant_of(value)) is not None:
+        if (found := self.hoisted.get(value)) is not None:
+            return found
+        owner = value.owner
+        if (constant := IndexMath.constant_of(value)) is not None and isinstance(value.type, IndexType):
             return self.m.c(constant)
-        if isinstance(owner := value.owner, tensor.DimOp) and (index := IndexMath.constant_of(owner.index)) is not None:
+        if isinstance(owner, tensor.DimOp) and (index := IndexMath.constant_of(owner.index)) is not None:
             dims = self._dims_of(owner.source)
-            return dims[index] if dims is not None else None
-        return None
+            return dims[index] if dims is not None and index < len(dims) else None
+        if not isinstance(owner, Operation) or not host_computable(owner) or depth > 32:
+            return None
+        operands: list[SSAValue] = []
+        for operand in owner.operands:
+            if (host_operand := self._host_index(operand, depth + 1)) is None:
+                return None
+            operands.append(host_operand)
+        new = owner.clone(value_mapper=dict(zip(owner.operands, operands)))
+        self.builder.insert(new)
+        for old_result, new_result in zip(owner.results, new.results):
+            self.hoisted[old_result] = new_result
+        return self.hoisted[value]
 
     def _dims_of(self, value: SSAValue) -> list[SSAValue] | None:  # noqa: C901
         """The sizes of a soac-level array as host values, if they are known before a launch."""
@@ -183,7 +296,11 @@ class HostLowering:
             if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and owner is parent.body.block:
                 outer = self._dims_of(inputs[index]) if index < len(inputs) else None
                 return outer[1:] if outer is not None else None
+            if isinstance(parent, scf.ForOp) and index > 0:
+                return self._loop_dims(parent, index - 1)
             return None
+        if isinstance(owner, scf.ForOp):
+            return self._loop_dims(owner, list(owner.results).index(value))
         if isinstance(owner, soac.IndexOp):
             outer = self._dims_of(owner.array)
             return outer[len(owner.indices) :] if outer is not None else None
@@ -204,7 +321,36 @@ class HostLowering:
                 yielded = list(owner.body.block.last_op.operands)[list(owner.outs).index(value)]  # pyright: ignore[reportOptionalMemberAccess]
                 inner = self._dims_of(yielded)
                 return [width, *inner] if inner is not None else None
+        if isinstance(owner, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
+            return self._seg_dims(owner, value)
         return None
+
+    def _loop_dims(self, loop: scf.ForOp, k: int) -> list[SSAValue] | None:
+        """The sizes of the `k`-th array a loop carries: its initial ones, if every iteration keeps them."""
+        if (initial := self._dims_of(loop.iter_args[k])) is None or (loop, k) in self.loops_assumed:
+            return initial
+        self.loops_assumed.add((loop, k))
+        try:
+            yielded = self._dims_of(loop.body.block.last_op.operands[k])  # pyright: ignore[reportOptionalMemberAccess]
+        finally:
+            self.loops_assumed.discard((loop, k))
+        if yielded is None or not all(_same_size(a, b) for a, b in zip(yielded, initial, strict=True)):
+            return None
+        return initial
+
+    def _seg_dims(self, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp, value: SSAValue) -> list[SSAValue] | None:
+        """The sizes of a result of a segmented op: its index space (less the reduced dimension), then its rows'."""
+        dims: list[SSAValue] = []
+        for d in op.dims:
+            if (host_dim := self._host_index(d)) is None:
+                return None
+            dims.append(host_dim)
+        index = list(op.outs).index(value)
+        if isinstance(op, soac.SegredOp) and index < len(op.neutral):
+            return dims[:-1]
+        yielded = list(op.body.block.last_op.operands)[index]  # pyright: ignore[reportOptionalMemberAccess]
+        inner = self._dims_of(yielded) if isinstance(yielded.type, TensorType) else []
+        return [*dims, *inner] if inner is not None else None
 
     @staticmethod
     def _lambda_input(op: Operation, index: int) -> SSAValue | None:
@@ -215,7 +361,7 @@ class HostLowering:
 
 
 def _strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
-    from soac.lowering import parallel_ops, reductions
+    from soac.lowering import intragroup, parallel_ops, reductions
 
     return {
         soac.MapOp: parallel_ops.lower_map,
@@ -223,12 +369,14 @@ def _strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], N
         soac.IotaOp: parallel_ops.lower_iota,
         soac.ReplicateOp: parallel_ops.lower_replicate,
         soac.TransposeOp: parallel_ops.lower_transpose,
-        soac.SegmapOp: parallel_ops.lower_segmap,
+        soac.SegmapOp: intragroup.lower_segmap,
         soac.SegredOp: reductions.lower_segred,
         soac.SegscanOp: reductions.lower_segscan,
         soac.IndexOp: parallel_ops.lower_index,
         soac.SliceOp: parallel_ops.lower_slice,
         soac.UpdateOp: parallel_ops.lower_update,
+        tensor.ExtractOp: parallel_ops.lower_extract,
+        tensor.InsertOp: parallel_ops.lower_insert,
         soac.ReduceOp: reductions.lower_reduce,
         soac.RedomapOp: reductions.lower_reduce,
         soac.ScanOp: reductions.lower_scan,
@@ -267,9 +415,9 @@ class FunctionLowering:
                 buffer = flat[position]
                 if value.name_hint and buffer.name_hint is None:
                     buffer.name_hint = value.name_hint
-                self.lw.env[value] = HostArray(
-                    buffer, list(flat[position + 1 : position + 1 + rank]), value.type.get_element_type()
-                )
+                dims = list(flat[position + 1 : position + 1 + rank])
+                self.lw.env[value] = HostArray(buffer, dims, value.type.get_element_type())
+                self.lw.nonneg.update(dims)
                 position += 1 + rank
             else:
                 self.lw.env[value] = flat[position]
@@ -277,6 +425,7 @@ class FunctionLowering:
 
     def lower_op(self, op: Operation) -> None:
         if (strategy := self.strategies.get(type(op))) is not None:
+            self.check_sizes(op)
             strategy(self.lw, op)
             return
         if isinstance(op, soac.ThresholdOp):
@@ -297,6 +446,17 @@ class FunctionLowering:
             self.lw.builder.insert(new)
             for old, result in zip(op.results, new.results):
                 self.lw.env[old] = result
+
+    def check_sizes(self, op: Operation) -> None:
+        """The interpreter's checks of widths and sizes, before a SOAC's launches (`negative width -1`)."""
+        lw = self.lw
+        if isinstance(op, soac.IotaOp | soac.ReplicateOp):
+            lw.check_size(op, lw.scalar(op.width), "size")
+        elif isinstance(op, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
+            for d in op.dims:
+                lw.check_size(op, lw.scalar(d), "dimension")
+        elif isinstance(op, soac.MapOp | soac.ScatterOp | soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp):
+            lw.check_size(op, lw.scalar(op.width), "width")
 
     def lower_threshold(self, op: soac.ThresholdOp) -> None:
         m = self.lw.m
@@ -349,6 +509,11 @@ class FunctionLowering:
         self.bind(op.results, list(new.results))
 
 
+def _same_size(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two host sizes are the same value or equal constants."""
+    return a is b or ((constant := IndexMath.constant_of(a)) is not None and constant == IndexMath.constant_of(b))
+
+
 def _expanded_names(values: Sequence[SSAValue]) -> list[str | None]:
     names: list[str | None] = []
     for value in values:
@@ -363,15 +528,24 @@ def _name(new: Sequence[SSAValue], old: Sequence[SSAValue]) -> None:
         value.name_hint = name
 
 
-def lower_function(op: func.FuncOp, group_size: int, max_groups: int, scan_strategy: str) -> tuple[func.FuncOp, list[FuncOp]]:
-    """The host function and the kernels that `op` lowers to."""
+def lower_function(
+    op: func.FuncOp, group_size: int, max_groups: int, scan_strategy: str, codes: ErrorCodes | None = None
+) -> tuple[func.FuncOp, list[FuncOp]]:
+    """The host function and the kernels that `op` lowers to; `codes` numbers the checks of a whole module."""
     source_type = op.function_type
     arg_types = [t for a in op.args for t in lowered_types(a.type)]
     result_types = [t for t in source_type.outputs.data for t in lowered_types(t)]
     block = Block(arg_types=arg_types)
     kernels: list[FuncOp] = []
     lowering = HostLowering(
-        op.sym_name.data, Builder(InsertPoint.at_end(block)), kernels, group_size, max_groups, scan_strategy, ConstantPool(block)
+        op.sym_name.data,
+        Builder(InsertPoint.at_end(block)),
+        kernels,
+        group_size,
+        max_groups,
+        scan_strategy,
+        ConstantPool(block),
+        codes=codes or ErrorCodes(),
     )
     body = FunctionLowering(lowering)
     body.bind(list(op.args), list(block.args))
@@ -418,10 +592,12 @@ class SoacToKernelPass(ModulePass):
             raise ValueError(f"soac-to-kernel: scan must be one of {', '.join(SCAN_STRATEGIES)}, got '{self.scan}'")
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
+        split_scan_reductions(op)  # scanomaps with a reduction part: a scanomap and a redomap (no fused kernel yet)
+        codes = ErrorCodes()
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
-            new, kernels = lower_function(function, self.group_size, self.max_groups, self.scan)
+            new, kernels = lower_function(function, self.group_size, self.max_groups, self.scan, codes)
             op.body.block.insert_ops_before([new, *kernels], function)
             function.detach()
             function.erase()

@@ -23,4 +23,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SoacToKernelPass
 
-    return {"soac-fuse": get_soac_fuse, "soac-flatten": get_soac_flatten, "soac-to-kernel": get_soac_to_kernel}
+    def get_soac_split_scan_reduce() -> type[ModulePass]:
+        from soac.passes.split_scan_reduce import SplitScanReducePass
+
+        return SplitScanReducePass
+
+    return {
+        "soac-fuse": get_soac_fuse,
+        "soac-flatten": get_soac_flatten,
+        "soac-split-scan-reduce": get_soac_split_scan_reduce,
+        "soac-to-kernel": get_soac_to_kernel,
+    }

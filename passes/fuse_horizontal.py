@@ -5,8 +5,8 @@ share at least one input array, and neither depends on the other, directly or
 through other ops (Futhark: not reachable from each other in the graph). Pairs:
 map+map, map+redomap, redomap+redomap (tupled operator), scanomap+scanomap
 (tupled operator, both post lambdas side by side), map+scanomap,
-reduce+reduce, scatter+scatter. A scan and a reduce have no common op in our
-dialect (Futhark's Screma holds both), so scan+reduce stays two SOACs.
+reduce+reduce, scatter+scatter, and scan(omap)+reduce/redomap: a scanomap with
+a reduction part, Futhark's Screma with scans and reductions (FU-23).
 
     %a = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
     %b = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %z }
@@ -14,6 +14,15 @@ becomes
     %a, %b = soac.map %n (%xs : tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) lambda(%x: f32) {
       ... soac.yield %y, %z : f32, f32
     }
+
+and
+
+    %s = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(...) { ... }
+    %t = soac.reduce %n (%xs : tensor<?xi32>) neutral(%one : i32) -> i32 combine(...) { ... }
+becomes
+    %s, %t = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%one : i32)
+        -> (tensor<?xi32>, i32) combine(...) { ... } reduce_combine(...) { ... }
+        lambda(%x: i32) { soac.yield %x, %x : i32, i32 }
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
   redomap or scanomap) fuse into any consumer of the same width: map->map,
   map->reduce (redomap), map->scan (scanomap), map->redomap, map->scanomap,
   redomap->reduce of its map-outs, map->scatter;
-* a scan or scanomap fuses into a consumer *map* of its scanned arrays through
-  the post lambda (scanomap->map);
+* a scan or scanomap (with or without a reduction part) fuses into a consumer
+  *map* of its scanned arrays through the post lambda (scanomap->map);
+* a scan part and a reduction part join in one scanomap with a reduction part
+  (e.g. a scanomap whose map-outs feed a reduce);
 * the consumer must use the producer's results only as input arrays: a whole
   array used inside its lambda, or a reduce/scan result it needs whole, stops
   fusion;
@@ -78,8 +80,8 @@ def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> F
     assert c is not None
     if consumed <= set(p.mapouts):
         return merge_scremas(p, c, consumed, used_elsewhere(p.mapouts, consumer))
-    if consumed <= set(p.combined) and p.kind == "scan" and isinstance(consumer, MapOp):
-        return fuse_into_post(p, c, used_elsewhere(p.combined, consumer))
+    if consumed <= set(p.scanned) and p.scan_combine is not None and isinstance(consumer, MapOp):
+        return fuse_into_post(p, c, used_elsewhere(p.scanned, consumer))
     return None
 
 

@@ -1,17 +1,19 @@
 """A uniform view of map, reduce, scan, redomap and scanomap for the fusion rules.
 
 Futhark fuses one construct, `Screma`: a pre-lambda (the map function) that
-yields the values to combine and then map-out values, an optional operator
-(reduce or scan) with neutral elements, and for scans an optional post lambda.
-Every combining SOAC of our dialect is an instance:
+yields the values to scan, then the values to reduce, then map-out values; a
+scan part (operator, neutral elements, and here an optional post lambda) and
+a reduction part (operator, neutral elements). Every combining SOAC of our
+dialect is an instance:
 
-| op | kind | pre-lambda | combined results | map-outs |
-|---|---|---|---|---|
-| `soac.map` | map | its lambda | none | all results |
-| `soac.reduce` | red | identity | all results | none |
-| `soac.redomap` | red | its lambda | first k | the rest |
-| `soac.scan` | scan | identity | all results | none |
-| `soac.scanomap` | scan | its lambda | post (or scan) results | the rest |
+| op | kind | pre-lambda | scan part | reduction part | map-outs |
+|---|---|---|---|---|---|
+| `soac.map` | map | its lambda | - | - | all results |
+| `soac.reduce` | red | identity | - | all results | none |
+| `soac.redomap` | red | its lambda | - | first k | the rest |
+| `soac.scan` | scan | identity | all results | - | none |
+| `soac.scanomap` | scan | its lambda | post (or scan) results | - | the rest |
+| `soac.scanomap ... reduce(...)` | scanred | its lambda | post (or scan) results | the next k | the rest |
 
 The fusion builders (`screma_merge`) assemble a fused op from pieces of such
 views by moving their lambdas' ops into fresh blocks (`move_lambda`).
@@ -27,7 +29,7 @@ from soac.dialect import MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp, YieldOp
 from soac.types import array_of, row_type
 from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 
-Kind = Literal["map", "red", "scan"]
+Kind = Literal["map", "red", "scan", "scanred"]
 
 SCREMA_OPS = (MapOp, ReduceOp, ScanOp, RedomapOp, ScanomapOp)
 
@@ -37,19 +39,39 @@ class Screma:
     """One combining SOAC seen as a Futhark `Screma`."""
 
     op: Operation
-    kind: Kind
     width: SSAValue
     inputs: list[SSAValue]
-    neutral: list[SSAValue]
     pre: Block | None
     """The map function; None for the identity (reduce, scan)."""
-    combine: Block | None
+    scan_neutral: list[SSAValue]
+    scan_combine: Block | None
     post: Block | None
+    scanned: list[OpResult]
+    """The scanned (or post) arrays."""
+    red_neutral: list[SSAValue]
+    red_combine: Block | None
     commutative: bool
-    combined: list[OpResult]
-    """Reduced scalars, or scanned (post) arrays."""
+    """The reduction part is marked commutative."""
+    reduced: list[OpResult]
+    """The reduced scalars."""
     mapouts: list[OpResult]
     """Arrays of per-element values of the pre-lambda."""
+
+    @property
+    def kind(self) -> Kind:
+        if self.scan_combine is not None:
+            return "scanred" if self.red_combine is not None else "scan"
+        return "red" if self.red_combine is not None else "map"
+
+    @property
+    def neutral(self) -> list[SSAValue]:
+        """All neutral elements, in the order the pre-lambda yields the combined values: scans, then reductions."""
+        return [*self.scan_neutral, *self.red_neutral]
+
+    @property
+    def combined(self) -> list[OpResult]:
+        """The scanned arrays, then the reduced scalars (the results before the map-outs)."""
+        return [*self.scanned, *self.reduced]
 
     @property
     def input_rows(self) -> list[Attribute]:
@@ -62,39 +84,34 @@ def _row(value: SSAValue) -> Attribute:
     return row
 
 
-def _block(region: Region) -> Block | None:
-    return region.block if region.blocks else None
+def _block(region: Region | None) -> Block | None:
+    return region.block if region is not None and region.blocks else None
 
 
 def as_screma(op: Operation) -> Screma | None:
     """The Screma view of `op`, or None if `op` is not a map/reduce/scan/redomap/scanomap."""
     if isinstance(op, MapOp):
-        return Screma(op, "map", op.width, list(op.inputs), [], op.body.block, None, None, False, [], list(op.outs))
+        return Screma(op, op.width, list(op.inputs), op.body.block, [], None, None, [], [], None, False, [], list(op.outs))
     if not isinstance(op, ReduceOp | ScanOp | RedomapOp | ScanomapOp):
         return None
-    kind: Kind = "red" if isinstance(op, ReduceOp | RedomapOp) else "scan"
-    commutative = isinstance(op, ReduceOp | RedomapOp) and op.commutative is not None
     pre = op.body.block if isinstance(op, RedomapOp | ScanomapOp) else None
-    post = _block(op.post) if isinstance(op, ScanomapOp) else None
-    n_combined = len(op.neutral)
-    if post is not None:
-        yield_op = post.last_op
-        assert isinstance(yield_op, YieldOp)
-        n_combined = len(yield_op.arguments)
     outs = list(op.outs)
+    if isinstance(op, ReduceOp | RedomapOp):
+        k = len(op.neutral)
+        return Screma(
+            op, op.width, list(op.inputs), pre, [], None, None, [], list(op.neutral), op.combine.block,
+            op.commutative is not None, outs[:k], outs[k:],
+        )  # fmt: skip
+    post = _block(op.post) if isinstance(op, ScanomapOp) else None
+    n_scanned = op.num_scanned if isinstance(op, ScanomapOp) else len(op.neutral)
+    red_neutral = list(op.reduce_neutral) if isinstance(op, ScanomapOp) else []
+    red_combine = _block(op.reduce_combine) if isinstance(op, ScanomapOp) else None
+    commutative = isinstance(op, ScanomapOp) and op.reduce_commutative is not None
+    n_combined = n_scanned + len(red_neutral)
     return Screma(
-        op,
-        kind,
-        op.width,
-        list(op.inputs),
-        list(op.neutral),
-        pre,
-        op.combine.block,
-        post,
-        commutative,
-        outs[:n_combined],
-        outs[n_combined:],
-    )
+        op, op.width, list(op.inputs), pre, list(op.neutral), op.combine.block, post, outs[:n_scanned],
+        red_neutral, red_combine, commutative, outs[n_scanned:n_combined], outs[n_combined:],
+    )  # fmt: skip
 
 
 def move_lambda(source: Block, target: Block, args: Sequence[SSAValue]) -> list[SSAValue]:
@@ -118,13 +135,20 @@ def move_lambda(source: Block, target: Block, args: Sequence[SSAValue]) -> list[
     return list(yield_op.arguments)
 
 
-def apply_pre(screma: Screma, target: Block, rows: Sequence[SSAValue]) -> tuple[list[SSAValue], list[SSAValue]]:
-    """Clone the pre-lambda into `target`; return (values to combine, map-out values)."""
-    if screma.pre is None:
-        return list(rows), []
-    yielded = move_lambda(screma.pre, target, rows)
-    k = len(screma.neutral)
-    return yielded[:k], yielded[k:]
+@dataclass
+class PreValues:
+    """What a pre-lambda yields, as seen in the block it was moved into."""
+
+    scan: list[SSAValue]
+    red: list[SSAValue]
+    mapouts: list[SSAValue]
+
+
+def apply_pre(screma: Screma, target: Block, rows: Sequence[SSAValue]) -> PreValues:
+    """Move the pre-lambda into `target` (the identity for reduce and scan): values to scan, to reduce, map-outs."""
+    yielded = list(rows) if screma.pre is None else move_lambda(screma.pre, target, rows)
+    ks, kr = len(screma.scan_neutral), len(screma.red_neutral)
+    return PreValues(yielded[:ks], yielded[ks : ks + kr], yielded[ks + kr :] if screma.pre is not None else [])
 
 
 def new_block(types: Sequence[Attribute], hints: Sequence[str | None] = ()) -> Block:
@@ -159,50 +183,87 @@ def param_hints(block: Block | None, count: int) -> list[str | None]:
     return [arg.name_hint for arg in block.args]
 
 
-def combine_operators(parts: Sequence[Screma]) -> Region:
-    """The tupled operator `(a_1.., a_2.., b_1.., b_2..) -> (op_1(a_1, b_1).., op_2(a_2, b_2)..)`."""
-    with_ops = [p for p in parts if p.combine is not None]
-    types = [v.type for p in with_ops for v in p.neutral]
+def combine_operators(parts: Sequence[tuple[Block | None, Sequence[SSAValue]]]) -> Region:
+    """The tupled operator `(a_1.., a_2.., b_1.., b_2..) -> (op_1(a_1, b_1).., op_2(a_2, b_2)..)`.
+
+    `parts` are `(operator block, neutral elements)`; those without an operator are left out.
+    """
+    with_ops = [(combine, neutral) for combine, neutral in parts if combine is not None]
+    types = [v.type for _, neutral in with_ops for v in neutral]
     block = new_block(types + types)
     half = len(types)
     lefts, rights = block.args[:half], block.args[half:]
     yielded: list[SSAValue] = []
     offset = 0
-    for part in with_ops:
-        assert part.combine is not None
-        k = len(part.neutral)
+    for combine, neutral in with_ops:
+        k = len(neutral)
         args = [*lefts[offset : offset + k], *rights[offset : offset + k]]
-        yielded += move_lambda(part.combine, block, args)
+        yielded += move_lambda(combine, block, args)
         offset += k
     block.add_op(YieldOp(*yielded))
     return Region(block)
 
 
+def scan_operator(parts: Sequence[Screma]) -> Region | None:
+    """The tupled scan operator of `parts`, or None if none scans."""
+    scans = [(p.scan_combine, p.scan_neutral) for p in parts if p.scan_combine is not None]
+    return combine_operators(scans) if scans else None
+
+
+def reduce_operator(parts: Sequence[Screma]) -> Region | None:
+    """The tupled reduce operator of `parts`, or None if none reduces."""
+    reds = [(p.red_combine, p.red_neutral) for p in parts if p.red_combine is not None]
+    return combine_operators(reds) if reds else None
+
+
+@dataclass
+class Combining:
+    """One part of a fused Screma: neutral elements and a finished operator region."""
+
+    neutral: Sequence[SSAValue]
+    operator: Region
+
+
 def build_screma(
-    kind: Kind,
     width: SSAValue,
-    neutral: Sequence[SSAValue],
     inputs: Sequence[SSAValue],
     pre: Block,
-    combine: Region | None,
+    scan: Combining | None,
     post: Block | None,
+    red: Combining | None,
     commutative: bool,
 ) -> Operation:
-    """Create the op of `kind` from finished regions (the pre-lambda ends in its yield)."""
+    """Create the op for the finished regions (the pre-lambda ends in its yield).
+
+    No scan and no reduction: a map; only a reduction: a redomap; a scan: a
+    scanomap, with a reduction part if there is a reduction.
+    """
     yield_op = pre.last_op
     assert isinstance(yield_op, YieldOp)
     yielded = [v.type for v in yield_op.arguments]
-    k = len(neutral)
-    if kind == "map":
-        return MapOp(width, inputs, [array_of(t) for t in yielded], Region(pre))
-    assert combine is not None
-    if kind == "red":
-        result_types = [*yielded[:k], *(array_of(t) for t in yielded[k:])]
-        return RedomapOp(width, neutral, inputs, result_types, combine, Region(pre), commutative)
-    scanned = yielded[:k]
+    ks = len(scan.neutral) if scan is not None else 0
+    kr = len(red.neutral) if red is not None else 0
+    mapouts = [array_of(t) for t in yielded[ks + kr :]]
+    if scan is None and red is None:
+        return MapOp(width, inputs, mapouts, Region(pre))
+    if scan is None:
+        assert red is not None
+        return RedomapOp(width, red.neutral, inputs, [*yielded[:kr], *mapouts], red.operator, Region(pre), commutative)
+    scanned = yielded[:ks]
     if post is not None:
         post_yield = post.last_op
         assert isinstance(post_yield, YieldOp)
         scanned = [v.type for v in post_yield.arguments]
-    result_types = [array_of(t) for t in (*scanned, *yielded[k:])]
-    return ScanomapOp(width, neutral, inputs, result_types, combine, Region(pre), Region(post) if post else None)
+    result_types = [*(array_of(t) for t in scanned), *yielded[ks : ks + kr], *mapouts]
+    return ScanomapOp(
+        width,
+        scan.neutral,
+        inputs,
+        result_types,
+        scan.operator,
+        Region(pre),
+        Region(post) if post else None,
+        reduce_neutral=red.neutral if red is not None else (),
+        reduce_combine=red.operator if red is not None else None,
+        reduce_commutative=red is not None and commutative,
+    )

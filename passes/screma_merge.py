@@ -14,27 +14,29 @@ from soac.dialect import ScatterOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from .screma import (
+    Combining,
     InputList,
-    Kind,
     Screma,
     apply_pre,
     build_screma,
-    combine_operators,
     move_lambda,
     new_block,
     param_hints,
+    reduce_operator,
+    scan_operator,
 )
 
 Fused = tuple[Operation, dict[SSAValue, SSAValue]]
 
 
-def merged_kind(a: Screma, b: Screma) -> Kind | None:
-    """map+X is X; red+red is red; scan+scan is scan; red+scan has no single op."""
-    if a.kind == "map":
-        return b.kind
-    if b.kind == "map" or a.kind == b.kind:
-        return a.kind
-    return None
+def _build(parts: Sequence[Screma], inputs: Sequence[SSAValue], pre: Block, post: Block | None) -> Operation:
+    """The op fusing `parts`: their scan parts and their reduction parts tupled (in order), around `pre` and `post`."""
+    scan = scan_operator(parts)
+    red = reduce_operator(parts)
+    scan_part = Combining([v for p in parts for v in p.scan_neutral], scan) if scan is not None else None
+    red_part = Combining([v for p in parts for v in p.red_neutral], red) if red is not None else None
+    commutative = all(p.commutative for p in parts if p.red_combine is not None)
+    return build_screma(parts[0].width, inputs, pre, scan_part, post, red_part, commutative)
 
 
 def _collect_inputs(parts: Sequence[tuple[Sequence[SSAValue], Block | None]], skip: set[SSAValue]) -> InputList:
@@ -55,7 +57,18 @@ def merge_scremas(a: Screma, b: Screma, consumed: set[SSAValue], export: set[SSA
     vertical fusion of a producer's per-element values into the consumer (F1,
     map->reduce = redomap, map->scan = scanomap, and a redomap/scanomap whose
     map-outs feed another SOAC). `export` names the map-outs of `a` that are
-    still used elsewhere and stay results (map-out arrays).
+    still used elsewhere and stay results (map-out arrays). Scan parts and
+    reduction parts are tupled separately, so scan+reduce gives a scanomap
+    with a reduction part (Futhark's Screma with scans and reductions):
+
+        %s = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(...) { ... }
+        %t = soac.reduce %n (%xs : tensor<?xi32>) neutral(%one : i32) -> i32 combine(...) { ... }
+    becomes
+        %s, %t = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%one : i32)
+            -> (tensor<?xi32>, i32) combine(...) { ... } reduce_combine(...) { ... }
+            lambda(%x: i32) { soac.yield %x, %x : i32, i32 }
+
+    Map->reduce:
 
         %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
         %s = soac.reduce %n (%ys : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...) { ... }
@@ -63,22 +76,19 @@ def merge_scremas(a: Screma, b: Screma, consumed: set[SSAValue], export: set[SSA
         %s = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...) { ... }
             lambda(%x: f32) { ... yield %y }
     """
-    kind = merged_kind(a, b)
-    if kind is None or not _post_rows_unused(b, consumed):
+    if not _post_rows_unused(b, consumed):
         return None
     inputs = _collect_inputs([(a.inputs, a.pre), (b.inputs, b.pre)], consumed)
     pre = new_block(inputs.rows(), inputs.hints)
-    a_comb, a_mo = apply_pre(a, pre, [pre.args[inputs.index(v)] for v in a.inputs])
-    mapout_value = dict(zip(a.mapouts, a_mo))
+    a_vals = apply_pre(a, pre, [pre.args[inputs.index(v)] for v in a.inputs])
+    mapout_value = dict(zip(a.mapouts, a_vals.mapouts))
     b_rows = [mapout_value[v] if v in consumed else pre.args[inputs.index(v)] for v in b.inputs]
-    b_comb, b_mo = apply_pre(b, pre, b_rows)
+    b_vals = apply_pre(b, pre, b_rows)
     kept = [r for r in a.mapouts if r in export]
-    pre.add_op(YieldOp(*a_comb, *b_comb, *(mapout_value[r] for r in kept), *b_mo))
-    combine = combine_operators([a, b]) if kind != "map" else None
+    pre.add_op(YieldOp(*a_vals.scan, *b_vals.scan, *a_vals.red, *b_vals.red, *(mapout_value[r] for r in kept), *b_vals.mapouts))
     post = _merged_post(a, b, inputs) if a.post is not None or b.post is not None else None
-    commutative = all(p.commutative for p in (a, b) if p.kind == "red")
-    op = build_screma(kind, a.width, [*a.neutral, *b.neutral], inputs.values, pre, combine, post, commutative)
-    old = [*a.combined, *b.combined, *kept, *b.mapouts]
+    op = _build([a, b], inputs.values, pre, post)
+    old = [*a.scanned, *b.scanned, *a.reduced, *b.reduced, *kept, *b.mapouts]
     return op, dict(zip(old, op.results, strict=True))
 
 
@@ -86,20 +96,20 @@ def _post_rows_unused(b: Screma, consumed: set[SSAValue]) -> bool:
     """A post lambda sees input rows; those of inputs that fusion removes must be unused."""
     if b.post is None:
         return True
-    rows = b.post.args[len(b.neutral) :]
+    rows = b.post.args[len(b.scan_neutral) :]
     return all(not row.uses for row, value in zip(rows, b.inputs) if value in consumed)
 
 
 def _merged_post(a: Screma, b: Screma, inputs: InputList) -> Block:
     """`post(scanned_a.., scanned_b.., rows..) = (post_a(scanned_a, rows_a).., post_b(scanned_b, rows_b)..)`."""
-    scanned_types = [v.type for v in (*a.neutral, *b.neutral)]
+    scanned_types = [v.type for v in (*a.scan_neutral, *b.scan_neutral)]
     post = new_block([*scanned_types, *inputs.rows()], [None] * len(scanned_types) + inputs.hints)
     rows = post.args[len(scanned_types) :]
     yielded: list[SSAValue] = []
     offset = 0
     for part in (a, b):
-        scanned = list(post.args[offset : offset + len(part.neutral)])
-        offset += len(part.neutral)
+        scanned = list(post.args[offset : offset + len(part.scan_neutral)])
+        offset += len(part.scan_neutral)
         if part.post is None:
             yielded += scanned
             continue
@@ -120,25 +130,26 @@ def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue]) -> Fused:
             lambda(%x: f32) { soac.yield %x : f32 } post(%s: f32, %x: f32) { ... yield %y }
 
     `export` names the scanned (or post) arrays of `p` still used elsewhere.
+    A reduction part of `p` stays as it is.
     """
-    combined = set(p.combined)
-    inputs = _collect_inputs([(p.inputs, p.pre), (c.inputs, c.pre)], combined)
+    scanned_arrays = set(p.scanned)
+    inputs = _collect_inputs([(p.inputs, p.pre), (c.inputs, c.pre)], scanned_arrays)
     pre = new_block(inputs.rows(), inputs.hints)
-    p_comb, p_mo = apply_pre(p, pre, [pre.args[inputs.index(v)] for v in p.inputs])
-    pre.add_op(YieldOp(*p_comb, *p_mo))
-    k = len(p.neutral)
-    post = new_block([v.type for v in p.neutral] + inputs.rows(), [None] * k + inputs.hints)
+    p_vals = apply_pre(p, pre, [pre.args[inputs.index(v)] for v in p.inputs])
+    pre.add_op(YieldOp(*p_vals.scan, *p_vals.red, *p_vals.mapouts))
+    k = len(p.scan_neutral)
+    post = new_block([v.type for v in p.scan_neutral] + inputs.rows(), [None] * k + inputs.hints)
     scanned, rows = list(post.args[:k]), post.args[k:]
-    p_vals = scanned
+    p_post = scanned
     if p.post is not None:
-        p_vals = move_lambda(p.post, post, [*scanned, *(rows[inputs.index(v)] for v in p.inputs)])
-    value_of = dict(zip(p.combined, p_vals))
+        p_post = move_lambda(p.post, post, [*scanned, *(rows[inputs.index(v)] for v in p.inputs)])
+    value_of = dict(zip(p.scanned, p_post))
     assert c.pre is not None
     c_vals = move_lambda(c.pre, post, [value_of[v] if v in value_of else rows[inputs.index(v)] for v in c.inputs])
-    kept = [r for r in p.combined if r in export]
+    kept = [r for r in p.scanned if r in export]
     post.add_op(YieldOp(*(value_of[r] for r in kept), *c_vals))
-    op = build_screma("scan", p.width, p.neutral, inputs.values, pre, combine_operators([p]), post, False)
-    old = [*kept, *c.mapouts, *p.mapouts]
+    op = _build([p], inputs.values, pre, post)
+    old = [*kept, *c.mapouts, *p.reduced, *p.mapouts]
     return op, dict(zip(old, op.results, strict=True))
 
 
@@ -153,8 +164,8 @@ def fuse_into_scatter(p: Screma, scatter: ScatterOp) -> Fused:
     produced = set(p.mapouts)
     inputs = _collect_inputs([(p.inputs, p.pre), (scatter.inputs, scatter.body.block)], produced)
     body = new_block(inputs.rows(), inputs.hints)
-    _, p_mo = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
-    value_of = dict(zip(p.mapouts, p_mo))
+    p_vals = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
+    value_of = dict(zip(p.mapouts, p_vals.mapouts))
     args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in scatter.inputs]
     body.add_op(YieldOp(*move_lambda(scatter.body.block, body, args)))
     op = ScatterOp(scatter.width, inputs.values, scatter.dests, Region(body))

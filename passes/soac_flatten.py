@@ -49,6 +49,7 @@ from .flatten_analysis import in_lambda
 from .flatten_distribute import Distributor
 from .flatten_nest import Bound, KernelBody, Nest
 from .flatten_versions import Flattener, Mode
+from .split_scan_reduce import split_scan_reductions
 
 
 @dataclass
@@ -94,5 +95,6 @@ class SoacFlattenPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.mode not in ("incremental", "moderate", "full"):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
+        split_scan_reductions(op)  # the flattening rules know scanomaps and redomaps, not both in one op
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

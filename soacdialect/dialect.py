@@ -165,13 +165,19 @@ def _input_rows(op: Operation, inputs: Sequence[SSAValue], kind: str = "input") 
     return rows
 
 
-def _check_operator(op: Operation, combine: Region, neutral: Sequence[SSAValue]) -> list[Attribute]:
+def _check_operator(
+    op: Operation,
+    combine: Region,
+    neutral: Sequence[SSAValue],
+    role: str = "combine operator",
+    what: str = "neutral elements",
+) -> list[Attribute]:
     """Check an associative operator `(a..., b...) -> c...` against the neutral elements."""
     ne_types = [v.type for v in neutral]
     if not ne_types:
-        raise VerifyException(f"'{op.name}' needs at least one neutral element")
-    _check_params(op, combine, "combine operator", ne_types + ne_types, "the neutral elements (twice)")
-    _check_yields(op, combine, "combine operator", ne_types, "the neutral elements")
+        raise VerifyException(f"'{op.name}' needs at least one {what[:-1]}")
+    _check_params(op, combine, role, ne_types + ne_types, f"the {what} (twice)")
+    _check_yields(op, combine, role, ne_types, f"the {what}")
     return ne_types
 
 
@@ -184,14 +190,15 @@ def _check_inputs_match_neutral(op: Operation, inputs: Sequence[SSAValue], ne_ty
         )
 
 
-def _check_reduce_lambda(op: Operation, body: Region, ne_types: Sequence[Attribute], role: str) -> list[Attribute]:
+def _check_reduce_lambda(
+    op: Operation, body: Region, ne_types: Sequence[Attribute], role: str, what: str = "neutral element types"
+) -> list[Attribute]:
     """Check that `body` yields the reduced values first; return its map-out element types."""
     yielded = _yielded_types(op, body, role)
     k = len(ne_types)
     if len(yielded) < k or not all_compatible(yielded[:k], ne_types):
         raise VerifyException(
-            f"'{op.name}' {role} yields {format_types(yielded)} but must start with the neutral "
-            f"element types {format_types(ne_types)}"
+            f"'{op.name}' {role} yields {format_types(yielded)} but must start with the {what} {format_types(ne_types)}"
         )
     return yielded[k:]
 
@@ -313,6 +320,8 @@ class _CombiningOp(IRDLOperation):
 
     HAS_LAMBDA: ClassVar[bool] = False
     HAS_POST: ClassVar[bool] = False
+    HAS_REDUCE: ClassVar[bool] = False
+    """Has an optional reduction part (`reduce(...)` neutral elements and a `reduce_combine` operator)."""
     CAN_COMMUTE: ClassVar[bool] = False
 
     width = operand_def(IndexType)
@@ -332,14 +341,20 @@ class _CombiningOp(IRDLOperation):
         print_operand_list(printer, self.inputs)
         printer.print_string(" neutral")
         print_operand_list(printer, self.neutral)
+        if isinstance(self, ScanomapOp) and self.reduce_combine is not None:
+            printer.print_string(" reduce")
+            if self.reduce_commutative is not None:
+                printer.print_string(" commutative")
+            print_operand_list(printer, self.reduce_neutral)
         print_result_types(printer, self.outs.types)
         for keyword, region in self.named_regions():
             print_lambda(printer, keyword, region)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     def named_regions(self) -> list[tuple[str, Region]]:
+        """The regions in the order of the custom syntax, keyword first; an empty post region is left out."""
         return [("combine", self.regions[0])] + [
-            (keyword, region) for keyword, region in zip(("lambda", "post"), self.regions[1:]) if region.blocks
+            (keyword, region) for keyword, region in zip(("lambda", "post"), self.regions[1:3]) if region.blocks
         ]
 
     @classmethod
@@ -352,17 +367,28 @@ class _CombiningOp(IRDLOperation):
         inputs = parse_operand_list(parser)
         parser.parse_keyword("neutral")
         neutral = parse_operand_list(parser)
+        reduces = cls.HAS_REDUCE and parser.parse_optional_keyword("reduce") is not None
+        reduce_commutative = reduces and parser.parse_optional_keyword("commutative") is not None
+        reduce_neutral = parse_operand_list(parser) if reduces else []
         result_types = parse_result_types(parser)
         regions = [parse_lambda(parser, "combine")]
+        reduce_combine = parse_lambda(parser, "reduce_combine") if reduces else None
         if cls.HAS_LAMBDA:
             regions.append(parse_lambda(parser, "lambda"))
         if cls.HAS_POST:
             regions.append(parse_optional_lambda(parser, "post") or Region())
+        if reduce_combine is not None:
+            regions.append(reduce_combine)
+        segments = [1, len(neutral), len(inputs)] + ([len(reduce_neutral)] if cls.HAS_REDUCE else [])
+        properties: dict[str, Attribute] = {"operandSegmentSizes": DenseArrayBase.from_list(i32, segments)}
+        if commutative:
+            properties["commutative"] = UnitAttr()
+        if reduce_commutative:
+            properties["reduce_commutative"] = UnitAttr()
         op = cls.create(
-            operands=[width, *neutral, *inputs],
+            operands=[width, *neutral, *inputs, *reduce_neutral],
             result_types=result_types,
-            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(neutral), len(inputs)])}
-            | ({"commutative": UnitAttr()} if commutative else {}),
+            properties=properties,
             regions=regions,
         )
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
@@ -477,23 +503,44 @@ class RedomapOp(_CombiningOp):
 
 @irdl_op_definition
 class ScanomapOp(_CombiningOp):
-    """`scanomap combine f ne xs` = `map post (scan combine ne (map f xs))`.
+    """`scanomap combine f ne xs` = `map post (scan combine ne (map f xs))`, with an optional reduction.
 
-    The lambda yields the values to scan first, then map-out values. The
-    optional post lambda receives each scanned tuple followed by the input rows
-    at the same index; without it, the scanned arrays are the results. Results:
-    the post (or scan) arrays, then the map-out arrays.
+    The lambda yields the values to scan first, then the values to reduce (when
+    there is a reduction part), then map-out values. The optional post lambda
+    receives each scanned tuple followed by the input rows at the same index;
+    without it, the scanned arrays are the results. Results: the post (or scan)
+    arrays, then the reduced scalars, then the map-out arrays. With a reduction
+    part this is Futhark's Screma with both scans and reductions (horizontal
+    scan+reduce fusion gives it):
+
+        %s, %sq = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (tensor<?xf32>, tensor<?xf32>)
+            combine(%a: f32, %b: f32) { ... } lambda(%x: f32) { ... soac.yield %x, %q : f32, f32 }
+        %s, %p, %m = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce commutative(%one : f32)
+            -> (tensor<?xf32>, f32, tensor<?xf32>) combine(%a: f32, %b: f32) { ... }
+            reduce_combine(%c: f32, %d: f32) { ... } lambda(%x: f32) { ... soac.yield %x, %x, %q : f32, f32, f32 }
+
+    In the generic form the reduce neutral elements are the last operand
+    segment (empty without a reduction) and the reduce operator is a fourth
+    region after the post region (absent without a reduction).
     """
 
     name = "soac.scanomap"
     HAS_LAMBDA: ClassVar[bool] = True
     HAS_POST: ClassVar[bool] = True
+    HAS_REDUCE: ClassVar[bool] = True
 
+    # Redeclared so that the reduce neutral elements come last among the operands.
+    width = operand_def(IndexType)
+    neutral = var_operand_def()
+    inputs = var_operand_def(TensorType)
+    reduce_neutral = var_operand_def()
+    reduce_commutative = opt_prop_def(UnitAttr)
     combine = region_def("single_block")
     body = region_def("single_block")
-    # Always present (verify_ checks), and empty when there is no post lambda, which a
-    # single-block constraint would reject.
-    post = opt_region_def()
+    post = region_def()
+    """The post lambda; an empty region when there is none."""
+    reduce_combine = opt_region_def("single_block")
+    """The reduce operator; absent when there is no reduction part."""
 
     def __init__(
         self,
@@ -504,25 +551,54 @@ class ScanomapOp(_CombiningOp):
         combine: Region,
         body: Region,
         post: Region | None = None,
+        *,
+        reduce_neutral: Sequence[SSAValue | Operation] = (),
+        reduce_combine: Region | None = None,
+        reduce_commutative: bool = False,
     ):
         super().__init__(
-            operands=[width, neutral, inputs],
+            operands=[width, neutral, inputs, reduce_neutral],
             result_types=[result_types],
-            regions=[combine, body, post or Region()],
+            properties={"reduce_commutative": UnitAttr()} if reduce_commutative else {},
+            regions=[combine, body, post or Region(), [reduce_combine] if reduce_combine is not None else []],
         )
+
+    @property
+    def has_reduction(self) -> bool:
+        """True when the op has a reduction part (reduce neutral elements and a reduce_combine operator)."""
+        return self.reduce_combine is not None
+
+    @property
+    def num_scanned(self) -> int:
+        """The number of post (or scan) arrays: the first results."""
+        if self.post.blocks and isinstance(yield_op := self.post.block.last_op, YieldOp):
+            return len(yield_op.arguments)
+        return len(self.neutral)
+
+    def named_regions(self) -> list[tuple[str, Region]]:
+        named = super().named_regions()
+        if self.reduce_combine is not None:
+            named.insert(1, ("reduce_combine", self.reduce_combine))
+        return named
 
     def verify_(self) -> None:
         ne_types = _check_operator(self, self.combine, self.neutral)
+        red_types: list[Attribute] = []
+        if self.reduce_combine is not None:
+            red_types = _check_operator(
+                self, self.reduce_combine, self.reduce_neutral, "reduce_combine operator", "reduce neutral elements"
+            )
+        elif self.reduce_neutral or self.reduce_commutative is not None:
+            raise VerifyException(f"'{self.name}' has a reduction part but no reduce_combine operator")
         rows = _input_rows(self, self.inputs)
         _check_params(self, self.body, "lambda", rows, "the input rows")
-        map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
-        if self.post is None:
-            raise VerifyException(f"'{self.name}' needs a third region for its post lambda (empty when there is none)")
+        what = "scan then reduce neutral element types" if red_types else "neutral element types"
+        map_outs = _check_reduce_lambda(self, self.body, [*ne_types, *red_types], "lambda", what)
         scanned = ne_types
         if self.post.blocks:
             _check_params(self, self.post, "post lambda", [*ne_types, *rows], "the scanned values and input rows")
             scanned = _yielded_types(self, self.post, "post lambda")
-        _check_results(self, self.outs.types, [array_of(t) for t in (*scanned, *map_outs)])
+        _check_results(self, self.outs.types, [*(array_of(t) for t in scanned), *red_types, *(array_of(t) for t in map_outs)])
 
 
 @irdl_op_definition

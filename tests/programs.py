@@ -3,7 +3,8 @@
 `programs()` is a hypothesis strategy of `Program`s: the text of a module with
 one function `@main(%n: index, %m: index, %a0..: tensor<?xi32>, %mat: tensor<?x?xi32>)`
 and arguments to run it with. The function is a DAG of map, reduce, scan,
-redomap, scanomap (with map-outs and post lambdas), scatter, in-place updates,
+redomap, scanomap (with map-outs, post lambdas and reduction parts), scan+reduce
+pairs over a shared array, scatter, in-place updates,
 indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
 (rows of width `%m`). Everything a fusion pass must respect occurs: shared
 inputs, results used several times, results indexed or read inside lambdas,
@@ -150,21 +151,31 @@ class Generator:
         self.arrays += outs
         self.soacs += 1
 
-    def stmt_combining(self, kind: str, indent: str = "  ") -> None:
-        """reduce, scan, redomap or scanomap (with map-outs and maybe a post lambda)."""
+    def stmt_combining(self, kind: str, indent: str = "  ", shared: str | None = None) -> None:
+        """reduce, scan, redomap, scanomap (with map-outs and maybe a post lambda) or scanred.
+
+        `scanred` is a scanomap with a reduction part. `shared` is an array the op must take as input.
+        """
+        scanred = kind == "scanred"
+        kind = "scanomap" if scanred else kind
         k = self.draw(1, 2)
         ops = self.operator_list(k)
         ne = self.neutrals(ops, indent)
+        red_ops = self.operator_list(self.draw(1, 2)) if scanred else []
+        red_ne = self.neutrals(red_ops, indent)
+        kr = len(red_ops)
         with_lambda = kind in ("redomap", "scanomap")
         scans = kind in ("scan", "scanomap")
         if with_lambda:
             inputs = self.picks(self.arrays, 1, 3)
             params = self.params(len(inputs))
             n_mo = self.draw(0, 1)
-            body, yielded = self.lambda_body(params, k + n_mo, indent + "  ")
+            body, yielded = self.lambda_body(params, k + kr + n_mo, indent + "  ")
             lam = self.emit_lambda("lambda", params, ["i32"] * len(params), body, yielded, indent)
         else:
             inputs, n_mo, lam = [self.pick(self.arrays) for _ in range(k)], 0, ""
+        if shared is not None and shared not in inputs:
+            inputs[0] = shared
         post, n_post = "", k
         if kind == "scanomap" and self.draw(0, 1):
             n_post = self.draw(1, 2)
@@ -173,16 +184,28 @@ class Generator:
             post = self.emit_lambda("post", scanned + rows, ["i32"] * (k + len(inputs)), body, yielded, indent)
         combined_type = T1 if scans else "i32"
         combined = [self.fresh("s") for _ in range(n_post if scans else k)]
+        reduced = [self.fresh("r") for _ in range(kr)]
         mapouts = [self.fresh("mo") for _ in range(n_mo)]
-        types = [combined_type] * len(combined) + [T1] * n_mo
+        types = [combined_type] * len(combined) + ["i32"] * kr + [T1] * n_mo
+        reduction, reduction_op = "", ""
+        if scanred:
+            reduction = f" reduce({self.sig(red_ne, 'i32')})"
+            reduction_op = self.combine(red_ops, indent).replace(" combine(", " reduce_combine(", 1)
         self.lines.append(
-            f"{indent}{', '.join(combined + mapouts)} = soac.{kind} {self.width} ({self.sig(inputs, T1)})"
-            f" neutral({self.sig(ne, 'i32')})"
-            f" -> ({', '.join(types)}){self.combine(ops, indent)}{lam}{post}"
+            f"{indent}{', '.join(combined + reduced + mapouts)} = soac.{kind} {self.width} ({self.sig(inputs, T1)})"
+            f" neutral({self.sig(ne, 'i32')}){reduction}"
+            f" -> ({', '.join(types)}){self.combine(ops, indent)}{reduction_op}{lam}{post}"
         )
         (self.arrays if scans else self.scalars).extend(combined)
+        self.scalars += reduced
         self.arrays += mapouts
         self.soacs += 1
+
+    def stmt_scan_reduce_pair(self, indent: str = "  ") -> None:
+        """A scan(omap) and a reduce/redomap over a shared array: a horizontal scan+reduce fusion candidate."""
+        shared = self.pick(self.arrays)
+        self.stmt_combining(("scan", "scanomap")[self.draw(0, 1)], indent, shared)
+        self.stmt_combining(("reduce", "redomap")[self.draw(0, 1)], indent, shared)
 
     def stmt_scatter(self, indent: str = "  ") -> None:
         """Scatter values into a fresh array at the (distinct) indices n-1-i."""
@@ -259,7 +282,8 @@ class Generator:
             if choice == 0:
                 outer.stmt_map(inner_indent)
             else:
-                outer.stmt_combining(("redomap", "scanomap")[choice - 1] if outer.draw(0, 1) else "reduce", inner_indent)
+                kinds = ("redomap", "scanomap", "scanred")
+                outer.stmt_combining(kinds[outer.draw(0, 2)] if outer.draw(0, 1) else "reduce", inner_indent)
         self.counter = outer.counter + 1
         body = outer.lines
         if outer.scalars and self.draw(0, 1):
@@ -275,11 +299,15 @@ class Generator:
         self.soacs += 1 + outer.soacs
 
     def statement(self) -> None:
-        choice = self.draw(0, 13)
+        choice = self.draw(0, 15)
         if choice <= 3:
             self.stmt_map()
         elif choice <= 8:
             self.stmt_combining(("reduce", "scan", "redomap", "scanomap", "scanomap")[choice - 4])
+        elif choice == 14:
+            self.stmt_combining("scanred")
+        elif choice == 15:
+            self.stmt_scan_reduce_pair()
         elif choice == 9:
             self.stmt_scatter()
         elif choice == 10:

@@ -206,17 +206,26 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
 PIPELINES = ["", "soac-fuse", "soac-flatten", "soac-fuse,soac-flatten"]
 
 
-@pytest.mark.parametrize("pipeline", PIPELINES, ids=lambda p: p or "as-written")
+# The flattened programs also run on OpenCL (tests/lowering/test_examples_opencl.py runs them as written;
+# tests/lowering/test_flattened.py forces every version).
+BACKENDS = [(pipeline, "interp") for pipeline in PIPELINES] + [(p, "opencl") for p in PIPELINES if "soac-flatten" in p]
+
+
+@pytest.mark.parametrize(("pipeline", "backend"), BACKENDS, ids=lambda p: p or "as-written")
 @pytest.mark.parametrize("check", [c for checks in CHECKS.values() for c in checks], ids=lambda c: c.__name__)
-def test_semantics(check: Callable[[Runner], None], pipeline: str) -> None:
+def test_semantics(check: Callable[[Runner], None], pipeline: str, backend: str) -> None:
     missing = [name for name in filter(None, pipeline.split(",")) if name not in get_all_passes()]
     if missing:
         pytest.skip(f"no pass {', '.join(missing)} yet")
+    execute = run_function
+    if backend == "opencl":
+        runtime = pytest.importorskip("soac.lowering.runtime", exc_type=ImportError)
+        execute = runtime.run_function
     modules: dict[str, ModuleOp] = {}
 
     def run(name: str, *args: Any) -> tuple[Any, ...]:
         if name not in modules:
             modules[name] = load(name, pipeline)
-        return run_function(modules[name], "main", list(args))
+        return execute(modules[name], "main", list(args))
 
     check(run)

@@ -87,12 +87,20 @@ def redomap_or_scanomap(interp: SoacInterpreter, frame: Frame, op: soac.RedomapO
     if isinstance(op, soac.RedomapOp):
         reduced = reduce_axis(interp, frame, op.combine, neutral, full(frame, ys[:k], (n,)), frame.batch)
         return [(r, frame.rank) for r in reduced] + map_outs
+    red_outs: list[Val] = []
+    if op.reduce_combine is not None:
+        # The reduction part: the values after the scanned ones, reduced like soac.reduce.
+        r = len(op.reduce_neutral)
+        red_neutral = [frame.lookup(v) for v in op.reduce_neutral]
+        values = full(frame, ys[k : k + r], (n,))
+        red_outs = [(x, frame.rank) for x in reduce_axis(interp, frame, op.reduce_combine, red_neutral, values, frame.batch)]
+        map_outs = map_outs[r:]
     scanned = scan_axis(interp, frame, op.combine, neutral, full(frame, ys[:k], (n,)), frame.batch)
     post = op.post
-    if post is None or not post.blocks:
-        return [(s, frame.rank) for s in scanned] + map_outs
+    if not post.blocks:
+        return [(s, frame.rank) for s in scanned] + red_outs + map_outs
     outs = run_lambda(interp, frame, post, [*((s, frame.rank + 1) for s in scanned), *args], (n,))
-    return [lift(y, frame.batch, (n,)) for y in outs] + map_outs
+    return [lift(y, frame.batch, (n,)) for y in outs] + red_outs + map_outs
 
 
 @implements("soac.scatter")

@@ -163,3 +163,39 @@ def test_kernel_dialect_verifiers(before, after, message):
     module = Parser(_kernel_context(), KERNEL_IR.replace(before, after, 1)).parse_module()
     with pytest.raises(VerifyException, match=message):
         module.verify()
+
+
+CEILDIV = """
+func.func @host(%a: i64, %b: i64) -> i64 {
+  %r = arith.ceildivui %a, %b : i64
+  func.return %r : i64
+}
+func.func @device(%as: tensor<?xi64>, %bs: tensor<?xi64>) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %as, %c0 : tensor<?xi64>
+  %r = soac.map %n (%as, %bs : tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64> lambda(%a: i64, %b: i64) {
+    %q = arith.ceildivui %a, %b : i64
+    soac.yield %q : i64
+  }
+  func.return %r : tensor<?xi64>
+}
+"""
+
+
+def test_unsigned_ceiling_division_does_not_wrap(parse):
+    """`ceildivui` on the host and on the device, for dividends near 2**64 (where `a + b - 1` would wrap)."""
+    from soac.interpreter import run_function as interpret
+
+    module = parse(CEILDIV)
+    pairs = [(7, 2), (6, 3), (0, 5), (-1, 2), (-1, 1), (-2, -1), (5, -1), (-3, 4)]
+    program = compile_module(module)
+    for a, b in pairs:
+        want = (a % 2**64 + b % 2**64 - 1) // (b % 2**64)
+        want = np.int64(np.uint64(want % 2**64).astype(np.int64))
+        (host,) = program.call("host", [np.int64(a), np.int64(b)])
+        (expected,) = interpret(module, "host", [np.int64(a), np.int64(b)])
+        assert host == expected == want, (a, b)
+    as_, bs = np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64)
+    (device,) = program.call("device", [as_, bs])
+    (expected,) = interpret(module, "device", [as_, bs])
+    np.testing.assert_array_equal(device, expected)

@@ -913,7 +913,7 @@ func.func @reduce_combine_no_yield(%n: index, %xs: tensor<?xf32>, %z: f32) -> f3
 "builtin.module"() ({
   "func.func"() <{sym_name = "scanomap", function_type = (index, tensor<?xf32>, f32) -> tensor<?xf32>}> ({
   ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32):
-    %s = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+    %s = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
     ^bb0(%a: f32, %b: f32):
       %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
       "soac.yield"(%c) : (f32) -> ()
@@ -925,4 +925,137 @@ func.func @reduce_combine_no_yield(%n: index, %xs: tensor<?xf32>, %z: f32) -> f3
   }) : () -> ()
 }) : () -> ()
 
-// CHECK: error: 'soac.scanomap' needs a third region for its post lambda (empty when there is none)
+// CHECK: error: Expected 3 or 4 regions, but got 2
+
+// -----
+
+// scanomap with a reduction part: the reduce operator takes the reduce neutral elements twice
+func.func @scanomap_reduce_arity(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: f32, %b: f32) {
+    soac.yield %a : f32
+  } lambda(%x: f32) {
+    %i = arith.fptosi %x : f32 to i32
+    soac.yield %x, %i : f32, i32
+  }
+  func.return %s, %r : tensor<?xf32>, i32
+}
+
+// CHECK: error: 'soac.scanomap' reduce_combine operator parameter #0 has type f32, expected i32 from the reduce neutral elements (twice)
+
+// -----
+
+// scanomap with a reduction part: what the reduce operator yields
+func.func @scanomap_reduce_yield(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: i32, %b: i32) {
+    soac.yield %a, %b : i32, i32
+  } lambda(%x: f32) {
+    %i = arith.fptosi %x : f32 to i32
+    soac.yield %x, %i : f32, i32
+  }
+  func.return %s, %r : tensor<?xf32>, i32
+}
+
+// CHECK: error: 'soac.scanomap' reduce_combine operator yields (i32, i32), expected (i32) from the reduce neutral elements
+
+// -----
+
+// scanomap with a reduction part: the lambda yields the scanned values, then the reduced values
+func.func @scanomap_reduce_lambda(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %s, %r : tensor<?xf32>, i32
+}
+
+// CHECK: error: 'soac.scanomap' lambda yields (f32) but must start with the scan then reduce neutral element types (f32, i32)
+
+// -----
+
+// scanomap with a reduction part: the reduced results are scalars, after the scanned arrays
+func.func @scanomap_reduce_results(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, tensor<?xi32>) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, tensor<?xi32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: f32) {
+    %i = arith.fptosi %x : f32 to i32
+    soac.yield %x, %i : f32, i32
+  }
+  func.return %s, %r : tensor<?xf32>, tensor<?xi32>
+}
+
+// CHECK: error: 'soac.scanomap' has result types (tensor<?xf32>, tensor<?xi32>), expected (tensor<?xf32>, i32) from its lambdas
+
+// -----
+
+// scanomap with a reduction part: the post lambda sees the scanned values and the input rows only
+func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: f32) {
+    %i = arith.fptosi %x : f32 to i32
+    soac.yield %x, %i : f32, i32
+  } post(%t: f32, %u: i32, %x: f32) {
+    soac.yield %t : f32
+  }
+  func.return %s, %r : tensor<?xf32>, i32
+}
+
+// CHECK: error: 'soac.scanomap' post lambda takes 3 parameters but 2 are expected (the scanned values and input rows: (f32, f32))
+
+// -----
+
+// scanomap with a reduction part: at least one reduce neutral element
+func.func @scanomap_reduce_empty(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce() -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine() {
+    soac.yield
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' needs at least one reduce neutral element
+
+// -----
+
+// scanomap: reduce neutral elements (generic form) but no reduce operator region
+"builtin.module"() ({
+  "func.func"() <{sym_name = "scanomap", function_type = (index, tensor<?xf32>, f32) -> tensor<?xf32>}> ({
+  ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32):
+    %s = "soac.scanomap"(%n, %z, %xs, %z) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+    ^bb0(%a: f32, %b: f32):
+      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+      "soac.yield"(%c) : (f32) -> ()
+    }, {
+    ^bb0(%x: f32):
+      "soac.yield"(%x) : (f32) -> ()
+    }, {
+    }) : (index, f32, tensor<?xf32>, f32) -> tensor<?xf32>
+    "func.return"(%s) : (tensor<?xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// CHECK: error: 'soac.scanomap' has a reduction part but no reduce_combine operator
+

@@ -413,7 +413,7 @@ func.func @scanomap(%n: index, %xs: tensor<?xf32>, %z: f32) -> (tensor<?xf32>, t
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap", function_type = (index, tensor<?xf32>, f32) -> (tensor<?xf32>, tensor<?xf32>)}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32):
-// CHECK-GENERIC-NEXT:    %s, %sq = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+// CHECK-GENERIC-NEXT:    %s, %sq = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
 // CHECK-GENERIC-NEXT:    ^bb0(%a: f32, %b: f32):
 // CHECK-GENERIC-NEXT:      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%c) : (f32) -> ()
@@ -458,7 +458,7 @@ func.func @scanomap_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: 
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap_post", function_type = (index, tensor<?xf32>, tensor<?xi32>, f32) -> (tensor<?xi1>, tensor<?xf32>, tensor<?xi32>)}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: f32):
-// CHECK-GENERIC-NEXT:    %p, %d, %mo = "soac.scanomap"(%n, %z, %xs, %is) <{operandSegmentSizes = array<i32: 1, 1, 2>}> ({
+// CHECK-GENERIC-NEXT:    %p, %d, %mo = "soac.scanomap"(%n, %z, %xs, %is) <{operandSegmentSizes = array<i32: 1, 1, 2, 0>}> ({
 // CHECK-GENERIC-NEXT:    ^bb0(%a: f32, %b: f32):
 // CHECK-GENERIC-NEXT:      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%c) : (f32) -> ()
@@ -880,3 +880,115 @@ func.func @threshold(%par: index) -> (i1, i1) {
 // CHECK-GENERIC-NEXT:    %b = "soac.threshold"(%par) <{threshold = "suff_intra_par_1", default = 32 : i64}> {note = "intra-group"} : (index) -> i1
 // CHECK-GENERIC-NEXT:    "func.return"(%a, %b) : (i1, i1) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
+// scanomap with a reduction part (Futhark's Screma with scans and reductions): the lambda yields the
+// scanned values, then the reduced values, then map-outs; results: scan arrays, reduced scalars, map-outs.
+func.func @scanomap_reduce(%n: index, %xs: tensor<?xf32>, %z: f32, %one: f32) -> (tensor<?xf32>, f32, tensor<?xf32>) {
+  %s, %p, %sq = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : f32) -> (tensor<?xf32>, f32, tensor<?xf32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: f32, %b: f32) {
+    %c = arith.mulf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %q = arith.mulf %x, %x : f32
+    soac.yield %x, %x, %q : f32, f32, f32
+  }
+  func.return %s, %p, %sq : tensor<?xf32>, f32, tensor<?xf32>
+}
+
+// CHECK-LABEL: func.func @scanomap_reduce(%n: index, %xs: tensor<?xf32>, %z: f32, %one: f32) -> (tensor<?xf32>, f32, tensor<?xf32>) {
+// CHECK-NEXT:    %s, %p, %sq = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : f32) -> (tensor<?xf32>, f32, tensor<?xf32>) combine(%a: f32, %b: f32) {
+// CHECK-NEXT:      %c = arith.addf %a, %b : f32
+// CHECK-NEXT:      soac.yield %c : f32
+// CHECK-NEXT:    } reduce_combine(%a_1: f32, %b_1: f32) {
+// CHECK-NEXT:      %c_1 = arith.mulf %a_1, %b_1 : f32
+// CHECK-NEXT:      soac.yield %c_1 : f32
+// CHECK-NEXT:    } lambda(%x: f32) {
+// CHECK-NEXT:      %q = arith.mulf %x, %x : f32
+// CHECK-NEXT:      soac.yield %x, %x, %q : f32, f32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s, %p, %sq : tensor<?xf32>, f32, tensor<?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap_reduce", function_type = (index, tensor<?xf32>, f32, f32) -> (tensor<?xf32>, f32, tensor<?xf32>)}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32, %one: f32):
+// CHECK-GENERIC-NEXT:    %s, %p, %sq = "soac.scanomap"(%n, %z, %xs, %one) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%a: f32, %b: f32):
+// CHECK-GENERIC-NEXT:      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%c) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%x: f32):
+// CHECK-GENERIC-NEXT:      %q = "arith.mulf"(%x, %x) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%x, %x, %q) : (f32, f32, f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%a_1: f32, %b_1: f32):
+// CHECK-GENERIC-NEXT:      %c_1 = "arith.mulf"(%a_1, %b_1) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%c_1) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, f32, tensor<?xf32>, f32) -> (tensor<?xf32>, f32, tensor<?xf32>)
+// CHECK-GENERIC-NEXT:    "func.return"(%s, %p, %sq) : (tensor<?xf32>, f32, tensor<?xf32>) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+// CHECK-GENERIC-NEXT:   : () -> ()
+
+// -----
+
+// With a post lambda, two commutative reductions and no map-out.
+func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: f32, %zi: i32) -> (tensor<?xi1>, i32, f32) {
+  %p, %mx, %sum = soac.scanomap %n (%xs, %is : tensor<?xf32>, tensor<?xi32>) neutral(%z : f32) reduce commutative(%zi, %z : i32, f32) -> (tensor<?xi1>, i32, f32) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } reduce_combine(%a: i32, %af: f32, %b: i32, %bf: f32) {
+    %c = arith.maxsi %a, %b : i32
+    %cf = arith.addf %af, %bf : f32
+    soac.yield %c, %cf : i32, f32
+  } lambda(%x: f32, %i: i32) {
+    soac.yield %x, %i, %x : f32, i32, f32
+  } post(%s: f32, %x: f32, %i: i32) {
+    %gt = arith.cmpf ogt, %s, %x : f32
+    soac.yield %gt : i1
+  }
+  func.return %p, %mx, %sum : tensor<?xi1>, i32, f32
+}
+
+// CHECK-LABEL: func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: f32, %zi: i32) -> (tensor<?xi1>, i32, f32) {
+// CHECK-NEXT:    %p, %mx, %sum = soac.scanomap %n (%xs, %is : tensor<?xf32>, tensor<?xi32>) neutral(%z : f32) reduce commutative(%zi, %z : i32, f32) -> (tensor<?xi1>, i32, f32) combine(%a: f32, %b: f32) {
+// CHECK-NEXT:      %c = arith.addf %a, %b : f32
+// CHECK-NEXT:      soac.yield %c : f32
+// CHECK-NEXT:    } reduce_combine(%a_1: i32, %af: f32, %b_1: i32, %bf: f32) {
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      %cf = arith.addf %af, %bf : f32
+// CHECK-NEXT:      soac.yield %c_1, %cf : i32, f32
+// CHECK-NEXT:    } lambda(%x: f32, %i: i32) {
+// CHECK-NEXT:      soac.yield %x, %i, %x : f32, i32, f32
+// CHECK-NEXT:    } post(%s: f32, %x_1: f32, %i_1: i32) {
+// CHECK-NEXT:      %gt = arith.cmpf ogt, %s, %x_1 : f32
+// CHECK-NEXT:      soac.yield %gt : i1
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %p, %mx, %sum : tensor<?xi1>, i32, f32
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap_reduce_post", function_type = (index, tensor<?xf32>, tensor<?xi32>, f32, i32) -> (tensor<?xi1>, i32, f32)}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: f32, %zi: i32):
+// CHECK-GENERIC-NEXT:    %p, %mx, %sum = "soac.scanomap"(%n, %z, %xs, %is, %zi, %z) <{operandSegmentSizes = array<i32: 1, 1, 2, 2>, reduce_commutative}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%a: f32, %b: f32):
+// CHECK-GENERIC-NEXT:      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%c) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%x: f32, %i: i32):
+// CHECK-GENERIC-NEXT:      "soac.yield"(%x, %i, %x) : (f32, i32, f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%s: f32, %x_1: f32, %i_1: i32):
+// CHECK-GENERIC-NEXT:      %gt = "arith.cmpf"(%s, %x_1) <{predicate = 2 : i64, fastmath = #arith.fastmath<none>}> : (f32, f32) -> i1
+// CHECK-GENERIC-NEXT:      "soac.yield"(%gt) : (i1) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%a_1: i32, %af: f32, %b_1: i32, %bf: f32):
+// CHECK-GENERIC-NEXT:      %c_1 = "arith.maxsi"(%a_1, %b_1) : (i32, i32) -> i32
+// CHECK-GENERIC-NEXT:      %cf = "arith.addf"(%af, %bf) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%c_1, %cf) : (i32, f32) -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, f32, tensor<?xf32>, tensor<?xi32>, i32, f32) -> (tensor<?xi1>, i32, f32)
+// CHECK-GENERIC-NEXT:    "func.return"(%p, %mx, %sum) : (tensor<?xi1>, i32, f32) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+// CHECK-GENERIC-NEXT:   : () -> ()

@@ -200,19 +200,21 @@ func.func @free_variable_use(%n: index, %xs: tensor<?xi32>, %is: tensor<?xindex>
   func.return %zs : tensor<?xi32>
 }
 
-// A consumer that needs a whole scan result: scan of a scan, reduce of a scan.
+// A consumer that needs a whole scan result: scan of a scan, reduce of a scan. Neither fuses into
+// the scan of %xs; the two consumers of %s fuse horizontally (a scanomap with a reduction part).
 // CHECK-LABEL: func.func @scan_scan(%n: index, %xs: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32) {
 // CHECK-NEXT:    %s = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
 // CHECK-NEXT:    %c = arith.addi %a, %b : i32
 // CHECK-NEXT:    soac.yield %c : i32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %t = soac.scan %n (%s : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:    %t, %r = soac.scanomap %n (%s : tensor<?xi32>) neutral(%z : i32) reduce(%z : i32) -> (tensor<?xi32>, i32) combine(%a_1: i32, %b_1: i32) {
 // CHECK-NEXT:    %c_1 = arith.addi %a_1, %b_1 : i32
 // CHECK-NEXT:    soac.yield %c_1 : i32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %r = soac.reduce %n (%s : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a_2: i32, %b_2: i32) {
+// CHECK-NEXT:    } reduce_combine(%a_2: i32, %b_2: i32) {
 // CHECK-NEXT:    %c_2 = arith.muli %a_2, %b_2 : i32
 // CHECK-NEXT:    soac.yield %c_2 : i32
+// CHECK-NEXT:    } lambda(%0: i32) {
+// CHECK-NEXT:    soac.yield %0, %0 : i32, i32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %t, %r : tensor<?xi32>, i32
 // CHECK-NEXT:    }

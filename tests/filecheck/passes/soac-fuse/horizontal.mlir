@@ -203,16 +203,20 @@ func.func @dependent(%n: index, %xs: tensor<?xi32>, %i: index) -> (tensor<?xi32>
   func.return %a, %b : tensor<?xi32>, tensor<?xi32>
 }
 
-// scan+reduce over one array: our dialect has no op with both a scan and a reduction
-// (Futhark's Screma has), so they stay two SOACs (FU-23 differs for this reason).
+// scan+reduce over one array (FU-23): one scanomap with a reduction part, Futhark's Screma with a
+// scan and a reduction. The reduction is not commutative (the reduce was not).
+// NOHORIZ-LABEL: func.func @scan_reduce
+// NOHORIZ: soac.scan %n
+// NOHORIZ: soac.reduce %n
 // CHECK-LABEL: func.func @scan_reduce(%n: index, %xs: tensor<?xi32>, %z: i32, %one: i32) -> (tensor<?xi32>, i32) {
-// CHECK-NEXT:    %s = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%p: i32, %q: i32) {
+// CHECK-NEXT:    %s, %t = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%one : i32) -> (tensor<?xi32>, i32) combine(%p: i32, %q: i32) {
 // CHECK-NEXT:    %c = arith.addi %p, %q : i32
 // CHECK-NEXT:    soac.yield %c : i32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %t = soac.reduce %n (%xs : tensor<?xi32>) neutral(%one : i32) -> i32 combine(%p_1: i32, %q_1: i32) {
+// CHECK-NEXT:    } reduce_combine(%p_1: i32, %q_1: i32) {
 // CHECK-NEXT:    %c_1 = arith.muli %p_1, %q_1 : i32
 // CHECK-NEXT:    soac.yield %c_1 : i32
+// CHECK-NEXT:    } lambda(%0: i32) {
+// CHECK-NEXT:    soac.yield %0, %0 : i32, i32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %s, %t : tensor<?xi32>, i32
 // CHECK-NEXT:    }
@@ -226,4 +230,142 @@ func.func @scan_reduce(%n: index, %xs: tensor<?xi32>, %z: i32, %one: i32) -> (te
     soac.yield %c : i32
   }
   func.return %s, %t : tensor<?xi32>, i32
+}
+
+// scanomap (post lambda, map-out) + redomap (map-out), commutative reduction.
+// CHECK-LABEL: func.func @scanomap_redomap(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, tensor<?xi32>, i32, tensor<?xi32>) {
+// CHECK-NEXT:    %p, %r, %m, %k = soac.scanomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) reduce commutative(%z : i32) -> (tensor<?xi32>, i32, tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %c = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } reduce_combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %c_1 : i32
+// CHECK-NEXT:    } lambda(%x: i32, %y: i32) {
+// CHECK-NEXT:      %q = arith.muli %x, %x : i32
+// CHECK-NEXT:      %e = arith.addi %x, %y : i32
+// CHECK-NEXT:      soac.yield %x, %e, %q, %y : i32, i32, i32, i32
+// CHECK-NEXT:    } post(%s: i32, %x_1: i32, %y_1: i32) {
+// CHECK-NEXT:      %d = arith.subi %s, %x_1 : i32
+// CHECK-NEXT:      soac.yield %d : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %p, %m, %r, %k : tensor<?xi32>, tensor<?xi32>, i32, tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @scanomap_redomap(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, tensor<?xi32>, i32, tensor<?xi32>) {
+  %p, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: i32) {
+    %q = arith.muli %x, %x : i32
+    soac.yield %x, %q : i32, i32
+  } post(%s: i32, %x: i32) {
+    %d = arith.subi %s, %x : i32
+    soac.yield %d : i32
+  }
+  %r, %k = soac.redomap commutative %n (%ys, %xs : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) -> (i32, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %c = arith.maxsi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%y: i32, %x: i32) {
+    %e = arith.addi %x, %y : i32
+    soac.yield %e, %y : i32, i32
+  }
+  func.return %p, %m, %r, %k : tensor<?xi32>, tensor<?xi32>, i32, tensor<?xi32>
+}
+
+// A scanomap with a reduction part takes in another reduce and another scan: the parts are tupled.
+// CHECK-LABEL: func.func @scanred_reduce_scan(%n: index, %xs: tensor<?xi32>, %z: i32, %one: i32) -> (tensor<?xi32>, i32, i32, tensor<?xi32>) {
+// CHECK-NEXT:    %s, %v, %t, %u = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z, %z : i32, i32) reduce(%z, %one : i32, i32) -> (tensor<?xi32>, tensor<?xi32>, i32, i32) combine(%a: i32, %a_1: i32, %b: i32, %b_1: i32) {
+// CHECK-NEXT:      %c = arith.addi %a, %b : i32
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %c, %c_1 : i32, i32
+// CHECK-NEXT:    } reduce_combine(%a_2: i32, %a_3: i32, %b_2: i32, %b_3: i32) {
+// CHECK-NEXT:      %c_2 = arith.addi %a_2, %b_2 : i32
+// CHECK-NEXT:      %c_3 = arith.muli %a_3, %b_3 : i32
+// CHECK-NEXT:      soac.yield %c_2, %c_3 : i32, i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      soac.yield %x, %x, %x, %x : i32, i32, i32, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s, %t, %u, %v : tensor<?xi32>, i32, i32, tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @scanred_reduce_scan(%n: index, %xs: tensor<?xi32>, %z: i32, %one: i32) -> (tensor<?xi32>, i32, i32, tensor<?xi32>) {
+  %s, %t = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce commutative(%z : i32) -> (tensor<?xi32>, i32) combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  %u = soac.reduce %n (%xs : tensor<?xi32>) neutral(%one : i32) -> i32 combine(%a: i32, %b: i32) {
+    %c = arith.muli %a, %b : i32
+    soac.yield %c : i32
+  }
+  %v = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %c = arith.maxsi %a, %b : i32
+    soac.yield %c : i32
+  }
+  func.return %s, %t, %u, %v : tensor<?xi32>, i32, i32, tensor<?xi32>
+}
+
+// Vertical: a map feeding both a scan and a reduce becomes the lambda of one scanomap with a reduction part.
+// CHECK-LABEL: func.func @map_scan_reduce(%n: index, %xs: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32) {
+// CHECK-NEXT:    %s, %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce commutative(%z : i32) -> (tensor<?xi32>, i32) combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %c = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } reduce_combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %c_1 : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %y = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %y, %y : i32, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s, %r : tensor<?xi32>, i32
+// CHECK-NEXT:  }
+func.func @map_scan_reduce(%n: index, %xs: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32) {
+  %ys = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %y = arith.muli %x, %x : i32
+    soac.yield %y : i32
+  }
+  %s = soac.scan %n (%ys : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  }
+  %r = soac.reduce commutative %n (%ys : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a: i32, %b: i32) {
+    %c = arith.maxsi %a, %b : i32
+    soac.yield %c : i32
+  }
+  func.return %s, %r : tensor<?xi32>, i32
+}
+
+// A scanomap with a reduction part fuses into a map of its scanned array (post lambda); the reduction stays.
+// CHECK-LABEL: func.func @scanred_map(%n: index, %xs: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32) {
+// CHECK-NEXT:    %m, %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%z : i32) -> (tensor<?xi32>, i32) combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %c = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } reduce_combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %c_1 : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      soac.yield %x, %x : i32, i32
+// CHECK-NEXT:    } post(%e: i32, %x_1: i32) {
+// CHECK-NEXT:      %f = arith.addi %e, %e : i32
+// CHECK-NEXT:      soac.yield %f : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %m, %r : tensor<?xi32>, i32
+// CHECK-NEXT:  }
+func.func @scanred_map(%n: index, %xs: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32) {
+  %s, %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%z : i32) -> (tensor<?xi32>, i32) combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.maxsi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  %m = soac.map %n (%s : tensor<?xi32>) -> tensor<?xi32> lambda(%e: i32) {
+    %f = arith.addi %e, %e : i32
+    soac.yield %f : i32
+  }
+  func.return %m, %r : tensor<?xi32>, i32
 }

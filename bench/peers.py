@@ -1,0 +1,191 @@
+"""Peer implementations of the benchmarks: numpy on the CPU; CuPy, torch and JAX on the GPU (when installed).
+
+Dtypes are pinned: torch and CuPy promote int32 sums and cumulative sums to
+int64 unless told (`dtype=`), which moves more bytes and is not the same
+computation. GPU peers are timed with CUDA events (torch, CuPy) or wall time
+after `block_until_ready` (JAX); numpy with wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Fn = Callable[..., Any]
+
+
+@dataclass
+class Peer:
+    name: str
+    kind: str
+    ops: dict[str, Fn]
+    to_device: Fn
+    to_host: Fn
+    timer: Callable[[Fn, int], float]
+
+    def supports(self, bench: str) -> bool:
+        return bench in self.ops
+
+    def time(self, bench: str, args: list[Any], runs: int) -> tuple[float, list[np.ndarray]]:
+        device_args = [self.to_device(a) for a in args]
+        fn = self.ops[bench]
+        result = fn(*device_args)
+        results = result if isinstance(result, tuple) else (result,)
+        host = [np.asarray(self.to_host(r)) for r in results]
+        ms = self.timer(lambda: fn(*device_args), runs)
+        return ms, host
+
+
+def _wall(fn: Fn, runs: int, sync: Fn = lambda r: r) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        sync(fn())
+        times.append((time.perf_counter() - start) * 1e3)
+    return float(np.median(times))
+
+
+def _numpy_locvol(u0: np.ndarray, a: np.ndarray, steps: Any) -> np.ndarray:
+    u = u0.copy()
+    for _ in range(int(steps)):
+        ys = np.empty_like(u)
+        ys[:, 0] = u[:, 0]
+        for j in range(1, u.shape[1]):
+            ys[:, j] = u[:, j] + a[j] * ys[:, j - 1]
+        u = ys / np.maximum.accumulate(np.maximum(np.float32(1), np.abs(ys)), axis=1)
+    return u
+
+
+def numpy_peer() -> Peer:
+    i32 = np.int32
+    ops: dict[str, Fn] = {
+        "map_scan": lambda x: np.cumsum(x * i32(3) + i32(1), dtype=i32),
+        "scan_scan": lambda x: (np.cumsum(x * x, dtype=i32), np.maximum.accumulate(x)),
+        "sum": lambda x: np.sum(x * i32(3) + i32(1), dtype=i32),
+        "radix_sort": lambda x: np.sort(x.view(np.uint32)).view(i32),
+        "segred": lambda x: x.sum(axis=1, dtype=i32),
+        "segscan": lambda x: np.cumsum(x, axis=1, dtype=i32),
+        "matmul": lambda a, b: a @ b,
+        "locvolcalib": _numpy_locvol,
+    }
+    return Peer("numpy (CPU)", "cpu", ops, lambda a: a, lambda r: r, _wall)
+
+
+def torch_peer() -> Peer | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    i32 = torch.int32
+
+    def timer(fn: Fn, runs: int) -> float:
+        fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(runs):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+        return float(np.median(times))
+
+    def to_device(a: Any) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(a)).cuda() if isinstance(a, np.ndarray) else a
+
+    ops: dict[str, Fn] = {
+        "map_scan": lambda x: torch.cumsum(x * 3 + 1, 0, dtype=i32),
+        "scan_scan": lambda x: (torch.cumsum(x * x, 0, dtype=i32), torch.cummax(x, 0).values),
+        "sum": lambda x: torch.sum(x * 3 + 1, dtype=i32),
+        "radix_sort": lambda x: torch.sort(x).values,
+        "segred": lambda x: torch.sum(x, 1, dtype=i32),
+        "segscan": lambda x: torch.cumsum(x, 1, dtype=i32),
+        "matmul": lambda a, b: a @ b,
+    }
+    return Peer(f"torch {torch.__version__}", "gpu", ops, to_device, lambda r: r.cpu().numpy(), timer)
+
+
+def cupy_peer() -> Peer | None:
+    try:
+        import cupy as cp
+    except ImportError:
+        return None
+    i32 = cp.int32
+
+    def timer(fn: Fn, runs: int) -> float:
+        fn()
+        cp.cuda.Device().synchronize()
+        times = []
+        for _ in range(runs):
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end))
+        return float(np.median(times))
+
+    ops: dict[str, Fn] = {
+        "map_scan": lambda x: cp.cumsum(x * i32(3) + i32(1), dtype=i32),
+        "sum": lambda x: cp.sum(x * i32(3) + i32(1), dtype=i32),
+        "radix_sort": lambda x: cp.sort(x),
+        "segred": lambda x: x.sum(axis=1, dtype=i32),
+        "segscan": lambda x: cp.cumsum(x, axis=1, dtype=i32),
+        "matmul": lambda a, b: a @ b,
+    }
+    return Peer(
+        f"cupy {cp.__version__}", "gpu", ops, lambda a: cp.asarray(a) if isinstance(a, np.ndarray) else a, cp.asnumpy, timer
+    )
+
+
+def jax_peer() -> Peer | None:
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    try:
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            return None
+    except RuntimeError:
+        return None
+    i32 = jnp.int32
+    ops: dict[str, Fn] = {
+        "map_scan": jax.jit(lambda x: jnp.cumsum(x * 3 + 1, dtype=i32)),
+        "scan_scan": jax.jit(lambda x: (jnp.cumsum(x * x, dtype=i32), jax.lax.cummax(x))),
+        "sum": jax.jit(lambda x: jnp.sum(x * 3 + 1, dtype=i32)),
+        "radix_sort": jax.jit(jnp.sort),
+        "segred": jax.jit(lambda x: jnp.sum(x, 1, dtype=i32)),
+        "segscan": jax.jit(lambda x: jnp.cumsum(x, 1, dtype=i32)),
+        "matmul": jax.jit(lambda a, b: jnp.matmul(a, b, precision=jax.lax.Precision.HIGHEST)),
+    }
+
+    def timer(fn: Fn, runs: int) -> float:
+        jax.block_until_ready(fn())
+        return _wall(fn, runs, jax.block_until_ready)
+
+    return Peer(
+        f"jax {jax.__version__}", "gpu", ops, lambda a: jnp.asarray(a) if isinstance(a, np.ndarray) else a, np.asarray, timer
+    )
+
+
+def available_peers(gpu: bool, smoke: bool) -> list[Peer]:
+    peers = [numpy_peer()]
+    if gpu and not smoke:
+        for make in (cupy_peer, torch_peer, jax_peer):
+            try:
+                peer = make()
+            except Exception:
+                peer = None
+            if peer is not None:
+                peers.append(peer)
+    return peers

@@ -1,0 +1,18 @@
+// Segmented (regular) scan of the rows of an m x n array: prefix sums within every row.
+// LEVEL is replaced by `group` or `thread` by bench/run.py (the two versions).
+// numpy: np.cumsum(xss, axis=1, dtype=np.int32)
+func.func @main(%xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %sums = soac.segscan LEVEL (%m, %n) neutral(%zero : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index, %j: index) {
+    %x = soac.index %xss[%i, %j] : tensor<?x?xi32> -> i32
+    soac.yield %x : i32
+  }
+  func.return %sums : tensor<?x?xi32>
+}

@@ -1,0 +1,460 @@
+"""A single-pass scan with decoupled look-back (Merrill & Garland 2016) for `soac.scan`, `soac.scanomap` and segmented scans.
+
+Two kernels: `scan_init` zeroes one 64-bit status word per tile (and the ticket
+counter); `scan_lookback` launches one work-group per tile of
+`group_size * ITEMS_PER_THREAD` elements:
+
+1. work-item 0 takes a ticket (`atomic_inc`): tiles are numbered in the order in
+   which work-groups start, so a group only ever waits for groups that already
+   run (forward progress without a guarantee from OpenCL);
+2. every work-item loads its `ITEMS_PER_THREAD` consecutive elements (16-byte
+   vector loads for 1-D 32-bit inputs when the tile is full), applies the map
+   lambda, writes map-outs and scans its items sequentially;
+3. the group scans the work-items' aggregates: with warp shuffles (inline PTX
+   `shfl.sync`) and one barrier on NVIDIA, with a local-memory Hillis-Steele
+   scan elsewhere;
+4. look-back: the group publishes its aggregate (flag A) in its status word,
+   then reads its predecessors' words until it finds an inclusive prefix (flag
+   P), and publishes its own (tile 0 publishes P at once). A status word packs
+   the flag (high 32 bits) and the value's bits (low 32 bits), so one volatile
+   64-bit store publishes both and no fence is needed; operators over several
+   values use one word per value and accept a predecessor only when all its
+   words carry the same flag. On NVIDIA warp 0 inspects 32 predecessors per
+   step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
+   0 walks back one tile at a time;
+5. every work-item combines the tile prefix, its group prefix and its items'
+   prefixes, applies the post lambda and stores (vector stores when possible).
+
+Values must fit in 32 bits (i1, i8, i16, i32, f32); `lower_scan` falls back to
+reduce-then-scan otherwise. The strategies are `lookback-nvidia` (needs an
+NVIDIA device: inline PTX) and `lookback` (portable, used in tests on PoCL).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from soac.lowering import intrinsics as ix
+from soac.lowering.kernel_builder import HostArray, KernelBuilder, View, building_at
+from soac.lowering.kernel_dialect import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from soac.lowering.soac_to_kernel import HostLowering
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, i1, i32, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
+"""Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
+64 for one 32-bit value on NVIDIA, 32 for more (registers), 16 on other devices."""
+
+NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
+"""Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one scanned value, 256 for more. Measured on an
+H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64 0.767 ms; two values (scan_scan): 256 x 32 1.343 ms,
+128 x 32 1.461 ms."""
+
+LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
+"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
+
+NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
+"""Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
+
+WARP = 32
+
+Values = list[SSAValue]
+Combine = Callable[[Values, Values], Values]
+
+
+@dataclass
+class ScanBody:
+    """What a look-back scan computes, as callbacks that build code in the scan kernel.
+
+    `load(base, count, full)` gives the `count` elements from `base` (each a list of
+    the scanned values), writing map-outs on the way; when `full` is false it must
+    guard every element with `base + j < n` and give the neutral element outside.
+    `store(base, scanned, full)` writes the scanned (inclusive) values likewise.
+    """
+
+    types: list[Attribute]
+    neutral: Callable[[], Values]
+    combine: Combine
+    load: Callable[[SSAValue, int, bool], list[Values]]
+    store: Callable[[SSAValue, list[Values], bool], None]
+
+
+def supports(types: Sequence[Attribute]) -> bool:
+    return bool(types) and all(ix.fits_32(t) for t in types)
+
+
+# ---------------------------------------------------------------------------
+# Small builders
+# ---------------------------------------------------------------------------
+
+
+def if_values(
+    kb: KernelBuilder, cond: SSAValue, types: Sequence[Attribute], then: Callable[[], Values], other: Callable[[], Values]
+) -> Values:
+    """An `scf.if` with results; both branches built in place."""
+    blocks: list[Block] = []
+    for branch in (then, other):
+        block = Block()
+        with building_at(kb.b, InsertPoint.at_end(block)):
+            kb.b.insert(scf.YieldOp(*branch()))
+        blocks.append(block)
+    op = scf.IfOp(cond, list(types), Region(blocks[0]), Region(blocks[1]))
+    kb.b.insert(op)
+    return list(op.results)
+
+
+def select(kb: KernelBuilder, cond: SSAValue, a: Values, b: Values) -> Values:
+    return [kb.m.insert(arith.SelectOp(cond, x, y)) for x, y in zip(a, b)]
+
+
+def while_loop(
+    kb: KernelBuilder, inits: Values, names: Sequence[str], body: Callable[[Values], tuple[SSAValue, Values]]
+) -> Values:
+    """`state = inits; do { go_on, state = body(state) } while (go_on)`; gives the final state."""
+    types = [v.type for v in inits]
+    before = Block(arg_types=types)
+    after = Block(arg_types=types)
+    for arg, arg2, name in zip(before.args, after.args, names):
+        arg.name_hint = name
+        arg2.name_hint = name
+    with building_at(kb.b, InsertPoint.at_end(before)):
+        go_on, state = body(list(before.args))
+        kb.b.insert(scf.ConditionOp(go_on, *state))
+    with building_at(kb.b, InsertPoint.at_end(after)):
+        kb.b.insert(scf.YieldOp(*after.args))
+    op = scf.WhileOp(inits, types, Region(before), Region(after))
+    kb.b.insert(op)
+    return list(op.results)
+
+
+def cmp(kb: KernelBuilder, a: SSAValue, b: SSAValue, predicate: str, name: str | None = None) -> SSAValue:
+    return kb.m.insert(arith.CmpiOp(a, b, predicate), name)
+
+
+def local_array(kb: KernelBuilder, size: int, t: Attribute, name: str) -> SSAValue:
+    with building_at(kb.b, InsertPoint.at_start(kb.block)):
+        return kb.m.insert(LocalAllocOp(size, t), name)
+
+
+def lload(kb: KernelBuilder, local: SSAValue, index: SSAValue) -> SSAValue:
+    return kb.m.insert(LoadOp(local, index))
+
+
+def lstore(kb: KernelBuilder, value: SSAValue, local: SSAValue, index: SSAValue) -> None:
+    kb.b.insert(StoreOp(value, local, index))
+
+
+def barrier(kb: KernelBuilder) -> None:
+    kb.b.insert(BarrierOp(local=True))
+
+
+# ---------------------------------------------------------------------------
+# The scan
+# ---------------------------------------------------------------------------
+
+
+def lookback_scan(  # noqa: C901
+    lw: HostLowering, n: SSAValue, make_body: Callable[[KernelBuilder], ScanBody], nvidia: bool
+) -> None:
+    """Launch the init and look-back kernels scanning `n` elements (a host value)."""
+    m = lw.m
+    # The kernel is built first (it knows how many values are scanned); its launch goes after the init kernel's.
+    kb = lw.kernel("scan_lookback")
+    body = make_body(kb)
+    k = len(body.types)
+    group = (NVIDIA_GROUP or (128 if k == 1 else 256)) if nvidia else lw.group_size
+    if nvidia and group % WARP:
+        raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
+    items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if nvidia else 16)
+    if items % 4 or items <= 0:
+        raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
+    tile_size = group * items
+    tiles = m.ceildiv(n, m.c(tile_size), "tiles")
+    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(k)]
+    counter = lw.alloc(i32, [m.c(1)], "tickets")
+    _init_kernel(lw, tiles, status, counter)
+
+    kn = kb.scalar(n, "n")
+    status_views = [kb.array(s) for s in status]
+    counter_view = kb.array(counter)
+    t = kb.m.insert(LocalIdOp(0), "tid")
+    zero = kb.m.c(0)
+
+    ticket_local = local_array(kb, 1, IndexType(), "ticket")
+    kb.if_then(kb.m.eq(t, zero), lambda: lstore(kb, ix.atomic_ticket(kb, counter_view), ticket_local, zero))
+    barrier(kb)
+    tile = lload(kb, ticket_local, zero)
+    tile.name_hint = "tile"
+    tile_base = kb.m.mul(tile, kb.m.c(tile_size), "tile_base")
+    striped = nvidia and LAYOUT == "striped"
+    if striped:
+        # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
+        # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
+        lane, warp = _lane_and_warp(kb, t)
+        warp_base = kb.m.add(tile_base, kb.m.mul(warp, kb.m.c(items * WARP)), "warp_base")
+        bases = [kb.m.add(warp_base, kb.m.add(kb.m.c(q * 4 * WARP), kb.m.mul(lane, kb.m.c(4)))) for q in range(items // 4)]
+        full = kb.m.insert(arith.CmpiOp(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "ule"), "full")
+    else:
+        bases = [kb.m.add(tile_base, kb.m.mul(t, kb.m.c(items)), "base")]
+        full = kb.m.insert(arith.CmpiOp(kb.m.add(bases[0], kb.m.c(items)), kn, "ule"), "full")
+    per_base = items // len(bases)
+    flat_types = [ty for _ in range(items) for ty in body.types]
+
+    def loaded(is_full: bool) -> Values:
+        return [v for b in bases for item in body.load(b, per_base, is_full) for v in item]
+
+    xs = if_values(kb, full, flat_types, lambda: loaded(True), lambda: loaded(False))
+    runs: list[list[Values]] = []  # per base: the inclusive prefixes of its items
+    for r in range(len(bases)):
+        chunk = xs[r * per_base * k : (r + 1) * per_base * k]
+        prefixes: list[Values] = [chunk[0:k]]
+        for j in range(1, per_base):
+            prefixes.append(body.combine(prefixes[-1], chunk[j * k : (j + 1) * k]))
+        runs.append(prefixes)
+
+    if striped:
+        lane, warp = _lane_and_warp(kb, t)
+        running = body.neutral()
+        starts: list[Values] = []
+        for prefixes in runs:
+            inclusive = _warp_scan(kb, body, lane, prefixes[-1])
+            shifted = [ix.shuffle(kb, "up", v, kb.m.c(1)) for v in inclusive]
+            exclusive = select(kb, kb.m.eq(lane, zero), body.neutral(), shifted)
+            starts.append(body.combine(running, exclusive))
+            running = body.combine(running, [ix.shuffle(kb, "idx", v, kb.m.c(WARP - 1)) for v in inclusive])
+        warp_prefix, total = _block_scan_warps(kb, body, t, running, group, inclusive=False)
+        thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
+    else:
+        aggregate = runs[0][-1]
+        if nvidia:
+            thread_prefix, total = _block_scan_warps(kb, body, t, aggregate, group)
+        else:
+            thread_prefix, total = _block_scan_local(kb, body, t, aggregate, group)
+        thread_prefixes = [thread_prefix]
+
+    prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(body.types)]
+    if NO_LOOKBACK:
+        pass  # timing experiments only: wrong results
+    elif nvidia:
+        _look_back_warp(kb, body, t, tile, total, status_views, prefix_local)
+    else:
+        _look_back_serial(kb, body, t, tile, total, status_views, prefix_local)
+    barrier(kb)
+    neutral = body.neutral()
+    has_prefix = cmp(kb, tile, zero, "ne", "has_prefix")
+    tile_prefix = select(kb, has_prefix, [lload(kb, p, zero) for p in prefix_local], neutral)
+    scanned_runs: list[list[Values]] = []
+    for prefixes, thread_prefix in zip(runs, thread_prefixes * len(runs) if not striped else thread_prefixes):
+        start = body.combine(tile_prefix, thread_prefix)
+        scanned_runs.append([body.combine(start, p) for p in prefixes])
+
+    then, other = Block(), Block()
+    for block, is_full in ((then, True), (other, False)):
+        with building_at(kb.b, InsertPoint.at_end(block)):
+            for b, scanned in zip(bases, scanned_runs):
+                body.store(b, scanned, is_full)
+            kb.b.insert(scf.YieldOp())
+    kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
+    lw.add_kernel(kb, m.mul(tiles, m.c(group), "global_size"), m.c(group))
+
+
+def _init_kernel(lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray) -> None:
+    from soac.lowering.parallel_ops import grid_stride
+
+    kb = lw.kernel("scan_init")
+    views = [kb.array(s) for s in status]
+    counter_view = kb.array(counter)
+
+    def body(i: SSAValue) -> None:
+        for view in views:
+            kb.store(kb.m.const(0, i64), view, i)
+        kb.if_then(kb.m.eq(i, kb.m.c(0)), lambda: kb.store(kb.m.const(0, i32), counter_view, kb.m.c(0)))
+
+    grid_stride(lw, kb, tiles, "i", body)
+
+
+def _block_scan_local(kb: KernelBuilder, body: ScanBody, t: SSAValue, aggregate: Values, group: int) -> tuple[Values, Values]:
+    """Exclusive prefix of every work-item's aggregate and the group total, by Hillis-Steele in local memory."""
+    locals_ = [local_array(kb, group, ty, f"block_{j}") for j, ty in enumerate(body.types)]
+    for value, local in zip(aggregate, locals_):
+        lstore(kb, value, local, t)
+    barrier(kb)
+    stride = 1
+    while stride < group:
+        s = kb.m.c(stride)
+        has = kb.m.insert(arith.CmpiOp(t, s, "uge"), "has_partner")
+        own = [lload(kb, local, t) for local in locals_]
+        partner_index = kb.m.insert(arith.SelectOp(has, kb.m.sub(t, s), t))
+        partner = [lload(kb, local, partner_index) for local in locals_]
+        new = select(kb, has, body.combine(partner, own), own)
+        barrier(kb)
+        for value, local in zip(new, locals_):
+            lstore(kb, value, local, t)
+        barrier(kb)
+        stride *= 2
+    first = kb.m.eq(t, kb.m.c(0))
+    before = kb.m.insert(arith.SelectOp(first, t, kb.m.sub(t, kb.m.c(1))))
+    prefix = select(kb, first, body.neutral(), [lload(kb, local, before) for local in locals_])
+    total = [lload(kb, local, kb.m.c(group - 1)) for local in locals_]
+    barrier(kb)
+    return prefix, total
+
+
+def _lane_and_warp(kb: KernelBuilder, t: SSAValue) -> tuple[SSAValue, SSAValue]:
+    lane = kb.m.insert(arith.AndIOp(t, kb.m.c(WARP - 1)), "lane")
+    warp = kb.m.insert(arith.ShRUIOp(t, kb.m.c(5)), "warp")
+    return lane, warp
+
+
+def _warp_scan(kb: KernelBuilder, body: ScanBody, lane: SSAValue, values: Values) -> Values:
+    """Inclusive scan across the warp with `shfl.sync.up`."""
+    step = 1
+    while step < WARP:
+        other = [ix.shuffle(kb, "up", v, kb.m.c(step)) for v in values]
+        has = kb.m.insert(arith.CmpiOp(lane, kb.m.c(step), "uge"))
+        values = select(kb, has, body.combine(other, values), values)
+        step *= 2
+    return values
+
+
+def _block_scan_warps(
+    kb: KernelBuilder, body: ScanBody, t: SSAValue, aggregate: Values, group: int, inclusive: bool = True
+) -> tuple[Values, Values]:
+    """Exclusive prefix of every work-item's aggregate and the group total: warp shuffles, one barrier.
+
+    With `inclusive=False`, `aggregate` is already the warp's total (the same in every lane) and the
+    result is the exclusive prefix of the warp.
+    """
+    lane, warp = _lane_and_warp(kb, t)
+    warps = group // WARP
+    scanned = _warp_scan(kb, body, lane, aggregate) if inclusive else aggregate
+    sums = [local_array(kb, warps, ty, f"warp_sums_{j}") for j, ty in enumerate(body.types)]
+    last = kb.m.eq(lane, kb.m.c(WARP - 1))
+    kb.if_then(last, lambda: [lstore(kb, v, s, warp) for v, s in zip(scanned, sums)] and None)
+    barrier(kb)
+    running = body.neutral()
+    warp_prefix = running
+    for w in range(warps):
+        is_mine = kb.m.eq(warp, kb.m.c(w))
+        warp_prefix = select(kb, is_mine, running, warp_prefix)
+        running = body.combine(running, [lload(kb, s, kb.m.c(w)) for s in sums])
+    if not inclusive:
+        return warp_prefix, running
+    shifted = [ix.shuffle(kb, "up", v, kb.m.c(1)) for v in scanned]
+    exclusive = select(kb, kb.m.eq(lane, kb.m.c(0)), body.neutral(), shifted)
+    return body.combine(warp_prefix, exclusive), running
+
+
+def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: list[View], index: SSAValue) -> None:
+    for value, view in zip(values, status):
+        word = kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag))
+        ix.store_volatile(kb, word, view, index)
+
+
+def _flag(kb: KernelBuilder, flag: int) -> SSAValue:
+    return kb.m.const(flag << 32, i64)
+
+
+def _look_back_serial(
+    kb: KernelBuilder,
+    body: ScanBody,
+    t: SSAValue,
+    tile: SSAValue,
+    total: Values,
+    status: list[View],
+    prefix_local: list[SSAValue],
+) -> None:
+    """Work-item 0 publishes the tile's aggregate, walks back one predecessor at a time, publishes the inclusive prefix."""
+    zero = kb.m.c(0)
+
+    def leader() -> None:
+        is_first = kb.m.eq(tile, zero)
+        flag = kb.m.insert(arith.SelectOp(is_first, _flag(kb, 2), _flag(kb, 1)))
+        _publish(kb, flag, total, status, tile)
+
+        def walk() -> None:
+            def step(state: Values) -> tuple[SSAValue, Values]:
+                position, *prefix = state
+                words = ix.spin_status(kb, status, position)
+                values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
+                prefix = body.combine(values, prefix)
+                inclusive = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
+                go_on = kb.m.insert(arith.XOrIOp(inclusive, kb.m.const(1, i1)))
+                return go_on, [kb.m.sub(position, kb.m.c(1)), *prefix]
+
+            _, *prefix = while_loop(
+                kb, [kb.m.sub(tile, kb.m.c(1)), *body.neutral()], ["position", *("prefix" for _ in total)], step
+            )
+            _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile)
+            for value, local in zip(prefix, prefix_local):
+                lstore(kb, value, local, zero)
+
+        kb.if_then(kb.m.insert(arith.CmpiOp(tile, zero, "ne")), walk)
+
+    kb.if_then(kb.m.eq(t, zero), leader)
+
+
+def _look_back_warp(
+    kb: KernelBuilder,
+    body: ScanBody,
+    t: SSAValue,
+    tile: SSAValue,
+    total: Values,
+    status: list[View],
+    prefix_local: list[SSAValue],
+) -> None:
+    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window)."""
+    zero = kb.m.c(0)
+    lane, warp = _lane_and_warp(kb, t)
+    is_lane0 = kb.m.eq(lane, zero)
+
+    def warp0() -> None:
+        is_first = kb.m.eq(tile, zero)
+        flag = kb.m.insert(arith.SelectOp(is_first, _flag(kb, 2), _flag(kb, 1)))
+        kb.if_then(is_lane0, lambda: _publish(kb, flag, total, status, tile))
+
+        def walk() -> None:
+            def step(state: Values) -> tuple[SSAValue, Values]:
+                position, *prefix = state
+                valid = cmp(kb, position, zero, "sge", "valid")
+                inclusive_neutral = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, v), _flag(kb, 2))) for v in body.neutral()]
+                words = if_values(
+                    kb,
+                    valid,
+                    [i64] * len(total),
+                    lambda: ix.spin_status(kb, status, position, nvidia=True),
+                    lambda: inclusive_neutral,
+                )
+                values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
+                is_p = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
+                votes = ix.ballot(kb, is_p)
+                nearest = ix.lowest_set_bit(kb, votes)
+                values = select(kb, cmp(kb, lane, nearest, "ule"), values, body.neutral())
+                step_size = 1
+                while step_size < WARP:
+                    other = [ix.shuffle(kb, "down", v, kb.m.c(step_size)) for v in values]
+                    inside = cmp(kb, kb.m.add(lane, kb.m.c(step_size)), kb.m.c(WARP), "ult")
+                    values = select(kb, inside, body.combine(other, values), values)
+                    step_size *= 2
+                window = [ix.shuffle(kb, "idx", v, zero) for v in values]
+                prefix = body.combine(window, prefix)
+                go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
+                return go_on, [kb.m.sub(position, kb.m.c(WARP)), *prefix]
+
+            start = kb.m.sub(kb.m.sub(tile, kb.m.c(1)), lane, "position")
+            _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in total)], step)
+
+            def publish() -> None:
+                _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile)
+                for value, local in zip(prefix, prefix_local):
+                    lstore(kb, value, local, zero)
+
+            kb.if_then(is_lane0, publish)
+
+        kb.if_then(kb.m.insert(arith.CmpiOp(tile, zero, "ne")), walk)
+
+    kb.if_then(kb.m.eq(warp, zero), warp0)

@@ -1,0 +1,31 @@
+"""The benchmark harness in its CI mode: `python bench/run.py --smoke` on PoCL with tiny sizes (< 60 s)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_smoke(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), "--smoke", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "results.json").read_text())
+    rows = report["rows"]
+    benches = {r["bench"] for r in rows}
+    assert {"map_scan", "scan_scan", "sum", "radix_sort", "segred", "segscan", "matmul", "locvolcalib"} <= benches
+    fused = [r for r in rows if r["bench"] == "map_scan" and r["label"] == "fused"]
+    assert fused
+    assert fused[0]["ms"] is not None
+    assert any(r["kind"] == "cpu" for r in rows), "numpy peers run in smoke mode"
+    assert "map_scan" in (tmp_path / "table.txt").read_text()
+    assert "[1/" in result.stderr, "progress is shown"

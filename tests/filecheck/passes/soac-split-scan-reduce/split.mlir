@@ -1,0 +1,84 @@
+// RUN: soac-opt %s -p soac-split-scan-reduce | filecheck %s
+// RUN: soac-opt %s -p soac-to-kernel > /dev/null
+
+// soac-split-scan-reduce (run first by soac-flatten and soac-to-kernel): a scanomap with a reduction
+// part becomes a scanomap and a redomap over the same inputs.
+
+// The lambda is cloned into a scanomap (scanned values and map-outs, with the post lambda) and a
+// redomap (reduced values); each clone keeps only the code it needs. The redomap stays commutative.
+// CHECK-LABEL: func.func @split(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32, %lo: i32) -> (tensor<?xi32>, i32, tensor<?xi32>) {
+// CHECK-NEXT:    %d, %m = soac.scanomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %c = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } lambda(%x: i32, %y: i32) {
+// CHECK-NEXT:      %sq = arith.muli %x, %x : i32
+// CHECK-NEXT:      %diff = arith.subi %x, %y : i32
+// CHECK-NEXT:      soac.yield %sq, %diff : i32, i32
+// CHECK-NEXT:    } post(%s: i32, %x_1: i32, %y_1: i32) {
+// CHECK-NEXT:      %e = arith.subi %s, %x_1 : i32
+// CHECK-NEXT:      soac.yield %e : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %mx = soac.redomap commutative %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%lo : i32) -> i32 combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %c_1 : i32
+// CHECK-NEXT:    } lambda(%x_2: i32, %y_2: i32) {
+// CHECK-NEXT:      %sum = arith.addi %x_2, %y_2 : i32
+// CHECK-NEXT:      soac.yield %sum : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %d, %mx, %m : tensor<?xi32>, i32, tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @split(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32, %lo: i32) -> (tensor<?xi32>, i32, tensor<?xi32>) {
+  %d, %mx, %m = soac.scanomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) reduce commutative(%lo : i32) -> (tensor<?xi32>, i32, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %c = arith.addi %a, %b : i32
+    soac.yield %c : i32
+  } reduce_combine(%a: i32, %b: i32) {
+    %c = arith.maxsi %a, %b : i32
+    soac.yield %c : i32
+  } lambda(%x: i32, %y: i32) {
+    %sq = arith.muli %x, %x : i32
+    %sum = arith.addi %x, %y : i32
+    %diff = arith.subi %x, %y : i32
+    soac.yield %sq, %sum, %diff : i32, i32, i32
+  } post(%s: i32, %x: i32, %y: i32) {
+    %e = arith.subi %s, %x : i32
+    soac.yield %e : i32
+  }
+  func.return %d, %mx, %m : tensor<?xi32>, i32, tensor<?xi32>
+}
+
+// Inside a lambda too.
+// CHECK-LABEL: func.func @nested(%n: index, %m: index, %xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) {
+// CHECK-NEXT:    %ss, %ms = soac.map %n (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) lambda(%row: tensor<?xi32>) {
+// CHECK-NEXT:      %z = arith.constant 0 : i32
+// CHECK-NEXT:      %s = soac.scanomap %m (%row : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+// CHECK-NEXT:        %c = arith.addi %a, %b : i32
+// CHECK-NEXT:        soac.yield %c : i32
+// CHECK-NEXT:      } lambda(%x: i32) {
+// CHECK-NEXT:        soac.yield %x : i32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %mx = soac.redomap %m (%row : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:        %c_1 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:        soac.yield %c_1 : i32
+// CHECK-NEXT:      } lambda(%x_1: i32) {
+// CHECK-NEXT:        soac.yield %x_1 : i32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      soac.yield %s, %mx : tensor<?xi32>, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %ss, %ms : tensor<?x?xi32>, tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @nested(%n: index, %m: index, %xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) {
+  %ss, %ms = soac.map %n (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) lambda(%row: tensor<?xi32>) {
+    %z = arith.constant 0 : i32
+    %s, %mx = soac.scanomap %m (%row : tensor<?xi32>) neutral(%z : i32) reduce(%z : i32) -> (tensor<?xi32>, i32) combine(%a: i32, %b: i32) {
+      %c = arith.addi %a, %b : i32
+      soac.yield %c : i32
+    } reduce_combine(%a: i32, %b: i32) {
+      %c = arith.maxsi %a, %b : i32
+      soac.yield %c : i32
+    } lambda(%x: i32) {
+      soac.yield %x, %x : i32, i32
+    }
+    soac.yield %s, %mx : tensor<?xi32>, i32
+  }
+  func.return %ss, %ms : tensor<?x?xi32>, tensor<?xi32>
+}
