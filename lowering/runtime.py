@@ -479,8 +479,8 @@ class Program:
             forwarded: list[Any] = []
             for inner in op.before_region.block.ops:
                 if isinstance(inner, scf.ConditionOp):
-                    forwarded = [env[v] for v in inner.arguments]
-                    if not env[inner.cond]:
+                    forwarded = [env[v] for v in inner.args]
+                    if not env[inner.condition]:
                         return forwarded
                     break
                 env.update(zip(inner.results, self.run_op(inner, [env[v] for v in inner.operands], env)))

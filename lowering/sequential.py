@@ -162,7 +162,7 @@ class Inliner:
                 self.emit(op)
             assert terminator is not None
             if isinstance(terminator, scf.ConditionOp):
-                self.b.insert(scf.ConditionOp(self.scalar(terminator.cond), *(self.scalar(v) for v in terminator.arguments)))
+                self.b.insert(scf.ConditionOp(self.scalar(terminator.condition), *(self.scalar(v) for v in terminator.args)))
             else:
                 self.b.insert(scf.YieldOp(*(self.scalar(v) for v in terminator.operands)))
         return block

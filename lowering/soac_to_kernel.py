@@ -394,7 +394,7 @@ class FunctionLowering:
     def lower_block(self, block: Block) -> list[SSAValue] | None:
         """Lower the ops of `block`; returns the expanded operands of its terminator."""
         for op in block.ops:
-            if isinstance(op, func.ReturnOp | scf.YieldOp):
+            if isinstance(op, func.ReturnOp | scf.YieldOp | scf.ConditionOp):
                 return self.expand(op.operands)
             self.lower_op(op)
         return None
@@ -436,6 +436,8 @@ class FunctionLowering:
             self.lower_if(op)
         elif isinstance(op, scf.ForOp):
             self.lower_for(op)
+        elif isinstance(op, scf.WhileOp):
+            self.lower_while(op)
         elif isinstance(op, func.CallOp):
             self.lower_call(op)
         elif op.regions or any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
@@ -469,7 +471,10 @@ class FunctionLowering:
             raise LoweringError(f"{describe(op)}: the dimension must be a constant")
         self.lw.env[op.result] = self.lw.array(op.source).dims[index]
 
-    def _region_block(self, region: Region, arg_types: Sequence[Attribute], bind_to: Sequence[SSAValue]) -> Block:
+    def _region_block(
+        self, region: Region, arg_types: Sequence[Attribute], bind_to: Sequence[SSAValue], is_condition: bool = False
+    ) -> Block:
+        """Lower `region` into a new block; its terminator becomes an scf.yield (an scf.condition if `is_condition`)."""
         block = Block(arg_types=arg_types)
         saved = self.lw.builder.insertion_point
         self.lw.builder.insertion_point = InsertPoint.at_end(block)
@@ -478,7 +483,7 @@ class FunctionLowering:
             for arg, old in zip(block.args, _expanded_names(bind_to)):
                 arg.name_hint = old
             values = self.lower_block(region.block) or []
-            self.lw.builder.insert(scf.YieldOp(*values))
+            self.lw.builder.insert(scf.ConditionOp(values[0], *values[1:]) if is_condition else scf.YieldOp(*values))
         finally:
             self.lw.builder.insertion_point = saved
         return block
@@ -497,6 +502,19 @@ class FunctionLowering:
         inits = self.expand(op.iter_args)
         body = self._region_block(op.body, [IndexType(), *(v.type for v in inits)], [iv, *carried])
         new = scf.ForOp(self.lw.scalar(op.lb), self.lw.scalar(op.ub), self.lw.scalar(op.step), inits, body)
+        self.lw.builder.insert(new)
+        _name(new.results, op.results)
+        self.bind(op.results, list(new.results))
+
+    def lower_while(self, op: scf.WhileOp) -> None:
+        inits = self.expand(op.arguments)
+        before_args = op.before_region.block.args
+        before = self._region_block(op.before_region, [v.type for v in inits], before_args, is_condition=True)
+        after_args = op.after_region.block.args
+        after_types = [t for a in after_args for t in lowered_types(a.type)]
+        after = self._region_block(op.after_region, after_types, after_args)
+        result_types = [t for r in op.results for t in lowered_types(r.type)]
+        new = scf.WhileOp(inits, result_types, Region(before), Region(after))
         self.lw.builder.insert(new)
         _name(new.results, op.results)
         self.bind(op.results, list(new.results))
