@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
-from xdsl.context import Context
-
 from soac.context import make_context
 from soac.lowering.runtime import Program, compile_module
 from soac.parsing import parse_module
 from soac.passes.soac_fuse import SoacFusePass
+from xdsl.context import Context
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,17 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.context import Context
-
 from soac.context import make_context
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes.soac_flatten import SoacFlattenPass
 from soac.passes.thresholds import MAX_THRESHOLD, ThresholdInfo, list_thresholds, observe_pars
 from soac.tools.soac_autotune import Tuner
+from xdsl.context import Context
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from first_timing import profiled  # noqa: E402
+from first_timing import profiled
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,9 +19,11 @@ PoCL included, because no work-group waits for another):
    (Hillis-Steele), and each work-item re-scans its chunk from its prefix,
    applying the map lambda, the post lambda, and writing map-outs.
 
-A single-pass decoupled look-back scan for devices with forward progress
-(NVIDIA) is the planned second `scan` strategy of the pass (see
-`SCAN_STRATEGIES`); `lower_scan` is where it plugs in.
+The other `scan` strategies of the pass (see `SCAN_STRATEGIES`) plug in at
+`lower_scan`: a single-pass decoupled look-back scan (`lowering/lookback_scan.py`,
+for devices with forward progress) and, for CPUs, `chunked`
+(`lowering/chunked_scan.py`: one work-item per contiguous chunk, no local memory;
+it also takes over reduce / redomap).
 
 segred / segscan at level `thread`: one work-item per segment, sequential.
 At level `group`: one work-group per segment (virtualised over at most
@@ -36,7 +38,7 @@ from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
 from soac.lowering import intrinsics as ix
-from soac.lowering import lookback_scan
+from soac.lowering import chunked_scan, lookback_scan
 from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
 from soac.lowering.kernel_dialect import (
     BarrierOp,
@@ -208,6 +210,10 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
         lw.alloc(tensor_element(r.type), [width, *dims], r.name_hint)
         for r, dims in zip(map_results, lw.row_dims(op, lam, map_results, k) if lam else [])
     ]
+    if lw.scan_strategy == "chunked":
+        for result, value in zip(op.outs, [*chunked_scan.lower_reduce(lw, op, map_outs), *map_outs]):
+            lw.env[result] = value
+        return
     m = lw.m
     groups = m.max(m.min(m.ceildiv(width, m.c(lw.group_size)), m.c(lw.max_groups)), m.c(1), "num_groups")
     partials = _alloc_like(lw, list(op.neutral), groups, "partials")
@@ -345,6 +351,9 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     if lw.scan_strategy.startswith("lookback") and lookback_scan.supports([v.type for v in op.neutral]):
         body = _ScanomapBody(lw, op, outs, scanned, map_outs, map_results)
         lookback_scan.lookback_scan(lw, width, body.make, nvidia=lw.scan_strategy == "lookback-nvidia")
+        return
+    if lw.scan_strategy == "chunked":
+        chunked_scan.lower_scan(lw, op, outs, scanned, map_outs, map_results)
         return
 
     m = lw.m

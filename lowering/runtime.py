@@ -42,23 +42,12 @@ from soac.interpreter.errors import SoacRuntimeError
 from soac.lowering import kernel_dialect as kd
 from soac.lowering.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
 from soac.lowering.opencl_emitter import opencl_source
+from soac.types import numpy_dtype
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import FloatAttr, FunctionType, IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-
-DTYPES = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i1": np.bool_,
-    "i8": np.int8,
-    "i16": np.int16,
-    "i32": np.int32,
-    "i64": np.int64,
-    "index": np.int64,
-}
 
 
 class OpenCLRuntimeError(Exception):
@@ -82,9 +71,9 @@ class SizeMismatchError(ProgramError):
 
 
 def dtype_of(t: Attribute) -> np.dtype[Any]:
-    if (dtype := DTYPES.get(str(t))) is None:
+    if (dtype := numpy_dtype(t)) is None:
         raise OpenCLRuntimeError(f"no numpy type for {t}")
-    return np.dtype(dtype)
+    return dtype
 
 
 # ---------------------------------------------------------------------------

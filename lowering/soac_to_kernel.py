@@ -85,10 +85,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "lookback-nvidia")
+SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "lookback-nvidia", "chunked")
 """Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: portable,
-needs forward progress of started work-groups; `lookback-nvidia`: warp shuffles through inline PTX). See
-`lowering/lookback_scan.py`; the runtime picks one per device (`runtime.scan_strategy_for`)."""
+needs forward progress of started work-groups; `lookback-nvidia`: warp shuffles through inline PTX; see
+`lowering/lookback_scan.py`), and `chunked` for CPUs (one work-item per contiguous chunk, also used for reduce and
+redomap; see `lowering/chunked_scan.py`). The runtime picks one per device (`runtime.scan_strategy_for`)."""
 
 
 def lowered_types(t: Attribute) -> list[Attribute]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, TensorType
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float16Type, Float32Type, Float64Type, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute
 
 
@@ -79,3 +80,27 @@ def is_integer_like(t: Attribute) -> bool:
 def format_types(types: Iterable[Attribute]) -> str:
     """`(f32, tensor<?xi32>)`, for error messages."""
     return "(" + ", ".join(str(t) for t in types) + ")"
+
+
+_NUMPY_INTEGERS = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+_NUMPY_FLOATS: tuple[tuple[type[Attribute], type[np.floating]], ...] = (
+    (Float16Type, np.float16),
+    (Float32Type, np.float32),
+    (Float64Type, np.float64),
+)
+
+
+def numpy_dtype(t: Attribute) -> np.dtype | None:
+    """The numpy dtype of a scalar type, or of the elements of a tensor type; None if there is none.
+
+    Integers are signless, as in `arith`: `iN` is held as a signed numpy integer
+    (`i1` as bool) and `index` as int64.
+    """
+    if isinstance(t, TensorType):
+        t = t.get_element_type()
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType):
+        integer = _NUMPY_INTEGERS.get(t.width.data)
+        return None if integer is None else np.dtype(integer)
+    return next((np.dtype(dtype) for kind, dtype in _NUMPY_FLOATS if isinstance(t, kind)), None)

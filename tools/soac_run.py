@@ -21,15 +21,10 @@ import numpy as np
 from soac.context import make_context
 from soac.parsing import parse_module
 from soac.tools.diagnostics import fail, run_cleanly
+from soac.types import numpy_dtype
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.dialects.func import FuncOp
@@ -47,31 +42,9 @@ class InputError(Exception):
 # ---------------------------------------------------------------------------
 
 
-def element_dtype(t: Attribute) -> np.dtype[Any] | None:
-    """The numpy dtype of a scalar type (`index` is int64), or None if it has none."""
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType):
-        width = t.width.data
-        if width == 1:
-            return np.dtype(np.bool_)
-        if width in (8, 16, 32, 64):
-            kind = "u" if t.signedness.data == Signedness.UNSIGNED else "i"
-            return np.dtype(f"{kind}{width // 8}")
-        return None
-    for float_type, dtype in ((Float16Type, np.float16), (Float32Type, np.float32), (Float64Type, np.float64)):
-        if isinstance(t, float_type):
-            return np.dtype(dtype)
-    return None
-
-
 def shape_of(t: Attribute) -> tuple[int, ...]:
     """The static shape of a type (DYNAMIC_INDEX for `?`); `()` for a scalar."""
     return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
-
-
-def dtype_of(t: Attribute) -> np.dtype[Any] | None:
-    return element_dtype(t.get_element_type() if isinstance(t, TensorType) else t)
 
 
 # ---------------------------------------------------------------------------
@@ -110,7 +83,7 @@ def parse_literal(text: str) -> Any:
 
 def convert(values: np.ndarray[Any, Any], t: Attribute, strict_kind: bool) -> np.ndarray[Any, Any]:
     """`values` as an array of type `t`: checks rank, static sizes, element kind and range."""
-    dtype = dtype_of(t)
+    dtype = numpy_dtype(t)
     if dtype is None:
         raise InputError(f"parameters of type {t} cannot be given on the command line")
     shape = shape_of(t)
@@ -281,7 +254,7 @@ def format_result(index: int, t: Attribute, value: Any) -> str:
 
 
 def as_result(value: Any, t: Attribute) -> np.ndarray[Any, Any]:
-    dtype = dtype_of(t)
+    dtype = numpy_dtype(t)
     array = np.asarray(value)
     return array.astype(dtype, copy=False) if dtype is not None and array.dtype != dtype else array
 

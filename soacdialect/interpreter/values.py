@@ -12,13 +12,9 @@ from functools import cache
 
 import numpy as np
 from soac.interpreter.errors import ShapeMismatch
+from soac.types import numpy_dtype
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
     TensorType,
 )
 from xdsl.ir import Attribute
@@ -26,7 +22,6 @@ from xdsl.ir import Attribute
 Val = tuple[np.ndarray, int]
 """An array and its batch rank."""
 
-_INTEGERS = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 _UNSIGNED = {
     np.dtype(np.int8): np.dtype(np.uint8),
     np.dtype(np.int16): np.dtype(np.uint16),
@@ -38,19 +33,9 @@ _UNSIGNED = {
 @cache
 def dtype_of(t: Attribute) -> np.dtype:
     """The numpy dtype of a scalar type, or of the elements of a tensor type."""
-    if isinstance(t, TensorType):
-        t = t.get_element_type()
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType) and t.width.data in _INTEGERS:
-        return _INTEGERS[t.width.data]
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    raise TypeError(f"the interpreter does not support the type {t}")
+    if (dtype := numpy_dtype(t)) is None:
+        raise TypeError(f"the interpreter does not support the type {t}")
+    return dtype
 
 
 def bitwidth(dtype: np.dtype) -> int:

@@ -10,20 +10,10 @@ from soac.context import make_context
 from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
+from soac.types import numpy_dtype
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute
-
-DTYPES = {
-    "f32": np.float32,
-    "f64": np.float64,
-    "i1": np.bool_,
-    "i8": np.int8,
-    "i16": np.int16,
-    "i32": np.int32,
-    "i64": np.int64,
-    "index": np.int64,
-}
 
 
 def parse(text: str, name: str = "test.mlir") -> ModuleOp:
@@ -33,7 +23,7 @@ def parse(text: str, name: str = "test.mlir") -> ModuleOp:
 def random_value(t: Attribute, size: int, rng: np.random.Generator) -> object:
     """A random argument of type `t`; every array dimension and every index argument is `size`."""
     if isinstance(t, TensorType):
-        dtype = np.dtype(DTYPES[str(t.get_element_type())])
+        dtype = numpy_dtype(t)
         shape = tuple(size if d < 0 else d for d in t.get_shape())
         if dtype == np.bool_:
             return rng.random(shape) < 0.5
@@ -42,7 +32,7 @@ def random_value(t: Attribute, size: int, rng: np.random.Generator) -> object:
         return rng.integers(-50, 50, shape).astype(dtype)
     if str(t) == "index":
         return np.int64(size)
-    dtype = np.dtype(DTYPES[str(t)])
+    dtype = numpy_dtype(t)
     if dtype == np.bool_:
         return np.bool_(rng.random() < 0.5)
     return dtype.type(rng.integers(-3, 4))

@@ -1,0 +1,189 @@
+"""CPU-shaped scans and reductions (`scan="chunked"`): one work-item per contiguous chunk, no local memory, no barriers.
+
+The input is cut into `C = clamp(ceil(n / CHUNK_MIN), 1, max-groups)` chunks of
+`ceil(n / C)` elements (rounded up to a multiple of `CHUNK_ALIGN`, so chunks start
+on cache lines); every kernel is launched as C work-groups of one work-item, so
+PoCL runs each chunk as one plain sequential loop over contiguous memory (which
+its compiler unrolls, and vectorises where the loop is a reduction) and spreads
+the chunks over its threads.
+
+scan / scanomap, two kernels:
+
+1. `chunk_reduce`: chunk c folds its elements, the map lambda applied on the fly,
+   into its aggregate (one read of the input);
+2. `chunk_scan`: chunk c folds the aggregates of chunks 0 .. c-1, in order, into
+   its exclusive prefix (C is small), then re-scans its elements from it, applying
+   the map lambda and the post lambda and writing the results and map-outs (one
+   read, one write).
+
+reduce / redomap: `chunk_reduce` also writes the map-outs and stores one partial per
+chunk; `chunk_partials` (one work-item) folds the partials in order and the host
+reads the result.
+
+Operands are combined in their order everywhere, so any associative operator
+works (several values, non-commutative, arrays of rows through the map lambda).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from soac import dialect as soac
+from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View
+from soac.lowering.kernel_dialect import ReadOp
+from soac.lowering.sequential import Inliner
+from soac.lowering.soac_to_kernel import HostLowering
+from xdsl.ir import SSAValue
+
+CHUNK_MIN = 4096
+"""The fewest elements a chunk gets (below that, fewer chunks than `max-groups`)."""
+
+CHUNK_ALIGN = 16
+"""Chunk sizes are multiples of this many elements (64 bytes of 32-bit values: no cache line shared by two writers)."""
+
+ElementFn = Callable[[SSAValue], list[KValue]]
+
+
+def _grid(lw: HostLowering, width: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """The number of chunks (at least 1) and the elements per chunk, on the host."""
+    m = lw.m
+    chunks = m.max(m.min(m.ceildiv(width, m.c(CHUNK_MIN)), m.c(lw.max_groups)), m.c(1), "chunks")
+    size = m.mul(m.ceildiv(m.ceildiv(width, chunks), m.c(CHUNK_ALIGN)), m.c(CHUNK_ALIGN), "chunk_size")
+    return chunks, size
+
+
+class _ChunkKernel:
+    """One kernel of a chunked scan or reduction: its chunk `[lo, hi)`, elements, operator and loops."""
+
+    def __init__(self, lw: HostLowering, name: str, op: soac.ScanOp | soac.ScanomapOp | soac.ReduceOp | soac.RedomapOp):
+        self.lw, self.op = lw, op
+        self.kb = kb = lw.kernel(name)
+        self.inliner = Inliner(kb)
+        self.k = len(op.neutral)
+        self.lam = op.body if isinstance(op, soac.ScanomapOp | soac.RedomapOp) else None
+        self.chunk = kb.global_id("chunk")
+        kb.thread_id = self.chunk
+        self._views: list[View] | None = None
+
+    @property
+    def views(self) -> list[View]:
+        """The inputs in the kernel (made arguments on first use)."""
+        if self._views is None:
+            self._views = [self.kb.array(self.lw.array(x), x.name_hint) for x in self.op.inputs]
+        return self._views
+
+    def bounds(self, size: SSAValue) -> tuple[SSAValue, SSAValue]:
+        m = self.kb.m
+        n, ksize = self.kb.scalar(self.lw.scalar(self.op.width)), self.kb.scalar(size)
+        lo = m.min(m.mul(self.chunk, ksize), n, "lo")
+        return lo, m.min(m.add(lo, ksize), n, "hi")
+
+    def neutral(self) -> list[SSAValue]:
+        return [self.kb.scalar(self.lw.scalar(v), v.name_hint or "ne") for v in self.op.neutral]
+
+    def combine(self, a: Sequence[SSAValue], b: Sequence[KValue]) -> list[SSAValue]:
+        return self.inliner.inline_scalars(self.op.combine, [*a, *b])
+
+    def element(self, i: SSAValue) -> list[KValue]:
+        rows = [self.kb.row(v, i) for v in self.views]
+        return self.inliner.inline(self.lam, rows) if self.lam is not None else rows
+
+    def fold(
+        self,
+        lo: SSAValue,
+        hi: SSAValue,
+        init: Sequence[SSAValue],
+        each: Callable[[SSAValue, list[KValue], list[SSAValue]], None] | None = None,
+    ) -> list[SSAValue]:
+        """Fold elements `lo .. hi-1` into `init` in order; `each(i, values, acc)` sees every step."""
+
+        def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            values = self.element(i)
+            new = self.combine(accs, values[: self.k])
+            if each is not None:
+                each(i, values, new)
+            return new
+
+        return self.kb.for_loop(lo, hi, self.kb.m.c(1), list(init), "i", body)
+
+    def fold_array(self, arrays: Sequence[HostArray], lo: SSAValue, hi: SSAValue, init: Sequence[SSAValue]) -> list[SSAValue]:
+        """Fold `arrays[lo .. hi-1]` (one array per value) into `init` in order."""
+        views = [self.kb.array(a) for a in arrays]
+
+        def body(j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            return self.combine(accs, [self.kb.load(v, j) for v in views])
+
+        return self.kb.for_loop(lo, hi, self.kb.m.c(1), list(init), "j", body)
+
+    def store(self, values: Sequence[SSAValue], arrays: Sequence[HostArray], index: SSAValue) -> None:
+        for value, array in zip(values, arrays):
+            self.kb.store(value, self.kb.array(array), index)
+
+
+def _write(kb: KernelBuilder, values: Sequence[KValue], views: Sequence[View], index: SSAValue) -> None:
+    for value, view in zip(values, views):
+        kb.write_row(value, view, index)
+
+
+def lower_scan(
+    lw: HostLowering,
+    op: soac.ScanOp | soac.ScanomapOp,
+    outs: list[HostArray],
+    scanned: list[SSAValue],
+    map_outs: list[HostArray],
+    map_results: list[SSAValue],
+) -> None:
+    """A scan or scanomap whose outputs `outs` (scanned values) and `map_outs` are allocated."""
+    m = lw.m
+    chunks, size = _grid(lw, lw.scalar(op.width))
+    aggs = [lw.alloc(v.type, [chunks], f"{v.name_hint or 'acc'}_chunk_aggs") for v in op.neutral]
+
+    # Phase 1: the aggregate of every chunk.
+    ck = _ChunkKernel(lw, "chunk_reduce", op)
+    lo, hi = ck.bounds(size)
+    ck.store(ck.fold(lo, hi, ck.neutral()), aggs, ck.chunk)
+    lw.add_kernel(ck.kb, chunks, m.c(1))
+
+    # Phase 2: the chunk's prefix from the aggregates before it, then the chunk re-scanned from there.
+    ck = _ChunkKernel(lw, "chunk_scan", op)
+    kb = ck.kb
+    post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
+    out_views = [kb.array(a, r.name_hint) for a, r in zip(outs, scanned)]
+    map_views = [kb.array(a, r.name_hint) for a, r in zip(map_outs, map_results)]
+    prefix = ck.fold_array(aggs, kb.m.c(0), ck.chunk, ck.neutral())
+    lo, hi = ck.bounds(size)
+
+    def write(i: SSAValue, values: list[KValue], acc: list[SSAValue]) -> None:
+        finals: list[KValue] = list(acc)
+        if post is not None:
+            finals = ck.inliner.inline(post, [*acc, *(kb.row(v, i) for v in ck.views)])
+        _write(kb, finals, out_views, i)
+        _write(kb, values[ck.k :], map_views, i)
+
+    ck.fold(lo, hi, prefix, write)
+    lw.add_kernel(kb, chunks, m.c(1))
+
+
+def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp, map_outs: list[HostArray]) -> list[SSAValue]:
+    """A reduce or redomap whose map-outs are allocated; gives the reduced values (read by the host)."""
+    m = lw.m
+    chunks, size = _grid(lw, lw.scalar(op.width))
+    partials = [lw.alloc(v.type, [chunks], f"{v.name_hint or 'acc'}_partials") for v in op.neutral]
+    k = len(op.neutral)
+
+    ck = _ChunkKernel(lw, "chunk_reduce", op)
+    kb = ck.kb
+    map_views = [kb.array(a, r.name_hint) for a, r in zip(map_outs, list(op.outs)[k:])]
+    lo, hi = ck.bounds(size)
+
+    def write_map_outs(i: SSAValue, values: list[KValue], _: list[SSAValue]) -> None:
+        _write(kb, values[k:], map_views, i)
+
+    ck.store(ck.fold(lo, hi, ck.neutral(), write_map_outs if map_views else None), partials, ck.chunk)
+    lw.add_kernel(kb, chunks, m.c(1))
+
+    finals = [lw.alloc(v.type, [m.c(1)], f"{v.name_hint or 'acc'}_result") for v in op.neutral]
+    ck = _ChunkKernel(lw, "chunk_partials", op)
+    ck.store(ck.fold_array(partials, ck.kb.m.c(0), ck.kb.scalar(chunks), ck.neutral()), finals, ck.kb.m.c(0))
+    lw.add_kernel(ck.kb, m.c(1), m.c(1))
+    return [m.insert(ReadOp(f.buffer, m.c(0)), r.name_hint) for f, r in zip(finals, op.outs)]
