@@ -37,8 +37,8 @@ import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering import intrinsics as ix
 from soac.lowering import chunked_scan, lookback_scan
+from soac.lowering import intrinsics as ix
 from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
 from soac.lowering.kernel_dialect import (
     BarrierOp,

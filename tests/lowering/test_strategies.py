@@ -1,4 +1,4 @@
-"""Forcing each reduction and scan strategy on PoCL: look-back scans, segmented scans as flat scans, team reductions."""
+"""Forcing each reduction and scan strategy on PoCL: look-back and chunked scans, segmented scans, team reductions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from soac.lowering import lookback_scan, reductions
+from soac.lowering import chunked_scan, lookback_scan, reductions
 from soac.lowering.opencl_emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for
 from soac.passes.soac_fuse import SoacFusePass
@@ -45,9 +45,7 @@ def test_lookback_two_operators(parse, rng, fuse: bool) -> None:
         np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs) if n else xs)
 
 
-def test_lookback_small_types_map_outs_and_post(differential, rng) -> None:
-    """f32 and i8 values, a map-out and a post lambda go through the look-back kernel."""
-    text = """
+SMALL_TYPES_MAP_OUTS_AND_POST = """
     func.func @main(%xs: tensor<?xf32>, %bs: tensor<?xi8>) -> (tensor<?xf32>, tensor<?xi8>, tensor<?xf32>) {
       %c0 = arith.constant 0 : index
       %n = tensor.dim %xs, %c0 : tensor<?xf32>
@@ -67,11 +65,15 @@ def test_lookback_small_types_map_outs_and_post(differential, rng) -> None:
       }
       func.return %s, %c, %m : tensor<?xf32>, tensor<?xi8>, tensor<?xf32>
     }
-    """
+"""
+
+
+def test_lookback_small_types_map_outs_and_post(differential, rng) -> None:
+    """f32 and i8 values, a map-out and a post lambda go through the look-back kernel."""
     for n in (1, 333, 5000):
         xs = rng.uniform(-1, 1, n).astype(np.float32)
         bs = rng.integers(-100, 100, n).astype(np.int8)
-        differential(text, "main", [xs, bs], scan="lookback")  # pyright: ignore[reportCallIssue]
+        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], scan="lookback")  # pyright: ignore[reportCallIssue]
 
 
 def test_lookback_falls_back_for_64_bit_values(parse) -> None:
@@ -91,11 +93,15 @@ def test_nvidia_source_uses_warp_intrinsics(parse) -> None:
 
 
 def test_strategy_by_device(monkeypatch) -> None:
-    nvidia = SimpleNamespace(platform=SimpleNamespace(name="NVIDIA CUDA"))
-    pocl = SimpleNamespace(platform=SimpleNamespace(name="Portable Computing Language"))
+    import pyopencl as cl
+
+    nvidia = SimpleNamespace(platform=SimpleNamespace(name="NVIDIA CUDA"), type=cl.device_type.GPU)
+    pocl = SimpleNamespace(platform=SimpleNamespace(name="Portable Computing Language"), type=cl.device_type.CPU)
+    other_gpu = SimpleNamespace(platform=SimpleNamespace(name="AMD Accelerated Parallel Processing"), type=cl.device_type.GPU)
     monkeypatch.delenv("SOAC_SCAN", raising=False)
     assert scan_strategy_for(nvidia) == "lookback-nvidia"  # pyright: ignore[reportArgumentType]
-    assert scan_strategy_for(pocl) == "reduce-then-scan"  # pyright: ignore[reportArgumentType]
+    assert scan_strategy_for(pocl) == "chunked"  # pyright: ignore[reportArgumentType]
+    assert scan_strategy_for(other_gpu) == "reduce-then-scan"  # pyright: ignore[reportArgumentType]
     monkeypatch.setenv("SOAC_SCAN", "lookback")
     assert scan_strategy_for(nvidia) == "lookback"  # pyright: ignore[reportArgumentType]
 
@@ -152,7 +158,7 @@ def test_segred_non_commutative(differential, parse, rng) -> None:
 
 @pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 4096 * 4 + 3])
 def test_vectorised_sum(parse, rng, n: int) -> None:
-    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl")
+    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="reduce-then-scan")
     assert "int4" in program.source
     xs = rng.integers(-100, 100, n).astype(np.int32)
     (got,) = program.call("main", [xs])
@@ -163,3 +169,121 @@ def test_items_per_thread_setting(parse, monkeypatch) -> None:
     monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
     text = opencl_source(lower_module(bench_program(parse, "map_scan", fuse=True), 32, 8, "lookback"))
     assert "tile * 256L" in text  # 32 work-items x 8 elements
+
+
+# ---------------------------------------------------------------------------
+# chunked (the CPU default): one work-item per contiguous chunk
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(params=[16, 4096], ids=["tiny_chunks", "default_chunks"])
+def chunk_min(request, monkeypatch) -> int:
+    """Small chunks make several chunks (and empty ones: more chunks than elements / 16) at the small sizes too."""
+    monkeypatch.setattr(chunked_scan, "CHUNK_MIN", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_chunked_map_scan(parse, rng, chunk_min: int, fuse: bool) -> None:
+    program = compile_module(bench_program(parse, "map_scan", fuse=fuse), "pocl", max_groups=7, scan="chunked")
+    assert "chunk_scan" in program.source
+    assert "barrier" not in program.source
+    for n in SIZES:
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        (got,) = program.call("main", [xs])
+        np.testing.assert_array_equal(got, np.cumsum(3 * xs + 1, dtype=np.int32))
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_chunked_two_operators(parse, rng, chunk_min: int, fuse: bool) -> None:
+    program = compile_module(bench_program(parse, "scan_scan", fuse=fuse), "pocl", max_groups=5, scan="chunked")
+    for n in SIZES:
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        sums, maxs = program.call("main", [xs])
+        np.testing.assert_array_equal(sums, np.cumsum(xs * xs, dtype=np.int32))
+        np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs) if n else xs)
+
+
+def test_chunked_small_types_map_outs_and_post(differential, rng, chunk_min: int) -> None:
+    for n in (0, 1, 333, 5000):
+        xs = rng.uniform(-1, 1, n).astype(np.float32)
+        bs = rng.integers(-100, 100, n).astype(np.int8)
+        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], max_groups=6, scan="chunked")  # pyright: ignore[reportCallIssue]
+
+
+AFFINE_SCAN = """
+func.func @main(%as: tensor<?xi64>, %bs: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %as, %c0 : tensor<?xi64>
+  %one = arith.constant 1 : i64
+  %zero = arith.constant 0 : i64
+  %p, %q, %m = soac.scanomap %n (%as, %bs : tensor<?xi64>, tensor<?xi64>) neutral(%one, %zero : i64, i64)
+      -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) combine(%a1: i64, %b1: i64, %a2: i64, %b2: i64) {
+    %a = arith.muli %a1, %a2 : i64
+    %t = arith.muli %b1, %a2 : i64
+    %b = arith.addi %t, %b2 : i64
+    soac.yield %a, %b : i64, i64
+  } lambda(%x: i64, %y: i64) {
+    %s = arith.subi %x, %y : i64
+    soac.yield %x, %y, %s : i64, i64, i64
+  }
+  func.return %p, %q, %m : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+"""
+
+
+def test_chunked_non_commutative_64_bit(differential, rng, chunk_min: int) -> None:
+    """Composition of affine maps (order matters) over i64 pairs, with a map-out."""
+    for n in (0, 1, 17, 1000, 20001):
+        xs = rng.integers(-1, 2, n).astype(np.int64)
+        ys = rng.integers(-5, 5, n).astype(np.int64)
+        differential(AFFINE_SCAN, "main", [xs, ys], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+
+
+REDOMAP_NON_COMMUTATIVE = """
+func.func @main(%xs: tensor<?xi32>) -> (i32, i32, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %zero = arith.constant 0 : i32
+  %r, %c, %m = soac.redomap %n (%xs : tensor<?xi32>) neutral(%zero, %zero : i32, i32) -> (i32, i32, tensor<?xi32>)
+      combine(%a: i32, %ca: i32, %b: i32, %cb: i32) {
+    %z = arith.cmpi eq, %b, %zero : i32
+    %s = arith.select %z, %a, %b : i32
+    %c = arith.addi %ca, %cb : i32
+    soac.yield %s, %c : i32, i32
+  } lambda(%x: i32) {
+    %one = arith.constant 1 : i32
+    %d = arith.muli %x, %x : i32
+    soac.yield %x, %one, %d : i32, i32, i32
+  }
+  func.return %r, %c, %m : i32, i32, tensor<?xi32>
+}
+"""
+
+
+def test_chunked_redomap_non_commutative_map_out(differential, rng, chunk_min: int) -> None:
+    """The last non-zero element (order matters), a count and a map-out."""
+    for n in (0, 1, 5, 4099, 30000):
+        xs = rng.integers(-2, 3, n).astype(np.int32)
+        differential(REDOMAP_NON_COMMUTATIVE, "main", [xs], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 4096 * 4 + 3])
+def test_chunked_sum(parse, rng, chunk_min: int, n: int) -> None:
+    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="chunked")
+    assert "chunk_reduce" in program.source
+    assert "barrier" not in program.source
+    xs = rng.integers(-100, 100, n).astype(np.int32)
+    (got,) = program.call("main", [xs])
+    assert got == np.sum(3 * xs + 1, dtype=np.int32)
+
+
+def test_cpu_buffers_are_reused(parse, rng) -> None:
+    """On a CPU device the buffers of dead arrays serve later allocations of the same size."""
+    program = compile_module(bench_program(parse, "map_scan", fuse=False), "pocl")
+    assert program.pool is not None
+    xs = rng.integers(-100, 100, 5000).astype(np.int32)
+    for _ in range(3):
+        (got,) = program.call("main", [xs])
+        np.testing.assert_array_equal(got, np.cumsum(3 * xs + 1, dtype=np.int32))
+    assert program.pool.free.get(5000 * 4), "the map's and the scan's outputs went back to the pool"
