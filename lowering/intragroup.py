@@ -29,18 +29,17 @@ or nested in control flow) run sequentially in each work-item, which is correct 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
+from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.kernel_dialect import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
 from soac.lowering.reductions import is_commutative
 from soac.lowering.sequential import Inliner
 from soac.lowering.soac_to_kernel import HostLowering
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
 
@@ -190,7 +189,7 @@ class GroupSegmap:
         self.store_all(totals, locals_, self.t)
         self.scan_locals(op.combine, locals_)
         first = m.eq(self.t, m.c(0), "first")
-        prefix = self.if_values(first, types, lambda: neutral, lambda: self.load_all(locals_, m.sub(self.t, m.c(1))))
+        prefix = self.kb.if_values(first, types, lambda: neutral, lambda: self.load_all(locals_, m.sub(self.t, m.c(1))))
         fold(prefix, write=True)
         return [*scanned, *map_outs]
 
@@ -308,7 +307,7 @@ class GroupSegmap:
             stride = m.insert(arith.ShLIOp(m.c(1), e), "stride")
             has_partner = m.cmp(self.t, stride, "uge", "has_partner")
             own = self.load_all(locals_, self.t)
-            combined = self.if_values(
+            combined = self.kb.if_values(
                 has_partner,
                 types,
                 lambda: self.inliner.inline_scalars(combine, [*self.load_all(locals_, m.sub(self.t, stride)), *own]),
@@ -320,17 +319,3 @@ class GroupSegmap:
             return []
 
         kb.for_loop(m.c(0), m.c(steps), m.c(1), [], "e", step)
-
-    def if_values(
-        self, cond: SSAValue, types: Sequence[Attribute], then: Callable[[], list[SSAValue]], other: Callable[[], list[SSAValue]]
-    ) -> list[SSAValue]:
-        """An `scf.if` with results, both branches built in place."""
-        blocks: list[Block] = []
-        for branch in (then, other):
-            block = Block()
-            with building_at(self.kb.b, InsertPoint.at_end(block)):
-                self.kb.b.insert(scf.YieldOp(*branch()))
-            blocks.append(block)
-        op = scf.IfOp(cond, list(types), Region(blocks[0]), Region(blocks[1]))
-        self.kb.b.insert(op)
-        return list(op.results)

@@ -595,18 +595,26 @@ class KernelBuilder:
         if ok is None:
             return self.load(view, flat, name)
         element = buffer_element(view.buffer)
+        (value,) = self.if_values(
+            ok, [element], lambda: [self.load(view, flat)], lambda: [self.m.const(zero_of(element), element)]
+        )
+        if name:
+            value.name_hint = name
+        return value
+
+    def if_values(
+        self, cond: SSAValue, types: Sequence[Attribute], then: Callable[[], list[SSAValue]], other: Callable[[], list[SSAValue]]
+    ) -> list[SSAValue]:
+        """An `scf.if` with results, both branches built in place."""
         blocks: list[Block] = []
-        for loaded in (True, False):
+        for branch in (then, other):
             block = Block()
             with building_at(self.b, InsertPoint.at_end(block)):
-                value = self.load(view, flat) if loaded else self.m.const(zero_of(element), element)
-                self.b.insert(scf.YieldOp(value))
+                self.b.insert(scf.YieldOp(*branch()))
             blocks.append(block)
-        op = scf.IfOp(ok, [element], Region(blocks[0]), Region(blocks[1]))
+        op = scf.IfOp(cond, list(types), Region(blocks[0]), Region(blocks[1]))
         self.b.insert(op)
-        if name:
-            op.results[0].name_hint = name
-        return op.results[0]
+        return list(op.results)
 
     def when(self, ok: SSAValue | None, body: Callable[[], None]) -> None:
         """`body` guarded by `ok` (unguarded when `ok` is None)."""

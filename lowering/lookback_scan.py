@@ -92,21 +92,6 @@ def supports(types: Sequence[Attribute]) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def if_values(
-    kb: KernelBuilder, cond: SSAValue, types: Sequence[Attribute], then: Callable[[], Values], other: Callable[[], Values]
-) -> Values:
-    """An `scf.if` with results; both branches built in place."""
-    blocks: list[Block] = []
-    for branch in (then, other):
-        block = Block()
-        with building_at(kb.b, InsertPoint.at_end(block)):
-            kb.b.insert(scf.YieldOp(*branch()))
-        blocks.append(block)
-    op = scf.IfOp(cond, list(types), Region(blocks[0]), Region(blocks[1]))
-    kb.b.insert(op)
-    return list(op.results)
-
-
 def select(kb: KernelBuilder, cond: SSAValue, a: Values, b: Values) -> Values:
     return [kb.m.insert(arith.SelectOp(cond, x, y)) for x, y in zip(a, b)]
 
@@ -207,7 +192,7 @@ def lookback_scan(  # noqa: C901
     def loaded(is_full: bool) -> Values:
         return [v for b in bases for item in body.load(b, per_base, is_full) for v in item]
 
-    xs = if_values(kb, full, flat_types, lambda: loaded(True), lambda: loaded(False))
+    xs = kb.if_values(full, flat_types, lambda: loaded(True), lambda: loaded(False))
     runs: list[list[Values]] = []  # per base: the inclusive prefixes of its items
     for r in range(len(bases)):
         chunk = xs[r * per_base * k : (r + 1) * per_base * k]
@@ -422,8 +407,7 @@ def _look_back_warp(
                 position, *prefix = state
                 valid = cmp(kb, position, zero, "sge", "valid")
                 inclusive_neutral = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, v), _flag(kb, 2))) for v in body.neutral()]
-                words = if_values(
-                    kb,
+                words = kb.if_values(
                     valid,
                     [i64] * len(total),
                     lambda: ix.spin_status(kb, status, position, nvidia=True),

@@ -51,9 +51,9 @@ from soac.lowering.kernel_dialect import (
 )
 from soac.lowering.sequential import Inliner
 from soac.lowering.soac_to_kernel import HostLowering
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 ElementFn = Callable[[SSAValue], list[KValue]]
@@ -128,27 +128,15 @@ class GroupCode:
             s = self.stride(e)
             has_partner = m.insert(arith.CmpiOp(self.t, s, "uge"), "has_partner")
             own = self.load_locals(self.t)
-            combined = self.select(has_partner, types, lambda: self.apply(self.load_locals(m.sub(self.t, s)), own), lambda: own)
+            combined = self.kb.if_values(
+                has_partner, types, lambda: self.apply(self.load_locals(m.sub(self.t, s)), own), lambda: own
+            )
             self.barrier()
             self.store_locals(combined, self.t)
             self.barrier()
             return []
 
         kb.for_loop(m.c(0), self.log_steps(), m.c(1), [], "e", step)
-
-    def select(
-        self, cond: SSAValue, types: Sequence[Attribute], then: Callable[[], list[SSAValue]], other: Callable[[], list[SSAValue]]
-    ) -> list[SSAValue]:
-        """An `scf.if` with results, both branches built in place."""
-        blocks: list[Block] = []
-        for branch in (then, other):
-            block = Block()
-            with building_at(self.kb.b, InsertPoint.at_end(block)):
-                self.kb.b.insert(scf.YieldOp(*branch()))
-            blocks.append(block)
-        op = scf.IfOp(cond, list(types), Region(blocks[0]), Region(blocks[1]))
-        self.kb.b.insert(op)
-        return list(op.results)
 
     def chunk(self, n: SSAValue, start: SSAValue, groups: SSAValue, group: SSAValue) -> tuple[SSAValue, SSAValue]:
         """The contiguous range `[lo, hi)` of `[start, start + n)` that this work-item of group `group` folds."""
@@ -412,7 +400,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     group_carry = [kb.load(kb.array(p), code.g, "group_carry") for p in group_prefix]
     types = [v.type for v in neutral]
     first = kb.m.eq(code.t, kb.m.c(0), "first")
-    prefix = code.select(
+    prefix = code.kb.if_values(
         first, types, lambda: group_carry, lambda: code.apply(group_carry, code.load_locals(kb.m.sub(code.t, kb.m.c(1))))
     )
     lo, hi = code.chunk(kb.scalar(width), kb.m.c(0), code.num_groups, code.g)
@@ -505,7 +493,7 @@ class _ScanomapBody:
                     _write_values(kb, values[k:], map_views, index)
                     return values[:k]  # pyright: ignore[reportReturnType]
 
-                items.append(lookback_scan.if_values(kb, kb.m.lt(index, n), types, present, neutral))
+                items.append(kb.if_values(kb.m.lt(index, n), types, present, neutral))
             return items
 
         def finals(index: SSAValue, acc: list[SSAValue]) -> list[KValue]:
@@ -625,7 +613,7 @@ def _lower_segmented(  # noqa: C901
             code.barrier()
             code.inclusive_scan_locals()
             first = kb.m.eq(code.t, kb.m.c(0), "first")
-            prefix = code.select(
+            prefix = code.kb.if_values(
                 first, [v.type for v in op.neutral], lambda: neutral, lambda: code.load_locals(kb.m.sub(code.t, kb.m.c(1)))
             )
             code.fold(lo, hi, kb.m.c(1), prefix, k, element_for(s), each_for(s))
@@ -803,9 +791,7 @@ def _segred_teams(
     def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         u = km.add(first, team_index, "unit")
         active = km.lt(u, kunits, "active")
-        s, part = lookback_scan.if_values(
-            kb, ksplit, [u.type, u.type], lambda: [km.div(u, kparts), km.rem(u, kparts)], lambda: [u, km.c(0)]
-        )
+        s, part = kb.if_values(ksplit, [u.type, u.type], lambda: [km.div(u, kparts), km.rem(u, kparts)], lambda: [u, km.c(0)])
         s.name_hint, part.name_hint = "segment", "part"
         lo = km.mul(part, chunk)
         hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, chunk), inner), lo), "hi")
@@ -970,9 +956,7 @@ class _SegscanBody:
                 if full:
                     items.append(element(i, s, j))
                 else:
-                    items.append(
-                        lookback_scan.if_values(kb, km.lt(i, count), types, lambda i=i, s=s, j=j: element(i, s, j), neutral)
-                    )
+                    items.append(kb.if_values(km.lt(i, count), types, lambda i=i, s=s, j=j: element(i, s, j), neutral))
             return items
 
         def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool) -> None:
