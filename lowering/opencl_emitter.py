@@ -81,13 +81,15 @@ BINARY = {
     arith.DivfOp: "/",
 }
 UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+INTEGER_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", arith.MinUIOp: "<"}
+"""Integer max/min print as `a > b ? a : b` (compared as unsigned for maxui/minui): PoCL calls the `max`/`min`
+builtins out of line, which keeps a chunk fold with `max` from vectorising (23 ms against 3.0 ms for 2^24 int32).
+Float max/min keep `fmax`/`fmin` (NaN semantics)."""
 CALLS = {
     arith.MaximumfOp: "fmax",
     arith.MinimumfOp: "fmin",
     arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin",
-    arith.MaxSIOp: "max",
-    arith.MinSIOp: "min",
     mathd.ExpOp: "exp",
     mathd.LogOp: "log",
     mathd.SqrtOp: "sqrt",
@@ -381,10 +383,13 @@ class KernelPrinter:
             return f"-{operands[0]}"
         if isinstance(op, arith.SelectOp):
             return f"{operands[0]} ? {operands[1]} : {operands[2]}"
-        if isinstance(op, arith.MinUIOp | arith.MaxUIOp):
-            u = UNSIGNED[str(op.results[0].type)]
-            fn = "min" if isinstance(op, arith.MinUIOp) else "max"
-            return f"({c_type(op.results[0].type)}){fn}(({u}){operands[0]}, ({u}){operands[1]})"
+        if kind in INTEGER_MIN_MAX:
+            a, b = operands
+            x, y = a, b
+            if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
+                u = UNSIGNED[str(op.results[0].type)]
+                x, y = f"({u}){a}", f"({u}){b}"
+            return f"{x} {INTEGER_MIN_MAX[kind]} {y} ? {a} : {b}"
         if isinstance(op, arith.CmpiOp):
             return self.cmpi(op, operands)
         if isinstance(op, arith.CmpfOp):

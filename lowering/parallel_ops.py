@@ -15,6 +15,12 @@ the array is large, coalesced on GPUs):
       kernel.return
     }
 
+With `contiguous` (the lowering's choice for CPU devices) the same grid gives
+each work-item a contiguous run instead, `[gid * per, (gid + 1) * per)` with
+`per = ceil(n / global_size)` rounded up to a multiple of `CHUNK_ALIGN`: on PoCL
+a work-item striding by the global size (512 elements with 8 groups of 64)
+takes about 190 ms for a 2^24-element map, a contiguous run about 13 ms.
+
 Segmented maps run over the flattened index space and unflatten the position
 into the lambda's indices; `level group` maps the same way (the level is a code
 generation hint that only changes the strategy of segred and segscan).
@@ -25,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.chunked_scan import CHUNK_ALIGN
 from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.kernel_dialect import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.sequential import Inliner, _cast_index, _to_index, scatter_check
@@ -40,7 +47,9 @@ def grid_stride(
     name: str,
     body: callable,  # pyright: ignore[reportGeneralTypeIssues]
 ) -> None:
-    """Emit `for i = gid; i < work; i += global_size: body(i)` and launch it over a grid for `work` items."""
+    """Emit `for i = gid; i < work; i += global_size: body(i)` and launch it over a grid for `work` items.
+
+    With `lw.contiguous` (CPU devices) work-item `gid` runs `body` over its own contiguous range instead."""
     work_k = kb.scalar(work)
     gid = kb.global_id()
     kb.thread_id = gid
@@ -50,7 +59,13 @@ def grid_stride(
         body(i)
         return []
 
-    kb.for_loop(gid, work_k, gsize, [], name, loop)
+    if lw.contiguous:
+        m, align = kb.m, kb.m.c(CHUNK_ALIGN)
+        per = m.mul(m.ceildiv(m.ceildiv(work_k, gsize), align), align, "per")
+        lo = m.min(m.mul(gid, per), work_k, "lo")
+        kb.for_loop(lo, m.min(m.add(lo, per), work_k, "hi"), m.c(1), [], name, loop)
+    else:
+        kb.for_loop(gid, work_k, gsize, [], name, loop)
     global_size, local_size = lw.grid(work)
     lw.add_kernel(kb, global_size, local_size)
 

@@ -583,14 +583,16 @@ def _scalar_arg(value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def lower_module(module: ModuleOp, group_size: int = 256, max_groups: int = 1024, scan: str = "reduce-then-scan") -> ModuleOp:
-    """A lowered copy of `module` (the module itself if it has no soac ops)."""
+def lower_module(
+    module: ModuleOp, group_size: int = 256, max_groups: int = 1024, scan: str = "reduce-then-scan", contiguous: bool = False
+) -> ModuleOp:
+    """A lowered copy of `module` (the module itself if it has no soac ops); `contiguous`: see `SoacToKernelPass`."""
     if not any(op.dialect_name() == "soac" for op in module.walk()):
         return module
     from soac.lowering.soac_to_kernel import SoacToKernelPass
 
     lowered = module.clone()
-    SoacToKernelPass(group_size=group_size, max_groups=max_groups, scan=scan).apply(Context(), lowered)
+    SoacToKernelPass(group_size=group_size, max_groups=max_groups, scan=scan, contiguous=contiguous).apply(Context(), lowered)
     return lowered
 
 
@@ -610,13 +612,16 @@ def compile_module(
     group_size: int | None = None,
     max_groups: int | None = None,
     scan: str | None = None,
+    contiguous: bool | None = None,
 ) -> Program:
-    """Lower `module` and build its kernels for a device (see `choose_device`); `scan` overrides `scan_strategy_for`."""
+    """Lower `module` and build its kernels for a device (see `choose_device`); `scan` overrides `scan_strategy_for`,
+    `contiguous` (grid-stride kernels over contiguous ranges per work-item) the default: on for CPU devices."""
     chosen = device if isinstance(device, cl.Device) else choose_device(device)
     is_cpu = bool(chosen.type & cl.device_type.CPU)
     group = group_size or (64 if is_cpu else 256)
     groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
-    return Program(lower_module(module, group, groups, scan or scan_strategy_for(chosen)), chosen)
+    layout = is_cpu if contiguous is None else contiguous
+    return Program(lower_module(module, group, groups, scan or scan_strategy_for(chosen), layout), chosen)
 
 
 _COMPILED: dict[int, tuple[ModuleOp, Program]] = {}

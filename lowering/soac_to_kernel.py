@@ -110,6 +110,8 @@ class HostLowering:
     max_groups: int
     scan_strategy: str
     pool: ConstantPool
+    contiguous: bool = False
+    """Grid-stride kernels give each work-item a contiguous range of elements (CPU devices; see `parallel_ops`)."""
     env: dict[SSAValue, HValue] = field(default_factory=dict)
     counter: dict[str, int] = field(default_factory=dict)
     codes: ErrorCodes = field(default_factory=ErrorCodes)
@@ -548,7 +550,12 @@ def _name(new: Sequence[SSAValue], old: Sequence[SSAValue]) -> None:
 
 
 def lower_function(
-    op: func.FuncOp, group_size: int, max_groups: int, scan_strategy: str, codes: ErrorCodes | None = None
+    op: func.FuncOp,
+    group_size: int,
+    max_groups: int,
+    scan_strategy: str,
+    codes: ErrorCodes | None = None,
+    contiguous: bool = False,
 ) -> tuple[func.FuncOp, list[FuncOp]]:
     """The host function and the kernels that `op` lowers to; `codes` numbers the checks of a whole module."""
     source_type = op.function_type
@@ -564,6 +571,7 @@ def lower_function(
         max_groups,
         scan_strategy,
         ConstantPool(block),
+        contiguous,
         codes=codes or ErrorCodes(),
     )
     body = FunctionLowering(lowering)
@@ -595,7 +603,8 @@ class SoacToKernelPass(ModulePass):
 
     Options: `group-size` (work-group size, a power of two), `max-groups` (the
     most work-groups of a grid-stride launch), `scan` (the device-wide scan
-    algorithm; `reduce-then-scan` works on every OpenCL device).
+    algorithm; `reduce-then-scan` works on every OpenCL device), `contiguous`
+    (grid-stride kernels give each work-item a contiguous range: for CPUs).
     """
 
     name = "soac-to-kernel"
@@ -603,6 +612,7 @@ class SoacToKernelPass(ModulePass):
     group_size: int = 256
     max_groups: int = 1024
     scan: str = "reduce-then-scan"
+    contiguous: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.group_size <= 0 or self.group_size & (self.group_size - 1):
@@ -616,7 +626,7 @@ class SoacToKernelPass(ModulePass):
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
-            new, kernels = lower_function(function, self.group_size, self.max_groups, self.scan, codes)
+            new, kernels = lower_function(function, self.group_size, self.max_groups, self.scan, codes, self.contiguous)
             op.body.block.insert_ops_before([new, *kernels], function)
             function.detach()
             function.erase()

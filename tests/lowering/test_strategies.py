@@ -287,3 +287,66 @@ def test_cpu_buffers_are_reused(parse, rng) -> None:
         (got,) = program.call("main", [xs])
         np.testing.assert_array_equal(got, np.cumsum(3 * xs + 1, dtype=np.int32))
     assert program.pool.free.get(5000 * 4), "the map's and the scan's outputs went back to the pool"
+
+
+GRID_STRIDE = """
+func.func @main(%xs: tensor<?xi32>, %m: tensor<?x?xf32>, %is: tensor<?xi32>, %dest: tensor<?xi32>)
+    -> (tensor<?xi32>, tensor<?xi32>, tensor<?x?xf32>, tensor<?xi32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %rows = tensor.dim %m, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %m, %c1 : tensor<?x?xf32>
+  %k = arith.constant 3 : i32
+  %r = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %a = arith.maxsi %x, %k : i32
+    %b = arith.minsi %x, %k : i32
+    %c = arith.maxui %x, %k : i32
+    %d = arith.minui %x, %k : i32
+    %ab = arith.muli %a, %b : i32
+    %cd = arith.xori %c, %d : i32
+    %y = arith.addi %ab, %cd : i32
+    soac.yield %y : i32
+  }
+  %io = soac.iota %n : tensor<?xi32>
+  %t = soac.transpose %m [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+  %s = soac.scatter %n (%is, %xs : tensor<?xi32>, tensor<?xi32>) into(%dest : tensor<?xi32>) -> tensor<?xi32>
+      lambda(%i: i32, %v: i32) {
+    %j = arith.index_cast %i : i32 to index
+    soac.yield %j, %v : index, i32
+  }
+  %sm = soac.segmap thread (%rows, %cols) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+    %x = soac.index %m[%i, %j] : tensor<?x?xf32> -> f32
+    %y = arith.addf %x, %x : f32
+    soac.yield %y : f32
+  }
+  func.return %r, %io, %t, %s, %sm : tensor<?xi32>, tensor<?xi32>, tensor<?x?xf32>, tensor<?xi32>, tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("align", [1, 16])
+@pytest.mark.parametrize("contiguous", [False, True])
+def test_grid_stride_layouts(parse, rng, monkeypatch, align: int, contiguous: bool) -> None:
+    """Map, iota, transpose, scatter and segmap over contiguous ranges per work-item (the CPU layout, here with
+    small work-groups, few of them and odd sizes) and over the grid-stride loop give the interpreter's results;
+    the map's integer max/min print as conditionals (signed and unsigned)."""
+    from soac.interpreter import run_function as interpret
+    from soac.lowering import parallel_ops
+
+    monkeypatch.setattr(parallel_ops, "CHUNK_ALIGN", align)
+    module = parse(GRID_STRIDE)
+    program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous)
+    assert ("i < hi; i++" in program.source) == contiguous
+    assert "max(" not in program.source
+    assert "min(" not in program.source
+    for n, shape in [(0, (0, 3)), (1, (1, 1)), (37, (5, 7)), (1001, (13, 77)), (4099, (61, 3))]:
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        m = rng.uniform(-1, 1, shape).astype(np.float32)
+        indices = rng.permutation(2 * n + 1)[:n].astype(np.int32)
+        dest = rng.integers(-9, 9, 2 * n + 1).astype(np.int32)
+        args = [xs, m, indices, dest]
+        expected = interpret(module, "main", args)
+        got = program.call("main", args)
+        for e, g in zip(expected, got, strict=True):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
