@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
+from soac.syntax import with_parsed_attributes
 from xdsl.dialects.builtin import (
     I1,
     I64,
@@ -211,9 +212,7 @@ class FuncOp(IRDLOperation):
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
         body = parser.parse_region(args)
         op = cls(name, [a.type for a in args], body)
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 class _WorkItemQuery(IRDLOperation):
@@ -244,9 +243,7 @@ class _WorkItemQuery(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         op = cls(parser.parse_integer())
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -322,9 +319,7 @@ class BarrierOp(IRDLOperation):
         while (flag := parser.parse_optional_keyword("local") or parser.parse_optional_keyword("global")) is not None:
             flags.add(flag)
         op = cls("local" in flags, "global" in flags)
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -684,9 +679,7 @@ class LaunchOp(_HostOp):
         parser.parse_keyword("local")
         local_size = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
         op = cls(name, args, global_size, local_size)
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -732,9 +725,7 @@ class ThresholdOp(_HostOp):
         name = parser.parse_str_literal()
         parser.parse_keyword("default")
         op = cls(name, parser.parse_integer())
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -773,9 +764,7 @@ class CheckEqOp(_HostOp):
         parser.parse_punctuation(",")
         rhs = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
         op = cls(lhs, rhs, parser.parse_str_literal())
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 ERROR_VALUES = 8
@@ -860,9 +849,7 @@ class AssertOp(_HostOp):
         parser.parse_punctuation(",")
         message = parser.parse_str_literal()
         op = cls(cond, message, _parse_values(parser))
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -954,9 +941,7 @@ class DeviceAssertOp(IRDLOperation):
         code = parser.parse_integer()
         message = parser.parse_str_literal()
         op = cls(cond, errors, code, message, _parse_values(parser))
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 DEVICE_OPS: tuple[type[Operation], ...] = (

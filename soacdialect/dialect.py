@@ -31,6 +31,7 @@ from soac.syntax import (
     print_operand_list,
     print_result_types,
     print_untyped_operand_list,
+    with_parsed_attributes,
 )
 from soac.types import (
     all_compatible,
@@ -310,9 +311,7 @@ class MapOp(IRDLOperation):
         result_types = parse_result_types(parser)
         body = parse_lambda(parser, "lambda")
         op = cls(width, inputs, result_types, body)
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 class _CombiningOp(IRDLOperation):
@@ -391,9 +390,7 @@ class _CombiningOp(IRDLOperation):
             properties=properties,
             regions=regions,
         )
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -684,9 +681,7 @@ class ScatterOp(IRDLOperation):
             properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(inputs), len(dests)])},
             regions=[body],
         )
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 # ---------------------------------------------------------------------------
@@ -746,9 +741,7 @@ class _SegOp(IRDLOperation):
             properties=properties,
             regions=[*regions, body],
         )
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -1106,9 +1099,7 @@ class ThresholdOp(IRDLOperation):
         parser.parse_keyword("default")
         default = parser.parse_integer()
         op = cls(name, par, default)
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+        return with_parsed_attributes(parser, op)
 
 
 SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (

@@ -10,10 +10,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from typing_extensions import TypeVar
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+
+OpT = TypeVar("OpT", bound=Operation)
 
 
 def print_operand_list(printer: Printer, values: Sequence[SSAValue]) -> None:
@@ -39,6 +42,13 @@ def parse_operand_list(parser: Parser) -> list[SSAValue]:
     types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
     parser.parse_punctuation(")")
     return parser.resolve_operands(unresolved, types, pos)
+
+
+def with_parsed_attributes(parser: Parser, op: OpT) -> OpT:
+    """Add the `attributes {...}` that may follow an op's custom syntax to `op`, and return it."""
+    if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+        op.attributes |= attrs.data
+    return op
 
 
 def parse_index_operand(parser: Parser) -> SSAValue:
