@@ -74,6 +74,13 @@ class ScanBody:
     the scanned values), writing map-outs on the way; when `full` is false it must
     guard every element with `base + j < n` and give the neutral element outside.
     `store(base, scanned, full)` writes the scanned (inclusive) values likewise.
+
+    A segmented scan sets `segment_start(index)` (an i1: a segment starts at flat
+    element `index`); its first value is then the segment flag of the lifted operator
+    `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`. The flag is not published:
+    a tile whose aggregate carries it publishes its inclusive prefix at once, so an
+    aggregate read in a look-back never does, and a tile that starts a segment does
+    not look back at all.
     """
 
     types: list[Attribute]
@@ -81,6 +88,18 @@ class ScanBody:
     combine: Combine
     load: Callable[[SSAValue, int, bool], list[Values]]
     store: Callable[[SSAValue, list[Values], bool], None]
+    segment_start: Callable[[SSAValue], SSAValue] | None = None
+
+    def published(self, kb: KernelBuilder) -> ScanBody:
+        """The part of the scan that status words carry: all values, or all but the segment flag."""
+        if self.segment_start is None:
+            return self
+        no_flag = kb.m.const(0, i1)
+
+        def combine(a: Values, b: Values) -> Values:
+            return self.combine([no_flag, *a], [no_flag, *b])[1:]
+
+        return ScanBody(self.types[1:], lambda: self.neutral()[1:], combine, self.load, self.store)
 
 
 def supports(types: Sequence[Attribute]) -> bool:
@@ -159,7 +178,8 @@ def lookback_scan(  # noqa: C901
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
     tiles = m.ceildiv(n, m.c(tile_size), "tiles")
-    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(k)]
+    shared = body.published(kb)
+    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)
 
@@ -221,17 +241,23 @@ def lookback_scan(  # noqa: C901
             thread_prefix, total = _block_scan_local(kb, body, t, aggregate, group)
         thread_prefixes = [thread_prefix]
 
-    prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(body.types)]
-    if NO_LOOKBACK:
-        pass  # timing experiments only: wrong results
-    elif nvidia:
-        _look_back_warp(kb, body, t, tile, total, status_views, prefix_local)
-    else:
-        _look_back_serial(kb, body, t, tile, total, status_views, prefix_local)
+    prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(shared.types)]
+    first_tile = kb.m.eq(tile, zero)
+    alone, ready, total_shared = first_tile, first_tile, total
+    if body.segment_start is not None:
+        alone = kb.m.insert(arith.OrIOp(first_tile, body.segment_start(tile_base)), "starts_segment")
+        ready = kb.m.insert(arith.OrIOp(first_tile, total[0]), "has_segment_start")
+        total_shared = total[1:]
+    has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
+    look_back = _look_back_warp if nvidia else _look_back_serial
+    if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
+        look_back(kb, shared, t, tile, has_prefix, ready, total_shared, status_views, prefix_local)
     barrier(kb)
     neutral = body.neutral()
-    has_prefix = cmp(kb, tile, zero, "ne", "has_prefix")
-    tile_prefix = select(kb, has_prefix, [lload(kb, p, zero) for p in prefix_local], neutral)
+    loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
+    if body.segment_start is not None:
+        loaded_prefix = [kb.m.const(0, i1), *loaded_prefix]
+    tile_prefix = select(kb, has_prefix, loaded_prefix, neutral)
     scanned_runs: list[list[Values]] = []
     for prefixes, thread_prefix in zip(runs, thread_prefixes * len(runs) if not striped else thread_prefixes):
         start = body.combine(tile_prefix, thread_prefix)
@@ -349,16 +375,21 @@ def _look_back_serial(
     body: ScanBody,
     t: SSAValue,
     tile: SSAValue,
+    has_prefix: SSAValue,
+    ready: SSAValue,
     total: Values,
     status: list[View],
     prefix_local: list[SSAValue],
 ) -> None:
-    """Work-item 0 publishes the tile's aggregate, walks back one predecessor at a time, publishes the inclusive prefix."""
+    """Work-item 0 publishes the tile's aggregate, walks back one predecessor at a time, publishes the inclusive prefix.
+
+    `ready`: the aggregate is the inclusive prefix (published as such at once); `has_prefix`: the walk is needed.
+    """
     zero = kb.m.c(0)
+    not_ready = kb.m.insert(arith.XOrIOp(ready, kb.m.const(1, i1)))
 
     def leader() -> None:
-        is_first = kb.m.eq(tile, zero)
-        flag = kb.m.insert(arith.SelectOp(is_first, _flag(kb, 2), _flag(kb, 1)))
+        flag = kb.m.insert(arith.SelectOp(ready, _flag(kb, 2), _flag(kb, 1)))
         _publish(kb, flag, total, status, tile)
 
         def walk() -> None:
@@ -374,11 +405,11 @@ def _look_back_serial(
             _, *prefix = while_loop(
                 kb, [kb.m.sub(tile, kb.m.c(1)), *body.neutral()], ["position", *("prefix" for _ in total)], step
             )
-            _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile)
+            kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile))
             for value, local in zip(prefix, prefix_local):
                 lstore(kb, value, local, zero)
 
-        kb.if_then(kb.m.insert(arith.CmpiOp(tile, zero, "ne")), walk)
+        kb.if_then(has_prefix, walk)
 
     kb.if_then(kb.m.eq(t, zero), leader)
 
@@ -388,18 +419,21 @@ def _look_back_warp(
     body: ScanBody,
     t: SSAValue,
     tile: SSAValue,
+    has_prefix: SSAValue,
+    ready: SSAValue,
     total: Values,
     status: list[View],
     prefix_local: list[SSAValue],
 ) -> None:
-    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window)."""
+    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window);
+    `ready` and `has_prefix` as for `_look_back_serial`."""
     zero = kb.m.c(0)
     lane, warp = _lane_and_warp(kb, t)
     is_lane0 = kb.m.eq(lane, zero)
+    not_ready = kb.m.insert(arith.XOrIOp(ready, kb.m.const(1, i1)))
 
     def warp0() -> None:
-        is_first = kb.m.eq(tile, zero)
-        flag = kb.m.insert(arith.SelectOp(is_first, _flag(kb, 2), _flag(kb, 1)))
+        flag = kb.m.insert(arith.SelectOp(ready, _flag(kb, 2), _flag(kb, 1)))
         kb.if_then(is_lane0, lambda: _publish(kb, flag, total, status, tile))
 
         def walk() -> None:
@@ -433,12 +467,12 @@ def _look_back_warp(
             _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in total)], step)
 
             def publish() -> None:
-                _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile)
+                kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile))
                 for value, local in zip(prefix, prefix_local):
                     lstore(kb, value, local, zero)
 
             kb.if_then(is_lane0, publish)
 
-        kb.if_then(kb.m.insert(arith.CmpiOp(tile, zero, "ne")), walk)
+        kb.if_then(has_prefix, walk)
 
     kb.if_then(kb.m.eq(warp, zero), warp0)

@@ -874,8 +874,8 @@ class _SegscanBody:
     """A regular segmented scan as one flat scan of (segment start, value) pairs.
 
     The operator is lifted to `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`, and the
-    flag of element `i` is `i mod n == 0`, so no flags are stored; the look-back kernel
-    carries the flag in its own status word.
+    flag of element `i` is `i mod n == 0`, so no flags are stored, and tiles that start
+    a segment skip the look-back (`ScanBody.segment_start`).
     """
 
     def __init__(
@@ -974,4 +974,7 @@ class _SegscanBody:
                         km.lt(index, count), lambda index=index, acc=acc: _write_values(kb, acc[1:], combined_views, index)
                     )
 
-        return lookback_scan.ScanBody(types, neutral, combine, load, store)
+        def segment_start(index: SSAValue) -> SSAValue:
+            return km.eq(km.rem(index, inner), km.c(0), "segment_start")
+
+        return lookback_scan.ScanBody(types, neutral, combine, load, store, segment_start)

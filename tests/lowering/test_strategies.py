@@ -106,11 +106,14 @@ def test_strategy_by_device(monkeypatch) -> None:
     assert scan_strategy_for(nvidia) == "lookback"  # pyright: ignore[reportArgumentType]
 
 
-@pytest.mark.parametrize("scan", ["lookback", "reduce-then-scan"])
-def test_segscan_group(parse, rng, scan: str) -> None:
-    program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan)
+@pytest.mark.parametrize(("scan", "group"), [("lookback", 256), ("lookback", 32), ("reduce-then-scan", 256)])
+def test_segscan_group(parse, rng, scan: str, group: int) -> None:
+    """With 32 work-items a look-back tile is 512 elements: segments that fill whole tiles (no tile looks back), that
+    span several tiles, several segments per tile, and segments that start inside a tile (short look-backs)."""
+    program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group)
     assert ("scan_lookback" in program.source) == (scan == "lookback")
-    for m, n in ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000)):
+    shapes = ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000), (5, 512), (3, 2048), (9, 256), (4, 700), (40, 1000))
+    for m, n in shapes:
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
         (got,) = program.call("main", [xss])
         np.testing.assert_array_equal(got, np.cumsum(xss, axis=1, dtype=np.int32))
