@@ -17,6 +17,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+SEG_SHAPES = (
+    (1, 1), (3, 5), (100, 4), (50, 8), (1000, 16), (1000, 32), (500, 64), (300, 128), (5, 132), (7, 4099),
+    (3, 8192), (2, 16384), (3, 20000), (2, 300000), (2, 2**20 + 4),
+)  # fmt: skip
 
 
 def main() -> int:  # noqa: C901
@@ -76,7 +80,7 @@ def main() -> int:  # noqa: C901
             program = compile_module(load(name, False, level), device, scan=scan)  # pyright: ignore[reportArgumentType]
 
             def run_seg(program: object = program, name: str = name) -> None:
-                for m, n in ((1, 1), (3, 5), (1000, 16), (7, 4099), (2, 300000), (5000, 64)):
+                for m, n in SEG_SHAPES:
                     xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
                     (got,) = program.call("main", [xss])  # pyright: ignore[reportAttributeAccessIssue]
                     expected = xss.sum(axis=1, dtype=np.int32) if name == "segred" else np.cumsum(xss, axis=1, dtype=np.int32)

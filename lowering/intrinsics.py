@@ -185,8 +185,8 @@ def _as_i32_index(kb: KernelBuilder, value: SSAValue) -> SSAValue:
 
 
 def shuffle(kb: KernelBuilder, mode: str, value: SSAValue, lane: SSAValue) -> SSAValue:
-    """`shfl.sync.<mode>` (`up`, `down`, `idx`) of a scalar of at most 32 bits across the full warp."""
-    clamp = {"up": "0", "down": "0x1f", "idx": "0x1f"}[mode]
+    """`shfl.sync.<mode>` (`up`, `down`, `idx`, `bfly`) of a scalar of at most 32 bits across the full warp."""
+    clamp = {"up": "0", "down": "0x1f", "idx": "0x1f", "bfly": "0x1f"}[mode]
     code = f'asm volatile("shfl.sync.{mode}.b32 %0, %1, %2, {clamp}, 0xffffffff;" : "=r"({{r0}}) : "r"({{0}}), "r"({{1}}));'
     (bits,) = inline_c(kb, code, [to_bits32(kb, value), _as_i32_index(kb, lane)], [i32])
     return from_bits32(kb, bits, value.type)

@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering import chunked_scan, lookback_scan
+from soac.lowering import chunked_scan, lookback_scan, segred_vector
 from soac.lowering import intrinsics as ix
 from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
 from soac.lowering.kernel_dialect import (
@@ -119,6 +119,27 @@ class GroupCode:
 
         kb.for_loop(m.c(0), self.log_steps(), m.c(1), [], "e", step)
 
+    def team_tree(self, values: Sequence[SSAValue], member: SSAValue, log_team: SSAValue) -> list[SSAValue]:
+        """The combination of `values` over each team of 2^log_team adjacent work-items, at the team's first member
+        (`member` = index in the team); every work-item must reach it."""
+        kb, m = self.kb, self.kb.m
+        self.store_locals(values, self.t)
+        self.barrier()
+
+        def step(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            stride = self.stride(e)
+            combines = m.eq(m.insert(arith.AndIOp(member, m.sub(m.add(stride, stride), m.c(1)))), m.c(0), "combines")
+
+            def combine() -> None:
+                self.store_locals(self.apply(self.load_locals(self.t), self.load_locals(m.add(self.t, stride))), self.t)
+
+            kb.if_then(combines, combine)
+            self.barrier()
+            return []
+
+        kb.for_loop(m.c(0), log_team, m.c(1), [], "e", step)
+        return self.load_locals(self.t)
+
     def inclusive_scan_locals(self) -> None:
         """Hillis-Steele inclusive scan of `locals[0..group)`."""
         kb, m = self.kb, self.kb.m
@@ -170,7 +191,7 @@ class GroupCode:
         return self.kb.for_loop(lo, hi, step, list(neutral), "i", body)
 
 
-def _neutral(kb: KernelBuilder, lw: HostLowering, neutral: Sequence[SSAValue]) -> list[SSAValue]:
+def neutral_values(kb: KernelBuilder, lw: HostLowering, neutral: Sequence[SSAValue]) -> list[SSAValue]:
     return [kb.scalar(lw.scalar(v), v.name_hint or "ne") for v in neutral]
 
 
@@ -223,14 +244,14 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
     if op.commutative is not None and not map_views and views and all(_vectorizable(v) for v in views):
         accs = _fold_vectors(
-            code, n, views, _neutral(kb, lw, op.neutral), lambda rows: inliner.inline(lam, rows) if lam else rows, k
+            code, n, views, neutral_values(kb, lw, op.neutral), lambda rows: inliner.inline(lam, rows) if lam else rows, k
         )
     else:
         if op.commutative is not None:
             lo, hi, step = code.gid, n, kb.m.insert(GlobalSizeOp(0), "gsize")
         else:
             (lo, hi), step = code.chunk(n, kb.m.c(0), code.num_groups, code.g), kb.m.c(1)
-        accs = code.fold(lo, hi, step, _neutral(kb, lw, op.neutral), k, element, write_map_outs)
+        accs = code.fold(lo, hi, step, neutral_values(kb, lw, op.neutral), k, element, write_map_outs)
     _tree_to(code, accs, partial_views, code.g)
     lw.add_kernel(kb, m.mul(groups, m.c(lw.group_size), "global_size"), m.c(lw.group_size))
 
@@ -310,7 +331,7 @@ def _reduce_partials(
     count = kb.scalar(groups)
     views = [kb.array(p) for p in partials]
     lo, hi = code.chunk(count, kb.m.c(0), kb.m.c(1), kb.m.c(0))
-    accs = code.fold(lo, hi, kb.m.c(1), _neutral(kb, lw, op.neutral), len(views), lambda i: [kb.load(v, i) for v in views])
+    accs = code.fold(lo, hi, kb.m.c(1), neutral_values(kb, lw, op.neutral), len(views), lambda i: [kb.load(v, i) for v in views])
     _tree_to(code, accs, [kb.array(f) for f in finals], kb.m.c(0))
     lw.add_kernel(kb, m.c(lw.group_size), m.c(lw.group_size))
     return [m.insert(ReadOp(f.buffer, m.c(0)), r.name_hint) for f, r in zip(finals, op.outs)]
@@ -367,7 +388,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     code = GroupCode(lw, kb, inliner, op.combine, [v.type for v in neutral])
     element, _ = element_fn(kb, inliner)
     lo, hi = code.chunk(kb.scalar(width), kb.m.c(0), code.num_groups, code.g)
-    accs = code.fold(lo, hi, kb.m.c(1), _neutral(kb, lw, neutral), k, element)
+    accs = code.fold(lo, hi, kb.m.c(1), neutral_values(kb, lw, neutral), k, element)
     for value, agg in zip(accs, thread_aggs):
         kb.store(value, kb.array(agg), code.gid)
     _tree_to(code, accs, [kb.array(a) for a in group_aggs], code.g)
@@ -384,7 +405,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
             kb.store(value, view, g)
         return inliner.inline_scalars(op.combine, [*accs, *(kb.load(v, g) for v in agg_views)])
 
-    kb.for_loop(kb.m.c(0), kb.scalar(groups), kb.m.c(1), _neutral(kb, lw, neutral), "g", carry)
+    kb.for_loop(kb.m.c(0), kb.scalar(groups), kb.m.c(1), neutral_values(kb, lw, neutral), "g", carry)
     lw.add_kernel(kb, m.c(1), m.c(1))
 
     # Phase 3: scan within groups, then re-scan every chunk from its prefix.
@@ -449,7 +470,7 @@ class _ScanomapBody:
         types = [v.type for v in op.neutral]
 
         def neutral() -> list[SSAValue]:
-            return _neutral(kb, lw, op.neutral)
+            return neutral_values(kb, lw, op.neutral)
 
         def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
             return inliner.inline_scalars(op.combine, [*a, *b])
@@ -599,7 +620,7 @@ def _lower_segmented(  # noqa: C901
 
     if op.level.data == soac.Level.GROUP:
         code = GroupCode(lw, kb, inliner, op.combine, [v.type for v in op.neutral])
-        neutral = _neutral(kb, lw, op.neutral)
+        neutral = neutral_values(kb, lw, op.neutral)
 
         def segment(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             code.barrier()
@@ -626,7 +647,7 @@ def _lower_segmented(  # noqa: C901
         gid = kb.global_id()
         kb.thread_id = gid
         gsize = kb.m.insert(GlobalSizeOp(0), "gsize")
-        neutral = _neutral(kb, lw, op.neutral)
+        neutral = neutral_values(kb, lw, op.neutral)
 
         def segment(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             element, each = element_for(s), each_for(s)
@@ -694,7 +715,7 @@ SEG_STREAMS = 4
 """Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
 
 
-def _fold_streams(
+def fold_streams(
     code: GroupCode,
     lo: SSAValue,
     hi: SSAValue,
@@ -727,7 +748,7 @@ def _fold_streams(
     return code.fold(main_end, hi, step, accs, k, element, each)
 
 
-def _pow2_at_most(m: IndexMath, value: SSAValue, low: int, high: int) -> tuple[SSAValue, SSAValue]:
+def pow2_at_most(m: IndexMath, value: SSAValue, low: int, high: int) -> tuple[SSAValue, SSAValue]:
     """The largest power of two in `[low, high]` that is at most `value` (`low` if none), and its log2."""
     size, log = m.c(low), m.c(low.bit_length() - 1)
     p = low * 2
@@ -758,13 +779,16 @@ def _segred_teams(
     segments = m.product(dims[:-1], "segments")
     n = dims[-1]
     min_team = max(1, min(SEG_MIN_TEAM, group))
-    team, log_team = _pow2_at_most(m, m.div(n, m.c(SEG_LANE_ITEMS)), min_team, group)
+    team, log_team = pow2_at_most(m, m.div(n, m.c(SEG_LANE_ITEMS)), min_team, group)
     team.name_hint, log_team.name_hint = "team", "log_team"
     # Parts per segment: enough teams to fill max-groups groups, each part at least SEG_PART_MIN elements per lane.
     teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(group), team), "teams_wanted")
     by_count = m.ceildiv(teams_wanted, m.max(segments, m.c(1)))
     by_size = m.max(m.div(n, m.mul(team, m.c(SEG_PART_MIN))), m.c(1))
     parts = m.max(m.min(by_count, by_size), m.c(1), "parts")
+    vector = segred_vector.plan(lw, segments, n) if segred_vector.applies(lw, op, dims) else None
+    if vector is not None:
+        parts = m.insert(arith.SelectOp(vector.chosen, vector.parts, parts), "parts")
     units = m.mul(segments, parts, "units")
     split = m.insert(arith.CmpiOp(parts, m.c(1), "ugt"), "split")
     partials = [lw.alloc(v.type, [m.max(units, m.c(1))], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
@@ -786,7 +810,7 @@ def _segred_teams(
     teams_per_group = km.insert(arith.ShRUIOp(code.G, klog), "teams_per_group")
     chunk = km.ceildiv(inner, kparts, "part_size")
     commutative = is_commutative(op.combine)
-    neutral = _neutral(kb, lw, op.neutral)
+    neutral = neutral_values(kb, lw, op.neutral)
 
     def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         u = km.add(first, team_index, "unit")
@@ -804,30 +828,15 @@ def _segred_teams(
             _write_values(kb, values[k:], map_views, km.add(km.mul(s, inner), j))
 
         if commutative:
-            accs = _fold_streams(code, km.add(lo, member), hi, kteam, neutral, k, element, each)
+            accs = fold_streams(code, km.add(lo, member), hi, kteam, neutral, k, element, each)
         else:
             per = km.ceildiv(km.sub(hi, lo), kteam, "per_member")
             start = km.min(km.add(lo, km.mul(member, per)), hi)
             accs = code.fold(start, km.min(km.add(start, per), hi), km.c(1), neutral, k, element, each)
-        code.store_locals(accs, code.t)
-        code.barrier()
-
-        def tree(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            stride = code.stride(e)
-            combines = km.eq(km.insert(arith.AndIOp(member, km.sub(km.add(stride, stride), km.c(1)))), km.c(0), "combines")
-
-            def step() -> None:
-                code.store_locals(code.apply(code.load_locals(code.t), code.load_locals(km.add(code.t, stride))), code.t)
-
-            kb.if_then(combines, step)
-            code.barrier()
-            return []
-
-        kb.for_loop(km.c(0), klog, km.c(1), [], "e", tree)
+        values = code.team_tree(accs, member, klog)
         leader = km.insert(arith.AndIOp(active, km.eq(member, km.c(0))), "leader")
 
         def write() -> None:
-            values = code.load_locals(code.t)
             kb.if_then(ksplit, lambda: [kb.store(v, p, u) for v, p in zip(values, partial_views)] and None)
             not_split = km.insert(arith.XOrIOp(ksplit, km.const(1, ir_i1)))
             kb.if_then(not_split, lambda: [kb.store(v, c, s) for v, c in zip(values, combined_views)] and None)
@@ -839,7 +848,12 @@ def _segred_teams(
     kb.for_loop(km.mul(code.g, teams_per_group), kunits, km.mul(code.num_groups, teams_per_group), [], "first", unit_loop)
     per_group = m.div(m.c(group), team)
     groups = m.max(m.min(m.ceildiv(units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
-    lw.add_kernel(kb, m.mul(groups, m.c(group), "global_size"), m.c(group))
+    global_size = m.mul(groups, m.c(group), "global_size")
+    if vector is not None:
+        global_size = m.insert(arith.SelectOp(vector.chosen, m.c(0), global_size), "global_size")
+    lw.add_kernel(kb, global_size, m.c(group))
+    if vector is not None:
+        segred_vector.build_kernel(lw, op, dims, vector, units, partials, combined)
 
     # Second stage (only when split): one work-item per segment folds its parts in order.
     kb = lw.kernel("segred_parts")
@@ -855,7 +869,7 @@ def _segred_teams(
             index = kb.m.add(kb.m.mul(s, kparts), q)
             return inliner.inline_scalars(op.combine, [*accs, *(kb.load(p, index) for p in partial_views)])
 
-        accs = kb.for_loop(kb.m.c(0), kparts, kb.m.c(1), _neutral(kb, lw, op.neutral), "q", step)
+        accs = kb.for_loop(kb.m.c(0), kparts, kb.m.c(1), neutral_values(kb, lw, op.neutral), "q", step)
         for value, view in zip(accs, combined_views):
             kb.store(value, view, s)
         return []
@@ -883,21 +897,6 @@ class _SegscanBody:
     ):
         self.lw, self.op, self.dims, self.combined, self.map_outs = lw, op, dims, combined, map_outs
 
-    def _plain_read(self) -> SSAValue | None:
-        """The array when the lambda only reads `arr[i0, ..., j]` at its own indices (an array of the op's shape), else None."""
-        op = self.op
-        block = op.body.block
-        ops = list(block.ops)
-        if len(op.neutral) != 1 or len(ops) != 2 or not isinstance(ops[0], soac.IndexOp):
-            return None
-        read, yielded = ops
-        if list(read.indices) != list(block.args) or list(yielded.operands) != [read.results[0]]:
-            return None
-        found = self.lw.env.get(read.array)
-        if not isinstance(found, HostArray) or found.dims != self.dims:
-            return None
-        return read.array
-
     def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
         lw, op = self.lw, self.op
         inliner = Inliner(kb)
@@ -912,7 +911,7 @@ class _SegscanBody:
         km = kb.m
 
         def neutral() -> list[SSAValue]:
-            return [km.const(0, ir_i1), *_neutral(kb, lw, op.neutral)]
+            return [km.const(0, ir_i1), *neutral_values(kb, lw, op.neutral)]
 
         def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
             values = inliner.inline_scalars(op.combine, [*a[1:], *b[1:]])
@@ -938,7 +937,7 @@ class _SegscanBody:
             _write_values(kb, values[k:], map_views, i)
             return [km.eq(j, km.c(0)), *values[:k]]  # pyright: ignore[reportReturnType]
 
-        plain = self._plain_read()
+        plain = segred_vector.plain_source(lw, op, self.dims)
         flat_source = None
         if plain is not None:
             source = kb.array(lw.array(plain), plain.name_hint)

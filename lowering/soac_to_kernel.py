@@ -127,6 +127,11 @@ class HostLowering:
     def m(self) -> IndexMath:
         return IndexMath(self.builder, self.pool)
 
+    @property
+    def nvidia(self) -> bool:
+        """Kernels may use NVIDIA's inline PTX (warp shuffles): the `lookback-nvidia` strategy says the device is one."""
+        return self.scan_strategy == "lookback-nvidia"
+
     def lookup(self, value: SSAValue) -> HValue:
         if (found := self.env.get(value)) is None:
             owner = value.owner

@@ -130,6 +130,24 @@ def test_segred_teams(parse, rng, monkeypatch, min_team: int) -> None:
         np.testing.assert_array_equal(got, xss.sum(axis=1, dtype=np.int32))
 
 
+VECTOR_SHAPES = ((0, 16), (1, 4), (9, 8), (1000, 16), (33, 32), (17, 64), (5, 128), (3, 132), (2, 4100), (3, 12), (4, 6))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_segred_vector(parse, rng, dtype: type) -> None:
+    """Rows of 4, 8, ... 128 and longer multiples of 4 go to `segred_vector`; rows of 12 and 6 to `segred_teams`."""
+    text = (ROOT / "bench" / "programs" / "segred.mlir").read_text().replace("LEVEL", "group")
+    if dtype is np.float32:
+        text = text.replace("i32", "f32").replace("arith.addi", "arith.maximumf").replace("0 : f32", "-1.0e30 : f32")
+    program = compile_module(parse(text), "pocl", group_size=64, max_groups=8)
+    assert "segred_vector" in program.source
+    for m, n in VECTOR_SHAPES:
+        xss = rng.integers(-1000, 1000, (m, n)).astype(dtype)
+        (got,) = program.call("main", [xss])
+        expected = xss.max(axis=1, initial=-1.0e30) if dtype is np.float32 else xss.sum(axis=1, dtype=np.int32)
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_segred_non_commutative(differential, parse, rng) -> None:
     """An operator the lowering cannot prove commutative: contiguous chunks per team member, order kept."""
     text = """
