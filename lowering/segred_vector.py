@@ -27,6 +27,7 @@ barrier), and with a tree in local memory elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from soac import dialect as soac
@@ -41,6 +42,8 @@ from xdsl.ir import SSAValue
 WARP = 32
 PART_MIN_VECTORS = 16
 """Vectors per work-item below which a row is not split over several teams."""
+SHORT_ROWS = 8
+"""Rows of at most 128 elements that a team reads at once (one vector per member and row)."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -88,7 +91,9 @@ def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
     chosen = m.insert(arith.AndIOp(m.insert(arith.AndIOp(multiple_of_4, long_or_pow2)), at_least_4), "vector_ok")
     team, log_team = rd.pow2_at_most(m, quads, 1, WARP)
     team.name_hint, log_team.name_hint = "vector_team", "log_vector_team"
-    teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(lw.group_size), team))
+    # Each team keeps SEG_STREAMS loads in flight: a quarter of the teams that fill max-groups groups is enough, and
+    # fewer parts make the second stage (one work-item folding a row's parts) shorter.
+    teams_wanted = m.div(m.mul(m.c(lw.max_groups), m.div(m.c(lw.group_size), team)), m.c(rd.SEG_STREAMS))
     by_count = m.ceildiv(teams_wanted, m.max(segments, m.c(1)))
     by_size = m.max(m.div(quads, m.mul(team, m.c(PART_MIN_VECTORS))), m.c(1))
     parts = m.max(m.min(by_count, by_size), m.c(1), "vector_parts")
@@ -106,66 +111,154 @@ def build_kernel(
 ) -> None:
     """The `segred_vector` kernel: unit `u` of `units` (= rows x parts) is part `u % parts` of row `u / parts`."""
     m = lw.m
-    group = lw.group_size
-    source = plain_source(lw, op, dims)
-    assert source is not None
-    kb = lw.kernel("segred_vector")
-    inliner = Inliner(kb)
-    code = rd.GroupCode(lw, kb, inliner, op.combine, [v.type for v in op.neutral])
-    km = kb.m
-    inner = kb.scalar(dims[-1])
-    kteam, klog, kparts, kunits = (kb.scalar(v) for v in (vector.team, vector.log_team, vector.parts, units))
-    ksplit = km.insert(arith.CmpiOp(kparts, km.c(1), "ugt"), "split")
-    data = kb.array(lw.array(source), source.name_hint)
-    count = km.product([kb.scalar(d) for d in dims])
-    flat = View(data.buffer, data.offset, [count], data.element)
-    partial_views = [kb.array(p) for p in partials]
-    combined_views = [kb.array(c) for c in combined]
-    member = km.insert(arith.AndIOp(code.t, km.sub(kteam, km.c(1))), "member")
-    team_index = km.insert(arith.ShRUIOp(code.t, klog), "team_index")
-    teams_per_group = km.insert(arith.ShRUIOp(code.G, klog), "teams_per_group")
-    quads = km.div(inner, km.c(4), "quads")
-    chunk = km.ceildiv(quads, kparts, "part_quads")
-    neutral = rd.neutral_values(kb, lw, op.neutral)
-
-    def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        u = km.add(first, team_index, "unit")
-        active = km.lt(u, kunits, "active")
-        s, part = kb.if_values(ksplit, [u.type, u.type], lambda: [km.div(u, kparts), km.rem(u, kparts)], lambda: [u, km.c(0)])
-        s.name_hint, part.name_hint = "segment", "part"
-        lo = km.mul(part, chunk)
-        hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, chunk), quads), lo), "hi")
-        row = km.mul(s, inner, "row")
-
-        def vector_sum(q: SSAValue) -> list[SSAValue]:
-            xs = ix.vector_load(kb, flat, km.add(row, km.mul(q, km.c(4))), 4)
-            acc = [xs[0]]
-            for x in xs[1:]:
-                acc = code.apply(acc, [x])
-            return acc
-
-        accs = rd.fold_streams(code, km.add(lo, member), hi, kteam, neutral, 1, vector_sum, lambda *_: None)  # pyright: ignore[reportArgumentType]
-        if lw.nvidia:
-            total = _team_shuffle(code, accs, klog)
-        else:
-            total = code.team_tree(accs, member, klog)
-        leader = km.insert(arith.AndIOp(active, km.eq(member, km.c(0))), "leader")
-
-        def write() -> None:
-            kb.if_then(ksplit, lambda: [kb.store(v, p, u) for v, p in zip(total, partial_views)] and None)
-            not_split = km.insert(arith.XOrIOp(ksplit, km.const(1, rd.ir_i1)))
-            kb.if_then(not_split, lambda: [kb.store(v, c, s) for v, c in zip(total, combined_views)] and None)
-
-        kb.if_then(leader, write)
-        if not lw.nvidia:
-            code.barrier()
-        return []
-
-    kb.for_loop(km.mul(code.g, teams_per_group), kunits, km.mul(code.num_groups, teams_per_group), [], "first", unit_loop)
-    per_group = m.div(m.c(group), vector.team)
+    kernel = _VectorKernel(lw, op, dims, vector, units, partials, combined)
+    kb, km = kernel.kb, kernel.kb.m
+    short = km.insert(arith.CmpiOp(kernel.quads, km.c(WARP), "ule"), "short_rows")
+    kb.if_then(short, kernel.short_rows)
+    kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, rd.ir_i1))), kernel.long_rows)
+    per_group = m.div(m.c(lw.group_size), vector.team)
     groups = m.max(m.min(m.ceildiv(units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
-    global_size = m.insert(arith.SelectOp(vector.chosen, m.mul(groups, m.c(group)), m.c(0)), "global_size")
-    lw.add_kernel(kb, global_size, m.c(group))
+    global_size = m.insert(arith.SelectOp(vector.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
+    lw.add_kernel(kb, global_size, m.c(lw.group_size))
+
+
+class _VectorKernel:
+    """The kernel's values and its two loops: several short rows per team at once, or one (part of a) long row."""
+
+    def __init__(
+        self,
+        lw: HostLowering,
+        op: soac.SegredOp,
+        dims: list[SSAValue],
+        vector: VectorPlan,
+        units: SSAValue,
+        partials: list[HostArray],
+        combined: list[HostArray],
+    ):
+        source = plain_source(lw, op, dims)
+        assert source is not None
+        self.lw = lw
+        self.kb = kb = lw.kernel("segred_vector")
+        self.code = code = rd.GroupCode(lw, kb, Inliner(kb), op.combine, [v.type for v in op.neutral])
+        km = kb.m
+        self.inner = kb.scalar(dims[-1])
+        self.team, self.log_team, self.parts, self.units = (
+            kb.scalar(v) for v in (vector.team, vector.log_team, vector.parts, units)
+        )
+        self.split = km.insert(arith.CmpiOp(self.parts, km.c(1), "ugt"), "split")
+        data = kb.array(lw.array(source), source.name_hint)
+        self.flat = View(data.buffer, data.offset, [km.product([kb.scalar(d) for d in dims])], data.element)
+        self.partial_views = [kb.array(p) for p in partials]
+        self.combined_views = [kb.array(c) for c in combined]
+        self.member = km.insert(arith.AndIOp(code.t, km.sub(self.team, km.c(1))), "member")
+        self.team_index = km.insert(arith.ShRUIOp(code.t, self.log_team), "team_index")
+        self.teams_per_group = km.insert(arith.ShRUIOp(code.G, self.log_team), "teams_per_group")
+        self.quads = km.div(self.inner, km.c(4), "quads")
+        self.chunk = km.ceildiv(self.quads, self.parts, "part_quads")
+        self.neutral = rd.neutral_values(kb, lw, op.neutral)
+
+    def vector_sum(self, row: SSAValue, q: SSAValue) -> list[SSAValue]:
+        km = self.kb.m
+        xs = ix.vector_load(self.kb, self.flat, km.add(row, km.mul(q, km.c(4))), 4)
+        acc = [xs[0]]
+        for x in xs[1:]:
+            acc = self.code.apply(acc, [x])
+        return acc
+
+    def team_total(self, values: list[SSAValue]) -> list[SSAValue]:
+        if self.lw.nvidia:
+            return _team_shuffle(self.code, values, self.log_team)
+        return self.code.team_tree(values, self.member, self.log_team)
+
+    def store_if(self, condition: SSAValue, values: list[SSAValue], views: list[View], index: SSAValue) -> None:
+        self.kb.if_then(condition, lambda: [self.kb.store(v, view, index) for v, view in zip(values, views)] and None)
+
+    def short_rows(self) -> None:
+        """Rows of at most 4 x 32 elements: one vector per member and row; SHORT_ROWS rows per team in flight."""
+        kb, km, code = self.kb, self.kb.m, self.code
+        step = km.mul(km.mul(code.num_groups, self.teams_per_group), km.c(SHORT_ROWS), "short_step")
+        leads = km.eq(self.member, km.c(0))
+
+        def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
+            actives = [km.lt(u, self.units) for u in rows]
+            sums = [
+                kb.if_values(
+                    a,
+                    [v.type for v in self.neutral],
+                    lambda u=u: self.vector_sum(km.mul(u, self.inner), self.member),
+                    lambda: self.neutral,
+                )
+                for u, a in zip(rows, actives)
+            ]
+            if self.lw.nvidia:  # one shuffle loop for all rows
+                totals = [[x] for x in self.team_total([xs[0] for xs in sums])]
+            else:
+                totals = [self.team_total(xs) for xs in sums]
+            for u, a, total in zip(rows, actives, totals):
+                self.store_if(km.insert(arith.AndIOp(a, leads)), total, self.combined_views, u)
+            if not self.lw.nvidia:
+                code.barrier()
+            return []
+
+        first = km.mul(km.mul(code.g, self.teams_per_group), km.c(SHORT_ROWS))
+        kb.for_loop(first, self.units, step, [], "first", body)
+
+    def long_rows(self) -> None:
+        kb, km, code = self.kb, self.kb.m, self.code
+
+        def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            u = km.add(first, self.team_index, "unit")
+            active = km.lt(u, self.units, "active")
+            s, part = kb.if_values(
+                self.split, [u.type, u.type], lambda: [km.div(u, self.parts), km.rem(u, self.parts)], lambda: [u, km.c(0)]
+            )
+            s.name_hint, part.name_hint = "segment", "part"
+            lo = km.mul(part, self.chunk)
+            hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, self.chunk), self.quads), lo), "hi")
+            row = km.mul(s, self.inner, "row")
+            accs = _fold_vectors(code, km.add(lo, self.member), hi, self.team, self.neutral, lambda q: self.vector_sum(row, q))
+            total = self.team_total(accs)
+            leader = km.insert(arith.AndIOp(active, km.eq(self.member, km.c(0))), "leader")
+            self.store_if(km.insert(arith.AndIOp(leader, self.split)), total, self.partial_views, u)
+            not_split = km.insert(arith.XOrIOp(self.split, km.const(1, rd.ir_i1)))
+            self.store_if(km.insert(arith.AndIOp(leader, not_split)), total, self.combined_views, s)
+            if not self.lw.nvidia:
+                code.barrier()
+            return []
+
+        step = km.mul(code.num_groups, self.teams_per_group)
+        kb.for_loop(km.mul(code.g, self.teams_per_group), self.units, step, [], "first", body)
+
+
+def _fold_vectors(
+    code: rd.GroupCode,
+    lo: SSAValue,
+    hi: SSAValue,
+    step: SSAValue,
+    neutral: list[SSAValue],
+    vector_sum: Callable[[SSAValue], list[SSAValue]],
+) -> list[SSAValue]:
+    """Fold vectors `lo, lo + step, ... < hi`: `SEG_STREAMS` per iteration into separate accumulators, then the
+    remaining ones (at most `SEG_STREAMS`) as guarded loads in straight-line code, all in flight together."""
+    kb, km = code.kb, code.kb.m
+    streams = rd.SEG_STREAMS
+    wide = km.mul(step, km.c(streams), "wide_step")
+    count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
+    main_end = km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
+
+    def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        return [x for q in range(streams) for x in code.apply([accs[q]], vector_sum(km.add(i, km.mul(step, km.c(q)))))]
+
+    carried = kb.for_loop(lo, main_end, wide, list(neutral) * streams, "i", body)
+    for q in range(streams):
+        index = km.add(main_end, km.mul(step, km.c(q)))
+        rest = kb.if_values(km.lt(index, hi), [neutral[0].type], lambda index=index: vector_sum(index), lambda: neutral)
+        carried[q] = code.apply([carried[q]], rest)[0]
+    accs = [carried[0]]
+    for value in carried[1:]:
+        accs = code.apply(accs, [value])
+    return accs
 
 
 def _team_shuffle(code: rd.GroupCode, accs: list[SSAValue], log_team: SSAValue) -> list[SSAValue]:

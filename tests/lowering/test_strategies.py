@@ -130,7 +130,22 @@ def test_segred_teams(parse, rng, monkeypatch, min_team: int) -> None:
         np.testing.assert_array_equal(got, xss.sum(axis=1, dtype=np.int32))
 
 
-VECTOR_SHAPES = ((0, 16), (1, 4), (9, 8), (1000, 16), (33, 32), (17, 64), (5, 128), (3, 132), (2, 4100), (3, 12), (4, 6))
+VECTOR_SHAPES = (
+    (0, 16),
+    (1, 4),
+    (4, 1024),
+    (2, 2048),
+    (3, 300000),
+    (9, 8),
+    (1000, 16),
+    (33, 32),
+    (17, 64),
+    (5, 128),
+    (3, 132),
+    (2, 4100),
+    (3, 12),
+    (4, 6),
+)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
