@@ -50,9 +50,10 @@ ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 64 for one 32-bit value on NVIDIA, 32 for more (registers), 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
-"""Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one scanned value, 256 for more. Measured on an
-H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64 0.767 ms; two values (scan_scan): 256 x 32 1.343 ms,
-128 x 32 1.461 ms."""
+"""Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
+published), 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64 0.767 ms; two
+values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with rows of 16 ... 4096:
+128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms."""
 
 LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
 """`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
@@ -170,7 +171,8 @@ def lookback_scan(  # noqa: C901
     kb = lw.kernel("scan_lookback")
     body = make_body(kb)
     k = len(body.types)
-    group = (NVIDIA_GROUP or (128 if k == 1 else 256)) if nvidia else lw.group_size
+    shared = body.published(kb)
+    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if nvidia else lw.group_size
     if nvidia and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
     items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if nvidia else 16)
@@ -178,7 +180,6 @@ def lookback_scan(  # noqa: C901
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
     tiles = m.ceildiv(n, m.c(tile_size), "tiles")
-    shared = body.published(kb)
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)

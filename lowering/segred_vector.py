@@ -262,11 +262,12 @@ def _fold_vectors(
 
 
 def _team_shuffle(code: rd.GroupCode, accs: list[SSAValue], log_team: SSAValue) -> list[SSAValue]:
-    """Every member of a team of 2^log_team work-items (inside one warp) gets the team's total."""
+    """Every member of a team of 2^log_team work-items (inside one warp) gets the team's totals of `accs`, each an
+    accumulator of its own (of the single value the operator combines)."""
     kb, km = code.kb, code.kb.m
 
     def step(e: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
         distance = km.insert(arith.ShLIOp(km.c(1), e), "distance")
-        return code.apply(values, [ix.shuffle(kb, "bfly", v, distance) for v in values])
+        return [code.apply([v], [ix.shuffle(kb, "bfly", v, distance)])[0] for v in values]
 
     return kb.for_loop(km.c(0), log_team, km.c(1), accs, "e", step)

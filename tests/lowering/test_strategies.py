@@ -92,6 +92,18 @@ def test_nvidia_source_uses_warp_intrinsics(parse) -> None:
     assert "const int4 _v = *(const __global int4*)" in text
 
 
+@pytest.mark.parametrize("name", ["map_scan", "scan_scan", "sum", "segred", "segscan", "radix_sort"])
+def test_nvidia_lowering_of_bench_programs(parse, name: str) -> None:
+    """Every benchmark program lowers for NVIDIA (which CI cannot build); segmented reductions of plain rows use
+    butterfly shuffles and no barrier in `segred_vector`."""
+    text = opencl_source(lower_module(bench_program(parse, name), 256, 1024, "lookback-nvidia"))
+    if name == "segred":
+        vector_kernel = text[text.index("segred_vector") :]
+        vector_kernel = vector_kernel[: vector_kernel.index("\n}\n")]
+        assert "shfl.sync.bfly.b32" in vector_kernel
+        assert "barrier" not in vector_kernel
+
+
 def test_strategy_by_device(monkeypatch) -> None:
     import pyopencl as cl
 
