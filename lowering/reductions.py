@@ -855,28 +855,25 @@ def _segred_teams(
     if vector is not None:
         segred_vector.build_kernel(lw, op, dims, vector, units, partials, combined)
 
-    # Second stage (only when split): one work-item per segment folds its parts in order.
+    # Second stage (only when split): a work-group per segment folds its parts, contiguous chunks and an ordered tree.
     kb = lw.kernel("segred_parts")
-    inliner = Inliner(kb)
-    gid = kb.global_id()
-    kb.thread_id = gid
+    code = GroupCode(lw, kb, Inliner(kb), op.combine, [v.type for v in op.neutral])
     kparts = kb.scalar(parts)
     partial_views = [kb.array(p) for p in partials]
     combined_views = [kb.array(c) for c in combined]
+    neutral = neutral_values(kb, lw, op.neutral)
 
     def fold_parts(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-        def step(q: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-            index = kb.m.add(kb.m.mul(s, kparts), q)
-            return inliner.inline_scalars(op.combine, [*accs, *(kb.load(p, index) for p in partial_views)])
-
-        accs = kb.for_loop(kb.m.c(0), kparts, kb.m.c(1), neutral_values(kb, lw, op.neutral), "q", step)
-        for value, view in zip(accs, combined_views):
-            kb.store(value, view, s)
+        code.barrier()
+        lo, hi = code.chunk(kparts, kb.m.mul(s, kparts), kb.m.c(1), kb.m.c(0))
+        accs = code.fold(lo, hi, kb.m.c(1), neutral, k, lambda i: [kb.load(p, i) for p in partial_views])
+        _tree_to(code, accs, combined_views, s)
         return []
 
-    kb.for_loop(gid, kb.scalar(segments), kb.m.insert(GlobalSizeOp(0), "gsize"), [], "s", fold_parts)
-    global_size, local_size = lw.grid(segments)
-    lw.add_kernel(kb, m.insert(arith.SelectOp(split, global_size, m.c(0)), "global_size"), local_size)
+    kb.for_loop(code.g, kb.scalar(segments), code.num_groups, [], "s", fold_parts)
+    groups = m.max(m.min(segments, m.c(lw.max_groups)), m.c(1))
+    global_size = m.insert(arith.SelectOp(split, m.mul(groups, m.c(group)), m.c(0)), "global_size")
+    lw.add_kernel(kb, global_size, m.c(group))
 
 
 # ---------------------------------------------------------------------------

@@ -19,10 +19,11 @@ launches the one that fits the row length `n` and gives the other no work-items:
     kernel.launch @segred_vector(...) global size (%vector_ok ? ... : 0)
 
 A row (or a part of a long row) belongs to a team of T = min(32, n / 4) work-items;
-member `l` folds the 4-element vectors `l, l + T, ...` of its range, `SEG_STREAMS`
-loads in flight, so each load of a warp reads 512 contiguous bytes whatever T is. The
-team then combines its T values with `shfl.sync.bfly` on NVIDIA (no local memory, no
-barrier), and with a tree in local memory elsewhere.
+member `l` folds the 4-element vectors `l, l + T, ...` of its range, so each load of a
+warp reads 512 contiguous bytes whatever T is. A team reads `SHORT_ROWS` rows of up to
+256 elements at once, or `SEG_STREAMS` vectors of a longer row per step, to keep loads
+in flight. It then combines its T values with `shfl.sync.bfly` on NVIDIA (no local
+memory, no barrier), and with a tree in local memory elsewhere.
 """
 
 from __future__ import annotations
@@ -91,9 +92,7 @@ def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
     chosen = m.insert(arith.AndIOp(m.insert(arith.AndIOp(multiple_of_4, long_or_pow2)), at_least_4), "vector_ok")
     team, log_team = rd.pow2_at_most(m, quads, 1, WARP)
     team.name_hint, log_team.name_hint = "vector_team", "log_vector_team"
-    # Each team keeps SEG_STREAMS loads in flight: a quarter of the teams that fill max-groups groups is enough, and
-    # fewer parts make the second stage (one work-item folding a row's parts) shorter.
-    teams_wanted = m.div(m.mul(m.c(lw.max_groups), m.div(m.c(lw.group_size), team)), m.c(rd.SEG_STREAMS))
+    teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(lw.group_size), team))
     by_count = m.ceildiv(teams_wanted, m.max(segments, m.c(1)))
     by_size = m.max(m.div(quads, m.mul(team, m.c(PART_MIN_VECTORS))), m.c(1))
     parts = m.max(m.min(by_count, by_size), m.c(1), "vector_parts")
