@@ -28,6 +28,7 @@ memory, no barrier), and with a tree in local memory elsewhere.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,8 +44,10 @@ from xdsl.ir import SSAValue
 WARP = 32
 PART_MIN_VECTORS = 16
 """Vectors per work-item below which a row is not split over several teams."""
-SHORT_ROWS = 8
-"""Rows of at most 128 elements that a team reads at once (one vector per member and row)."""
+SHORT_ROWS = int(os.environ.get("SOAC_SEG_SHORT_ROWS", "8"))
+"""Short rows (see SHORT_VECTORS) that a team reads at once (at most two vectors per member and row)."""
+SHORT_VECTORS = int(os.environ.get("SOAC_SEG_SHORT_VECTORS", str(2 * WARP)))
+"""Rows of at most this many 4-element vectors (at most 2 x 32: rows of up to 256 elements) are short."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -112,7 +115,7 @@ def build_kernel(
     m = lw.m
     kernel = _VectorKernel(lw, op, dims, vector, units, partials, combined)
     kb, km = kernel.kb, kernel.kb.m
-    short = km.insert(arith.CmpiOp(kernel.quads, km.c(WARP), "ule"), "short_rows")
+    short = km.insert(arith.CmpiOp(kernel.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
     kb.if_then(short, kernel.short_rows)
     kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, rd.ir_i1))), kernel.long_rows)
     per_group = m.div(m.c(lw.group_size), vector.team)
@@ -172,8 +175,19 @@ class _VectorKernel:
     def store_if(self, condition: SSAValue, values: list[SSAValue], views: list[View], index: SSAValue) -> None:
         self.kb.if_then(condition, lambda: [self.kb.store(v, view, index) for v, view in zip(values, views)] and None)
 
+    def short_row_sum(self, row: SSAValue, active: SSAValue) -> list[SSAValue]:
+        """A member's part of a short row: vectors `member` and `member + team` where they exist."""
+        kb, km = self.kb, self.kb.m
+        types = [v.type for v in self.neutral]
+        first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member), lambda: self.neutral)
+        second = km.add(self.member, self.team)
+        has_second = km.insert(arith.AndIOp(active, km.lt(second, self.quads)))
+        rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second), lambda: self.neutral)
+        return self.code.apply(first, rest)
+
     def short_rows(self) -> None:
-        """Rows of at most 4 x 32 elements: one vector per member and row; SHORT_ROWS rows per team in flight."""
+        """Rows of at most SHORT_VECTORS vectors (never split): at most two vectors per member and row, SHORT_ROWS rows
+        per team in flight."""
         kb, km, code = self.kb, self.kb.m, self.code
         step = km.mul(km.mul(code.num_groups, self.teams_per_group), km.c(SHORT_ROWS), "short_step")
         leads = km.eq(self.member, km.c(0))
@@ -181,15 +195,7 @@ class _VectorKernel:
         def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
             actives = [km.lt(u, self.units) for u in rows]
-            sums = [
-                kb.if_values(
-                    a,
-                    [v.type for v in self.neutral],
-                    lambda u=u: self.vector_sum(km.mul(u, self.inner), self.member),
-                    lambda: self.neutral,
-                )
-                for u, a in zip(rows, actives)
-            ]
+            sums = [self.short_row_sum(km.mul(u, self.inner), a) for u, a in zip(rows, actives)]
             if self.lw.nvidia:  # one shuffle loop for all rows
                 totals = [[x] for x in self.team_total([xs[0] for xs in sums])]
             else:
