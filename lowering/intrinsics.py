@@ -144,25 +144,12 @@ SPIN_SLEEP_NS = int(os.environ.get("SOAC_SCAN_SLEEP", "0"))
 
 def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, nvidia: bool = False) -> list[SSAValue]:
     """Wait until the status words `buffers[*][index]` are published with one and the same flag; gives the words."""
-    return spin_status_window(kb, buffers, [index], nvidia)[0]
-
-
-def spin_status_window(
-    kb: KernelBuilder, buffers: Sequence[View], indices: Sequence[SSAValue], nvidia: bool = False
-) -> list[list[SSAValue]]:
-    """`spin_status` at several indices at once: every poll reads all the words (their loads in flight together)."""
-    nb, count = len(buffers), len(buffers) * len(indices)
-    reads, conditions = [], []
-    for i in range(len(indices)):
-        words = [i * nb + k for k in range(nb)]
-        reads += [f"  {{r{r}}} = *(volatile __global long*)&{{{k}}}[{{{nb + i}}}];" for k, r in zip(range(nb), words)]
-        conditions.append(f"((ulong){{r{words[0]}}} >> 32) == 0")
-        conditions += [f"(ulong){{r{r}}} >> 32 != (ulong){{r{words[0]}}} >> 32" for r in words[1:]]
-    condition = " || ".join(conditions)
+    reads = "\n".join(f"  {{r{k}}} = *(volatile __global long*)&{{{k}}}[{{{len(buffers)}}}];" for k in range(len(buffers)))
+    agree = " || ".join(f"(ulong){{r{k}}} >> 32 != (ulong){{r0}} >> 32" for k in range(1, len(buffers)))
+    condition = "((ulong){r0} >> 32) == 0" + (f" || {agree}" if agree else "")
     pause = f'\n  if ({condition}) asm volatile("nanosleep.u32 {SPIN_SLEEP_NS};");' if SPIN_SLEEP_NS and nvidia else ""
-    code = "do {\n" + "\n".join(reads) + pause + f"\n}} while ({condition});"
-    flat = inline_c(kb, code, [*(b.buffer for b in buffers), *indices], [i64] * count)
-    return [flat[i * nb : (i + 1) * nb] for i in range(len(indices))]
+    code = "do {\n" + reads + pause + f"\n}} while ({condition});"
+    return inline_c(kb, code, [*(b.buffer for b in buffers), index], [i64] * len(buffers))
 
 
 # -- vector memory access ------------------------------------------------------

@@ -58,9 +58,6 @@ values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan
 LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
 """`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
 
-LOOKBACK_PER_LANE = int(os.environ.get("SOAC_SCAN_WINDOW", "4"))
-"""NVIDIA look-back: consecutive predecessors each lane of warp 0 reads per step (a window of 32 times as many)."""
-
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
 
@@ -429,9 +426,8 @@ def _look_back_warp(
     status: list[View],
     prefix_local: list[SSAValue],
 ) -> None:
-    """Warp 0 looks back over 32 x LOOKBACK_PER_LANE predecessors per step (each lane folds its own run of them, a
-    ballot finds the nearest lane with a P, shuffles reduce the window); `ready` and `has_prefix` as for
-    `_look_back_serial`."""
+    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window);
+    `ready` and `has_prefix` as for `_look_back_serial`."""
     zero = kb.m.c(0)
     lane, warp = _lane_and_warp(kb, t)
     is_lane0 = kb.m.eq(lane, zero)
@@ -444,24 +440,19 @@ def _look_back_warp(
         def walk() -> None:
             def step(state: Values) -> tuple[SSAValue, Values]:
                 position, *prefix = state
+                valid = cmp(kb, position, zero, "sge", "valid")
                 inclusive_neutral = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, v), _flag(kb, 2))) for v in body.neutral()]
-                # This lane's predecessors, newest first: position, position - 1, ... (LOOKBACK_PER_LANE of them).
-                # Positions before tile 0 read tile 0 (published: a predecessor) and count as an inclusive neutral.
-                ats = [kb.m.sub(position, kb.m.c(w)) for w in range(LOOKBACK_PER_LANE)]
-                valids = [cmp(kb, at, zero, "sge") for at in ats]
-                clamped = [kb.m.insert(arith.SelectOp(v, at, zero)) for v, at in zip(valids, ats)]
-                polled = ix.spin_status_window(kb, status, clamped, nvidia=True)
-                lane_values, blocked, has_p = body.neutral(), kb.m.const(0, i1), kb.m.const(0, i1)
-                for valid, read in zip(valids, polled):
-                    words = select(kb, valid, read, inclusive_neutral)
-                    values = select(kb, blocked, body.neutral(), [ix.unpack_value(kb, x, ty) for x, ty in zip(words, body.types)])
-                    lane_values = body.combine(values, lane_values)
-                    is_p = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
-                    blocked = kb.m.insert(arith.OrIOp(blocked, is_p))
-                    has_p = blocked
-                votes = ix.ballot(kb, has_p)
+                words = kb.if_values(
+                    valid,
+                    [i64] * len(total),
+                    lambda: ix.spin_status(kb, status, position, nvidia=True),
+                    lambda: inclusive_neutral,
+                )
+                values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
+                is_p = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
+                votes = ix.ballot(kb, is_p)
                 nearest = ix.lowest_set_bit(kb, votes)
-                values = select(kb, cmp(kb, lane, nearest, "ule"), lane_values, body.neutral())
+                values = select(kb, cmp(kb, lane, nearest, "ule"), values, body.neutral())
                 step_size = 1
                 while step_size < WARP:
                     other = [ix.shuffle(kb, "down", v, kb.m.c(step_size)) for v in values]
@@ -471,9 +462,9 @@ def _look_back_warp(
                 window = [ix.shuffle(kb, "idx", v, zero) for v in values]
                 prefix = body.combine(window, prefix)
                 go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
-                return go_on, [kb.m.sub(position, kb.m.c(WARP * LOOKBACK_PER_LANE)), *prefix]
+                return go_on, [kb.m.sub(position, kb.m.c(WARP)), *prefix]
 
-            start = kb.m.sub(kb.m.sub(tile, kb.m.c(1)), kb.m.mul(lane, kb.m.c(LOOKBACK_PER_LANE)), "position")
+            start = kb.m.sub(kb.m.sub(tile, kb.m.c(1)), lane, "position")
             _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in total)], step)
 
             def publish() -> None:
