@@ -26,9 +26,13 @@ for devices with forward progress) and, for CPUs, `chunked`
 it also takes over reduce / redomap).
 
 segred / segscan at level `thread`: one work-item per segment, sequential.
-At level `group`: one work-group per segment (virtualised over at most
-`max-groups` groups); work-items fold contiguous chunks of the segment and
-combine in local memory as above.
+segred at level `group`: a team of work-items per segment (or per part of a long
+one), sized by the segment length (`_segred_teams`), or, for plain rows of 32-bit
+values with a commutative operator, warp-sized teams with vector loads
+(`lowering/segred_vector.py`), chosen on the host by the row length; split segments
+are finished by a second kernel. segscan at level `group`: the look-back scan over
+the flattened array with the segment flag lifted into the operator (`_SegscanBody`),
+or a work-group per segment with the other scan strategies.
 """
 
 from __future__ import annotations
@@ -853,7 +857,7 @@ def _segred_teams(
         global_size = m.insert(arith.SelectOp(vector.chosen, m.c(0), global_size), "global_size")
     lw.add_kernel(kb, global_size, m.c(group))
     if vector is not None:
-        segred_vector.build_kernel(lw, op, dims, vector, units, partials, combined)
+        segred_vector.VectorKernel(lw, op, dims, vector, units, partials, combined).build()
 
     # Second stage (only when split): a work-group per segment folds its parts, contiguous chunks and an ordered tree.
     kb = lw.kernel("segred_parts")

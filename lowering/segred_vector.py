@@ -102,30 +102,11 @@ def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
     return VectorPlan(chosen, team, log_team, parts)
 
 
-def build_kernel(
-    lw: HostLowering,
-    op: soac.SegredOp,
-    dims: list[SSAValue],
-    vector: VectorPlan,
-    units: SSAValue,
-    partials: list[HostArray],
-    combined: list[HostArray],
-) -> None:
-    """The `segred_vector` kernel: unit `u` of `units` (= rows x parts) is part `u % parts` of row `u / parts`."""
-    m = lw.m
-    kernel = _VectorKernel(lw, op, dims, vector, units, partials, combined)
-    kb, km = kernel.kb, kernel.kb.m
-    short = km.insert(arith.CmpiOp(kernel.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
-    kb.if_then(short, kernel.short_rows)
-    kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, rd.ir_i1))), kernel.long_rows)
-    per_group = m.div(m.c(lw.group_size), vector.team)
-    groups = m.max(m.min(m.ceildiv(units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
-    global_size = m.insert(arith.SelectOp(vector.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
-    lw.add_kernel(kb, global_size, m.c(lw.group_size))
+class VectorKernel:
+    """The `segred_vector` kernel: unit `u` of `units` (= rows x parts) is part `u % parts` of row `u / parts`.
 
-
-class _VectorKernel:
-    """The kernel's values and its two loops: several short rows per team at once, or one (part of a) long row."""
+    Its two loops: several short rows per team at once, or one (part of a) long row per team.
+    """
 
     def __init__(
         self,
@@ -144,9 +125,9 @@ class _VectorKernel:
         self.code = code = rd.GroupCode(lw, kb, Inliner(kb), op.combine, [v.type for v in op.neutral])
         km = kb.m
         self.inner = kb.scalar(dims[-1])
-        self.team, self.log_team, self.parts, self.units = (
-            kb.scalar(v) for v in (vector.team, vector.log_team, vector.parts, units)
-        )
+        self.chosen, self.host_team, self.host_units = vector.chosen, vector.team, units
+        host = (vector.team, vector.log_team, vector.parts, units)
+        self.team, self.log_team, self.parts, self.units = (kb.scalar(v) for v in host)
         self.split = km.insert(arith.CmpiOp(self.parts, km.c(1), "ugt"), "split")
         data = kb.array(lw.array(source), source.name_hint)
         self.flat = View(data.buffer, data.offset, [km.product([kb.scalar(d) for d in dims])], data.element)
@@ -158,6 +139,16 @@ class _VectorKernel:
         self.quads = km.div(self.inner, km.c(4), "quads")
         self.chunk = km.ceildiv(self.quads, self.parts, "part_quads")
         self.neutral = rd.neutral_values(kb, lw, op.neutral)
+
+    def build(self) -> None:
+        lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
+        short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
+        kb.if_then(short, self.short_rows)
+        kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, rd.ir_i1))), self.long_rows)
+        per_group = m.div(m.c(lw.group_size), self.host_team)
+        groups = m.max(m.min(m.ceildiv(self.host_units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
+        global_size = m.insert(arith.SelectOp(self.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
+        lw.add_kernel(kb, global_size, m.c(lw.group_size))
 
     def vector_sum(self, row: SSAValue, q: SSAValue) -> list[SSAValue]:
         km = self.kb.m
