@@ -385,6 +385,8 @@ class KernelPrinter:
             return f"{operands[0]} ? {operands[1]} : {operands[2]}"
         if kind in INTEGER_MIN_MAX:
             a, b = operands
+            if op.operands[0] is op.operands[1]:
+                return a  # max(x, x): no self-comparison for the C compiler to warn about
             x, y = a, b
             if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
                 u = UNSIGNED[str(op.results[0].type)]

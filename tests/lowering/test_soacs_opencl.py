@@ -329,3 +329,25 @@ def test_tiny_work_groups(differential, rng, group_size):
         rng.uniform(-1, 1, n),
     ]
     differential(SCAN, "f", args, group_size=group_size, max_groups=3)
+
+
+SELF_MIN_MAX = """
+func.func @f(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %r = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %a = arith.maxsi %x, %x : i32
+    %b = arith.minui %a, %a : i32
+    soac.yield %b : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+def test_min_max_of_a_value_with_itself(differential, parse, rng):
+    """`max(x, x)` prints as `x`: the C compiler would warn about the self-comparison of `x > x ? x : x`."""
+    from soac.lowering.opencl_emitter import opencl_source
+    from soac.lowering.runtime import lower_module
+
+    differential(SELF_MIN_MAX, "f", [np.int64(37), rng.integers(-100, 100, 37).astype(np.int32)])
+    text = opencl_source(lower_module(parse(SELF_MIN_MAX), 64, 8))
+    assert "x > x" not in text and "x < x" not in text
