@@ -7,6 +7,8 @@ work-groups with several elements per work-item (PoCL runs groups of 64).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -350,4 +352,4 @@ def test_min_max_of_a_value_with_itself(differential, parse, rng):
 
     differential(SELF_MIN_MAX, "f", [np.int64(37), rng.integers(-100, 100, 37).astype(np.int32)])
     text = opencl_source(lower_module(parse(SELF_MIN_MAX), 64, 8))
-    assert "x > x" not in text and "x < x" not in text
+    assert re.search(r"\b(\w+) [<>] (\(\w+\))?\1\b", text) is None
