@@ -177,6 +177,42 @@ def test_segred_vector(parse, rng, dtype: type) -> None:
         np.testing.assert_array_equal(got, expected)
 
 
+PLAIN_3D = """
+func.func @main(%x: tensor<?x?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tensor.dim %x, %c0 : tensor<?x?x?xi32>
+  %b = tensor.dim %x, %c1 : tensor<?x?x?xi32>
+  %n = tensor.dim %x, %c2 : tensor<?x?x?xi32>
+  %low = arith.constant -2147483648 : i32
+  %zero = arith.constant 0 : i32
+  %m = soac.segred group (%a, %b, %n) neutral(%low : i32) -> tensor<?x?xi32> combine(%p: i32, %q: i32) {
+    %r = arith.maxsi %p, %q : i32
+    soac.yield %r : i32
+  } lambda(%i: index, %j: index, %k: index) {
+    %v = soac.index %x[%i, %j, %k] : tensor<?x?x?xi32> -> i32
+    soac.yield %v : i32
+  }
+  %s = soac.segscan group (%a, %b, %n) neutral(%zero : i32) -> tensor<?x?x?xi32> combine(%p: i32, %q: i32) {
+    %r = arith.addi %p, %q : i32
+    soac.yield %r : i32
+  } lambda(%i: index, %j: index, %k: index) {
+    %v = soac.index %x[%i, %j, %k] : tensor<?x?x?xi32> -> i32
+    soac.yield %v : i32
+  }
+  func.return %m, %s : tensor<?x?xi32>, tensor<?x?x?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 16), (2, 7, 256), (4, 3, 1000), (2, 1, 40000), (3, 2, 7)])
+def test_plain_segmented_ops_over_3d_arrays(differential, rng, shape: tuple[int, int, int]) -> None:
+    """The vector segred and the look-back segscan index rows of a 3-D array by their flattened outer indices."""
+    xs = rng.integers(-1000, 1000, shape).astype(np.int32)
+    differential(PLAIN_3D, "main", [xs], group_size=64, max_groups=8, scan="lookback")  # pyright: ignore[reportCallIssue]
+
+
 def test_segred_non_commutative(differential, parse, rng) -> None:
     """An operator the lowering cannot prove commutative: contiguous chunks per team member, order kept."""
     text = """
