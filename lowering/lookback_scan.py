@@ -71,10 +71,11 @@ Combine = Callable[[Values, Values], Values]
 class ScanBody:
     """What a look-back scan computes, as callbacks that build code in the scan kernel.
 
-    `load(base, count, full)` gives the `count` elements from `base` (each a list of
-    the scanned values), writing map-outs on the way; when `full` is false it must
-    guard every element with `base + j < n` and give the neutral element outside.
-    `store(base, scanned, full)` writes the scanned (inclusive) values likewise.
+    `load(base, count, full, end)` gives the `count` elements from `base` (each a list
+    of the scanned values), writing map-outs on the way; when `full` is false it must
+    guard every element with `base + j < end` and give the neutral element outside.
+    `store(base, scanned, full)` writes the scanned (inclusive) values likewise. Both get the tile's
+    `end` (exclusive) as their last argument: the bound of the guards when `full` is false.
 
     A segmented scan sets `segment_start(index)` (an i1: a segment starts at flat
     element `index`); its first value is then the segment flag of the lifted operator
@@ -87,8 +88,8 @@ class ScanBody:
     types: list[Attribute]
     neutral: Callable[[], Values]
     combine: Combine
-    load: Callable[[SSAValue, int, bool], list[Values]]
-    store: Callable[[SSAValue, list[Values], bool], None]
+    load: Callable[[SSAValue, int, bool, SSAValue], list[Values]]
+    store: Callable[[SSAValue, list[Values], bool, SSAValue], None]
     segment_start: Callable[[SSAValue], SSAValue] | None = None
 
     def published(self, kb: KernelBuilder) -> ScanBody:
@@ -163,9 +164,20 @@ def barrier(kb: KernelBuilder) -> None:
 
 
 def lookback_scan(  # noqa: C901
-    lw: HostLowering, n: SSAValue, make_body: Callable[[KernelBuilder], ScanBody], nvidia: bool
+    lw: HostLowering,
+    n: SSAValue,
+    make_body: Callable[[KernelBuilder], ScanBody],
+    nvidia: bool,
+    rows: tuple[SSAValue, SSAValue] | None = None,
 ) -> None:
-    """Launch the init and look-back kernels scanning `n` elements (a host value)."""
+    """Launch the init and look-back kernels scanning `n` elements (a host value).
+
+    `rows = (segments, length)` (host values) describes a regular segmented scan. When its rows are at least a
+    tile long (and a multiple of 4), tiles follow the rows instead of the flat array: ticket `t` takes chunk
+    `t / segments` of row `t % segments`, and looks back over tickets `t - segments, t - 2 segments, ...`. A row's
+    consecutive tiles are then `segments` tickets apart, so rows make progress side by side instead of one
+    look-back chain running through the whole array.
+    """
     m = lw.m
     # The kernel is built first (it knows how many values are scanned); its launch goes after the init kernel's.
     kb = lw.kernel("scan_lookback")
@@ -180,6 +192,13 @@ def lookback_scan(  # noqa: C901
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
     tiles = m.ceildiv(n, m.c(tile_size), "tiles")
+    by_rows = segments = length = None
+    if rows is not None:
+        segments, length = m.max(rows[0], m.c(1), "row_count"), rows[1]
+        long_rows = m.insert(arith.CmpiOp(length, m.c(tile_size), "uge"))
+        by_rows = m.insert(arith.AndIOp(long_rows, m.eq(m.rem(length, m.c(4)), m.c(0))), "tiles_by_rows")
+        row_tiles = m.mul(rows[0], m.ceildiv(length, m.c(tile_size)))
+        tiles = m.insert(arith.SelectOp(by_rows, row_tiles, tiles), "tiles")
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)
@@ -196,6 +215,16 @@ def lookback_scan(  # noqa: C901
     tile = lload(kb, ticket_local, zero)
     tile.name_hint = "tile"
     tile_base = kb.m.mul(tile, kb.m.c(tile_size), "tile_base")
+    tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "tile_end")
+    stride = kb.m.c(1)
+    if by_rows is not None and segments is not None and length is not None:
+        kby_rows, ksegments, klength = kb.scalar(by_rows), kb.scalar(segments), kb.scalar(length)
+        row_start = kb.m.mul(kb.m.rem(tile, ksegments), klength)
+        row_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, ksegments), kb.m.c(tile_size)))
+        row_end = kb.m.min(kb.m.add(row_base, kb.m.c(tile_size)), kb.m.add(row_start, klength))
+        tile_base = kb.m.insert(arith.SelectOp(kby_rows, row_base, tile_base), "tile_base")
+        tile_end = kb.m.insert(arith.SelectOp(kby_rows, row_end, tile_end), "tile_end")
+        stride = kb.m.insert(arith.SelectOp(kby_rows, ksegments, stride), "stride")
     striped = nvidia and LAYOUT == "striped"
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
@@ -203,15 +232,15 @@ def lookback_scan(  # noqa: C901
         lane, warp = _lane_and_warp(kb, t)
         warp_base = kb.m.add(tile_base, kb.m.mul(warp, kb.m.c(items * WARP)), "warp_base")
         bases = [kb.m.add(warp_base, kb.m.add(kb.m.c(q * 4 * WARP), kb.m.mul(lane, kb.m.c(4)))) for q in range(items // 4)]
-        full = kb.m.insert(arith.CmpiOp(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "ule"), "full")
+        full = kb.m.insert(arith.CmpiOp(kb.m.add(tile_base, kb.m.c(tile_size)), tile_end, "ule"), "full")
     else:
         bases = [kb.m.add(tile_base, kb.m.mul(t, kb.m.c(items)), "base")]
-        full = kb.m.insert(arith.CmpiOp(kb.m.add(bases[0], kb.m.c(items)), kn, "ule"), "full")
+        full = kb.m.insert(arith.CmpiOp(kb.m.add(bases[0], kb.m.c(items)), tile_end, "ule"), "full")
     per_base = items // len(bases)
     flat_types = [ty for _ in range(items) for ty in body.types]
 
     def loaded(is_full: bool) -> Values:
-        return [v for b in bases for item in body.load(b, per_base, is_full) for v in item]
+        return [v for b in bases for item in body.load(b, per_base, is_full, tile_end) for v in item]
 
     xs = kb.if_values(full, flat_types, lambda: loaded(True), lambda: loaded(False))
     runs: list[list[Values]] = []  # per base: the inclusive prefixes of its items
@@ -252,7 +281,7 @@ def lookback_scan(  # noqa: C901
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if nvidia else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
-        look_back(kb, shared, t, tile, has_prefix, ready, total_shared, status_views, prefix_local)
+        look_back(kb, shared, t, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local)
     barrier(kb)
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
@@ -268,7 +297,7 @@ def lookback_scan(  # noqa: C901
     for block, is_full in ((then, True), (other, False)):
         with building_at(kb.b, InsertPoint.at_end(block)):
             for b, scanned in zip(bases, scanned_runs):
-                body.store(b, scanned, is_full)
+                body.store(b, scanned, is_full, tile_end)
             kb.b.insert(scf.YieldOp())
     kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
     lw.add_kernel(kb, m.mul(tiles, m.c(group), "global_size"), m.c(group))
@@ -376,6 +405,7 @@ def _look_back_serial(
     body: ScanBody,
     t: SSAValue,
     tile: SSAValue,
+    stride: SSAValue,
     has_prefix: SSAValue,
     ready: SSAValue,
     total: Values,
@@ -401,11 +431,9 @@ def _look_back_serial(
                 prefix = body.combine(values, prefix)
                 inclusive = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
                 go_on = kb.m.insert(arith.XOrIOp(inclusive, kb.m.const(1, i1)))
-                return go_on, [kb.m.sub(position, kb.m.c(1)), *prefix]
+                return go_on, [kb.m.sub(position, stride), *prefix]
 
-            _, *prefix = while_loop(
-                kb, [kb.m.sub(tile, kb.m.c(1)), *body.neutral()], ["position", *("prefix" for _ in total)], step
-            )
+            _, *prefix = while_loop(kb, [kb.m.sub(tile, stride), *body.neutral()], ["position", *("prefix" for _ in total)], step)
             kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile))
             for value, local in zip(prefix, prefix_local):
                 lstore(kb, value, local, zero)
@@ -420,6 +448,7 @@ def _look_back_warp(
     body: ScanBody,
     t: SSAValue,
     tile: SSAValue,
+    stride: SSAValue,
     has_prefix: SSAValue,
     ready: SSAValue,
     total: Values,
@@ -462,9 +491,9 @@ def _look_back_warp(
                 window = [ix.shuffle(kb, "idx", v, zero) for v in values]
                 prefix = body.combine(window, prefix)
                 go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
-                return go_on, [kb.m.sub(position, kb.m.c(WARP)), *prefix]
+                return go_on, [kb.m.sub(position, kb.m.mul(stride, kb.m.c(WARP))), *prefix]
 
-            start = kb.m.sub(kb.m.sub(tile, kb.m.c(1)), lane, "position")
+            start = kb.m.sub(tile, kb.m.mul(stride, kb.m.add(lane, kb.m.c(1))), "position")
             _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in total)], step)
 
             def publish() -> None:

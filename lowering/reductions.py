@@ -467,7 +467,6 @@ class _ScanomapBody:
         lw, op = self.lw, self.op
         inliner = Inliner(kb)
         k = len(op.neutral)
-        n = kb.scalar(lw.scalar(op.width))
         views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
         out_views = [kb.array(a, r.name_hint) for a, r in zip(self.outs, self.scanned)]
         map_views = [kb.array(a, r.name_hint) for a, r in zip(self.map_outs, self.map_results)]
@@ -493,7 +492,7 @@ class _ScanomapBody:
                     for j, value in enumerate(column):
                         kb.write_row(value, view, kb.m.add(base, kb.m.c(j)))
 
-        def load(base: SSAValue, count: int, full: bool) -> list[list[SSAValue]]:
+        def load(base: SSAValue, count: int, full: bool, end: SSAValue) -> list[list[SSAValue]]:
             items: list[list[SSAValue]] = []
             if full:
                 vectors = {
@@ -518,7 +517,7 @@ class _ScanomapBody:
                     _write_values(kb, values[k:], map_views, index)
                     return values[:k]  # pyright: ignore[reportReturnType]
 
-                items.append(kb.if_values(kb.m.lt(index, n), types, present, neutral))
+                items.append(kb.if_values(kb.m.lt(index, end), types, present, neutral))
             return items
 
         def finals(index: SSAValue, acc: list[SSAValue]) -> list[KValue]:
@@ -526,7 +525,7 @@ class _ScanomapBody:
                 return list(acc)
             return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
 
-        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool) -> None:
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
             if full:
                 write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
                 return
@@ -536,7 +535,7 @@ class _ScanomapBody:
                 def present(index: SSAValue = index, acc: list[SSAValue] = acc) -> None:
                     _write_values(kb, finals(index, acc), out_views, index)
 
-                kb.if_then(kb.m.lt(index, n), present)
+                kb.if_then(kb.m.lt(index, end), present)
 
         return lookback_scan.ScanBody(types, neutral, combine, load, store)
 
@@ -594,7 +593,9 @@ def _lower_segmented(  # noqa: C901
     if op.level.data == soac.Level.GROUP and lw.scan_strategy.startswith("lookback"):
         if lookback_scan.supports([ir_i1, *(v.type for v in op.neutral)]):
             body = _SegscanBody(lw, op, dims, combined, map_outs)
-            lookback_scan.lookback_scan(lw, lw.m.product(dims, "count"), body.make, nvidia=lw.scan_strategy == "lookback-nvidia")
+            rows = (lw.m.product(dims[:-1], "segments"), dims[-1])
+            count = lw.m.product(dims, "count")
+            lookback_scan.lookback_scan(lw, count, body.make, nvidia=lw.scan_strategy == "lookback-nvidia", rows=rows)
             _bind_seg_results(lw, op, combined, map_outs, scalar=False)
             return
     k = len(op.neutral)
@@ -945,7 +946,7 @@ class _SegscanBody:
             flat_source = View(source.buffer, source.offset, [count], source.element)
         flat_outs = [View(v.buffer, v.offset, [count], v.element) for v in combined_views]
 
-        def load(base: SSAValue, count_: int, full: bool) -> list[list[SSAValue]]:
+        def load(base: SSAValue, count_: int, full: bool, end: SSAValue) -> list[list[SSAValue]]:
             items = []
             if full and flat_source is not None and _vectorizable(flat_source) and count_ % 4 == 0:
                 xs = [x for q in range(0, count_, 4) for x in ix.vector_load(kb, flat_source, km.add(base, km.c(q)), 4)]
@@ -956,10 +957,10 @@ class _SegscanBody:
                 if full:
                     items.append(element(i, s, j))
                 else:
-                    items.append(kb.if_values(km.lt(i, count), types, lambda i=i, s=s, j=j: element(i, s, j), neutral))
+                    items.append(kb.if_values(km.lt(i, end), types, lambda i=i, s=s, j=j: element(i, s, j), neutral))
             return items
 
-        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool) -> None:
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
             if full and all(_vectorizable(v) for v in flat_outs) and len(scanned) % 4 == 0:
                 for t, view in enumerate(flat_outs):
                     for q in range(0, len(scanned), 4):
@@ -970,9 +971,7 @@ class _SegscanBody:
                 if full:
                     _write_values(kb, acc[1:], combined_views, index)
                 else:
-                    kb.if_then(
-                        km.lt(index, count), lambda index=index, acc=acc: _write_values(kb, acc[1:], combined_views, index)
-                    )
+                    kb.if_then(km.lt(index, end), lambda index=index, acc=acc: _write_values(kb, acc[1:], combined_views, index))
 
         def segment_start(index: SSAValue) -> SSAValue:
             return km.eq(km.rem(index, inner), km.c(0), "segment_start")
