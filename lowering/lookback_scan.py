@@ -58,6 +58,11 @@ values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan
 LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
 """`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
 
+ROWS_MIN_SEGMENTS = 64
+"""Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
+rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
+0.53."""
+
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
 
@@ -163,7 +168,7 @@ def barrier(kb: KernelBuilder) -> None:
 # ---------------------------------------------------------------------------
 
 
-def lookback_scan(  # noqa: C901
+def lookback_scan(
     lw: HostLowering,
     n: SSAValue,
     make_body: Callable[[KernelBuilder], ScanBody],
@@ -172,11 +177,11 @@ def lookback_scan(  # noqa: C901
 ) -> None:
     """Launch the init and look-back kernels scanning `n` elements (a host value).
 
-    `rows = (segments, length)` (host values) describes a regular segmented scan. When its rows are at least a
-    tile long (and a multiple of 4), tiles follow the rows instead of the flat array: ticket `t` takes chunk
-    `t / segments` of row `t % segments`, and looks back over tickets `t - segments, t - 2 segments, ...`. A row's
-    consecutive tiles are then `segments` tickets apart, so rows make progress side by side instead of one
-    look-back chain running through the whole array.
+    `rows = (segments, length)` (host values) describes a regular segmented scan. When there are at least
+    ROWS_MIN_SEGMENTS rows, each at least a tile long (and a multiple of 4), a second kernel runs instead,
+    whose tiles follow the rows: ticket `t` takes chunk `t / segments` of row `t % segments` and looks back over
+    tickets `t - segments, t - 2 segments, ...`. A row's consecutive tiles are then `segments` tickets apart, so
+    rows make progress side by side instead of one look-back chain running through the whole array.
     """
     m = lw.m
     # The kernel is built first (it knows how many values are scanned); its launch goes after the init kernel's.
@@ -192,16 +197,42 @@ def lookback_scan(  # noqa: C901
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
     tiles = m.ceildiv(n, m.c(tile_size), "tiles")
-    by_rows = segments = length = None
+    flat_size = m.mul(tiles, m.c(group), "global_size")
+    by_rows = None
     if rows is not None:
-        segments, length = m.max(rows[0], m.c(1), "row_count"), rows[1]
-        long_rows = m.insert(arith.CmpiOp(length, m.c(tile_size), "uge"))
+        segments, length = rows
+        many = m.insert(arith.CmpiOp(segments, m.c(ROWS_MIN_SEGMENTS), "uge"))
+        long_rows = m.insert(arith.AndIOp(many, m.insert(arith.CmpiOp(length, m.c(tile_size), "uge"))))
         by_rows = m.insert(arith.AndIOp(long_rows, m.eq(m.rem(length, m.c(4)), m.c(0))), "tiles_by_rows")
-        row_tiles = m.mul(rows[0], m.ceildiv(length, m.c(tile_size)))
+        row_tiles = m.mul(segments, m.ceildiv(length, m.c(tile_size)))
+        flat_size = m.insert(arith.SelectOp(by_rows, m.c(0), flat_size), "global_size")
         tiles = m.insert(arith.SelectOp(by_rows, row_tiles, tiles), "tiles")
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)
+    shape = (group, items, nvidia)
+    _build_scan(kb, body, n, shape, status, counter, None)
+    lw.add_kernel(kb, flat_size, m.c(group))
+    if rows is not None and by_rows is not None:
+        kb = lw.kernel("scan_lookback_rows")
+        _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
+        lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
+
+
+def _build_scan(  # noqa: C901
+    kb: KernelBuilder,
+    body: ScanBody,
+    n: SSAValue,
+    shape: tuple[int, int, bool],
+    status: list[HostArray],
+    counter: HostArray,
+    rows: tuple[SSAValue, SSAValue] | None,
+) -> None:
+    """The look-back kernel's code: tiles of the flat array, or of the rows `rows = (segments, length)`."""
+    group, items, nvidia = shape
+    k = len(body.types)
+    shared = body.published(kb)
+    tile_size = group * items
 
     kn = kb.scalar(n, "n")
     status_views = [kb.array(s) for s in status]
@@ -217,14 +248,12 @@ def lookback_scan(  # noqa: C901
     tile_base = kb.m.mul(tile, kb.m.c(tile_size), "tile_base")
     tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "tile_end")
     stride = kb.m.c(1)
-    if by_rows is not None and segments is not None and length is not None:
-        kby_rows, ksegments, klength = kb.scalar(by_rows), kb.scalar(segments), kb.scalar(length)
-        row_start = kb.m.mul(kb.m.rem(tile, ksegments), klength)
-        row_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, ksegments), kb.m.c(tile_size)))
-        row_end = kb.m.min(kb.m.add(row_base, kb.m.c(tile_size)), kb.m.add(row_start, klength))
-        tile_base = kb.m.insert(arith.SelectOp(kby_rows, row_base, tile_base), "tile_base")
-        tile_end = kb.m.insert(arith.SelectOp(kby_rows, row_end, tile_end), "tile_end")
-        stride = kb.m.insert(arith.SelectOp(kby_rows, ksegments, stride), "stride")
+    if rows is not None:
+        segments, length = kb.scalar(rows[0]), kb.scalar(rows[1])
+        row_start = kb.m.mul(kb.m.rem(tile, segments), length, "row_start")
+        tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
+        tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
+        stride = segments
     striped = nvidia and LAYOUT == "striped"
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
@@ -300,7 +329,6 @@ def lookback_scan(  # noqa: C901
                 body.store(b, scanned, is_full, tile_end)
             kb.b.insert(scf.YieldOp())
     kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
-    lw.add_kernel(kb, m.mul(tiles, m.c(group), "global_size"), m.c(group))
 
 
 def _init_kernel(lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray) -> None:

@@ -121,10 +121,12 @@ def test_strategy_by_device(monkeypatch) -> None:
 @pytest.mark.parametrize(("scan", "group"), [("lookback", 256), ("lookback", 32), ("reduce-then-scan", 256)])
 def test_segscan_group(parse, rng, scan: str, group: int) -> None:
     """With 32 work-items a look-back tile is 512 elements: segments that fill whole tiles (no tile looks back), that
-    span several tiles, several segments per tile, and segments that start inside a tile (short look-backs)."""
+    span several tiles, several segments per tile, and segments that start inside a tile (short look-backs); with
+    64 rows or more of at least a tile, the row-major kernel."""
     program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group)
     assert ("scan_lookback" in program.source) == (scan == "lookback")
     shapes = ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000), (5, 512), (3, 2048), (9, 256), (4, 700), (40, 1000))
+    shapes += ((70, 600), (64, 1024), (65, 2052), (64, 1026))  # 64 rows or more: row-major tiles (not 1026: odd rows)
     for m, n in shapes:
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
         (got,) = program.call("main", [xss])
