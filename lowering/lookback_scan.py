@@ -178,7 +178,7 @@ def lookback_scan(
     """Launch the init and look-back kernels scanning `n` elements (a host value).
 
     `rows = (segments, length)` (host values) describes a regular segmented scan. When there are at least
-    ROWS_MIN_SEGMENTS rows, each at least a tile long (and a multiple of 4), a second kernel runs instead,
+    ROWS_MIN_SEGMENTS rows, each longer than a tile (and a multiple of 4), a second kernel runs instead,
     whose tiles follow the rows: ticket `t` takes chunk `t / segments` of row `t % segments` and looks back over
     tickets `t - segments, t - 2 segments, ...`. A row's consecutive tiles are then `segments` tickets apart, so
     rows make progress side by side instead of one look-back chain running through the whole array.
@@ -202,7 +202,7 @@ def lookback_scan(
     if rows is not None:
         segments, length = rows
         many = m.insert(arith.CmpiOp(segments, m.c(ROWS_MIN_SEGMENTS), "uge"))
-        long_rows = m.insert(arith.AndIOp(many, m.insert(arith.CmpiOp(length, m.c(tile_size), "uge"))))
+        long_rows = m.insert(arith.AndIOp(many, m.insert(arith.CmpiOp(length, m.c(tile_size), "ugt"))))
         by_rows = m.insert(arith.AndIOp(long_rows, m.eq(m.rem(length, m.c(4)), m.c(0))), "tiles_by_rows")
         row_tiles = m.mul(segments, m.ceildiv(length, m.c(tile_size)))
         flat_size = m.insert(arith.SelectOp(by_rows, m.c(0), flat_size), "global_size")

@@ -122,7 +122,7 @@ def test_strategy_by_device(monkeypatch) -> None:
 def test_segscan_group(parse, rng, scan: str, group: int) -> None:
     """With 32 work-items a look-back tile is 512 elements: segments that fill whole tiles (no tile looks back), that
     span several tiles, several segments per tile, and segments that start inside a tile (short look-backs); with
-    64 rows or more of at least a tile, the row-major kernel."""
+    64 rows or more, each longer than a tile, the row-major kernel."""
     program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group)
     assert ("scan_lookback" in program.source) == (scan == "lookback")
     shapes = ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000), (5, 512), (3, 2048), (9, 256), (4, 700), (40, 1000))
