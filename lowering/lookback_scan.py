@@ -25,6 +25,10 @@ counter); `scan_lookback` launches one work-group per tile of
 5. every work-item combines the tile prefix, its group prefix and its items'
    prefixes, applies the post lambda and stores (vector stores when possible).
 
+Regular segmented scans (`ScanBody.segment_start`) publish no flag, skip the look-back
+in tiles that start a segment, and, with many rows longer than a tile, use a second
+kernel whose tiles follow the rows (`scan_lookback_rows`, see `lookback_scan`).
+
 Values must fit in 32 bits (i1, i8, i16, i32, f32); `lower_scan` falls back to
 reduce-then-scan otherwise. The strategies are `lookback-nvidia` (needs an
 NVIDIA device: inline PTX) and `lookback` (portable, used in tests on PoCL).
