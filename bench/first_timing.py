@@ -26,9 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def profiled(program: Program) -> list[cl.Event]:
     """Make `program` launch on a profiling queue and record each kernel's event."""
-    program.queue = cl.CommandQueue(
-        program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE
-    )
+    program.queue = cl.CommandQueue(program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
     events: list[cl.Event] = []
 
     def recording(kernel: cl.Kernel) -> Any:

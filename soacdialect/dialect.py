@@ -143,14 +143,10 @@ def _check_params(op: Operation, region: Region, role: str, expected: Sequence[A
 def _check_yields(op: Operation, region: Region, role: str, expected: Sequence[Attribute], what: str) -> None:
     got = _yielded_types(op, region, role)
     if not all_compatible(got, expected):
-        raise VerifyException(
-            f"'{op.name}' {role} yields {format_types(got)}, expected {format_types(expected)} from {what}"
-        )
+        raise VerifyException(f"'{op.name}' {role} yields {format_types(got)}, expected {format_types(expected)} from {what}")
 
 
-def _check_results(
-    op: Operation, got: Sequence[Attribute], expected: Sequence[Attribute], source: str = "its lambdas"
-) -> None:
+def _check_results(op: Operation, got: Sequence[Attribute], expected: Sequence[Attribute], source: str = "its lambdas") -> None:
     if not all_compatible(got, expected):
         raise VerifyException(
             f"'{op.name}' has result types {format_types(got)}, expected {format_types(expected)} from {source}"
@@ -186,8 +182,7 @@ def _check_inputs_match_neutral(op: Operation, inputs: Sequence[SSAValue], ne_ty
     rows = _input_rows(op, inputs)
     if not all_compatible(rows, ne_types):
         raise VerifyException(
-            f"'{op.name}' input elements {format_types(rows)} do not match the neutral elements "
-            f"{format_types(ne_types)}"
+            f"'{op.name}' input elements {format_types(rows)} do not match the neutral elements {format_types(ne_types)}"
         )
 
 
@@ -644,9 +639,7 @@ class ScatterOp(IRDLOperation):
                 f"an index and a value for each of its {k} destinations"
             )
         if not all(is_integer_like(t) for t in yielded[:k]):
-            raise VerifyException(
-                f"'{self.name}' lambda must yield integer indices first, got {format_types(yielded[:k])}"
-            )
+            raise VerifyException(f"'{self.name}' lambda must yield integer indices first, got {format_types(yielded[:k])}")
         if not all_compatible(yielded[k:], dest_rows):
             raise VerifyException(
                 f"'{self.name}' lambda yields values {format_types(yielded[k:])} but the destinations "
@@ -756,12 +749,8 @@ class SegmapOp(_SegOp):
 
     name = "soac.segmap"
 
-    def __init__(
-        self, level: Level, dims: Sequence[SSAValue | Operation], result_types: Sequence[Attribute], body: Region
-    ):
-        super().__init__(
-            operands=[dims], result_types=[result_types], properties={"level": LevelAttr(level)}, regions=[body]
-        )
+    def __init__(self, level: Level, dims: Sequence[SSAValue | Operation], result_types: Sequence[Attribute], body: Region):
+        super().__init__(operands=[dims], result_types=[result_types], properties={"level": LevelAttr(level)}, regions=[body])
 
     def verify_(self) -> None:
         yielded = self._check_index_lambda()
@@ -918,9 +907,7 @@ class TransposeOp(IRDLOperation):
         assert isinstance(result, TensorType)
         rank = source.get_num_dims()
         if sorted(self.perm) != list(range(rank)):
-            raise VerifyException(
-                f"'{self.name}' permutation {list(self.perm)} is not a permutation of {rank} dimensions"
-            )
+            raise VerifyException(f"'{self.name}' permutation {list(self.perm)} is not a permutation of {rank} dimensions")
         shape = source.get_shape()
         expected = TensorType(source.get_element_type(), [shape[p] for p in self.perm])
         _check_results(self, [result], [expected], "its operands")
@@ -977,9 +964,7 @@ class IndexOp(IRDLOperation):
     def verify_(self) -> None:
         element = peel(self.array.type, len(self.indices))
         if element is None or not self.indices:
-            raise VerifyException(
-                f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}"
-            )
+            raise VerifyException(f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}")
         _check_results(self, [self.result.type], [element], "its operands")
 
 
@@ -1032,21 +1017,15 @@ class UpdateOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = "$array `[` $indices `]` `=` $value attr-dict `:` type($array) `,` type($value)"
 
-    def __init__(
-        self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], value: SSAValue | Operation
-    ):
+    def __init__(self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], value: SSAValue | Operation):
         super().__init__(operands=[array, indices, value], result_types=[SSAValue.get(array).type])
 
     def verify_(self) -> None:
         element = peel(self.array.type, len(self.indices))
         if element is None or not self.indices:
-            raise VerifyException(
-                f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}"
-            )
+            raise VerifyException(f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}")
         if not compatible(self.value.type, element):
-            raise VerifyException(
-                f"'{self.name}' writes a value of type {self.value.type} where the array holds {element}"
-            )
+            raise VerifyException(f"'{self.name}' writes a value of type {self.value.type} where the array holds {element}")
         check_consumed(self, self.array)
 
 
