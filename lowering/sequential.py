@@ -168,12 +168,72 @@ class Inliner:
         return block
 
     def emit_for(self, op: scf.ForOp) -> None:
-        self._no_arrays(op)
+        if any(isinstance(v.type, TensorType) for v in op.iter_args):
+            self._emit_for_carrying_arrays(op)
+            return
         body = self._rebuild_block(op.body.block)
         new = scf.ForOp(
             self.scalar(op.lb), self.scalar(op.ub), self.scalar(op.step), [self.scalar(v) for v in op.iter_args], body
         )
         self._finish(op, new)
+
+    def _emit_for_carrying_arrays(self, op: scf.ForOp) -> None:
+        """A loop carrying arrays: each lives in the work-item's scratch memory for the whole loop.
+
+        The initial array is copied in before the loop; what an iteration yields is checked to have the
+        same sizes and copied back unless it is the carried array itself (updated in place). Scalars are
+        carried by the loop as usual:
+
+            scf.for %i = %lb to %ub step %s iter_args(%row = %init, %acc = %a) -> (tensor<?xi32>, i32)
+
+        becomes `carry = copy of init; acc = scf.for ... iter_args(%acc = %a) { ...; copy yielded row
+        into carry }` with `%row` bound to `carry` throughout.
+        """
+        carried = [isinstance(v.type, TensorType) for v in op.iter_args]
+        carries: dict[int, View] = {}
+        for k, (init, is_array) in enumerate(zip(op.iter_args, carried)):
+            if is_array:
+                start = self.view(init)
+                carries[k] = self.kb.alloc_scratch(start.element, start.dims, op)
+                self.kb.copy_view(start, carries[k])
+        old = op.body.block
+        scalar_params = [a for a, is_array in zip(old.args[1:], carried) if not is_array]
+        block = Block(arg_types=[old.args[0].type, *(a.type for a in scalar_params)])
+        for arg, param in zip(block.args, [old.args[0], *scalar_params]):
+            arg.name_hint = param.name_hint
+            self.env[param] = arg
+        for k, view in carries.items():
+            self.env[old.args[1 + k]] = view
+        with building_at(self.b, InsertPoint.at_end(block)):
+            yielded = self.inline(op.body, [self.env[a] for a in old.args])
+            for k, view in carries.items():
+                value = yielded[k]
+                assert isinstance(value, View)
+                if value.buffer is view.buffer and value.offset is view.offset:
+                    continue
+                ok = self.check_shape(op, value, view.dims)
+                same = View(value.buffer, value.offset, view.dims, value.element)
+                if ok is None:
+                    self.kb.copy_view(same, view)
+                else:
+                    self.kb.if_then(ok, lambda same=same, view=view: self.kb.copy_view(same, view))
+            self.b.insert(scf.YieldOp(*(v for v, is_array in zip(yielded, carried) if not is_array)))
+        loop = scf.ForOp(
+            self.scalar(op.lb),
+            self.scalar(op.ub),
+            self.scalar(op.step),
+            [self.scalar(v) for v, is_array in zip(op.iter_args, carried) if not is_array],
+            block,
+        )
+        self.b.insert(loop)
+        results = iter(loop.results)
+        for k, (result, is_array) in enumerate(zip(op.results, carried)):
+            if is_array:
+                self.env[result] = carries[k]
+            else:
+                new_result = next(results)
+                new_result.name_hint = result.name_hint
+                self.env[result] = new_result
 
     def emit_if(self, op: scf.IfOp) -> None:
         self._no_arrays(op)
@@ -395,7 +455,7 @@ class Inliner:
             elif (known := self._known_dims(yielded)) is not None:
                 dims.append(known)
             else:
-                if isinstance(yielded.owner, scf.ForOp | scf.IfOp | scf.WhileOp):
+                if isinstance(yielded.owner, scf.IfOp | scf.WhileOp):
                     self._no_arrays(yielded.owner)
                 raise LoweringError(
                     f"{describe(op)}: the size of the rows it yields depends on the element (an irregular array); "
@@ -420,7 +480,11 @@ class Inliner:
             if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and index < len(parent.inputs):
                 outer = self._known_dims(parent.inputs[index], depth + 1)
                 return outer[1:] if outer is not None else None
+            if isinstance(parent, scf.ForOp) and index > 0:  # a carried array keeps the sizes of its initial value
+                return self._known_dims(parent.iter_args[index - 1], depth + 1)
             return None
+        if isinstance(owner, scf.ForOp):
+            return self._known_dims(owner.iter_args[owner.results.index(value)], depth + 1)
         if isinstance(owner, soac.IndexOp):
             outer = self._known_dims(owner.array, depth + 1)
             return outer[len(owner.indices) :] if outer is not None else None
@@ -457,8 +521,9 @@ class Inliner:
             return self.kb.m.c(constant)
         if isinstance(owner, tensor.DimOp) and (index := self.kb.m.constant_of(owner.index)) is not None:
             dims = self._known_dims(owner.source, depth + 1)
-            return dims[index] if dims is not None and index < len(dims) else None
-        if isinstance(owner, Operation) and host_computable(owner) and depth <= 32:
+            if dims is not None and index < len(dims):
+                return dims[index]
+        elif isinstance(owner, Operation) and host_computable(owner) and depth <= 32:
             operands = [self._known_index(o, depth + 1) for o in owner.operands]
             if any(o is None for o in operands):
                 return None

@@ -158,18 +158,12 @@ def _nest_generator() -> Callable[[str, int], str]:
 
 
 @pytest.mark.parametrize("rank", [2, 3])
-@pytest.mark.parametrize("inner", ["map", "redomap", "scanomap"])
+@pytest.mark.parametrize("inner", ["map", "redomap", "scanomap", "loop"])
 def test_nest_versions(inner: str, rank: int, assert_same: Callable[..., None]) -> None:
-    """Maps over rows around a map, a redomap with a map after it, a scanomap with a post lambda."""
+    """Maps over rows around a map, a redomap with a map after it, a scanomap with a post lambda, and a loop carrying
+    the row (its outer-parallel version runs an `scf.for` carrying an array inside a kernel)."""
     module = flattened(_nest_generator()(inner, rank))
     rng = np.random.default_rng(rank)
     shapes = [(1, 1), (3, 5), (2, 0), (0, 3)] if rank == 2 else [(1, 1, 1), (2, 3, 5), (3, 1, 4)]
     argss = [[rng.integers(-20, 20, shape, dtype=np.int32), np.int32(3), 2] for shape in shapes]
     assert_every_version(assert_same, module, argss, group_size=8, max_groups=3)
-
-
-@pytest.mark.parametrize("rank", [2, 3])
-def test_loops_carrying_rows_are_refused_clearly(rank: int) -> None:
-    """The outer-parallel version of a loop over rows runs an `scf.for` carrying an array in a kernel: not yet."""
-    with pytest.raises(LoweringError, match=r"'scf\.for' at .* carrying arrays is not supported inside a SOAC lambda"):
-        compile_module(flattened(_nest_generator()("loop", rank)))

@@ -1,0 +1,146 @@
+"""`scf.for` loops that carry arrays inside kernels (PoCL in CI) give the interpreter's results.
+
+The carried array lives in the work-item's scratch memory: copied in before the
+loop, copied back from what each iteration yields (unless it is the carried
+array itself, updated in place), and checked to keep its sizes.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from soac.lowering.runtime import ProgramError, compile_module
+
+FRESH_ROWS = """
+func.func @main(%xss: tensor<?x?xi32>, %steps: index) -> (tensor<?x?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %two = arith.constant 2 : i32
+  %seven = arith.constant 7 : i32
+  %zero = arith.constant 0 : i32
+  %rows, %sums = soac.map %n (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) lambda(%row: tensor<?xi32>) {
+    %last, %total = scf.for %t = %c0 to %steps step %c1 iter_args(%acc = %row, %sum = %zero) -> (tensor<?xi32>, i32) {
+      %next = soac.map %m (%acc : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+        %y = arith.muli %x, %two : i32
+        %z = arith.remsi %y, %seven : i32
+        soac.yield %z : i32
+      }
+      %s = soac.reduce %m (%next : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+        %c = arith.addi %a, %b : i32
+        soac.yield %c : i32
+      }
+      %sum2 = arith.addi %sum, %s : i32
+      scf.yield %next, %sum2 : tensor<?xi32>, i32
+    }
+    soac.yield %last, %total : tensor<?xi32>, i32
+  }
+  func.return %rows, %sums : tensor<?x?xi32>, tensor<?xi32>
+}
+"""
+
+IN_PLACE = """
+func.func @main(%xss: tensor<?x?xi32>, %steps: index) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %one = arith.constant 1 : i32
+  %r = soac.map %n (%xss : tensor<?x?xi32>) -> tensor<?x?xi32> lambda(%row: tensor<?xi32>) {
+    %out = scf.for %t = %c0 to %steps step %c1 iter_args(%acc = %row) -> (tensor<?xi32>) {
+      %j = arith.remui %t, %m : index
+      %x = soac.index %acc[%j] : tensor<?xi32> -> i32
+      %y = arith.addi %x, %one : i32
+      %u = soac.update %acc[%j] = %y : tensor<?xi32>, i32
+      scf.yield %u : tensor<?xi32>
+    }
+    soac.yield %out : tensor<?xi32>
+  }
+  func.return %r : tensor<?x?xi32>
+}
+"""
+
+MATRIX = """
+func.func @main(%x: tensor<?x?x?xi32>, %steps: index) -> tensor<?x?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?xi32>
+  %a = tensor.dim %x, %c1 : tensor<?x?x?xi32>
+  %b = tensor.dim %x, %c2 : tensor<?x?x?xi32>
+  %three = arith.constant 3 : i32
+  %r = soac.map %n (%x : tensor<?x?x?xi32>) -> tensor<?x?x?xi32> lambda(%mat: tensor<?x?xi32>) {
+    %out = scf.for %t = %c0 to %steps step %c1 iter_args(%acc = %mat) -> (tensor<?x?xi32>) {
+      %next = soac.map %a (%acc : tensor<?x?xi32>) -> tensor<?x?xi32> lambda(%row: tensor<?xi32>) {
+        %scanned = soac.scan %b (%row : tensor<?xi32>) neutral(%three : i32) -> tensor<?xi32> combine(%p: i32, %q: i32) {
+          %s = arith.maxsi %p, %q : i32
+          soac.yield %s : i32
+        }
+        soac.yield %scanned : tensor<?xi32>
+      }
+      scf.yield %next : tensor<?x?xi32>
+    }
+    soac.yield %out : tensor<?x?xi32>
+  }
+  func.return %r : tensor<?x?x?xi32>
+}
+"""
+
+SHRINKING = """
+func.func @main(%xss: tensor<?x?xi32>, %steps: index) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %r = soac.map %n (%xss : tensor<?x?xi32>) -> tensor<?xi32> lambda(%row: tensor<?xi32>) {
+    %out = scf.for %t = %c0 to %steps step %c1 iter_args(%acc = %row) -> (tensor<?xi32>) {
+      %k = tensor.dim %acc, %c0 : tensor<?xi32>
+      %shorter = soac.slice %acc[%c1 : %k] : tensor<?xi32> -> tensor<?xi32>
+      scf.yield %shorter : tensor<?xi32>
+    }
+    %k = tensor.dim %out, %c0 : tensor<?xi32>
+    %s = soac.reduce %k (%out : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+      %c = arith.addi %a, %b : i32
+      soac.yield %c : i32
+    }
+    soac.yield %s : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 5])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 8), (70, 5), (0, 4)])
+def test_fresh_array_each_iteration(differential, rng, shape: tuple[int, int], steps: int) -> None:
+    differential(FRESH_ROWS, "main", [rng.integers(-50, 50, shape).astype(np.int32), np.int64(steps)], group_size=8, max_groups=3)
+
+
+@pytest.mark.parametrize("steps", [0, 3, 11])
+def test_update_in_place(differential, rng, steps: int) -> None:
+    differential(IN_PLACE, "main", [rng.integers(-50, 50, (9, 4)).astype(np.int32), np.int64(steps)], group_size=8, max_groups=3)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5, 1, 7)])
+def test_carried_matrix(differential, rng, shape: tuple[int, int, int]) -> None:
+    differential(MATRIX, "main", [rng.integers(-50, 50, shape).astype(np.int32), np.int64(3)], group_size=8, max_groups=3)
+
+
+def test_an_array_that_changes_size_is_refused() -> None:
+    """The interpreter lets a carried array shrink; a kernel keeps it in fixed storage and says so at the loop."""
+    from soac.context import make_context
+    from soac.interpreter import run_function as interpret
+    from soac.parsing import parse_module
+
+    module = parse_module(make_context(), SHRINKING, "prog.mlir")
+    program = compile_module(module)
+    xss = np.arange(12, dtype=np.int32).reshape(3, 4)
+    (sums,) = program.call("main", [xss, np.int64(0)])
+    np.testing.assert_array_equal(sums, xss.sum(axis=1, dtype=np.int32))
+    np.testing.assert_array_equal(interpret(module, "main", [xss, np.int64(2)])[0], xss[:, 2:].sum(axis=1, dtype=np.int32))
+    message = "prog.mlir:8:5: 'scf.for': a value of shape (3,) does not fit a row of shape (4,)"
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        program.call("main", [xss, np.int64(2)])
