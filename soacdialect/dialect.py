@@ -77,8 +77,10 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
     HasParent,
     IsTerminator,
     Pure,
@@ -260,6 +262,30 @@ class YieldOp(AbstractYieldOperation[Attribute]):
 # ---------------------------------------------------------------------------
 
 
+class MapCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from soac.passes.canonicalization_patterns import RemoveUnusedMapParts
+
+        return (RemoveUnusedMapParts(),)
+
+
+class ReduceCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from soac.passes.canonicalization_patterns import RemoveUnusedReduceParts
+
+        return (RemoveUnusedReduceParts(),)
+
+
+class RedomapCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from soac.passes.canonicalization_patterns import RemoveUnusedRedomapParts
+
+        return (RemoveUnusedRedomapParts(),)
+
+
 @irdl_op_definition
 class MapOp(IRDLOperation):
     """`map f xs...`: applies `lambda` to the rows of its inputs, giving one array per yielded value.
@@ -274,7 +300,7 @@ class MapOp(IRDLOperation):
     outs = var_result_def(TensorType)
     body = region_def("single_block")
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), MapCanonicalization())
 
     def __init__(
         self,
@@ -402,6 +428,8 @@ class ReduceOp(_CombiningOp):
     commutative = opt_prop_def(UnitAttr)
     combine = region_def("single_block")
 
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ReduceCanonicalization())
+
     def __init__(
         self,
         width: SSAValue | Operation,
@@ -468,6 +496,8 @@ class RedomapOp(_CombiningOp):
     commutative = opt_prop_def(UnitAttr)
     combine = region_def("single_block")
     body = region_def("single_block")
+
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), RedomapCanonicalization())
 
     def __init__(
         self,

@@ -8,6 +8,7 @@ work-groups with several elements per work-item (PoCL runs groups of 64).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -353,3 +354,24 @@ def test_min_max_of_a_value_with_itself(differential, parse, rng):
     differential(SELF_MIN_MAX, "f", [np.int64(37), rng.integers(-100, 100, 37).astype(np.int32)])
     text = opencl_source(lower_module(parse(SELF_MIN_MAX), 64, 8))
     assert re.search(r"\b(\w+) [<>] (\(\w+\))?\1\b", text) is None
+
+
+CANONICALIZE_CASES = Path(__file__).resolve().parents[1] / "filecheck" / "dialect" / "canonicalize.mlir"
+
+
+@pytest.mark.parametrize(
+    "name", ["fu59", "map_parts", "map_of_nothing", "coupled_parts", "three_parts", "redomap_parts", "three_parts_second_used"]
+)
+def test_canonicalized_soacs(parse, random_args, assert_same, name: str) -> None:
+    """What `canonicalize` leaves of a SOAC (fewer results, inputs and operator parts; a map of no inputs) runs on
+    OpenCL with the original program's results."""
+    from soac.context import make_context
+    from soac.interpreter import run_function as interpret
+    from soac.lowering.runtime import compile_module
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
+    original = parse(CANONICALIZE_CASES.read_text())
+    simplified = parse(CANONICALIZE_CASES.read_text())
+    CanonicalizePass().apply(make_context(), simplified)
+    args = random_args(original, name, 37)
+    assert_same(interpret(original, name, args), compile_module(simplified).call(name, args))

@@ -726,8 +726,8 @@ func.func @fu55(%k: index, %numbers: tensor<?xi64>, %array0: tensor<?xi64>, %arr
 // Our dialect has no histogram (reduce_by_index) op, so this case has no translation.
 
 // FU-59 unused-reduce: a reduce over pairs of which only the first result is used. Futhark removes
-// the unused half of the operator (Screma/BinOp 1). Ours: still 1 SOAC, but the operator keeps both
-// halves: dropping unused reduction results is a simplification, not fusion, and soac-fuse leaves it.
+// the unused half of the operator (Screma/BinOp 1). soac-fuse leaves the operator whole (still 1 SOAC):
+// dropping unused parts is a simplification, which `canonicalize` does (tests/filecheck/dialect/canonicalize.mlir).
 // CHECK-LABEL: func.func @fu59
 // CHECK-COUNT-1: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %
 // CHECK-NOT: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %

@@ -1,0 +1,162 @@
+// RUN: soac-opt %s -p canonicalize | filecheck %s
+
+// The soac dialect's canonicalisation patterns (passes/canonicalization_patterns.py): SOACs lose the
+// results no one uses, the inputs their lambdas ignore, and the independent parts of their operators
+// whose results are unused.
+
+// FU-59 unused-reduce: a reduce over pairs of which only the first result is used. Futhark removes the
+// unused half of the operator (Screma/BinOp 1); so does `canonicalize`.
+// CHECK-LABEL: func.func @fu59
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %x = soac.reduce %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%x1: i32, %x2: i32) {
+// CHECK-NEXT:      %s = arith.addi %x1, %x2 : i32
+// CHECK-NEXT:      soac.yield %s : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %x : i32
+func.func @fu59(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> i32 {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %x, %y = soac.reduce %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%zero, %one : i32, i32) -> (i32, i32) combine(%x1: i32, %y1: i32, %x2: i32, %y2: i32) {
+    %s = arith.addi %x1, %x2 : i32
+    %p = arith.muli %y1, %y2 : i32
+    soac.yield %s, %p : i32, i32
+  }
+  func.return %x : i32
+}
+
+// An unused map result goes, and with it the input only that result read.
+// CHECK-LABEL: func.func @map_parts
+// CHECK-NEXT:    %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+// CHECK-NEXT:      %p = arith.addi %x, %x : i32
+// CHECK-NEXT:      soac.yield %p : i32
+// CHECK-NEXT:    }
+func.func @map_parts(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> tensor<?xi32> {
+  %a, %b = soac.map %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32, %y: i32) {
+    %p = arith.addi %x, %x : i32
+    %q = arith.muli %x, %y : i32
+    soac.yield %p, %q : i32, i32
+  }
+  func.return %a : tensor<?xi32>
+}
+
+// A lambda that reads none of its inputs keeps the width only.
+// CHECK-LABEL: func.func @map_of_nothing
+// CHECK-NEXT:    %a = soac.map %n () -> tensor<?xi32> lambda() {
+// CHECK-NEXT:      soac.yield %c : i32
+func.func @map_of_nothing(%n: index, %xs: tensor<?xi32>, %c: i32) -> tensor<?xi32> {
+  %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    soac.yield %c : i32
+  }
+  func.return %a : tensor<?xi32>
+}
+
+// Complex multiplication: the used real part reads the imaginary parts' parameters, so both parts stay.
+// CHECK-LABEL: func.func @coupled_parts
+// CHECK:         %x, %y = soac.reduce %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>)
+func.func @coupled_parts(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> i32 {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %x, %y = soac.reduce %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%one, %zero : i32, i32) -> (i32, i32) combine(%x1: i32, %y1: i32, %x2: i32, %y2: i32) {
+    %xx = arith.muli %x1, %x2 : i32
+    %yy = arith.muli %y1, %y2 : i32
+    %re = arith.subi %xx, %yy : i32
+    %xy = arith.muli %x1, %y2 : i32
+    %yx = arith.muli %y1, %x2 : i32
+    %im = arith.addi %xy, %yx : i32
+    soac.yield %re, %im : i32, i32
+  }
+  func.return %x : i32
+}
+
+// Three parts, the first two coupled (complex multiplication): only the unused third one goes.
+// CHECK-LABEL: func.func @three_parts
+// CHECK:         %a, %b = soac.reduce commutative %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%one, %zero : i32, i32) -> (i32, i32) combine(%a1: i32, %b1: i32, %a2: i32, %b2: i32) {
+// CHECK-NEXT:      %aa = arith.muli %a1, %a2 : i32
+// CHECK-NEXT:      %bb = arith.muli %b1, %b2 : i32
+// CHECK-NEXT:      %s = arith.subi %aa, %bb : i32
+// CHECK-NEXT:      %ab = arith.muli %a1, %b2 : i32
+// CHECK-NEXT:      %ba = arith.muli %b1, %a2 : i32
+// CHECK-NEXT:      %t = arith.addi %ab, %ba : i32
+// CHECK-NEXT:      soac.yield %s, %t : i32, i32
+func.func @three_parts(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %zs: tensor<?xi32>) -> i32 {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %a, %b, %c = soac.reduce commutative %n (%xs, %ys, %zs : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) neutral(%one, %zero, %zero : i32, i32, i32) -> (i32, i32, i32) combine(%a1: i32, %b1: i32, %c1: i32, %a2: i32, %b2: i32, %c2: i32) {
+    %aa = arith.muli %a1, %a2 : i32
+    %bb = arith.muli %b1, %b2 : i32
+    %s = arith.subi %aa, %bb : i32
+    %ab = arith.muli %a1, %b2 : i32
+    %ba = arith.muli %b1, %a2 : i32
+    %t = arith.addi %ab, %ba : i32
+    %u = arith.maxsi %c1, %c2 : i32
+    soac.yield %s, %t, %u : i32, i32, i32
+  }
+  func.return %a : i32
+}
+
+// A redomap loses an unused reduction part, an unused map-out and the input only they read.
+// CHECK-LABEL: func.func @redomap_parts
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %s, %o1 = soac.redomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> (i32, tensor<?xi32>) combine(%a1: i32, %a2: i32) {
+// CHECK-NEXT:      %c = arith.addi %a1, %a2 : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %t = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %t, %t : i32, i32
+// CHECK-NEXT:    }
+func.func @redomap_parts(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> (i32, tensor<?xi32>) {
+  %zero = arith.constant 0 : i32
+  %s, %m, %o1, %o2 = soac.redomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%zero, %zero : i32, i32) -> (i32, i32, tensor<?xi32>, tensor<?xi32>) combine(%a1: i32, %b1: i32, %a2: i32, %b2: i32) {
+    %c = arith.addi %a1, %a2 : i32
+    %d = arith.maxsi %b1, %b2 : i32
+    soac.yield %c, %d : i32, i32
+  } lambda(%x: i32, %y: i32) {
+    %t = arith.muli %x, %x : i32
+    %u = arith.subi %x, %y : i32
+    soac.yield %t, %u, %t, %u : i32, i32, i32, i32
+  }
+  func.return %s, %o1 : i32, tensor<?xi32>
+}
+
+// Nothing unused: unchanged (and a SOAC whose results are all unused is dead code).
+// CHECK-LABEL: func.func @all_used
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %x, %y = soac.reduce
+// CHECK-LABEL: func.func @dead
+// CHECK-NEXT:    func.return
+func.func @all_used(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> (i32, i32) {
+  %zero = arith.constant 0 : i32
+  %x, %y = soac.reduce %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%zero, %zero : i32, i32) -> (i32, i32) combine(%x1: i32, %y1: i32, %x2: i32, %y2: i32) {
+    %s = arith.addi %x1, %x2 : i32
+    %p = arith.muli %y1, %y2 : i32
+    soac.yield %s, %p : i32, i32
+  }
+  func.return %x, %y : i32, i32
+}
+func.func @dead(%n: index, %xs: tensor<?xi32>) {
+  %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %p = arith.addi %x, %x : i32
+    soac.yield %p : i32
+  }
+  func.return
+}
+
+// As @three_parts, with only the second of the coupled values used: the first stays with it.
+// CHECK-LABEL: func.func @three_parts_second_used
+// CHECK:         %a, %b = soac.reduce %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>)
+// CHECK:         func.return %b : i32
+func.func @three_parts_second_used(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %zs: tensor<?xi32>) -> i32 {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %a, %b, %c = soac.reduce %n (%xs, %ys, %zs : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) neutral(%one, %zero, %zero : i32, i32, i32) -> (i32, i32, i32) combine(%a1: i32, %b1: i32, %c1: i32, %a2: i32, %b2: i32, %c2: i32) {
+    %aa = arith.muli %a1, %a2 : i32
+    %bb = arith.muli %b1, %b2 : i32
+    %s = arith.subi %aa, %bb : i32
+    %ab = arith.muli %a1, %b2 : i32
+    %ba = arith.muli %b1, %a2 : i32
+    %t = arith.addi %ab, %ba : i32
+    %u = arith.maxsi %c1, %c2 : i32
+    soac.yield %s, %t, %u : i32, i32, i32
+  }
+  func.return %b : i32
+}
