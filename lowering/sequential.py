@@ -236,11 +236,57 @@ class Inliner:
                 self.env[result] = new_result
 
     def emit_if(self, op: scf.IfOp) -> None:
-        self._no_arrays(op)
+        if any(isinstance(r.type, TensorType) for r in op.results):
+            self._emit_if_yielding_arrays(op)
+            return
         true_block = self._rebuild_block(op.true_region.block)
         false_region = Region(self._rebuild_block(op.false_region.block)) if op.false_region.blocks else None
         new = scf.IfOp(self.scalar(op.cond), [r.type for r in op.results], Region(true_block), false_region)
         self._finish(op, new)
+
+    def _emit_if_yielding_arrays(self, op: scf.IfOp) -> None:
+        """A branch yielding arrays: each goes to the work-item's scratch memory, sized before the branch.
+
+        The sizes come from the `then` branch's array (or the `else` branch's) when they can be computed
+        ahead; whichever branch runs checks that its array has them and copies it into place.
+        """
+        targets: dict[int, View] = {}
+        for k, result in enumerate(op.results):
+            if isinstance(result.type, TensorType):
+                dims = self._known_dims(_yields(op.true_region)[k]) or self._known_dims(_yields(op.false_region)[k])
+                if dims is None:
+                    raise LoweringError(
+                        f"{describe(op)}: the size of the array it yields depends on the branch taken; "
+                        "compute it from sizes and values outside the branch"
+                    )
+                targets[k] = self.kb.alloc_scratch(tensor_element(result.type), dims, op)
+        blocks = []
+        for region in (op.true_region, op.false_region):
+            block = Block()
+            with building_at(self.b, InsertPoint.at_end(block)):
+                yielded = self.inline(region, [])
+                for k, view in targets.items():
+                    value = yielded[k]
+                    assert isinstance(value, View)
+                    ok = self.check_shape(op, value, view.dims)
+                    same = View(value.buffer, value.offset, view.dims, value.element)
+                    if ok is None:
+                        self.kb.copy_view(same, view)
+                    else:
+                        self.kb.if_then(ok, lambda same=same, view=view: self.kb.copy_view(same, view))
+                self.b.insert(scf.YieldOp(*(v for k, v in enumerate(yielded) if k not in targets)))
+            blocks.append(block)
+        scalar_types = [r.type for k, r in enumerate(op.results) if k not in targets]
+        new = scf.IfOp(self.scalar(op.cond), scalar_types, Region(blocks[0]), Region(blocks[1]))
+        self.b.insert(new)
+        results = iter(new.results)
+        for k, result in enumerate(op.results):
+            if k in targets:
+                self.env[result] = targets[k]
+            else:
+                new_result = next(results)
+                new_result.name_hint = result.name_hint
+                self.env[result] = new_result
 
     def emit_while(self, op: scf.WhileOp) -> None:
         self._no_arrays(op)
@@ -455,7 +501,7 @@ class Inliner:
             elif (known := self._known_dims(yielded)) is not None:
                 dims.append(known)
             else:
-                if isinstance(yielded.owner, scf.IfOp | scf.WhileOp):
+                if isinstance(yielded.owner, scf.WhileOp):
                     self._no_arrays(yielded.owner)
                 raise LoweringError(
                     f"{describe(op)}: the size of the rows it yields depends on the element (an irregular array); "
@@ -485,6 +531,10 @@ class Inliner:
             return None
         if isinstance(owner, scf.ForOp):
             return self._known_dims(owner.iter_args[owner.results.index(value)], depth + 1)
+        if isinstance(owner, scf.IfOp):  # a branch's array has the sizes the branches are checked to agree on
+            k = owner.results.index(value)
+            then = self._known_dims(_yields(owner.true_region)[k], depth + 1)
+            return then if then is not None else self._known_dims(_yields(owner.false_region)[k], depth + 1)
         if isinstance(owner, soac.IndexOp):
             outer = self._known_dims(owner.array, depth + 1)
             return outer[len(owner.indices) :] if outer is not None else None

@@ -309,6 +309,12 @@ class HostLowering:
             return None
         if isinstance(owner, scf.ForOp):
             return self._loop_dims(owner, list(owner.results).index(value))
+        if isinstance(owner, scf.IfOp) and _in_lambda(owner):
+            # the kernel sizes the branch's array before the branch runs, and checks the branch taken
+            k = list(owner.results).index(value)
+            branches = [list(r.block.last_op.operands)[k] for r in (owner.true_region, owner.false_region)]  # pyright: ignore[reportOptionalMemberAccess]
+            then = self._dims_of(branches[0])
+            return then if then is not None else self._dims_of(branches[1])
         if isinstance(owner, soac.IndexOp):
             outer = self._dims_of(owner.array)
             return outer[len(owner.indices) :] if outer is not None else None
@@ -635,3 +641,13 @@ class SoacToKernelPass(ModulePass):
             op.body.block.insert_ops_before([new, *kernels], function)
             function.detach()
             function.erase()
+
+
+def _in_lambda(op: Operation) -> bool:
+    """Whether `op` sits inside the lambda of a SOAC (so that a kernel runs it)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.dialect_name() == "soac":
+            return True
+        parent = parent.parent_op()
+    return False

@@ -1,8 +1,10 @@
-"""`scf.for` loops that carry arrays inside kernels (PoCL in CI) give the interpreter's results.
+"""`scf.for` loops that carry arrays and `scf.if` branches that yield them, inside kernels (PoCL in CI), give the
+interpreter's results.
 
-The carried array lives in the work-item's scratch memory: copied in before the
+A carried array lives in the work-item's scratch memory: copied in before the
 loop, copied back from what each iteration yields (unless it is the carried
-array itself, updated in place), and checked to keep its sizes.
+array itself, updated in place), and checked to keep its sizes. A branch's array
+is copied into scratch memory sized before the branch, and checked likewise.
 """
 
 from __future__ import annotations
@@ -144,3 +146,82 @@ def test_an_array_that_changes_size_is_refused() -> None:
     message = "prog.mlir:8:5: 'scf.for': a value of shape (3,) does not fit a row of shape (4,)"
     with pytest.raises(ProgramError, match=re.escape(message)):
         program.call("main", [xss, np.int64(2)])
+
+
+BRANCHES = """
+func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %three = arith.constant 3 : i32
+  %rows, %flags = soac.map %n (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) lambda(%row: tensor<?xi32>) {
+    %first = soac.index %row[%c0] : tensor<?xi32> -> i32
+    %positive = arith.cmpi sgt, %first, %zero : i32
+    %chosen, %flag = scf.if %positive -> (tensor<?xi32>, i32) {
+      %tripled = soac.map %m (%row : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+        %y = arith.muli %x, %three : i32
+        soac.yield %y : i32
+      }
+      scf.yield %tripled, %first : tensor<?xi32>, i32
+    } else {
+      scf.yield %row, %zero : tensor<?xi32>, i32
+    }
+    soac.yield %chosen, %flag : tensor<?xi32>, i32
+  }
+  func.return %rows, %flags : tensor<?x?xi32>, tensor<?xi32>
+}
+"""
+
+UNEVEN_BRANCHES = """
+func.func @main(%xss: tensor<?x?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %r = soac.map %n (%xss : tensor<?x?xi32>) -> tensor<?xi32> lambda(%row: tensor<?xi32>) {
+    %first = soac.index %row[%c0] : tensor<?xi32> -> i32
+    %positive = arith.cmpi sgt, %first, %zero : i32
+    %k = tensor.dim %row, %c0 : tensor<?xi32>
+    %chosen = scf.if %positive -> (tensor<?xi32>) {
+      scf.yield %row : tensor<?xi32>
+    } else {
+      %rest = soac.slice %row[%c1 : %k] : tensor<?xi32> -> tensor<?xi32>
+      scf.yield %rest : tensor<?xi32>
+    }
+    %w = tensor.dim %chosen, %c0 : tensor<?xi32>
+    %s = soac.reduce %w (%chosen : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+      %c = arith.addi %a, %b : i32
+      soac.yield %c : i32
+    }
+    soac.yield %s : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (6, 5), (70, 3)])
+def test_branches_yielding_arrays(differential, rng, shape: tuple[int, int]) -> None:
+    differential(BRANCHES, "main", [rng.integers(-50, 50, shape).astype(np.int32)], group_size=8, max_groups=3)
+
+
+def test_branches_of_other_sizes_are_refused() -> None:
+    """Rows that take different branches of different sizes: the interpreter calls the array irregular, a kernel
+    (which sizes the result before the branch) says the branch's array does not fit."""
+    from soac.context import make_context
+    from soac.interpreter import SoacRuntimeError
+    from soac.interpreter import run_function as interpret
+    from soac.parsing import parse_module
+
+    module = parse_module(make_context(), UNEVEN_BRANCHES, "prog.mlir")
+    program = compile_module(module)
+    positive = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
+    np.testing.assert_array_equal(program.call("main", [positive])[0], positive.sum(axis=1, dtype=np.int32))
+    mixed = np.array([[1, 2, 3], [-4, 5, 6]], dtype=np.int32)
+    with pytest.raises(SoacRuntimeError, match=re.escape("prog.mlir:11:5: 'scf.if'")):
+        interpret(module, "main", [mixed])
+    message = "prog.mlir:11:5: 'scf.if': a value of shape (2,) does not fit a row of shape (3,)"
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        program.call("main", [mixed])
