@@ -207,16 +207,7 @@ class Inliner:
         with building_at(self.b, InsertPoint.at_end(block)):
             yielded = self.inline(op.body, [self.env[a] for a in old.args])
             for k, view in carries.items():
-                value = yielded[k]
-                assert isinstance(value, View)
-                if value.buffer is view.buffer and value.offset is view.offset:
-                    continue
-                ok = self.check_shape(op, value, view.dims)
-                same = View(value.buffer, value.offset, view.dims, value.element)
-                if ok is None:
-                    self.kb.copy_view(same, view)
-                else:
-                    self.kb.if_then(ok, lambda same=same, view=view: self.kb.copy_view(same, view))
+                self._store_array(op, yielded[k], view)
             self.b.insert(scf.YieldOp(*(v for v, is_array in zip(yielded, carried) if not is_array)))
         loop = scf.ForOp(
             self.scalar(op.lb),
@@ -226,14 +217,7 @@ class Inliner:
             block,
         )
         self.b.insert(loop)
-        results = iter(loop.results)
-        for k, (result, is_array) in enumerate(zip(op.results, carried)):
-            if is_array:
-                self.env[result] = carries[k]
-            else:
-                new_result = next(results)
-                new_result.name_hint = result.name_hint
-                self.env[result] = new_result
+        self._bind_results(op, loop, carries)
 
     def emit_if(self, op: scf.IfOp) -> None:
         if any(isinstance(r.type, TensorType) for r in op.results):
@@ -266,45 +250,106 @@ class Inliner:
             with building_at(self.b, InsertPoint.at_end(block)):
                 yielded = self.inline(region, [])
                 for k, view in targets.items():
-                    value = yielded[k]
-                    assert isinstance(value, View)
-                    ok = self.check_shape(op, value, view.dims)
-                    same = View(value.buffer, value.offset, view.dims, value.element)
-                    if ok is None:
-                        self.kb.copy_view(same, view)
-                    else:
-                        self.kb.if_then(ok, lambda same=same, view=view: self.kb.copy_view(same, view))
+                    self._store_array(op, yielded[k], view)
                 self.b.insert(scf.YieldOp(*(v for k, v in enumerate(yielded) if k not in targets)))
             blocks.append(block)
         scalar_types = [r.type for k, r in enumerate(op.results) if k not in targets]
         new = scf.IfOp(self.scalar(op.cond), scalar_types, Region(blocks[0]), Region(blocks[1]))
         self.b.insert(new)
+        self._bind_results(op, new, targets)
+
+    def emit_while(self, op: scf.WhileOp) -> None:
+        if any(isinstance(v.type, TensorType) for v in (*op.arguments, *op.results)):
+            self._emit_while_carrying_arrays(op)
+            return
+        before = self._rebuild_block(op.before_region.block)
+        after = self._rebuild_block(op.after_region.block)
+        new = scf.WhileOp([self.scalar(v) for v in op.arguments], [r.type for r in op.results], Region(before), Region(after))
+        self._finish(op, new)
+
+    def _emit_while_carrying_arrays(self, op: scf.WhileOp) -> None:
+        """A while loop carrying arrays, in scratch memory: `carried` holds what the `before` region sees, `forwarded`
+        what `scf.condition` passes on (to the `after` region and, at the end, to the results); each is copied into
+        place when it is a new array, and checked to keep the sizes of the initial one."""
+        carried = [isinstance(v.type, TensorType) for v in op.arguments]
+        forwarded = [isinstance(r.type, TensorType) for r in op.results]
+        if carried != forwarded:
+            raise LoweringError(f"{describe(op)}: an array must stay an array in the same position from each region to the next")
+        carries: dict[int, View] = {}
+        passes: dict[int, View] = {}
+        for k, init in enumerate(op.arguments):
+            if carried[k]:
+                start = self.view(init)
+                carries[k] = self.kb.alloc_scratch(start.element, start.dims, op)
+                passes[k] = self.kb.alloc_scratch(start.element, start.dims, op)
+                self.kb.copy_view(start, carries[k])
+
+        before = self._while_region(op, op.before_region, carried, carries, passes)
+        after = self._while_region(op, op.after_region, carried, passes, carries)
+        scalar_inits = [self.scalar(v) for v, is_array in zip(op.arguments, carried) if not is_array]
+        scalar_types = [r.type for r, is_array in zip(op.results, carried) if not is_array]
+        loop = scf.WhileOp(scalar_inits, scalar_types, Region(before), Region(after))
+        self.b.insert(loop)
+        self._bind_results(op, loop, passes)
+
+    def _while_region(
+        self, op: scf.WhileOp, region: Region, carried: list[bool], bound: dict[int, View], targets: dict[int, View]
+    ) -> Block:
+        """A region of a while loop carrying arrays: its array parameters are `bound`, the arrays its terminator passes
+        on go to `targets`, its scalars stay block arguments and terminator operands."""
+        old = region.block
+        scalars = [a for a, is_array in zip(old.args, carried) if not is_array]
+        block = Block(arg_types=[a.type for a in scalars])
+        for arg, param in zip(block.args, scalars):
+            arg.name_hint = param.name_hint
+        terminator = old.last_op
+        assert isinstance(terminator, scf.ConditionOp | scf.YieldOp)
+        passed = terminator.args if isinstance(terminator, scf.ConditionOp) else terminator.operands
+        with building_at(self.b, InsertPoint.at_end(block)):
+            args = iter(block.args)
+            for k, param in enumerate(old.args):
+                self.env[param] = bound[k] if carried[k] else next(args)
+            for nested in old.ops:
+                if nested is not terminator:
+                    self.emit(nested)
+            outs = [self.value(v) for v in passed]
+            for k, target in targets.items():
+                self._store_array(op, outs[k], target)
+            kept = [self.scalar(v) for v, is_array in zip(passed, carried) if not is_array]
+            if isinstance(terminator, scf.ConditionOp):
+                self.b.insert(scf.ConditionOp(self.scalar(terminator.condition), *kept))
+            else:
+                self.b.insert(scf.YieldOp(*kept))
+        return block
+
+    def _bind_results(self, op: Operation, new: Operation, arrays: dict[int, View]) -> None:
+        """`op`'s results: `arrays[k]` for its array results, `new`'s results in order for the others."""
         results = iter(new.results)
         for k, result in enumerate(op.results):
-            if k in targets:
-                self.env[result] = targets[k]
+            if k in arrays:
+                self.env[result] = arrays[k]
             else:
                 new_result = next(results)
                 new_result.name_hint = result.name_hint
                 self.env[result] = new_result
 
-    def emit_while(self, op: scf.WhileOp) -> None:
-        self._no_arrays(op)
-        before = self._rebuild_block(op.before_region.block)
-        after = self._rebuild_block(op.after_region.block)
-        new = scf.WhileOp([self.scalar(v) for v in op.arguments], [r.type for r in op.results], Region(before), Region(after))
-        self._finish(op, new)
+    def _store_array(self, op: Operation, value: KValue, target: View) -> None:
+        """Copy `value` into `target` unless it is `target` itself, after checking that it has `target`'s sizes."""
+        assert isinstance(value, View)
+        if value.buffer is target.buffer and value.offset is target.offset:
+            return
+        ok = self.check_shape(op, value, target.dims)
+        same = View(value.buffer, value.offset, target.dims, value.element)
+        if ok is None:
+            self.kb.copy_view(same, target)
+        else:
+            self.kb.if_then(ok, lambda: self.kb.copy_view(same, target))
 
     def _finish(self, op: Operation, new: Operation) -> None:
         self.b.insert(new)
         for old_result, new_result in zip(op.results, new.results):
             new_result.name_hint = old_result.name_hint
             self.env[old_result] = new_result
-
-    @staticmethod
-    def _no_arrays(op: Operation) -> None:
-        if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
-            raise LoweringError(f"{describe(op)} carrying arrays is not supported inside a SOAC lambda")
 
     # -- array access ----------------------------------------------------------
 
@@ -501,8 +546,6 @@ class Inliner:
             elif (known := self._known_dims(yielded)) is not None:
                 dims.append(known)
             else:
-                if isinstance(yielded.owner, scf.WhileOp):
-                    self._no_arrays(yielded.owner)
                 raise LoweringError(
                     f"{describe(op)}: the size of the rows it yields depends on the element (an irregular array); "
                     "compute it from sizes and values outside its lambda"
@@ -526,15 +569,11 @@ class Inliner:
             if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and index < len(parent.inputs):
                 outer = self._known_dims(parent.inputs[index], depth + 1)
                 return outer[1:] if outer is not None else None
-            if isinstance(parent, scf.ForOp) and index > 0:  # a carried array keeps the sizes of its initial value
-                return self._known_dims(parent.iter_args[index - 1], depth + 1)
+            if isinstance(parent, scf.ForOp | scf.WhileOp):
+                return self._control_flow_dims(parent, index - 1 if isinstance(parent, scf.ForOp) else index, depth)
             return None
-        if isinstance(owner, scf.ForOp):
-            return self._known_dims(owner.iter_args[owner.results.index(value)], depth + 1)
-        if isinstance(owner, scf.IfOp):  # a branch's array has the sizes the branches are checked to agree on
-            k = owner.results.index(value)
-            then = self._known_dims(_yields(owner.true_region)[k], depth + 1)
-            return then if then is not None else self._known_dims(_yields(owner.false_region)[k], depth + 1)
+        if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
+            return self._control_flow_dims(owner, owner.results.index(value), depth)
         if isinstance(owner, soac.IndexOp):
             outer = self._known_dims(owner.array, depth + 1)
             return outer[len(owner.indices) :] if outer is not None else None
@@ -543,6 +582,16 @@ class Inliner:
         if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp):
             return self._built_dims(owner, value, depth)
         return None
+
+    def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
+        """The sizes of the `k`-th array a loop carries (those of its initial value) or a branch yields (those of the
+        `then` branch's, else the `else` branch's): kernels keep them and check every array that takes its place."""
+        if isinstance(op, scf.ForOp):
+            return self._known_dims(op.iter_args[k], depth + 1) if k >= 0 else None
+        if isinstance(op, scf.WhileOp):
+            return self._known_dims(op.arguments[k], depth + 1)
+        then = self._known_dims(_yields(op.true_region)[k], depth + 1)
+        return then if then is not None else self._known_dims(_yields(op.false_region)[k], depth + 1)
 
     def _built_dims(
         self, op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp, value: SSAValue, depth: int

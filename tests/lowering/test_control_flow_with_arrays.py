@@ -225,3 +225,42 @@ def test_branches_of_other_sizes_are_refused() -> None:
     message = "prog.mlir:11:5: 'scf.if': a value of shape (2,) does not fit a row of shape (3,)"
     with pytest.raises(ProgramError, match=re.escape(message)):
         program.call("main", [mixed])
+
+
+WHILE_HALVING = """
+func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %two = arith.constant 2 : i32
+  %rows, %counts = soac.map %n (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) lambda(%row: tensor<?xi32>) {
+    %out:2 = scf.while (%r = %row, %k = %zero) : (tensor<?xi32>, i32) -> (tensor<?xi32>, i32) {
+      %big = soac.reduce %m (%r : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+        %c = arith.maxsi %a, %b : i32
+        soac.yield %c : i32
+      }
+      %more = arith.cmpi sgt, %big, %one : i32
+      scf.condition(%more) %r, %k : tensor<?xi32>, i32
+    } do {
+    ^bb0(%r2: tensor<?xi32>, %k2: i32):
+      %halved = soac.map %m (%r2 : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+        %y = arith.divsi %x, %two : i32
+        soac.yield %y : i32
+      }
+      %k3 = arith.addi %k2, %one : i32
+      scf.yield %halved, %k3 : tensor<?xi32>, i32
+    }
+    soac.yield %out#0, %out#1 : tensor<?xi32>, i32
+  }
+  func.return %rows, %counts : tensor<?x?xi32>, tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 4), (40, 3)])
+def test_while_loop_carrying_arrays(differential, rng, shape: tuple[int, int]) -> None:
+    """Each row is halved until its largest element is at most 1: the loop runs a different number of times per row."""
+    differential(WHILE_HALVING, "main", [rng.integers(-5, 300, shape).astype(np.int32)], group_size=8, max_groups=3)
