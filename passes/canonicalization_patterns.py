@@ -1,6 +1,6 @@
 """Canonicalisation patterns of the soac dialect: drop the parts of a SOAC that nothing uses.
 
-xDSL's `canonicalize` pass picks them up from `soac.map`, `soac.reduce` and `soac.redomap`
+xDSL's `canonicalize` pass picks them up from `soac.map`, `soac.reduce`, `soac.scan`, `soac.redomap` and `soac.scanomap`
 (`soac-opt -p canonicalize`, or any pipeline that embeds it). A map loses the results no
 one uses and the inputs its lambda ignores:
 
@@ -22,8 +22,11 @@ and a reduction keeps only the parts of its operator whose results are used (Fut
     %s = soac.reduce %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> i32
         combine(%x1: i32, %x2: i32) { %s = arith.addi %x1, %x2 : i32  soac.yield %s : i32 }
 
-A redomap loses unused reduction parts the same way, and unused map-outs and ignored inputs
-as a map does. Ops whose results are all unused are left to dead code elimination.
+A scan loses unused parts the same way. A redomap loses unused reduction parts, and unused
+map-outs and ignored inputs as a map does; a scanomap loses unused map-outs, reduction
+parts (all of its reduction part when none is used), post results, and the scanned values
+that nothing reads any more. Ops whose results are all unused are left to dead code
+elimination.
 """
 
 from __future__ import annotations
@@ -89,13 +92,19 @@ def _operands_within(op: Operation) -> list[SSAValue]:
     return [operand for nested in op.walk() for operand in nested.operands]
 
 
-def _removable_parts(op: soac.ReduceOp | soac.RedomapOp) -> list[int]:
-    """The reduced values that can go: unused, and in parts of the operator with no used value."""
+def _removable(combine: Block, needed: set[int]) -> list[int]:
+    """The values of a `k`-value operator that can go: those in parts of the operator with no `needed` value."""
+    k = len(combine.args) // 2
+    parts = _separable_parts(combine, k)
+    kept_parts = {parts[i] for i in needed}
+    return [i for i in range(k) if parts[i] not in kept_parts]
+
+
+def _removable_parts(op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp) -> list[int]:
+    """The reduced (scanned) values that can go: unused, and in parts of the operator with no used value."""
     k = len(op.neutral)
-    parts = _separable_parts(op.combine.block, k)
     unused = set(_unused(list(op.outs)[:k]))
-    needed = {parts[i] for i in range(k) if i not in unused}
-    return [i for i in range(k) if parts[i] not in needed]
+    return _removable(op.combine.block, {i for i in range(k) if i not in unused})
 
 
 def _replace(rewriter: PatternRewriter, op: Operation, new: Operation, kept: Sequence[int]) -> None:
@@ -124,10 +133,10 @@ class RemoveUnusedMapParts(RewritePattern):
 
 
 class RemoveUnusedReduceParts(RewritePattern):
-    """`soac.reduce` without the parts of its operator whose results nobody uses."""
+    """`soac.reduce` and `soac.scan` without the parts of their operator whose results nobody uses."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.ReduceOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: soac.ReduceOp | soac.ScanOp, rewriter: PatternRewriter) -> None:
         k = len(op.neutral)
         removed = _removable_parts(op)
         if not removed or len(removed) == k:
@@ -136,8 +145,11 @@ class RemoveUnusedReduceParts(RewritePattern):
         combine = _trimmed(op.combine, [*kept, *(k + i for i in kept)], kept)
         if combine is None:
             return
-        commutative = op.commutative is not None
-        new = soac.ReduceOp(op.width, [op.neutral[i] for i in kept], [op.inputs[i] for i in kept], combine, commutative)
+        neutral, inputs = [op.neutral[i] for i in kept], [op.inputs[i] for i in kept]
+        if isinstance(op, soac.ScanOp):
+            new = soac.ScanOp(op.width, neutral, inputs, combine)
+        else:
+            new = soac.ReduceOp(op.width, neutral, inputs, combine, op.commutative is not None)
         _replace(rewriter, op, new, kept)
 
 
@@ -167,5 +179,64 @@ class RemoveUnusedRedomapParts(RewritePattern):
             combine,
             body,
             op.commutative is not None,
+        )
+        _replace(rewriter, op, new, kept)
+
+
+class RemoveUnusedScanomapParts(RewritePattern):
+    """`soac.scanomap` without unused map-outs, unused reduction parts (the whole reduction part when none is used),
+    unused post results, and the scanned values that nothing needs any more, where the operators allow.
+
+    At least one scanned value stays: a scanomap whose scan nobody needs is not simplified here.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
+        k, r, s = len(op.neutral), len(op.reduce_neutral), op.num_scanned
+        outs = list(op.outs)
+        unused = set(_unused(outs))
+        post: Region | None = None
+        post_keep = list(range(s))
+        if op.post.blocks:
+            post_keep = [j for j in range(s) if j not in unused] or post_keep
+            post = _trimmed(op.post, range(len(op.post.block.args)), post_keep)
+            if post is None:
+                return
+            needed = {i for i in range(k) if post.block.args[i].first_use is not None}
+        else:
+            needed = {i for i in range(k) if i not in unused}
+        scan_removed = _removable(op.combine.block, needed) if needed else []
+        reduce_needed = {i for i in range(r) if s + i not in unused}
+        reduce_removed = _removable(op.reduce_combine.block, reduce_needed) if op.reduce_combine is not None else []
+        map_removed = [j for j in range(len(outs) - s - r) if s + r + j in unused]
+        if len(post_keep) == s and not scan_removed and not reduce_removed and not map_removed:
+            return
+        scans = [i for i in range(k) if i not in scan_removed]
+        reduces = [i for i in range(r) if i not in reduce_removed]
+        maps = [j for j in range(len(outs) - s - r) if j not in map_removed]
+        combine = _trimmed(op.combine, [*scans, *(k + i for i in scans)], scans)
+        body = _trimmed(op.body, range(len(op.inputs)), [*scans, *(k + i for i in reduces), *(k + r + j for j in maps)])
+        if post is not None:
+            post = _trimmed(post, [*scans, *range(k, len(post.block.args))], range(len(post_keep)))
+        reduce_combine = None
+        if op.reduce_combine is not None and reduces:
+            reduce_combine = _trimmed(op.reduce_combine, [*reduces, *(r + i for i in reduces)], reduces)
+            if reduce_combine is None:
+                return
+        if combine is None or body is None or (op.post.blocks and post is None):
+            return
+        firsts = post_keep if op.post.blocks else scans
+        kept = [*firsts, *(s + i for i in reduces), *(s + r + j for j in maps)]
+        new = soac.ScanomapOp(
+            op.width,
+            [op.neutral[i] for i in scans],
+            op.inputs,
+            [outs[i].type for i in kept],
+            combine,
+            body,
+            post,
+            reduce_neutral=[op.reduce_neutral[i] for i in reduces],
+            reduce_combine=reduce_combine,
+            reduce_commutative=op.reduce_commutative is not None,
         )
         _replace(rewriter, op, new, kept)

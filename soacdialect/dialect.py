@@ -278,6 +278,14 @@ class ReduceCanonicalization(HasCanonicalizationPatternsTrait):
         return (RemoveUnusedReduceParts(),)
 
 
+class ScanomapCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from soac.passes.canonicalization_patterns import RemoveUnusedScanomapParts
+
+        return (RemoveUnusedScanomapParts(),)
+
+
 class RedomapCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -459,6 +467,8 @@ class ScanOp(_CombiningOp):
 
     combine = region_def("single_block")
 
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ReduceCanonicalization())
+
     def __init__(
         self,
         width: SSAValue | Operation,
@@ -550,6 +560,8 @@ class ScanomapOp(_CombiningOp):
     HAS_LAMBDA: ClassVar[bool] = True
     HAS_POST: ClassVar[bool] = True
     HAS_REDUCE: ClassVar[bool] = True
+
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ScanomapCanonicalization())
 
     # Redeclared so that the reduce neutral elements come last among the operands.
     width = operand_def(IndexType)

@@ -360,7 +360,19 @@ CANONICALIZE_CASES = Path(__file__).resolve().parents[1] / "filecheck" / "dialec
 
 
 @pytest.mark.parametrize(
-    "name", ["fu59", "map_parts", "map_of_nothing", "coupled_parts", "three_parts", "redomap_parts", "three_parts_second_used"]
+    "name",
+    [
+        "fu59",
+        "map_parts",
+        "map_of_nothing",
+        "coupled_parts",
+        "three_parts",
+        "redomap_parts",
+        "three_parts_second_used",
+        "scan_pair",
+        "scanomap_parts",
+        "scanomap_reduce_used",
+    ],
 )
 def test_canonicalized_soacs(parse, random_args, assert_same, name: str) -> None:
     """What `canonicalize` leaves of a SOAC (fewer results, inputs and operator parts; a map of no inputs) runs on

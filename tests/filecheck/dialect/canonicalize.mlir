@@ -160,3 +160,72 @@ func.func @three_parts_second_used(%n: index, %xs: tensor<?xi32>, %ys: tensor<?x
   }
   func.return %b : i32
 }
+
+// A scan loses its unused, independent part like a reduce.
+// CHECK-LABEL: func.func @scan_pair
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %b = soac.scan %n (%ys : tensor<?xi32>) neutral(%zero : i32) -> tensor<?xi32> combine(%b1: i32, %b2: i32) {
+// CHECK-NEXT:      %d = arith.maxsi %b1, %b2 : i32
+// CHECK-NEXT:      soac.yield %d : i32
+func.func @scan_pair(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> tensor<?xi32> {
+  %zero = arith.constant 0 : i32
+  %a, %b = soac.scan %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%zero, %zero : i32, i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a1: i32, %b1: i32, %a2: i32, %b2: i32) {
+    %c = arith.addi %a1, %a2 : i32
+    %d = arith.maxsi %b1, %b2 : i32
+    soac.yield %c, %d : i32, i32
+  }
+  func.return %b : tensor<?xi32>
+}
+
+// A scanomap with a post lambda and a reduction part: an unused post result takes the scanned value only it
+// read, an unused reduced value its part of the reduce operator, and unused map-outs their lambda values.
+// CHECK-LABEL: func.func @scanomap_parts
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %p, %r1 = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) reduce(%zero : i32) -> (tensor<?xi32>, i32) combine(%a1: i32, %a2: i32) {
+// CHECK-NEXT:      %c = arith.addi %a1, %a2 : i32
+// CHECK-NEXT:      soac.yield %c : i32
+// CHECK-NEXT:    } reduce_combine(%e1: i32, %e2: i32) {
+// CHECK-NEXT:      %g = arith.addi %e1, %e2 : i32
+// CHECK-NEXT:      soac.yield %g : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %t = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %x, %t : i32, i32
+// CHECK-NEXT:    } post(%s1: i32, %{{.*}}: i32) {
+func.func @scanomap_parts(%n: index, %xs: tensor<?xi32>) -> (tensor<?xi32>, i32) {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %p, %q, %r1, %r2, %m1, %m2 = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero, %zero : i32, i32) reduce(%zero, %one : i32, i32) -> (tensor<?xi32>, tensor<?xi32>, i32, i32, tensor<?xi32>, tensor<?xi32>) combine(%a1: i32, %b1: i32, %a2: i32, %b2: i32) {
+    %c = arith.addi %a1, %a2 : i32
+    %d = arith.maxsi %b1, %b2 : i32
+    soac.yield %c, %d : i32, i32
+  } reduce_combine(%e1: i32, %f1: i32, %e2: i32, %f2: i32) {
+    %g = arith.addi %e1, %e2 : i32
+    %h = arith.muli %f1, %f2 : i32
+    soac.yield %g, %h : i32, i32
+  } lambda(%x: i32) {
+    %t = arith.muli %x, %x : i32
+    soac.yield %x, %t, %t, %x, %t, %x : i32, i32, i32, i32, i32, i32
+  } post(%s1: i32, %s2: i32, %x: i32) {
+    %u = arith.addi %s1, %x : i32
+    %v = arith.addi %s2, %x : i32
+    soac.yield %u, %v : i32, i32
+  }
+  func.return %p, %r1 : tensor<?xi32>, i32
+}
+
+// Only the reduced value is used: the scan stays (a scanomap keeps at least one scanned value), the map-out goes.
+// CHECK-LABEL: func.func @scanomap_reduce_used
+// CHECK:         %s, %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) reduce(%zero : i32) -> (tensor<?xi32>, i32)
+func.func @scanomap_reduce_used(%n: index, %xs: tensor<?xi32>) -> i32 {
+  %zero = arith.constant 0 : i32
+  %s, %r, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) reduce(%zero : i32) -> (tensor<?xi32>, i32, tensor<?xi32>) combine(%a1: i32, %a2: i32) {
+    %c = arith.addi %a1, %a2 : i32
+    soac.yield %c : i32
+  } reduce_combine(%e1: i32, %e2: i32) {
+    %g = arith.maxsi %e1, %e2 : i32
+    soac.yield %g : i32
+  } lambda(%x: i32) {
+    soac.yield %x, %x, %x : i32, i32, i32
+  }
+  func.return %r : i32
+}
