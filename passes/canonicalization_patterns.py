@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.types import row_type
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -240,3 +241,59 @@ class RemoveUnusedScanomapParts(RewritePattern):
             reduce_commutative=op.reduce_commutative is not None,
         )
         _replace(rewriter, op, new, kept)
+
+
+_ROWS_OF_WIDTH = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp)
+
+
+def _has_rows(array: SSAValue, width: SSAValue) -> bool:
+    """Whether `array` provably has `width` rows: an array result of a SOAC of that very width."""
+    owner = array.owner
+    return isinstance(owner, _ROWS_OF_WIDTH) and owner.width is width and row_type(array.type) is not None
+
+
+class IotaIndexingToMapInput(RewritePattern):
+    """Rows read by the iota index become map inputs (Futhark's FU-49), so that fusion sees them:
+
+        %ys = soac.map %n (...) ...
+        %zs = soac.map %n (%io : tensor<?xindex>) -> tensor<?xi32> lambda(%i: index) {
+          %y = soac.index %ys[%i] : tensor<?xi32> -> i32 ...
+      becomes
+        %zs = soac.map %n (%io, %ys : tensor<?xindex>, tensor<?xi32>) -> tensor<?xi32> lambda(%i: index, %y: i32) { ...
+
+    where `%io = soac.iota %n` has the map's width and `%ys` provably has as many rows (a SOAC of that width).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.MapOp, rewriter: PatternRewriter) -> None:
+        block = op.body.block
+        reads: list[soac.IndexOp] = []
+        for input_, param in zip(op.inputs, block.args):
+            if not isinstance(iota := input_.owner, soac.IotaOp) or iota.width is not op.width:
+                continue
+            for use in param.uses:
+                index = use.operation
+                if (
+                    isinstance(index, soac.IndexOp)
+                    and index.parent_block() is block
+                    and list(index.indices) == [param]
+                    and _has_rows(index.array, op.width)
+                ):
+                    reads.append(index)
+        if not reads:
+            return
+        body = op.body.clone()
+        inputs = list(op.inputs)
+        params: dict[SSAValue, SSAValue] = dict(zip(inputs, body.block.args))
+        clones = {original: clone for original, clone in zip(block.ops, body.block.ops)}
+        for read in reads:
+            array = read.array
+            if array not in params:
+                inputs.append(array)
+                params[array] = body.block.insert_arg(read.result.type, len(body.block.args))
+            copy = clones[read]
+            copy.results[0].replace_all_uses_with(params[array])
+            copy.detach()
+            copy.erase()
+        new = soac.MapOp(op.width, inputs, op.outs.types, body)
+        _replace(rewriter, op, new, range(len(op.outs)))

@@ -265,9 +265,9 @@ class YieldOp(AbstractYieldOperation[Attribute]):
 class MapCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import RemoveUnusedMapParts
+        from soac.passes.canonicalization_patterns import IotaIndexingToMapInput, RemoveUnusedMapParts
 
-        return (RemoveUnusedMapParts(),)
+        return (RemoveUnusedMapParts(), IotaIndexingToMapInput())
 
 
 class ReduceCanonicalization(HasCanonicalizationPatternsTrait):

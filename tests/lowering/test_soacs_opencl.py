@@ -372,6 +372,8 @@ CANONICALIZE_CASES = Path(__file__).resolve().parents[1] / "filecheck" / "dialec
         "scan_pair",
         "scanomap_parts",
         "scanomap_reduce_used",
+        "fu49",
+        "iota_of_another_width",
     ],
 )
 def test_canonicalized_soacs(parse, random_args, assert_same, name: str) -> None:

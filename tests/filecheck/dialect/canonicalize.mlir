@@ -229,3 +229,41 @@ func.func @scanomap_reduce_used(%n: index, %xs: tensor<?xi32>) -> i32 {
   }
   func.return %r : i32
 }
+
+// FU-49 tabulate1: reading %ys at the iota index becomes an input of the map (%ys has %n rows: a map of
+// width %n made it), which lets soac-fuse fuse the two maps (tests/filecheck/passes/soac-fuse/iota-indexing.mlir).
+// %xs (an argument, of unknown length) stays indexed.
+// CHECK-LABEL: func.func @fu49
+// CHECK:         %zs = soac.map %n (%io, %ys : tensor<?xindex>, tensor<?xi32>) -> tensor<?xi32> lambda(%{{.*}}: index, %y: i32) {
+// CHECK-NEXT:      %{{.*}} = soac.index %xs[%{{.*}}] : tensor<?xi32> -> i32
+// CHECK-NEXT:      %z = arith.muli %y, %{{.*}} : i32
+func.func @fu49(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %io = soac.iota %n : tensor<?xindex>
+  %ys = soac.map %n (%io : tensor<?xindex>) -> tensor<?xi32> lambda(%i: index) {
+    %x = soac.index %xs[%i] : tensor<?xi32> -> i32
+    soac.yield %x : i32
+  }
+  %zs = soac.map %n (%io : tensor<?xindex>) -> tensor<?xi32> lambda(%i: index) {
+    %y = soac.index %ys[%i] : tensor<?xi32> -> i32
+    %x = soac.index %xs[%i] : tensor<?xi32> -> i32
+    %z = arith.muli %y, %x : i32
+    soac.yield %z : i32
+  }
+  func.return %zs : tensor<?xi32>
+}
+
+// Another width: %ys may have more rows than %m, so the read stays.
+// CHECK-LABEL: func.func @iota_of_another_width
+// CHECK:         %zs = soac.map %m (%io : tensor<?xindex>)
+// CHECK-NEXT:      %y = soac.index %ys[%i] : tensor<?xi32> -> i32
+func.func @iota_of_another_width(%n: index, %m: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %ys = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    soac.yield %x : i32
+  }
+  %io = soac.iota %m : tensor<?xindex>
+  %zs = soac.map %m (%io : tensor<?xindex>) -> tensor<?xi32> lambda(%i: index) {
+    %y = soac.index %ys[%i] : tensor<?xi32> -> i32
+    soac.yield %y : i32
+  }
+  func.return %zs : tensor<?xi32>
+}

@@ -629,9 +629,9 @@ func.func @fu47(%n: index, %k: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
 }
 
 // FU-49 tabulate1: ys = map (\i -> xs[i]) (iota n); map (\i -> ys[i] * xs[i]) (iota n).
-// Futhark: 1 (it turns indexing by the iota into a proper map input first). Ours: 2: the second map
-// reads ys by indexing inside its lambda, a use other than as an input (hindrance), and soac-fuse
-// does not rewrite iota-indexing into inputs.
+// Futhark: 1 (it turns indexing by the iota into a proper map input first). soac-fuse alone: 2, since the
+// second map reads ys by indexing inside its lambda, a use other than as an input (hindrance). Running
+// `canonicalize` first rewrites that read into an input, and then it is 1 (iota-indexing.mlir).
 // CHECK-LABEL: func.func @fu49
 // CHECK-COUNT-2: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %
 // CHECK-NOT: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %
