@@ -25,8 +25,9 @@ and a reduction keeps only the parts of its operator whose results are used (Fut
 A scan loses unused parts the same way. A redomap loses unused reduction parts, and unused
 map-outs and ignored inputs as a map does; a scanomap loses unused map-outs, reduction
 parts (all of its reduction part when none is used), post results, and the scanned values
-that nothing reads any more. Ops whose results are all unused are left to dead code
-elimination.
+that nothing reads any more, and becomes a redomap (or a map) when nothing reads its scan.
+Reads at the index of an `iota` of a map's width become inputs of the map (FU-49). Ops
+whose results are all unused are left to dead code elimination.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ class RemoveUnusedScanomapParts(RewritePattern):
     """`soac.scanomap` without unused map-outs, unused reduction parts (the whole reduction part when none is used),
     unused post results, and the scanned values that nothing needs any more, where the operators allow.
 
-    At least one scanned value stays: a scanomap whose scan nobody needs is not simplified here.
+    A scanomap whose scan nobody reads becomes a redomap of its reduction part (a map without one).
     """
 
     @op_type_rewrite_pattern
@@ -196,6 +197,9 @@ class RemoveUnusedScanomapParts(RewritePattern):
         k, r, s = len(op.neutral), len(op.reduce_neutral), op.num_scanned
         outs = list(op.outs)
         unused = set(_unused(outs))
+        if all(j in unused for j in range(s)):
+            _without_scan(op, rewriter, unused)
+            return
         post: Region | None = None
         post_keep = list(range(s))
         if op.post.blocks:
@@ -297,3 +301,22 @@ class IotaIndexingToMapInput(RewritePattern):
             copy.erase()
         new = soac.MapOp(op.width, inputs, op.outs.types, body)
         _replace(rewriter, op, new, range(len(op.outs)))
+
+
+def _without_scan(op: soac.ScanomapOp, rewriter: PatternRewriter, unused: set[int]) -> None:
+    """Replace a scanomap whose scanned (post) results are unused by a redomap of its reduction part, or by a map."""
+    k, s = len(op.neutral), op.num_scanned
+    rest = list(range(s, len(op.outs)))
+    if all(j in unused for j in rest):
+        return  # nothing is used: dead code elimination removes it
+    body = _trimmed(op.body, range(len(op.inputs)), [k + j - s for j in rest])
+    if body is None:
+        return
+    types = [op.outs[j].type for j in rest]
+    if op.reduce_combine is not None:
+        combine = op.reduce_combine.clone()
+        commutative = op.reduce_commutative is not None
+        new: Operation = soac.RedomapOp(op.width, op.reduce_neutral, op.inputs, types, combine, body, commutative)
+    else:
+        new = soac.MapOp(op.width, op.inputs, types, body)
+    _replace(rewriter, op, new, rest)

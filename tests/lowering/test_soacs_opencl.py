@@ -374,6 +374,7 @@ CANONICALIZE_CASES = Path(__file__).resolve().parents[1] / "filecheck" / "dialec
         "scanomap_reduce_used",
         "fu49",
         "iota_of_another_width",
+        "scanomap_map_out_used",
     ],
 )
 def test_canonicalized_soacs(parse, random_args, assert_same, name: str) -> None:

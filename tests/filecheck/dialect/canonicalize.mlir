@@ -213,9 +213,16 @@ func.func @scanomap_parts(%n: index, %xs: tensor<?xi32>) -> (tensor<?xi32>, i32)
   func.return %p, %r1 : tensor<?xi32>, i32
 }
 
-// Only the reduced value is used: the scan stays (a scanomap keeps at least one scanned value), the map-out goes.
+// Only the reduced value is used: no scan at all, a redomap of the reduction part (and the map-out goes).
 // CHECK-LABEL: func.func @scanomap_reduce_used
-// CHECK:         %s, %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) reduce(%zero : i32) -> (tensor<?xi32>, i32)
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %r = soac.redomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%e1: i32, %e2: i32) {
+// CHECK-NEXT:      %g = arith.maxsi %e1, %e2 : i32
+// CHECK-NEXT:      soac.yield %g : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      soac.yield %x : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : i32
 func.func @scanomap_reduce_used(%n: index, %xs: tensor<?xi32>) -> i32 {
   %zero = arith.constant 0 : i32
   %s, %r, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) reduce(%zero : i32) -> (tensor<?xi32>, i32, tensor<?xi32>) combine(%a1: i32, %a2: i32) {
@@ -266,4 +273,23 @@ func.func @iota_of_another_width(%n: index, %m: index, %xs: tensor<?xi32>) -> te
     soac.yield %y : i32
   }
   func.return %zs : tensor<?xi32>
+}
+
+// Only a map-out of a scanomap without a reduction part is used: a map.
+// CHECK-LABEL: func.func @scanomap_map_out_used
+// CHECK-NEXT:    %m = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+// CHECK-NEXT:      %d = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %d : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %m : tensor<?xi32>
+func.func @scanomap_map_out_used(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %zero = arith.constant 0 : i32
+  %s, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a1: i32, %a2: i32) {
+    %c = arith.addi %a1, %a2 : i32
+    soac.yield %c : i32
+  } lambda(%x: i32) {
+    %d = arith.muli %x, %x : i32
+    soac.yield %x, %d : i32, i32
+  }
+  func.return %m : tensor<?xi32>
 }
