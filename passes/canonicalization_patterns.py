@@ -26,7 +26,8 @@ A scan loses unused parts the same way. A redomap loses unused reduction parts, 
 map-outs and ignored inputs as a map does; a scanomap loses unused map-outs, reduction
 parts (all of its reduction part when none is used), post results, and the scanned values
 that nothing reads any more, and becomes a redomap (or a map) when nothing reads its scan.
-Reads at the index of an `iota` of a map's width become inputs of the map (FU-49). Ops
+Reads at the index of an `iota` of a map's width become inputs of the map (FU-49), and a
+slice of a map's result becomes a map of slices of its inputs (FU-45/47). Ops
 whose results are all unused are left to dead code elimination.
 """
 
@@ -36,6 +37,8 @@ from collections.abc import Sequence
 
 from soac import dialect as soac
 from soac.types import row_type
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -256,6 +259,17 @@ def _has_rows(array: SSAValue, width: SSAValue) -> bool:
     return isinstance(owner, _ROWS_OF_WIDTH) and owner.width is width and row_type(array.type) is not None
 
 
+def _rows_known(array: SSAValue, width: SSAValue) -> bool:
+    """Whether `array` provably has `width` rows: `_has_rows`, or `width` is `tensor.dim array, 0`."""
+    if _has_rows(array, width):
+        return True
+    dim = width.owner
+    if not isinstance(dim, tensor.DimOp) or dim.source is not array:
+        return False
+    index = dim.index.owner
+    return isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr) and index.value.value.data == 0
+
+
 class IotaIndexingToMapInput(RewritePattern):
     """Rows read by the iota index become map inputs (Futhark's FU-49), so that fusion sees them:
 
@@ -320,3 +334,37 @@ def _without_scan(op: soac.ScanomapOp, rewriter: PatternRewriter, unused: set[in
     else:
         new = soac.MapOp(op.width, op.inputs, types, body)
     _replace(rewriter, op, new, rest)
+
+
+class SliceOfMapToMapOfSlices(RewritePattern):
+    """A slice of a map's only result, used nowhere else, becomes a map of slices of its inputs (FU-45/47), so that
+    only the rows kept are computed and soac-fuse can fuse the map with its consumers of the slice's width. The
+    inputs must provably have the map's width as their row count (else the map's size check would be lost):
+
+        %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) { ... }
+        %s = soac.slice %a[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+      becomes
+        %xs_s = soac.slice %xs[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+        %w = arith.subi %hi, %lo : index
+        %s = soac.map %w (%xs_s : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) { ... }
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.SliceOp, rewriter: PatternRewriter) -> None:
+        producer = op.array.owner
+        if not isinstance(producer, soac.MapOp) or len(producer.outs) != 1 or not op.array.has_one_use():
+            return
+        # The map checks that its inputs have `width` rows; the slices of them would not, so that must be known.
+        if not producer.inputs or not all(_rows_known(x, producer.width) for x in producer.inputs):
+            return
+        slices = [soac.SliceOp(x, op.start, op.end) for x in producer.inputs]
+        for new_slice, x in zip(slices, producer.inputs):
+            new_slice.location = op.location
+            new_slice.result.name_hint = f"{x.name_hint or 'input'}_rows"
+        width = arith.SubiOp(op.end, op.start)
+        width.result.name_hint = "rows"
+        new = soac.MapOp(width, [x.result for x in slices], [op.result.type], producer.body.clone())
+        new.location = producer.location
+        new.outs[0].name_hint = op.result.name_hint
+        rewriter.replace(op, [*slices, width, new], [new.outs[0]])
+        rewriter.erase(producer)

@@ -270,6 +270,14 @@ class MapCanonicalization(HasCanonicalizationPatternsTrait):
         return (RemoveUnusedMapParts(), IotaIndexingToMapInput())
 
 
+class SliceCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from soac.passes.canonicalization_patterns import SliceOfMapToMapOfSlices
+
+        return (SliceOfMapToMapOfSlices(),)
+
+
 class ReduceCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -1024,7 +1032,7 @@ class SliceOp(IRDLOperation):
     end = operand_def(IndexType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), SliceCanonicalization())
     assembly_format = "$array `[` $start `:` $end `]` attr-dict `:` type($array) `->` type($result)"
 
     def __init__(self, array: SSAValue | Operation, start: SSAValue | Operation, end: SSAValue | Operation):

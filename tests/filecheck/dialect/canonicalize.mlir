@@ -238,7 +238,7 @@ func.func @scanomap_reduce_used(%n: index, %xs: tensor<?xi32>) -> i32 {
 }
 
 // FU-49 tabulate1: reading %ys at the iota index becomes an input of the map (%ys has %n rows: a map of
-// width %n made it), which lets soac-fuse fuse the two maps (tests/filecheck/passes/soac-fuse/iota-indexing.mlir).
+// width %n made it), which lets soac-fuse fuse the two maps (tests/filecheck/passes/soac-fuse/after-canonicalize.mlir).
 // %xs (an argument, of unknown length) stays indexed.
 // CHECK-LABEL: func.func @fu49
 // CHECK:         %zs = soac.map %n (%io, %ys : tensor<?xindex>, tensor<?xi32>) -> tensor<?xi32> lambda(%{{.*}}: index, %y: i32) {
@@ -292,4 +292,46 @@ func.func @scanomap_map_out_used(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32>
     soac.yield %x, %d : i32, i32
   }
   func.return %m : tensor<?xi32>
+}
+
+// A slice of a map's only result: a map of the slices of its inputs, over the slice's rows only. The width
+// of %xs is its own length, so the map's size check is not lost.
+// CHECK-LABEL: func.func @slice_of_map
+// CHECK-NEXT:    %xs_rows = soac.slice %xs[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+// CHECK-NEXT:    %rows = arith.subi %hi, %lo : index
+// CHECK-NEXT:    %s = soac.map %rows (%xs_rows : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+// CHECK-NEXT:      %y = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %y : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s : tensor<?xi32>
+func.func @slice_of_map(%lo: index, %hi: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %y = arith.muli %x, %x : i32
+    soac.yield %y : i32
+  }
+  %s = soac.slice %a[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+  func.return %s : tensor<?xi32>
+}
+
+// The map's width is an argument: %xs may have other than %n rows, which the map reports; the slice stays.
+// Also when the map's result has another use.
+// CHECK-LABEL: func.func @slice_of_map_kept
+// CHECK:         %a = soac.map %n (%xs : tensor<?xi32>)
+// CHECK:         %s = soac.slice %a[%lo : %hi]
+// CHECK:         %b = soac.map %m (%ys : tensor<?xi32>)
+// CHECK:         %t = soac.slice %b[%lo : %hi]
+func.func @slice_of_map_kept(%n: index, %lo: index, %hi: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %a = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    soac.yield %x : i32
+  }
+  %s = soac.slice %a[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+  %m = tensor.dim %ys, %c0 : tensor<?xi32>
+  %b = soac.map %m (%ys : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    soac.yield %x : i32
+  }
+  %t = soac.slice %b[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+  func.return %s, %t, %b : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>
 }
