@@ -314,7 +314,7 @@ def _build_scan(  # noqa: C901
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if nvidia else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
-        look_back(kb, shared, t, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local)
+        look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
     barrier(kb)
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
@@ -432,109 +432,101 @@ def _flag(kb: KernelBuilder, flag: int) -> SSAValue:
     return kb.m.const(flag << 32, i64)
 
 
-def _look_back_serial(
-    kb: KernelBuilder,
-    body: ScanBody,
-    t: SSAValue,
-    tile: SSAValue,
-    stride: SSAValue,
-    has_prefix: SSAValue,
-    ready: SSAValue,
-    total: Values,
-    status: list[View],
-    prefix_local: list[SSAValue],
-) -> None:
-    """Work-item 0 publishes the tile's aggregate, walks back one predecessor at a time, publishes the inclusive prefix.
+@dataclass
+class _LookBack:
+    """What a tile's look-back needs: the published part of the scan, its tile (and the distance to the previous
+    one), whether it must walk back (`has_prefix`), whether its aggregate is already its inclusive prefix
+    (`ready`, published as such at once), its aggregate, the status words and the local slots for its prefix."""
 
-    `ready`: the aggregate is the inclusive prefix (published as such at once); `has_prefix`: the walk is needed.
-    """
-    zero = kb.m.c(0)
-    not_ready = kb.m.insert(arith.XOrIOp(ready, kb.m.const(1, i1)))
+    kb: KernelBuilder
+    body: ScanBody
+    tile: SSAValue
+    stride: SSAValue
+    has_prefix: SSAValue
+    ready: SSAValue
+    total: Values
+    status: list[View]
+    prefix_local: list[SSAValue]
+
+    def publish_aggregate(self) -> None:
+        flag = self.kb.m.insert(arith.SelectOp(self.ready, _flag(self.kb, 2), _flag(self.kb, 1)))
+        _publish(self.kb, flag, self.total, self.status, self.tile)
+
+    def finish(self, prefix: Values) -> None:
+        """Publish the inclusive prefix (unless the aggregate already was it) and keep `prefix` for the group."""
+        kb = self.kb
+        not_ready = kb.m.insert(arith.XOrIOp(self.ready, kb.m.const(1, i1)))
+        inclusive = self.body.combine(prefix, self.total)
+        kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), inclusive, self.status, self.tile))
+        for value, local in zip(prefix, self.prefix_local):
+            lstore(kb, value, local, kb.m.c(0))
+
+
+def _look_back_serial(lb: _LookBack, t: SSAValue) -> None:
+    """Work-item 0 publishes the tile's aggregate, walks back one predecessor at a time, publishes the inclusive prefix."""
+    kb, body = lb.kb, lb.body
+
+    def walk() -> None:
+        def step(state: Values) -> tuple[SSAValue, Values]:
+            position, *prefix = state
+            words = ix.spin_status(kb, lb.status, position)
+            values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
+            prefix = body.combine(values, prefix)
+            inclusive = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
+            go_on = kb.m.insert(arith.XOrIOp(inclusive, kb.m.const(1, i1)))
+            return go_on, [kb.m.sub(position, lb.stride), *prefix]
+
+        names = ["position", *("prefix" for _ in lb.total)]
+        _, *prefix = while_loop(kb, [kb.m.sub(lb.tile, lb.stride), *body.neutral()], names, step)
+        lb.finish(prefix)
 
     def leader() -> None:
-        flag = kb.m.insert(arith.SelectOp(ready, _flag(kb, 2), _flag(kb, 1)))
-        _publish(kb, flag, total, status, tile)
+        lb.publish_aggregate()
+        kb.if_then(lb.has_prefix, walk)
 
-        def walk() -> None:
-            def step(state: Values) -> tuple[SSAValue, Values]:
-                position, *prefix = state
-                words = ix.spin_status(kb, status, position)
-                values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
-                prefix = body.combine(values, prefix)
-                inclusive = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
-                go_on = kb.m.insert(arith.XOrIOp(inclusive, kb.m.const(1, i1)))
-                return go_on, [kb.m.sub(position, stride), *prefix]
-
-            _, *prefix = while_loop(kb, [kb.m.sub(tile, stride), *body.neutral()], ["position", *("prefix" for _ in total)], step)
-            kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile))
-            for value, local in zip(prefix, prefix_local):
-                lstore(kb, value, local, zero)
-
-        kb.if_then(has_prefix, walk)
-
-    kb.if_then(kb.m.eq(t, zero), leader)
+    kb.if_then(kb.m.eq(t, kb.m.c(0)), leader)
 
 
-def _look_back_warp(
-    kb: KernelBuilder,
-    body: ScanBody,
-    t: SSAValue,
-    tile: SSAValue,
-    stride: SSAValue,
-    has_prefix: SSAValue,
-    ready: SSAValue,
-    total: Values,
-    status: list[View],
-    prefix_local: list[SSAValue],
-) -> None:
-    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window);
-    `ready` and `has_prefix` as for `_look_back_serial`."""
+def _look_back_warp(lb: _LookBack, t: SSAValue) -> None:
+    """Warp 0 looks back over 32 predecessors per step (ballot to find the nearest P, shuffles to reduce the window)."""
+    kb, body = lb.kb, lb.body
     zero = kb.m.c(0)
     lane, warp = _lane_and_warp(kb, t)
     is_lane0 = kb.m.eq(lane, zero)
-    not_ready = kb.m.insert(arith.XOrIOp(ready, kb.m.const(1, i1)))
+
+    def step(state: Values) -> tuple[SSAValue, Values]:
+        position, *prefix = state
+        valid = cmp(kb, position, zero, "sge", "valid")
+        inclusive_neutral = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, v), _flag(kb, 2))) for v in body.neutral()]
+        words = kb.if_values(
+            valid,
+            [i64] * len(lb.total),
+            lambda: ix.spin_status(kb, lb.status, position, nvidia=True),
+            lambda: inclusive_neutral,
+        )
+        values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
+        is_p = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
+        votes = ix.ballot(kb, is_p)
+        nearest = ix.lowest_set_bit(kb, votes)
+        values = select(kb, cmp(kb, lane, nearest, "ule"), values, body.neutral())
+        step_size = 1
+        while step_size < WARP:
+            other = [ix.shuffle(kb, "down", v, kb.m.c(step_size)) for v in values]
+            inside = cmp(kb, kb.m.add(lane, kb.m.c(step_size)), kb.m.c(WARP), "ult")
+            values = select(kb, inside, body.combine(other, values), values)
+            step_size *= 2
+        window = [ix.shuffle(kb, "idx", v, zero) for v in values]
+        prefix = body.combine(window, prefix)
+        go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
+        return go_on, [kb.m.sub(position, kb.m.mul(lb.stride, kb.m.c(WARP))), *prefix]
+
+    def walk() -> None:
+        start = kb.m.sub(lb.tile, kb.m.mul(lb.stride, kb.m.add(lane, kb.m.c(1))), "position")
+        _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in lb.total)], step)
+        kb.if_then(is_lane0, lambda: lb.finish(prefix))
 
     def warp0() -> None:
-        flag = kb.m.insert(arith.SelectOp(ready, _flag(kb, 2), _flag(kb, 1)))
-        kb.if_then(is_lane0, lambda: _publish(kb, flag, total, status, tile))
-
-        def walk() -> None:
-            def step(state: Values) -> tuple[SSAValue, Values]:
-                position, *prefix = state
-                valid = cmp(kb, position, zero, "sge", "valid")
-                inclusive_neutral = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, v), _flag(kb, 2))) for v in body.neutral()]
-                words = kb.if_values(
-                    valid,
-                    [i64] * len(total),
-                    lambda: ix.spin_status(kb, status, position, nvidia=True),
-                    lambda: inclusive_neutral,
-                )
-                values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
-                is_p = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
-                votes = ix.ballot(kb, is_p)
-                nearest = ix.lowest_set_bit(kb, votes)
-                values = select(kb, cmp(kb, lane, nearest, "ule"), values, body.neutral())
-                step_size = 1
-                while step_size < WARP:
-                    other = [ix.shuffle(kb, "down", v, kb.m.c(step_size)) for v in values]
-                    inside = cmp(kb, kb.m.add(lane, kb.m.c(step_size)), kb.m.c(WARP), "ult")
-                    values = select(kb, inside, body.combine(other, values), values)
-                    step_size *= 2
-                window = [ix.shuffle(kb, "idx", v, zero) for v in values]
-                prefix = body.combine(window, prefix)
-                go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
-                return go_on, [kb.m.sub(position, kb.m.mul(stride, kb.m.c(WARP))), *prefix]
-
-            start = kb.m.sub(tile, kb.m.mul(stride, kb.m.add(lane, kb.m.c(1))), "position")
-            _, *prefix = while_loop(kb, [start, *body.neutral()], ["position", *("prefix" for _ in total)], step)
-
-            def publish() -> None:
-                kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), body.combine(prefix, total), status, tile))
-                for value, local in zip(prefix, prefix_local):
-                    lstore(kb, value, local, zero)
-
-            kb.if_then(is_lane0, publish)
-
-        kb.if_then(has_prefix, walk)
+        kb.if_then(is_lane0, lb.publish_aggregate)
+        kb.if_then(lb.has_prefix, walk)
 
     kb.if_then(kb.m.eq(warp, zero), warp0)

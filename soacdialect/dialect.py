@@ -18,6 +18,7 @@ arrays out ("tuples of arrays"), and lambdas as single-block regions ending in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Self
 
 from soac.syntax import (
@@ -262,44 +263,21 @@ class YieldOp(AbstractYieldOperation[Attribute]):
 # ---------------------------------------------------------------------------
 
 
-class MapCanonicalization(HasCanonicalizationPatternsTrait):
+@dataclass(frozen=True)
+class Canonicalization(HasCanonicalizationPatternsTrait):
+    """The op's patterns, named in `soac.passes.canonicalization_patterns` (imported when `canonicalize` asks for
+    them: the passes import this module)."""
+
+    patterns: tuple[str, ...] = ()
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        from soac.passes import canonicalization_patterns
+
+        return tuple(getattr(canonicalization_patterns, name)() for name in self.patterns)
+
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import IotaIndexingToMapInput, RemoveUnusedMapParts
-
-        return (RemoveUnusedMapParts(), IotaIndexingToMapInput())
-
-
-class SliceCanonicalization(HasCanonicalizationPatternsTrait):
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import SliceOfMapToMapOfSlices
-
-        return (SliceOfMapToMapOfSlices(),)
-
-
-class ReduceCanonicalization(HasCanonicalizationPatternsTrait):
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import RemoveUnusedReduceParts
-
-        return (RemoveUnusedReduceParts(),)
-
-
-class ScanomapCanonicalization(HasCanonicalizationPatternsTrait):
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import RemoveUnusedScanomapParts
-
-        return (RemoveUnusedScanomapParts(),)
-
-
-class RedomapCanonicalization(HasCanonicalizationPatternsTrait):
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from soac.passes.canonicalization_patterns import RemoveUnusedRedomapParts
-
-        return (RemoveUnusedRedomapParts(),)
+        return ()
 
 
 @irdl_op_definition
@@ -316,7 +294,11 @@ class MapOp(IRDLOperation):
     outs = var_result_def(TensorType)
     body = region_def("single_block")
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), MapCanonicalization())
+    traits = traits_def(
+        RecursiveMemoryEffect(),
+        SingleBlockImplicitTerminator(YieldOp),
+        Canonicalization(("RemoveUnusedMapParts", "IotaIndexingToMapInput")),
+    )
 
     def __init__(
         self,
@@ -444,7 +426,9 @@ class ReduceOp(_CombiningOp):
     commutative = opt_prop_def(UnitAttr)
     combine = region_def("single_block")
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ReduceCanonicalization())
+    traits = traits_def(
+        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedReduceParts",))
+    )
 
     def __init__(
         self,
@@ -475,7 +459,9 @@ class ScanOp(_CombiningOp):
 
     combine = region_def("single_block")
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ReduceCanonicalization())
+    traits = traits_def(
+        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedReduceParts",))
+    )
 
     def __init__(
         self,
@@ -515,7 +501,9 @@ class RedomapOp(_CombiningOp):
     combine = region_def("single_block")
     body = region_def("single_block")
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), RedomapCanonicalization())
+    traits = traits_def(
+        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedRedomapParts",))
+    )
 
     def __init__(
         self,
@@ -569,7 +557,9 @@ class ScanomapOp(_CombiningOp):
     HAS_POST: ClassVar[bool] = True
     HAS_REDUCE: ClassVar[bool] = True
 
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), ScanomapCanonicalization())
+    traits = traits_def(
+        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedScanomapParts",))
+    )
 
     # Redeclared so that the reduce neutral elements come last among the operands.
     width = operand_def(IndexType)
@@ -1032,7 +1022,7 @@ class SliceOp(IRDLOperation):
     end = operand_def(IndexType)
     result = result_def(TensorType)
 
-    traits = traits_def(Pure(), SliceCanonicalization())
+    traits = traits_def(Pure(), Canonicalization(("SliceOfMapToMapOfSlices",)))
     assembly_format = "$array `[` $start `:` $end `]` attr-dict `:` type($array) `->` type($result)"
 
     def __init__(self, array: SSAValue | Operation, start: SSAValue | Operation, end: SSAValue | Operation):
