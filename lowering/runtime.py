@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 from soac.interpreter.errors import SoacRuntimeError
-from soac.lowering import kernel_dialect as kd
-from soac.lowering.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
-from soac.lowering.opencl_emitter import opencl_source
+from soac.lowering import kernel as kd
+from soac.lowering.conversion.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
+from soac.lowering.opencl.emitter import opencl_source
 from soac.types import numpy_dtype
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
@@ -589,7 +589,7 @@ def lower_module(
     """A lowered copy of `module` (the module itself if it has no soac ops); `contiguous`: see `SoacToKernelPass`."""
     if not any(op.dialect_name() == "soac" for op in module.walk()):
         return module
-    from soac.lowering.soac_to_kernel import SoacToKernelPass
+    from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
     lowered = module.clone()
     SoacToKernelPass(group_size=group_size, max_groups=max_groups, scan=scan, contiguous=contiguous).apply(Context(), lowered)

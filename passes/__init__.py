@@ -19,7 +19,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return SoacFlattenPass
 
     def get_soac_to_kernel() -> type[ModulePass]:
-        from soac.lowering.soac_to_kernel import SoacToKernelPass
+        from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
         return SoacToKernelPass
 

@@ -38,18 +38,17 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from soac.dialect import Level, MapOp, ReplicateOp, TransposeOp
+from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_hoistable, used_after
+from soac.passes.flatten_nest import Bound, KernelBody, Nest
+from soac.passes.flatten_segops import Combining, combine_region, segcombine
 from xdsl.builder import Builder
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from .flatten_analysis import COMBINING, contains_soac, is_cheap, is_hoistable, used_after
-from .flatten_nest import Bound, KernelBody, Nest
-from .flatten_segops import Combining, combine_region, segcombine
-
 if TYPE_CHECKING:
-    from .flatten_versions import Flattener
+    from soac.passes.flatten_versions import Flattener
 
 Handler = Callable[[], None]
 

@@ -28,11 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from soac.dialect import IndexOp, Level, SegmapOp, YieldOp
+from soac.passes.flatten_analysis import defined_in, free_values
 from soac.types import array_of_rank
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-
-from .flatten_analysis import defined_in, free_values
 
 INDEX_NAMES = ("i", "j", "k", "l")
 

@@ -24,11 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac.dialect import Level, MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp, SegmapOp, SegredOp, SegscanOp
+from soac.passes.flatten_analysis import region_free_values
+from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.types import array_of
 from xdsl.ir import Operation, Region, SSAValue
-
-from .flatten_analysis import region_free_values
-from .flatten_nest import Bound, KernelBody, Nest
 
 Combining = ReduceOp | ScanOp | RedomapOp | ScanomapOp
 

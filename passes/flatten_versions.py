@@ -32,16 +32,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from soac.dialect import Level, MapOp, ScatterOp, ThresholdOp
+from soac.passes.flatten_analysis import COMBINING, SOACS, worth_versions
+from soac.passes.flatten_distribute import Distributor
+from soac.passes.flatten_nest import KernelBody, Nest
+from soac.passes.flatten_segops import combine_region, segcombine
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-
-from .flatten_analysis import COMBINING, SOACS, worth_versions
-from .flatten_distribute import Distributor
-from .flatten_nest import KernelBody, Nest
-from .flatten_segops import combine_region, segcombine
 
 Mode = Literal["incremental", "moderate", "full"]
 

@@ -28,12 +28,11 @@ becomes
 from __future__ import annotations
 
 from soac.dialect import ScatterOp
+from soac.passes.fuse_vertical import input_operands, replace_pair
+from soac.passes.fusion_graph import BlockGraph
+from soac.passes.screma import SCREMA_OPS, as_screma
+from soac.passes.screma_merge import Fused, merge_scatters, merge_scremas
 from xdsl.ir import Operation, SSAValue
-
-from .fuse_vertical import input_operands, replace_pair
-from .fusion_graph import BlockGraph
-from .screma import SCREMA_OPS, as_screma
-from .screma_merge import Fused, merge_scatters, merge_scremas
 
 
 def inputs_of(op: Operation) -> list[SSAValue]:

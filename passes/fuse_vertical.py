@@ -34,11 +34,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac.dialect import MapOp, ScatterOp
+from soac.passes.fusion_graph import BlockGraph, free_values
+from soac.passes.screma import SCREMA_OPS, Screma, as_screma
+from soac.passes.screma_merge import Fused, fuse_into_post, fuse_into_scatter, merge_scremas
 from xdsl.ir import Operation, SSAValue
-
-from .fusion_graph import BlockGraph, free_values
-from .screma import SCREMA_OPS, Screma, as_screma
-from .screma_merge import Fused, fuse_into_post, fuse_into_scatter, merge_scremas
 
 
 def input_operands(op: Operation) -> tuple[int, int]:

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac.dialect import ScatterOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-
-from .screma import (
+from soac.passes.screma import (
     Combining,
     InputList,
     Screma,
@@ -25,6 +23,7 @@ from .screma import (
     reduce_operator,
     scan_operator,
 )
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 Fused = tuple[Operation, dict[SSAValue, SSAValue]]
 

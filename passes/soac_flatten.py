@@ -37,6 +37,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from soac.dialect import Level, MapOp
+from soac.passes.flatten_analysis import in_lambda
+from soac.passes.flatten_distribute import Distributor
+from soac.passes.flatten_nest import Bound, KernelBody, Nest
+from soac.passes.flatten_versions import Flattener, Mode
+from soac.passes.split_scan_reduce import split_scan_reductions
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -44,12 +49,6 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
-
-from .flatten_analysis import in_lambda
-from .flatten_distribute import Distributor
-from .flatten_nest import Bound, KernelBody, Nest
-from .flatten_versions import Flattener, Mode
-from .split_scan_reduce import split_scan_reductions
 
 
 @dataclass

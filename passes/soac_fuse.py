@@ -24,15 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from soac.passes.fuse_horizontal import inputs_of, is_fusible, try_fuse_horizontal
+from soac.passes.fuse_vertical import try_fuse_vertical
+from soac.passes.fusion_graph import BlockGraph
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
-
-from .fuse_horizontal import inputs_of, is_fusible, try_fuse_horizontal
-from .fuse_vertical import try_fuse_vertical
-from .fusion_graph import BlockGraph
 
 
 @dataclass

@@ -12,7 +12,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         return Soac
 
     def get_kernel() -> Dialect:
-        from soac.lowering.kernel_dialect import Kernel
+        from soac.lowering.kernel import Kernel
 
         return Kernel
 

@@ -7,7 +7,7 @@ from xdsl.utils.target import Target
 
 def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
     def get_opencl() -> type[Target]:
-        from soac.lowering.opencl_emitter import OpenCLTarget
+        from soac.lowering.opencl.emitter import OpenCLTarget
 
         return OpenCLTarget
 

@@ -20,7 +20,7 @@ import pytest
 from soac.context import make_context
 from soac.dialect import Level, SegmapOp
 from soac.interpreter import run_function as interpret
-from soac.lowering.kernel_builder import LoweringError
+from soac.lowering.conversion.kernel_builder import LoweringError
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes.soac_flatten import SoacFlattenPass

@@ -6,7 +6,7 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from soac.lowering import runtime
-from soac.lowering.kernel_dialect import Kernel
+from soac.lowering.kernel import Kernel
 from soac.lowering.runtime import (
     AllocationError,
     OpenCLBuildError,

@@ -19,8 +19,8 @@ import pytest
 from soac.context import make_context
 from soac.interpreter import SoacRuntimeError
 from soac.interpreter import run_function as interpret
-from soac.lowering import kernel_dialect as kd
-from soac.lowering.opencl_emitter import opencl_source
+from soac.lowering import kernel as kd
+from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import OpenCLRuntimeError, Program, ProgramError, compile_module, lower_module
 from soac.parsing import parse_module
 from xdsl.dialects.builtin import ModuleOp

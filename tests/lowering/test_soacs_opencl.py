@@ -348,7 +348,7 @@ func.func @f(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
 
 def test_min_max_of_a_value_with_itself(differential, parse, rng):
     """`max(x, x)` prints as `x`: the C compiler would warn about the self-comparison of `x > x ? x : x`."""
-    from soac.lowering.opencl_emitter import opencl_source
+    from soac.lowering.opencl.emitter import opencl_source
     from soac.lowering.runtime import lower_module
 
     differential(SELF_MIN_MAX, "f", [np.int64(37), rng.integers(-100, 100, 37).astype(np.int32)])

@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from soac.lowering import chunked_scan, lookback_scan, reductions
-from soac.lowering.opencl_emitter import opencl_source
+from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for
+from soac.lowering.strategies import chunked_scan, lookback_scan, reductions
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -420,9 +420,9 @@ def test_grid_stride_layouts(parse, rng, monkeypatch, align: int, contiguous: bo
     small work-groups, few of them and odd sizes) and over the grid-stride loop give the interpreter's results;
     the map's integer max/min print as conditionals (signed and unsigned)."""
     from soac.interpreter import run_function as interpret
-    from soac.lowering import parallel_ops
+    from soac.lowering.strategies import maps
 
-    monkeypatch.setattr(parallel_ops, "CHUNK_ALIGN", align)
+    monkeypatch.setattr(maps, "CHUNK_ALIGN", align)
     module = parse(GRID_STRIDE)
     program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous)
     assert ("i < hi; i++" in program.source) == contiguous

@@ -32,11 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.kernel_dialect import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
-from soac.lowering.reductions import is_commutative
-from soac.lowering.sequential import Inliner
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
+from soac.lowering.strategies.reductions import is_commutative
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
@@ -46,12 +46,12 @@ SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
 
 def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
     """A group-level segmap with thread-level segops in its lambda as a work-group per element; others as before."""
-    from soac.lowering import parallel_ops
+    from soac.lowering.strategies import maps
 
     if op.level.data == soac.Level.GROUP and any(_shareable(inner) for inner in op.body.block.ops):
         GroupSegmap(lw, op).lower()
     else:
-        parallel_ops.lower_segmap(lw, op)
+        maps.lower_segmap(lw, op)
 
 
 def _shareable(op: Operation) -> bool:

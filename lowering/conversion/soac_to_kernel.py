@@ -51,7 +51,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import (
+from soac.lowering.conversion.kernel_builder import (
     SLICE_PROBLEM,
     ConstantPool,
     ErrorCodes,
@@ -66,7 +66,7 @@ from soac.lowering.kernel_builder import (
     index_problem,
     shape_problem,
 )
-from soac.lowering.kernel_dialect import (
+from soac.lowering.kernel import (
     ERROR_VALUES,
     AssertOp,
     CheckEqOp,
@@ -218,7 +218,7 @@ class HostLowering:
         self.kernels.append(kb.finish(global_size, local_size))
 
     def alloc(self, element: Attribute, dims: Sequence[SSAValue], name: str | None = None) -> HostArray:
-        from soac.lowering.kernel_dialect import AllocOp
+        from soac.lowering.kernel import AllocOp
 
         size = self.m.product(dims)
         buffer = self.m.insert(AllocOp(size, element), name)
@@ -379,22 +379,22 @@ class HostLowering:
 
 
 def _strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
-    from soac.lowering import intragroup, parallel_ops, reductions
+    from soac.lowering.strategies import intragroup, maps, reductions
 
     return {
-        soac.MapOp: parallel_ops.lower_map,
-        soac.ScatterOp: parallel_ops.lower_scatter,
-        soac.IotaOp: parallel_ops.lower_iota,
-        soac.ReplicateOp: parallel_ops.lower_replicate,
-        soac.TransposeOp: parallel_ops.lower_transpose,
+        soac.MapOp: maps.lower_map,
+        soac.ScatterOp: maps.lower_scatter,
+        soac.IotaOp: maps.lower_iota,
+        soac.ReplicateOp: maps.lower_replicate,
+        soac.TransposeOp: maps.lower_transpose,
         soac.SegmapOp: intragroup.lower_segmap,
         soac.SegredOp: reductions.lower_segred,
         soac.SegscanOp: reductions.lower_segscan,
-        soac.IndexOp: parallel_ops.lower_index,
-        soac.SliceOp: parallel_ops.lower_slice,
-        soac.UpdateOp: parallel_ops.lower_update,
-        tensor.ExtractOp: parallel_ops.lower_extract,
-        tensor.InsertOp: parallel_ops.lower_insert,
+        soac.IndexOp: maps.lower_index,
+        soac.SliceOp: maps.lower_slice,
+        soac.UpdateOp: maps.lower_update,
+        tensor.ExtractOp: maps.lower_extract,
+        tensor.InsertOp: maps.lower_insert,
         soac.ReduceOp: reductions.lower_reduce,
         soac.RedomapOp: reductions.lower_reduce,
         soac.ScanOp: reductions.lower_scan,

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from soac.lowering.kernel_dialect import (
+from soac.lowering.kernel import (
     AllocOp,
     BufferType,
     DeviceAssertOp,

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View
-from soac.lowering.kernel_dialect import ReadOp
-from soac.lowering.sequential import Inliner
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import ReadOp
 from xdsl.ir import SSAValue
 
 CHUNK_MIN = 4096

@@ -33,11 +33,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from soac import dialect as soac
-from soac.lowering import intrinsics as ix
-from soac.lowering import reductions as rd
-from soac.lowering.kernel_builder import HostArray, View
-from soac.lowering.sequential import Inliner
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.kernel_builder import HostArray, View
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.strategies import reductions as rd
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 

@@ -40,10 +40,10 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from soac.lowering import intrinsics as ix
-from soac.lowering.kernel_builder import HostArray, KernelBuilder, View, building_at
-from soac.lowering.kernel_dialect import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -336,7 +336,7 @@ def _build_scan(  # noqa: C901
 
 
 def _init_kernel(lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray) -> None:
-    from soac.lowering.parallel_ops import grid_stride
+    from soac.lowering.strategies.maps import grid_stride
 
     kb = lw.kernel("scan_init")
     views = [kb.array(s) for s in status]

@@ -31,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.chunked_scan import CHUNK_ALIGN
-from soac.lowering.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.kernel_dialect import CopyOp, GlobalSizeOp, ReadOp, WriteOp
-from soac.lowering.sequential import Inliner, _cast_index, _to_index, scatter_check
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
+from soac.lowering.conversion.sequential import Inliner, _cast_index, _to_index, scatter_check
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
+from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.kernel_builder import (
+from soac.lowering.conversion.kernel_builder import (
     DIVISION_PROBLEM,
     DIVISIONS,
     SCATTER_PROBLEM,
@@ -40,7 +40,7 @@ from soac.lowering.kernel_builder import (
     tensor_element,
     width_problem,
 )
-from soac.lowering.kernel_dialect import ERROR_VALUES
+from soac.lowering.kernel import ERROR_VALUES
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType

@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from typing import Self
 
-from soac.lowering.kernel_builder import KernelBuilder, View
+from soac.lowering.conversion.kernel_builder import KernelBuilder, View
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, StringAttr, i32, i64
 from xdsl.ir import Attribute, SSAValue
@@ -42,7 +42,7 @@ class InlineCOp(IRDLOperation):
 
     def emit_c(self, printer: object) -> None:
         """Print the fragment with `printer` (an `opencl_emitter.KernelPrinter`)."""
-        from soac.lowering.opencl_emitter import c_type
+        from soac.lowering.opencl.emitter import c_type
 
         text = self.code.data
         for k, result in enumerate(self.outs):
@@ -157,7 +157,7 @@ def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, nvi
 
 def vector_load(kb: KernelBuilder, view: View, index: SSAValue, width: int) -> list[SSAValue]:
     """`width` consecutive elements from `view[index]` (16-byte aligned) in one vector load."""
-    from soac.lowering.opencl_emitter import storage_type
+    from soac.lowering.opencl.emitter import storage_type
 
     ctype = storage_type(view.element)
     fields = "".join(f"\n{{r{k}}} = _v.s{k:x};" for k in range(width))
@@ -166,7 +166,7 @@ def vector_load(kb: KernelBuilder, view: View, index: SSAValue, width: int) -> l
 
 
 def vector_store(kb: KernelBuilder, values: Sequence[SSAValue], view: View, index: SSAValue) -> None:
-    from soac.lowering.opencl_emitter import storage_type
+    from soac.lowering.opencl.emitter import storage_type
 
     ctype = storage_type(view.element)
     width = len(values)

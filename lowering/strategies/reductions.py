@@ -41,10 +41,11 @@ import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering import chunked_scan, lookback_scan, segred_vector
-from soac.lowering import intrinsics as ix
-from soac.lowering.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
-from soac.lowering.kernel_dialect import (
+from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at, tensor_element
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import (
     BarrierOp,
     GlobalSizeOp,
     GroupIdOp,
@@ -53,8 +54,7 @@ from soac.lowering.kernel_dialect import (
     NumGroupsOp,
     ReadOp,
 )
-from soac.lowering.sequential import Inliner
-from soac.lowering.soac_to_kernel import HostLowering
+from soac.lowering.strategies import chunked_scan, lookback_scan, segred_vector
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, Region, SSAValue
@@ -87,12 +87,12 @@ class GroupCode:
 
     def load_locals(self, index: SSAValue) -> list[SSAValue]:
         m = self.kb.m
-        from soac.lowering.kernel_dialect import LoadOp
+        from soac.lowering.kernel import LoadOp
 
         return [m.insert(LoadOp(local, index)) for local in self.locals]
 
     def store_locals(self, values: Sequence[SSAValue], index: SSAValue) -> None:
-        from soac.lowering.kernel_dialect import StoreOp
+        from soac.lowering.kernel import StoreOp
 
         for value, local in zip(values, self.locals):
             self.kb.b.insert(StoreOp(value, local, index))

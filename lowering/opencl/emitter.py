@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import IO
 
-from soac.lowering import kernel_dialect as kd
+from soac.lowering import kernel as kd
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
@@ -505,7 +505,7 @@ class OpenCLTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if any(op.dialect_name() == "soac" for op in module.walk()):
-            from soac.lowering.soac_to_kernel import SoacToKernelPass
+            from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
             SoacToKernelPass().apply(ctx, module)
         emit_opencl(module, output)
