@@ -1,6 +1,6 @@
 """Check the fast kernels on a device against numpy at awkward sizes (run before timing on a new device).
 
-    python bench/check_kernels.py [--device nvidia] [--scan lookback-nvidia]
+    python bench/check_kernels.py [--device nvidia] [--scan lookback|reduce-then-scan|chunked]
 
 Covers map->scan and scan_scan (fused and unfused, the given scan strategy), sum,
 and the segmented reduction and scan at several segment lengths. Prints one

@@ -43,6 +43,7 @@ from soac.interpreter.errors import SoacRuntimeError
 from soac.lowering import kernel as kd
 from soac.lowering.conversion.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
 from soac.lowering.opencl.emitter import opencl_source
+from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
 from soac.types import numpy_dtype
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
@@ -584,26 +585,40 @@ def _scalar_arg(value: Any) -> Any:
 
 
 def lower_module(
-    module: ModuleOp, group_size: int = 256, max_groups: int = 1024, scan: str = "reduce-then-scan", contiguous: bool = False
+    module: ModuleOp,
+    group_size: int = 256,
+    max_groups: int = 1024,
+    scan: str = "",
+    contiguous: bool | None = None,
+    target: str = "generic",
 ) -> ModuleOp:
-    """A lowered copy of `module` (the module itself if it has no soac ops); `contiguous`: see `SoacToKernelPass`."""
+    """A lowered copy of `module` (the module itself if it has no soac ops); see `SoacToKernelPass` for the options
+    (`scan` and `contiguous` default to the target's)."""
     if not any(op.dialect_name() == "soac" for op in module.walk()):
         return module
     from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
     lowered = module.clone()
-    SoacToKernelPass(group_size=group_size, max_groups=max_groups, scan=scan, contiguous=contiguous).apply(Context(), lowered)
+    layout = "" if contiguous is None else ("contiguous" if contiguous else "strided")
+    SoacToKernelPass(target=target, group_size=group_size, max_groups=max_groups, scan=scan, layout=layout).apply(
+        Context(), lowered
+    )
     return lowered
 
 
-def scan_strategy_for(device: cl.Device) -> str:
-    """The device-wide scan for `device` ($SOAC_SCAN overrides): single-pass look-back on NVIDIA, `chunked` on CPUs
-    (one work-item per contiguous chunk; also used for reductions), reduce-then-scan elsewhere."""
-    if chosen := os.environ.get("SOAC_SCAN"):
-        return chosen
+def target_for(device: cl.Device) -> DeviceTarget:
+    """The target of `device` ($SOAC_TARGET overrides): `nvidia` on NVIDIA's platform, `cpu` on CPUs, else `generic`."""
+    if chosen := os.environ.get("SOAC_TARGET"):
+        return get_target(chosen)
     if "nvidia" in device.platform.name.lower():
-        return "lookback-nvidia"
-    return "chunked" if device.type & cl.device_type.CPU else "reduce-then-scan"
+        return TARGETS["nvidia"]
+    return TARGETS["cpu"] if device.type & cl.device_type.CPU else TARGETS["generic"]
+
+
+def scan_strategy_for(device: cl.Device) -> str:
+    """The device-wide scan for `device` ($SOAC_SCAN overrides): its target's (single-pass look-back on NVIDIA,
+    `chunked` on CPUs, which also takes reductions, reduce-then-scan elsewhere)."""
+    return os.environ.get("SOAC_SCAN") or target_for(device).scan
 
 
 def compile_module(
@@ -613,15 +628,18 @@ def compile_module(
     max_groups: int | None = None,
     scan: str | None = None,
     contiguous: bool | None = None,
+    target: str | None = None,
 ) -> Program:
-    """Lower `module` and build its kernels for a device (see `choose_device`); `scan` overrides `scan_strategy_for`,
-    `contiguous` (grid-stride kernels over contiguous ranges per work-item) the default: on for CPU devices."""
+    """Lower `module` and build its kernels for a device (see `choose_device`). `target` overrides `target_for`, `scan`
+    `scan_strategy_for`, `contiguous` (grid-stride kernels over contiguous ranges per work-item) the target's layout."""
     chosen = device if isinstance(device, cl.Device) else choose_device(device)
     is_cpu = bool(chosen.type & cl.device_type.CPU)
     group = group_size or (64 if is_cpu else 256)
     groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
-    layout = is_cpu if contiguous is None else contiguous
-    return Program(lower_module(module, group, groups, scan or scan_strategy_for(chosen), layout), chosen)
+    device_target = get_target(target) if target else target_for(chosen)
+    scan = scan or os.environ.get("SOAC_SCAN") or device_target.scan
+    lowered = lower_module(module, group, groups, scan, contiguous, device_target.name)
+    return Program(lowered, chosen)
 
 
 _COMPILED: dict[int, tuple[ModuleOp, Program]] = {}

@@ -34,9 +34,7 @@ After (abridged):
       kernel.return
     }
 
-The strategies for each SOAC live in `parallel_ops.py` (maps, scatter,
-segmented ops, array ops), `reductions.py` (reduce, redomap, scan, scanomap)
-and `intragroup.py` (group-level segmaps: a work-group per element).
+The strategies for each SOAC live in `lowering/strategies/`, one module each.
 
 The sizes of the arrays a lambda yields must be known on the host before the
 launch: host values, `tensor.dim` of arrays whose sizes the host knows (rows of
@@ -76,6 +74,7 @@ from soac.lowering.kernel import (
     ThresholdOp,
     global_buffer,
 )
+from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.passes.split_scan_reduce import split_scan_reductions
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -85,11 +84,13 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "lookback-nvidia", "chunked")
-"""Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: portable,
-needs forward progress of started work-groups; `lookback-nvidia`: warp shuffles through inline PTX; see
-`lowering/lookback_scan.py`), and `chunked` for CPUs (one work-item per contiguous chunk, also used for reduce and
-redomap; see `lowering/chunked_scan.py`). The runtime picks one per device (`runtime.scan_strategy_for`)."""
+SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "chunked")
+"""Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: needs
+forward progress of started work-groups; with warp shuffles on targets with sub-groups; see
+`strategies/lookback_scan.py`), and `chunked` for CPUs (one work-item per contiguous chunk, also used for reduce and
+redomap; see `strategies/chunked_scan.py`). Each target has its default (`opencl/target.py`)."""
+
+LAYOUTS = ("strided", "contiguous")
 
 
 def lowered_types(t: Attribute) -> list[Attribute]:
@@ -111,7 +112,9 @@ class HostLowering:
     scan_strategy: str
     pool: ConstantPool
     contiguous: bool = False
-    """Grid-stride kernels give each work-item a contiguous range of elements (CPU devices; see `parallel_ops`)."""
+    """Grid-stride kernels give each work-item a contiguous range of elements (CPU devices; see `strategies/maps.py`)."""
+    target: DeviceTarget = TARGETS["generic"]
+    """What the kernels may use (sub-group operations)."""
     env: dict[SSAValue, HValue] = field(default_factory=dict)
     counter: dict[str, int] = field(default_factory=dict)
     codes: ErrorCodes = field(default_factory=ErrorCodes)
@@ -129,8 +132,8 @@ class HostLowering:
 
     @property
     def nvidia(self) -> bool:
-        """Kernels may use NVIDIA's inline PTX (warp shuffles): the `lookback-nvidia` strategy says the device is one."""
-        return self.scan_strategy == "lookback-nvidia"
+        """Kernels may use warp shuffles and ballots: the target has sub-groups of 32 lanes."""
+        return self.target.subgroup_width >= 32
 
     def lookup(self, value: SSAValue) -> HValue:
         if (found := self.env.get(value)) is None:
@@ -571,6 +574,7 @@ def lower_function(
     scan_strategy: str,
     codes: ErrorCodes | None = None,
     contiguous: bool = False,
+    target: DeviceTarget = TARGETS["generic"],
 ) -> tuple[func.FuncOp, list[FuncOp]]:
     """The host function and the kernels that `op` lowers to; `codes` numbers the checks of a whole module."""
     source_type = op.function_type
@@ -587,6 +591,7 @@ def lower_function(
         scan_strategy,
         ConstantPool(block),
         contiguous,
+        target,
         codes=codes or ErrorCodes(),
     )
     body = FunctionLowering(lowering)
@@ -616,35 +621,45 @@ def _erase_dead_constants(block: Block) -> None:
 class SoacToKernelPass(ModulePass):
     """Lowers soac programs to the kernel dialect (host functions plus `kernel.func`s).
 
-    Options: `group-size` (work-group size, a power of two), `max-groups` (the
-    most work-groups of a grid-stride launch), `scan` (the device-wide scan
-    algorithm; `reduce-then-scan` works on every OpenCL device), `contiguous`
-    (grid-stride kernels give each work-item a contiguous range: for CPUs).
+    Options: `target` (`generic`, `nvidia` or `cpu`: what the kernels may use, see
+    `opencl/target.py`), `group-size` (work-group size, a power of two), `max-groups`
+    (the most work-groups of a grid-stride launch), `scan` (the device-wide scan
+    algorithm; empty: the target's), `layout` (`strided` or `contiguous` ranges per
+    work-item in grid-stride kernels; empty: the target's). The lowered module names
+    its target in its `kernel.target` attribute.
     """
 
     name = "soac-to-kernel"
 
+    target: str = "generic"
     group_size: int = 256
     max_groups: int = 1024
-    scan: str = "reduce-then-scan"
-    contiguous: bool = False
+    scan: str = ""
+    layout: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = get_target(self.target)
+        scan = self.scan or target.scan
+        layout = self.layout or ("contiguous" if target.contiguous else "strided")
         if self.group_size <= 0 or self.group_size & (self.group_size - 1):
             raise ValueError(f"soac-to-kernel: group-size must be a power of two, got {self.group_size}")
-        if self.scan not in SCAN_STRATEGIES:
-            raise ValueError(f"soac-to-kernel: scan must be one of {', '.join(SCAN_STRATEGIES)}, got '{self.scan}'")
+        if scan not in SCAN_STRATEGIES:
+            raise ValueError(f"soac-to-kernel: scan must be one of {', '.join(SCAN_STRATEGIES)}, got '{scan}'")
+        if layout not in LAYOUTS:
+            raise ValueError(f"soac-to-kernel: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'")
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
         split_scan_reductions(op)  # scanomaps with a reduction part: a scanomap and a redomap (no fused kernel yet)
         codes = ErrorCodes()
+        contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
-            new, kernels = lower_function(function, self.group_size, self.max_groups, self.scan, codes, self.contiguous)
+            new, kernels = lower_function(function, self.group_size, self.max_groups, scan, codes, contiguous, target)
             op.body.block.insert_ops_before([new, *kernels], function)
             function.detach()
             function.erase()
+        set_target_of_module(op, target)
 
 
 def _in_lambda(op: Operation) -> bool:

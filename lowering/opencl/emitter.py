@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from soac.lowering import kernel as kd
+from soac.lowering.opencl.target import TARGETS, DeviceTarget, target_of_module
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, UnitAttr, f32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -148,17 +150,12 @@ CMPI = {
 }
 CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
 CMPF_UNORDERED = {"ueq": "!=", "ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}
-BARRIER_FLAGS = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
-ATOMIC_FUNCTIONS = {
-    "add": "add",
-    "sub": "sub",
-    "min": "min",
-    "max": "max",
-    "and": "and",
-    "or": "or",
-    "xor": "xor",
-    "xchg": "xchg",
-}
+FENCE_FLAGS = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
+SPACES = {"local": "__local", "global": "__global"}
+UNSIGNED_ATOMICS = {"umin": "min", "umax": "max"}
+"""Atomics that OpenCL C spells as the signed ones on unsigned pointers."""
+EXTENDED_64_BIT_ATOMICS = ("min", "max", "umin", "umax", "and", "or", "xor")
+"""64-bit atomics of `cl_khr_int64_extended_atomics`; the others are `cl_khr_int64_base_atomics`."""
 
 
 class EmitError(Exception):
@@ -173,8 +170,10 @@ class _Loop:
 class KernelPrinter:
     """Prints one kernel function; names are unique per kernel."""
 
-    def __init__(self, out: IO[str]):
+    def __init__(self, out: IO[str], target: DeviceTarget = TARGETS["generic"]):
         self.out = out
+        self.target = target
+        self.op_printers = self._op_printers()
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
         self.indent = 1
@@ -234,38 +233,150 @@ class KernelPrinter:
         name = self.define(value)
         self.line(f"const {c_type(value.type)} {name} = {text};")
 
-    def print_op(self, op: Operation) -> None:  # noqa: C901
+    def print_op(self, op: Operation) -> None:
         if isinstance(op, arith.ConstantOp):
             return
-        if isinstance(op, kd._WorkItemQuery):  # pyright: ignore[reportPrivateUsage]
+        if (printer := self.op_printers.get(type(op))) is not None:
+            printer(op)
+        elif isinstance(op, kd.WorkItemQuery):
             self.assign(op.result, f"(long){op.C_FUNCTION}({op.dimension})")
-        elif isinstance(op, kd.BarrierOp):
-            self.line(f"barrier({' | '.join(BARRIER_FLAGS[f] for f in op.fences)});")
-        elif isinstance(op, kd.LocalAllocOp):
-            name = self.define(op.result)
-            element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
-            self.line(f"__local {storage_type(element)} {name}[{op.num_elements}];")
-        elif isinstance(op, kd.LoadOp):
-            load = f"{self.expr(op.buffer)}[{self.expr(op.index)}]"
-            self.assign(op.result, f"({load} != 0)" if str(op.result.type) == "i1" else load)
-        elif isinstance(op, kd.StoreOp):
-            self.line(f"{self.expr(op.buffer)}[{self.expr(op.index)}] = {self.expr(op.value)};")
-        elif isinstance(op, kd.AtomicOp):
-            prefix = "atom_" if str(op.value.type) == "i64" else "atomic_"
-            target = f"&{self.expr(op.buffer)}[{self.expr(op.index)}]"
-            self.assign(op.result, f"{prefix}{ATOMIC_FUNCTIONS[op.kind.data]}({target}, {self.expr(op.value)})")
-        elif isinstance(op, kd.DeviceAssertOp):
-            self.print_device_assert(op)
-        elif isinstance(op, scf.ForOp):
-            self.print_for(op)
-        elif isinstance(op, scf.IfOp):
-            self.print_if(op)
-        elif isinstance(op, scf.WhileOp):
-            self.print_while(op)
-        elif (emit_c := getattr(op, "emit_c", None)) is not None:
-            emit_c(self)  # ops that print themselves, e.g. kernel.inline_c (lowering/intrinsics.py)
         else:
             self.assign(op.results[0], self.arith(op))
+
+    def _op_printers(self) -> dict[type[Operation], Callable[[Any], None]]:
+        return {
+            kd.BarrierOp: lambda op: self.line(f"barrier({' | '.join(FENCE_FLAGS[f] for f in op.fences)});"),
+            kd.LocalAllocOp: self.print_local_alloc,
+            kd.LoadOp: self.print_load,
+            kd.StoreOp: lambda op: self.line(f"{self.element(op.buffer, op.index)} = {self.expr(op.value)};"),
+            kd.DeviceAssertOp: self.print_device_assert,
+            kd.VectorLoadOp: self.print_vector_load,
+            kd.VectorStoreOp: self.print_vector_store,
+            kd.AtomicLoadOp: self.print_atomic_load,
+            kd.AtomicStoreOp: self.print_atomic_store,
+            kd.FenceOp: lambda op: self.line(f"mem_fence({' | '.join(FENCE_FLAGS[f] for f in op.space_names)});"),
+            kd.AtomicOp: self.print_atomic,
+            kd.AtomicCmpxchgOp: self.print_atomic_cmpxchg,
+            kd.ShuffleOp: self.print_shuffle,
+            kd.BallotOp: self.print_ballot,
+            scf.ForOp: self.print_for,
+            scf.IfOp: self.print_if,
+            scf.WhileOp: self.print_while,
+        }
+
+    def element(self, buffer: SSAValue, index: SSAValue) -> str:
+        return f"{self.expr(buffer)}[{self.expr(index)}]"
+
+    def print_local_alloc(self, op: kd.LocalAllocOp) -> None:
+        name = self.define(op.result)
+        element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        self.line(f"__local {storage_type(element)} {name}[{op.num_elements}];")
+
+    def print_load(self, op: kd.LoadOp) -> None:
+        load = self.element(op.buffer, op.index)
+        self.assign(op.result, f"({load} != 0)" if str(op.result.type) == "i1" else load)
+
+    # -- memory: vectors, ordered accesses, atomics ----------------------------
+
+    def vector_pointer(self, buffer: SSAValue, index: SSAValue, width: int, const: bool = False) -> str:
+        """`(const __global int4*)(xs + i)`: the vector of `width` elements at `buffer[index]`."""
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, kd.BufferType)
+        vector = f"{storage_type(buffer_type.element_type)}{width}"
+        qualifiers = ("const " if const else "") + SPACES[buffer_type.space_name]
+        return f"({qualifiers} {vector}*)({self.expr(buffer)} + {self.expr(index)})"
+
+    def print_vector_load(self, op: kd.VectorLoadOp) -> None:
+        element = storage_type(op.elements[0].type)
+        vector = self.fresh("vec")
+        self.line(f"const {element}{op.width} {vector} = *{self.vector_pointer(op.buffer, op.index, op.width, const=True)};")
+        for k, result in enumerate(op.elements):
+            self.assign(result, f"{vector}.s{k:x}")
+
+    def print_vector_store(self, op: kd.VectorStoreOp) -> None:
+        vector = f"{storage_type(op.elements[0].type)}{op.width}"
+        values = ", ".join(self.expr(v) for v in op.elements)
+        self.line(f"*{self.vector_pointer(op.buffer, op.index, op.width)} = ({vector})({values});")
+
+    def volatile_element(self, buffer: SSAValue, index: SSAValue) -> str:
+        """OpenCL C 1.2 has no atomic loads and stores: an aligned volatile access of a 32- or 64-bit word is one."""
+        buffer_type = buffer.type
+        assert isinstance(buffer_type, kd.BufferType)
+        pointer = f"volatile {SPACES[buffer_type.space_name]} {storage_type(buffer_type.element_type)}*"
+        return f"*({pointer})&{self.element(buffer, index)}"
+
+    def fence_for(self, buffer: SSAValue) -> str:
+        return f"mem_fence({FENCE_FLAGS[buffer.type.space_name]});"  # pyright: ignore[reportAttributeAccessIssue]
+
+    def print_atomic_load(self, op: kd.AtomicLoadOp) -> None:
+        self.assign(op.result, self.volatile_element(op.buffer, op.index))
+        if op.order.data == "acquire":
+            self.line(self.fence_for(op.buffer))
+
+    def print_atomic_store(self, op: kd.AtomicStoreOp) -> None:
+        if op.order.data == "release":
+            self.line(self.fence_for(op.buffer))
+        self.line(f"{self.volatile_element(op.buffer, op.index)} = {self.expr(op.value)};")
+
+    def atomic_call(self, function: str, op: kd.AtomicOp | kd.AtomicCmpxchgOp, operands: list[SSAValue]) -> str:
+        """`atomic_<function>(&buf[i], ...)` (`atom_` for 64-bit elements, pointer and operands as unsigned if asked)."""
+        buffer_type = op.buffer.type
+        assert isinstance(buffer_type, kd.BufferType)
+        element = str(buffer_type.element_type)
+        prefix = "atom_" if element == "i64" else "atomic_"
+        target = f"&{self.element(op.buffer, op.index)}"
+        args = [self.expr(v) for v in operands]
+        if function in UNSIGNED_ATOMICS:
+            u = UNSIGNED[element]
+            target = f"(volatile {SPACES[buffer_type.space_name]} {u}*){target}"
+            args = [f"({u}){a}" for a in args]
+            call = f"{prefix}{UNSIGNED_ATOMICS[function]}({', '.join([target, *args])})"
+            return f"({c_type(buffer_type.element_type)}){call}"
+        return f"{prefix}{function}({', '.join([target, *args])})"
+
+    def print_atomic(self, op: kd.AtomicOp) -> None:
+        self.assign(op.result, self.atomic_call(op.kind.data, op, [op.value]))
+
+    def print_atomic_cmpxchg(self, op: kd.AtomicCmpxchgOp) -> None:
+        self.assign(op.result, self.atomic_call("cmpxchg", op, [op.expected, op.new]))
+
+    # -- sub-groups -------------------------------------------------------------
+
+    def check_subgroups(self, op: kd.ShuffleOp | kd.BallotOp) -> None:
+        if op.lanes > self.target.subgroup_width:
+            have = f"sub-groups of {self.target.subgroup_width} lanes" if self.target.has_subgroups else "no sub-groups"
+            raise EmitError(
+                f"'{op.name}' needs sub-groups of {op.lanes} lanes, but target '{self.target.name}' has {have} "
+                "(lower for a target with them, e.g. soac-to-kernel{target=nvidia})"
+            )
+
+    def print_shuffle(self, op: kd.ShuffleOp) -> None:
+        """`shfl.sync` in inline PTX (NVIDIA's OpenCL has no sub-group shuffles); f32 values go through their bits."""
+        self.check_subgroups(op)
+        bits = self.fresh("shuffled") if op.value.type == f32 else self.define(op.result)
+        self.line(f"int {bits};")
+        value = self.expr(op.value)
+        value = f"as_int({value})" if op.value.type == f32 else value
+        clamp = 0 if op.mode.data == "up" else op.lanes - 1
+        control = (32 - op.lanes) << 8 | clamp
+        c = "0" if control == 0 else f"{control:#x}"
+        mode = "bfly" if op.mode.data == "xor" else op.mode.data
+        self.line(
+            f'asm volatile("shfl.sync.{mode}.b32 %0, %1, %2, {c}, 0xffffffff;" '
+            f': "=r"({bits}) : "r"({value}), "r"({self.expr(op.lane)}));'
+        )
+        if op.value.type == f32:
+            self.assign(op.result, f"as_float({bits})")
+
+    def print_ballot(self, op: kd.BallotOp) -> None:
+        """`vote.sync.ballot` in inline PTX."""
+        self.check_subgroups(op)
+        name = self.define(op.result)
+        self.line(f"int {name};")
+        self.line(
+            'asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" '
+            f': "=r"({name}) : "r"((uint){self.expr(op.predicate)}));'
+        )
 
     def print_device_assert(self, op: kd.DeviceAssertOp) -> None:
         """Unless the condition holds, the first failing work-item of the call records its code and values.
@@ -412,7 +523,22 @@ class KernelPrinter:
             return f"as_{c_type(op.results[0].type)}({operands[0]})"
         if isinstance(op, mathd.FPowIOp | mathd.IPowIOp):
             return f"pown({operands[0]}, (int){operands[1]})"
+        if isinstance(op, mathd.CountLeadingZerosOp | mathd.CtPopOp | mathd.CountTrailingZerosOp):
+            return self.bit_count(op, operands[0])
         raise EmitError(f"'{op.name}' has no OpenCL C form")
+
+    @staticmethod
+    def bit_count(op: Operation, x: str) -> str:
+        """`clz`, `popcount`, and trailing zeros through `clz` of the lowest set bit (OpenCL C 1.2 has no `ctz`)."""
+        t = op.results[0].type
+        cast = f"({c_type(t)})"
+        if isinstance(op, mathd.CountLeadingZerosOp):
+            return f"{cast}clz({x})"
+        if isinstance(op, mathd.CtPopOp):
+            return f"{cast}popcount({x})"
+        assert isinstance(t, IntegerType)
+        width, u = t.width.data, UNSIGNED[str(t)]
+        return f"{x} == 0 ? {width} : {cast}({width - 1} - clz(({u}){x} & ({u})(-{x})))"
 
     @staticmethod
     def cmpi(op: arith.CmpiOp, operands: list[str]) -> str:
@@ -476,24 +602,36 @@ def _needs(module: ModuleOp, type_name: str) -> bool:
     return False
 
 
-def emit_opencl(module: ModuleOp, out: IO[str]) -> None:
-    """Print the OpenCL C source of every kernel in `module`."""
+def _atomics_64(module: ModuleOp) -> set[str]:
+    """The OpenCL extensions the module's 64-bit atomics need."""
+    needed: set[str] = set()
+    for op in module.walk():
+        if isinstance(op, kd.AtomicOp | kd.AtomicCmpxchgOp) and str(op.result.type) == "i64":
+            needed.add("cl_khr_int64_base_atomics")
+            if isinstance(op, kd.AtomicOp) and op.kind.data in EXTENDED_64_BIT_ATOMICS:
+                needed.add("cl_khr_int64_extended_atomics")
+    return needed
+
+
+def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = None) -> None:
+    """Print the OpenCL C source of every kernel in `module` for `target` (default: the module's `kernel.target`)."""
+    target = target or target_of_module(module)
     kernels = [op for op in module.walk() if isinstance(op, kd.FuncOp)]
     out.write("// OpenCL C generated by soac (soac-to-kernel, -t opencl)\n")
     if _needs(module, "f64"):
         out.write("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
-    if any(isinstance(op, kd.AtomicOp) and str(op.value.type) == "i64" for op in module.walk()):
-        out.write("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n")
+    for extension in sorted(_atomics_64(module)):
+        out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
     for kernel in kernels:
         out.write("\n")
-        KernelPrinter(out).print_kernel(kernel)
+        KernelPrinter(out, target).print_kernel(kernel)
 
 
-def opencl_source(module: ModuleOp) -> str:
+def opencl_source(module: ModuleOp, target: DeviceTarget | None = None) -> str:
     import io
 
     stream = io.StringIO()
-    emit_opencl(module, stream)
+    emit_opencl(module, stream, target)
     return stream.getvalue()
 
 

@@ -4,20 +4,20 @@ Two kernels: `scan_init` zeroes one 64-bit status word per tile (and the ticket
 counter); `scan_lookback` launches one work-group per tile of
 `group_size * ITEMS_PER_THREAD` elements:
 
-1. work-item 0 takes a ticket (`atomic_inc`): tiles are numbered in the order in
+1. work-item 0 takes a ticket (`kernel.atomic add`): tiles are numbered in the order in
    which work-groups start, so a group only ever waits for groups that already
    run (forward progress without a guarantee from OpenCL);
 2. every work-item loads its `ITEMS_PER_THREAD` consecutive elements (16-byte
    vector loads for 1-D 32-bit inputs when the tile is full), applies the map
    lambda, writes map-outs and scans its items sequentially;
-3. the group scans the work-items' aggregates: with warp shuffles (inline PTX
-   `shfl.sync`) and one barrier on NVIDIA, with a local-memory Hillis-Steele
+3. the group scans the work-items' aggregates: with warp shuffles (`kernel.shuffle`)
+   and one barrier on NVIDIA, with a local-memory Hillis-Steele
    scan elsewhere;
 4. look-back: the group publishes its aggregate (flag A) in its status word,
    then reads its predecessors' words until it finds an inclusive prefix (flag
    P), and publishes its own (tile 0 publishes P at once). A status word packs
-   the flag (high 32 bits) and the value's bits (low 32 bits), so one volatile
-   64-bit store publishes both and no fence is needed; operators over several
+   the flag (high 32 bits) and the value's bits (low 32 bits), so one relaxed
+   64-bit atomic store (`kernel.atomic_store`) publishes both and no fence is needed; operators over several
    values use one word per value and accept a predecessor only when all its
    words carry the same flag. On NVIDIA warp 0 inspects 32 predecessors per
    step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
@@ -30,8 +30,10 @@ in tiles that start a segment, and, with many rows longer than a tile, use a sec
 kernel whose tiles follow the rows (`scan_lookback_rows`, see `lookback_scan`).
 
 Values must fit in 32 bits (i1, i8, i16, i32, f32); `lower_scan` falls back to
-reduce-then-scan otherwise. The strategies are `lookback-nvidia` (needs an
-NVIDIA device: inline PTX) and `lookback` (portable, used in tests on PoCL).
+reduce-then-scan otherwise. On targets with 32-lane sub-groups (`nvidia`) the
+group scan and the look-back use `kernel.shuffle` and `kernel.ballot` and the
+tiles are shaped for NVIDIA; elsewhere (PoCL in the tests) they use local memory
+and a serial look-back.
 """
 
 from __future__ import annotations
@@ -425,7 +427,7 @@ def _block_scan_warps(
 def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: list[View], index: SSAValue) -> None:
     for value, view in zip(values, status):
         word = kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag))
-        ix.store_volatile(kb, word, view, index)
+        ix.store_status(kb, word, view, index)
 
 
 def _flag(kb: KernelBuilder, flag: int) -> SSAValue:
@@ -501,7 +503,7 @@ def _look_back_warp(lb: _LookBack, t: SSAValue) -> None:
         words = kb.if_values(
             valid,
             [i64] * len(lb.total),
-            lambda: ix.spin_status(kb, lb.status, position, nvidia=True),
+            lambda: ix.spin_status(kb, lb.status, position),
             lambda: inclusive_neutral,
         )
         values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]

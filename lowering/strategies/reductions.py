@@ -363,7 +363,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
         lw.env[result] = array
     if lw.scan_strategy.startswith("lookback") and lookback_scan.supports([v.type for v in op.neutral]):
         body = _ScanomapBody(lw, op, outs, scanned, map_outs, map_results)
-        lookback_scan.lookback_scan(lw, width, body.make, nvidia=lw.scan_strategy == "lookback-nvidia")
+        lookback_scan.lookback_scan(lw, width, body.make, nvidia=lw.nvidia)
         return
     if lw.scan_strategy == "chunked":
         chunked_scan.lower_scan(lw, op, outs, scanned, map_outs, map_results)
@@ -595,7 +595,7 @@ def _lower_segmented(  # noqa: C901
             body = _SegscanBody(lw, op, dims, combined, map_outs)
             rows = (lw.m.product(dims[:-1], "segments"), dims[-1])
             count = lw.m.product(dims, "count")
-            lookback_scan.lookback_scan(lw, count, body.make, nvidia=lw.scan_strategy == "lookback-nvidia", rows=rows)
+            lookback_scan.lookback_scan(lw, count, body.make, nvidia=lw.nvidia, rows=rows)
             _bind_seg_results(lw, op, combined, map_outs, scalar=False)
             return
     k = len(op.neutral)

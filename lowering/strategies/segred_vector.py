@@ -264,6 +264,6 @@ def _team_shuffle(code: rd.GroupCode, accs: list[SSAValue], log_team: SSAValue) 
 
     def step(e: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
         distance = km.insert(arith.ShLIOp(km.c(1), e), "distance")
-        return [code.apply([v], [ix.shuffle(kb, "bfly", v, distance)])[0] for v in values]
+        return [code.apply([v], [ix.shuffle(kb, "xor", v, distance)])[0] for v in values]
 
     return kb.for_loop(km.c(0), log_team, km.c(1), accs, "e", step)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
-from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for
+from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for, target_for
 from soac.lowering.strategies import chunked_scan, lookback_scan, reductions
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
@@ -84,19 +85,19 @@ def test_lookback_falls_back_for_64_bit_values(parse) -> None:
 
 
 def test_nvidia_source_uses_warp_intrinsics(parse) -> None:
-    """`lookback-nvidia` cannot build on PoCL (inline PTX); check what it emits."""
+    """The NVIDIA target's look-back scan cannot build on PoCL (inline PTX); check what it emits."""
     module = bench_program(parse, "map_scan", fuse=True)
-    text = opencl_source(lower_module(module, 256, 1024, "lookback-nvidia"))
-    for needle in ("shfl.sync.up.b32", "shfl.sync.down.b32", "vote.sync.ballot.b32", "atomic_inc", "volatile __global long*"):
+    text = opencl_source(lower_module(module, 256, 1024, "lookback", target="nvidia"))
+    for needle in ("shfl.sync.up.b32", "shfl.sync.down.b32", "vote.sync.ballot.b32", "atomic_add", "volatile __global long*"):
         assert needle in text, needle
-    assert "const int4 _v = *(const __global int4*)" in text
+    assert re.search(r"const int4 \w+ = \*\(const __global int4\*\)", text)
 
 
 @pytest.mark.parametrize("name", ["map_scan", "scan_scan", "sum", "segred", "segscan", "radix_sort"])
 def test_nvidia_lowering_of_bench_programs(parse, name: str) -> None:
     """Every benchmark program lowers for NVIDIA (which CI cannot build); segmented reductions of plain rows use
     butterfly shuffles and no barrier in `segred_vector`."""
-    text = opencl_source(lower_module(bench_program(parse, name), 256, 1024, "lookback-nvidia"))
+    text = opencl_source(lower_module(bench_program(parse, name), 256, 1024, "lookback", target="nvidia"))
     if name == "segred":
         vector_kernel = text[text.index("segred_vector") :]
         vector_kernel = vector_kernel[: vector_kernel.index("\n}\n")]
@@ -111,11 +112,18 @@ def test_strategy_by_device(monkeypatch) -> None:
     pocl = SimpleNamespace(platform=SimpleNamespace(name="Portable Computing Language"), type=cl.device_type.CPU)
     other_gpu = SimpleNamespace(platform=SimpleNamespace(name="AMD Accelerated Parallel Processing"), type=cl.device_type.GPU)
     monkeypatch.delenv("SOAC_SCAN", raising=False)
-    assert scan_strategy_for(nvidia) == "lookback-nvidia"  # pyright: ignore[reportArgumentType]
+    monkeypatch.delenv("SOAC_TARGET", raising=False)
+    assert target_for(nvidia).name == "nvidia"  # pyright: ignore[reportArgumentType]
+    assert target_for(nvidia).subgroup_width == 32  # pyright: ignore[reportArgumentType]
+    assert target_for(pocl).name == "cpu"  # pyright: ignore[reportArgumentType]
+    assert target_for(other_gpu).name == "generic"  # pyright: ignore[reportArgumentType]
+    assert scan_strategy_for(nvidia) == "lookback"  # pyright: ignore[reportArgumentType]
     assert scan_strategy_for(pocl) == "chunked"  # pyright: ignore[reportArgumentType]
     assert scan_strategy_for(other_gpu) == "reduce-then-scan"  # pyright: ignore[reportArgumentType]
-    monkeypatch.setenv("SOAC_SCAN", "lookback")
-    assert scan_strategy_for(nvidia) == "lookback"  # pyright: ignore[reportArgumentType]
+    monkeypatch.setenv("SOAC_SCAN", "reduce-then-scan")
+    assert scan_strategy_for(nvidia) == "reduce-then-scan"  # pyright: ignore[reportArgumentType]
+    monkeypatch.setenv("SOAC_TARGET", "generic")
+    assert target_for(nvidia).name == "generic"  # pyright: ignore[reportArgumentType]
 
 
 @pytest.mark.parametrize(("scan", "group"), [("lookback", 256), ("lookback", 32), ("reduce-then-scan", 256)])

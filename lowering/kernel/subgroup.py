@@ -1,0 +1,148 @@
+"""Sub-group (warp) ops of the kernel dialect: lanes exchanging values without local memory.
+
+    %up = kernel.shuffle up %x, %delta width 32 : i32
+    %mask = kernel.ballot %p width 32
+
+A sub-group is `width` consecutive work-items of a work-group (a power of two);
+every work-item of it must execute the op together (no lane may have left in a
+branch). `kernel.shuffle` gives the value of another lane: `up` the lane `delta`
+below (its own value if there is none), `down` the lane `delta` above (likewise),
+`idx` the lane given, `xor` the lane whose number differs in the bits of the mask
+given. `kernel.ballot` gives an i32 whose bit `l` says whether lane `l`'s
+predicate holds.
+
+Whether a device has sub-groups of a width is a property of the target
+(`soac.lowering.opencl.target`): the OpenCL emitter refuses these ops for targets
+without them.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+from soac.lowering.kernel.device import FuncOp
+from soac.syntax import with_parsed_attributes
+from xdsl.dialects.builtin import I64, IntegerAttr, IntegerType, StringAttr, i1, i32, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasAncestor
+from xdsl.utils.exceptions import VerifyException
+
+SHUFFLE_MODES = ("up", "down", "idx", "xor")
+MAX_SUBGROUP_WIDTH = 64
+
+
+def _check_width(op: Operation, width: int) -> None:
+    if width < 2 or width > MAX_SUBGROUP_WIDTH or width & (width - 1):
+        raise VerifyException(f"'{op.name}' width must be a power of two from 2 to {MAX_SUBGROUP_WIDTH}, got {width}")
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """A 32-bit value from another lane of the sub-group.
+
+    %y = kernel.shuffle down %x, %delta width 32 : f32
+    """
+
+    name = "kernel.shuffle"
+
+    mode = prop_def(StringAttr)
+    width = prop_def(IntegerAttr[I64])
+    value = operand_def()
+    lane = operand_def(IntegerType)
+    result = result_def()
+
+    traits = traits_def(HasAncestor(FuncOp))
+
+    def __init__(self, mode: str, value: SSAValue | Operation, lane: SSAValue | Operation, width: int = 32):
+        super().__init__(
+            operands=[value, lane],
+            result_types=[SSAValue.get(value).type],
+            properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i64)},
+        )
+
+    @property
+    def lanes(self) -> int:
+        return self.width.value.data
+
+    def verify_(self) -> None:
+        if self.mode.data not in SHUFFLE_MODES:
+            raise VerifyException(f"'{self.name}' mode must be one of {', '.join(SHUFFLE_MODES)}, got '{self.mode.data}'")
+        _check_width(self, self.lanes)
+        if str(self.value.type) not in ("i32", "f32"):
+            raise VerifyException(f"'{self.name}' moves 32-bit values (i32 or f32), not {self.value.type}")
+        if self.result.type != self.value.type:
+            raise VerifyException(f"'{self.name}' result has type {self.result.type} but the value is {self.value.type}")
+        if self.lane.type != i32:
+            raise VerifyException(f"'{self.name}' lane operand must be an i32, got {self.lane.type}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.lane)
+        printer.print_string(f" width {self.lanes}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        mode = parser.parse_identifier()
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        lane = parser.parse_unresolved_operand()
+        parser.parse_keyword("width")
+        width = parser.parse_integer()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        op = cls(mode, parser.resolve_operand(value, value_type), parser.resolve_operand(lane, i32), width)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class BallotOp(IRDLOperation):
+    """The lanes of the sub-group whose predicate holds, as the bits of an i32 (lane 0 in the lowest bit).
+
+    %mask = kernel.ballot %p width 32
+    """
+
+    name = "kernel.ballot"
+
+    width = prop_def(IntegerAttr[I64])
+    predicate = operand_def(i1)
+    result = result_def(i32)
+
+    traits = traits_def(HasAncestor(FuncOp))
+
+    def __init__(self, predicate: SSAValue | Operation, width: int = 32):
+        super().__init__(operands=[predicate], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
+
+    @property
+    def lanes(self) -> int:
+        return self.width.value.data
+
+    def verify_(self) -> None:
+        _check_width(self, self.lanes)
+        if self.lanes > 32:
+            raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.predicate)
+        printer.print_string(f" width {self.lanes}")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        predicate = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
+        parser.parse_keyword("width")
+        op = cls(predicate, parser.parse_integer())
+        return with_parsed_attributes(parser, op)
+
+
+SUBGROUP_OPS: tuple[type[Operation], ...] = (ShuffleOp, BallotOp)

@@ -1,0 +1,61 @@
+"""The OpenCL device families soac targets: what their kernels may use, and the defaults picked for them.
+
+A target is a property of the device, not of a lowering strategy: soac-to-kernel
+reads `subgroup_width` to decide whether a strategy may use `kernel.shuffle` and
+`kernel.ballot`, the emitter reads it to decide whether it can print them, and
+the runtime picks the target of the device it runs on (`target_for_device`).
+
+| target | sub-groups | default scan | grid-stride layout |
+|---|---|---|---|
+| `generic` | none | reduce-then-scan | strided |
+| `nvidia` | 32 lanes (`shfl.sync`, `vote.sync` in inline PTX: NVIDIA's OpenCL has no sub-group extension) | look-back | strided |
+| `cpu` | none | chunked | contiguous |
+
+A lowered module names its target in the attribute `kernel.target` on the module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+TARGET_ATTRIBUTE = "kernel.target"
+
+
+@dataclass(frozen=True)
+class DeviceTarget:
+    name: str
+    subgroup_width: int
+    """Lanes of a sub-group whose shuffles and ballots kernels may use; 0 when they may use none."""
+    scan: str
+    """The device-wide scan algorithm soac-to-kernel uses unless told otherwise (see `SCAN_STRATEGIES`)."""
+    contiguous: bool
+    """Grid-stride kernels give each work-item a contiguous range of elements (CPUs) rather than a strided one."""
+
+    @property
+    def has_subgroups(self) -> bool:
+        return self.subgroup_width > 0
+
+
+TARGETS = {
+    "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
+    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
+    "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True),
+}
+
+
+def get_target(name: str) -> DeviceTarget:
+    if (target := TARGETS.get(name)) is None:
+        raise ValueError(f"unknown target '{name}': expected one of {', '.join(TARGETS)}")
+    return target
+
+
+def target_of_module(module: ModuleOp) -> DeviceTarget:
+    """The target a lowered module was lowered for (`generic` when it does not say)."""
+    attr = module.attributes.get(TARGET_ATTRIBUTE)
+    return get_target(attr.data) if isinstance(attr, StringAttr) else TARGETS["generic"]
+
+
+def set_target_of_module(module: ModuleOp, target: DeviceTarget) -> None:
+    module.attributes[TARGET_ATTRIBUTE] = StringAttr(target.name)
