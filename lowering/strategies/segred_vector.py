@@ -37,7 +37,7 @@ from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
-from soac.lowering.strategies import reductions as rd
+from soac.lowering.strategies import group_code as rd
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
