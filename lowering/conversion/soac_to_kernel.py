@@ -34,7 +34,8 @@ After (abridged):
       kernel.return
     }
 
-The strategies for each SOAC live in `lowering/strategies/`, one module each.
+The strategies for each SOAC live in `lowering/strategies/`, one module per
+strategy; `lowering/strategies/choice.py` says which op gets which.
 
 The sizes of the arrays a lambda yields must be known on the host before the
 launch: host values, `tensor.dim` of arrays whose sizes the host knows (rows of
@@ -131,7 +132,7 @@ class HostLowering:
         return IndexMath(self.builder, self.pool)
 
     @property
-    def nvidia(self) -> bool:
+    def warps(self) -> bool:
         """Kernels may use warp shuffles and ballots: the target has sub-groups of 32 lanes."""
         return self.target.subgroup_width >= 32
 
@@ -382,27 +383,9 @@ class HostLowering:
 
 
 def _strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
-    from soac.lowering.strategies import intragroup, maps, reductions
+    from soac.lowering.strategies.choice import strategies  # lazily: the strategies import this module
 
-    return {
-        soac.MapOp: maps.lower_map,
-        soac.ScatterOp: maps.lower_scatter,
-        soac.IotaOp: maps.lower_iota,
-        soac.ReplicateOp: maps.lower_replicate,
-        soac.TransposeOp: maps.lower_transpose,
-        soac.SegmapOp: intragroup.lower_segmap,
-        soac.SegredOp: reductions.lower_segred,
-        soac.SegscanOp: reductions.lower_segscan,
-        soac.IndexOp: maps.lower_index,
-        soac.SliceOp: maps.lower_slice,
-        soac.UpdateOp: maps.lower_update,
-        tensor.ExtractOp: maps.lower_extract,
-        tensor.InsertOp: maps.lower_insert,
-        soac.ReduceOp: reductions.lower_reduce,
-        soac.RedomapOp: reductions.lower_reduce,
-        soac.ScanOp: reductions.lower_scan,
-        soac.ScanomapOp: reductions.lower_scan,
-    }  # pyright: ignore[reportReturnType]
+    return strategies()
 
 
 class FunctionLowering:

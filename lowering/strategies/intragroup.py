@@ -36,7 +36,7 @@ from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, Kernel
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
-from soac.lowering.strategies.reductions import is_commutative
+from soac.lowering.strategies.group_code import is_commutative
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue

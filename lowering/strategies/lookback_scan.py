@@ -178,7 +178,7 @@ def lookback_scan(
     lw: HostLowering,
     n: SSAValue,
     make_body: Callable[[KernelBuilder], ScanBody],
-    nvidia: bool,
+    warps: bool,
     rows: tuple[SSAValue, SSAValue] | None = None,
 ) -> None:
     """Launch the init and look-back kernels scanning `n` elements (a host value).
@@ -195,10 +195,10 @@ def lookback_scan(
     body = make_body(kb)
     k = len(body.types)
     shared = body.published(kb)
-    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if nvidia else lw.group_size
-    if nvidia and group % WARP:
+    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if warps else lw.group_size
+    if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if nvidia else 16)
+    items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
@@ -216,7 +216,7 @@ def lookback_scan(
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)
-    shape = (group, items, nvidia)
+    shape = (group, items, warps)
     _build_scan(kb, body, n, shape, status, counter, None)
     lw.add_kernel(kb, flat_size, m.c(group))
     if rows is not None and by_rows is not None:
@@ -235,7 +235,7 @@ def _build_scan(  # noqa: C901
     rows: tuple[SSAValue, SSAValue] | None,
 ) -> None:
     """The look-back kernel's code: tiles of the flat array, or of the rows `rows = (segments, length)`."""
-    group, items, nvidia = shape
+    group, items, warps = shape
     k = len(body.types)
     shared = body.published(kb)
     tile_size = group * items
@@ -260,7 +260,7 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
-    striped = nvidia and LAYOUT == "striped"
+    striped = warps and LAYOUT == "striped"
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
@@ -300,7 +300,7 @@ def _build_scan(  # noqa: C901
         thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     else:
         aggregate = runs[0][-1]
-        if nvidia:
+        if warps:
             thread_prefix, total = _block_scan_warps(kb, body, t, aggregate, group)
         else:
             thread_prefix, total = _block_scan_local(kb, body, t, aggregate, group)
@@ -314,7 +314,7 @@ def _build_scan(  # noqa: C901
         ready = kb.m.insert(arith.OrIOp(first_tile, total[0]), "has_segment_start")
         total_shared = total[1:]
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
-    look_back = _look_back_warp if nvidia else _look_back_serial
+    look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
     barrier(kb)

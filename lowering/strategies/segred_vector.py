@@ -1,7 +1,7 @@
 """Segmented reduction of a plain array of 32-bit values with 16-byte loads and teams of at most one warp.
 
 `soac.segred group` whose lambda only reads its own element of an array of the op's
-shape, with a commutative operator (`reductions.is_commutative`) and no map-outs:
+shape, with a commutative operator (`group_code.is_commutative`) and no map-outs:
 
     %r = soac.segred group (%m, %n) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
       %s = arith.addi %a, %b : i32
@@ -37,8 +37,9 @@ from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
-from soac.lowering.strategies import reductions as rd
+from soac.lowering.strategies import group_code as rd
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import i1
 from xdsl.ir import SSAValue
 
 WARP = 32
@@ -144,7 +145,7 @@ class VectorKernel:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
         short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
         kb.if_then(short, self.short_rows)
-        kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, rd.ir_i1))), self.long_rows)
+        kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, i1))), self.long_rows)
         per_group = m.div(m.c(lw.group_size), self.host_team)
         groups = m.max(m.min(m.ceildiv(self.host_units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
         global_size = m.insert(arith.SelectOp(self.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
@@ -159,7 +160,7 @@ class VectorKernel:
         return acc
 
     def team_total(self, values: list[SSAValue]) -> list[SSAValue]:
-        if self.lw.nvidia:
+        if self.lw.warps:
             return _team_shuffle(self.code, values, self.log_team)
         return self.code.team_tree(values, self.member, self.log_team)
 
@@ -187,13 +188,13 @@ class VectorKernel:
             rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
             actives = [km.lt(u, self.units) for u in rows]
             sums = [self.short_row_sum(km.mul(u, self.inner), a) for u, a in zip(rows, actives)]
-            if self.lw.nvidia:  # one shuffle loop for all rows
+            if self.lw.warps:  # one shuffle loop for all rows
                 totals = [[x] for x in self.team_total([xs[0] for xs in sums])]
             else:
                 totals = [self.team_total(xs) for xs in sums]
             for u, a, total in zip(rows, actives, totals):
                 self.store_if(km.insert(arith.AndIOp(a, leads)), total, self.combined_views, u)
-            if not self.lw.nvidia:
+            if not self.lw.warps:
                 code.barrier()
             return []
 
@@ -217,9 +218,9 @@ class VectorKernel:
             total = self.team_total(accs)
             leader = km.insert(arith.AndIOp(active, km.eq(self.member, km.c(0))), "leader")
             self.store_if(km.insert(arith.AndIOp(leader, self.split)), total, self.partial_views, u)
-            not_split = km.insert(arith.XOrIOp(self.split, km.const(1, rd.ir_i1)))
+            not_split = km.insert(arith.XOrIOp(self.split, km.const(1, i1)))
             self.store_if(km.insert(arith.AndIOp(leader, not_split)), total, self.combined_views, s)
-            if not self.lw.nvidia:
+            if not self.lw.warps:
                 code.barrier()
             return []
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for, target_for
-from soac.lowering.strategies import chunked_scan, lookback_scan, reductions
+from soac.lowering.strategies import chunked_scan, group_code, lookback_scan, segred_teams
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -144,7 +144,7 @@ def test_segscan_group(parse, rng, scan: str, group: int) -> None:
 @pytest.mark.parametrize("min_team", [1, 8])
 def test_segred_teams(parse, rng, monkeypatch, min_team: int) -> None:
     """Team sizes from 1 to the group size, and segments split over several groups (second stage)."""
-    monkeypatch.setattr(reductions, "SEG_MIN_TEAM", min_team)
+    monkeypatch.setattr(segred_teams, "SEG_MIN_TEAM", min_team)
     program = compile_module(bench_program(parse, "segred"), "pocl", group_size=64, max_groups=8)
     for m, n in ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 300000), (500, 64)):
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
@@ -246,7 +246,7 @@ def test_segred_non_commutative(differential, parse, rng) -> None:
     from soac.dialect import SegredOp
 
     segred = next(op for op in parse(text).walk() if isinstance(op, SegredOp))
-    assert not reductions.is_commutative(segred.combine)
+    assert not group_code.is_commutative(segred.combine)
     for m, n in ((3, 5), (4, 700), (1, 20000)):
         xss = rng.integers(-3, 3, (m, n)).astype(np.int32)
         differential(text, "main", [xss], group_size=64, max_groups=4)  # pyright: ignore[reportCallIssue]

@@ -1,0 +1,117 @@
+"""Where the lowering strategy of every op is chosen; the strategy modules only implement.
+
+`strategies()` is the table op type -> lowering function that soac-to-kernel looks ops up in.
+Reductions, scans and segmented ops have several strategies; their `lower_*` functions below
+allocate the op's outputs (`outputs.py`), pick one strategy, and bind the results:
+
+    reduce / redomap   chunked_scan.py (scan strategy `chunked`) | reduce.py
+    scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values) | chunked_scan.py (`chunked`)
+                       | reduce_then_scan.py
+    segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
+    segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
+
+The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in soac_to_kernel.py) is the pass's `scan` option or
+its target's default (`opencl/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
+the target's too. Group-level segmaps choose in `intragroup.lower_segmap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from soac import dialect as soac
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.strategies import (
+    chunked_scan,
+    intragroup,
+    lookback_bodies,
+    lookback_scan,
+    maps,
+    outputs,
+    reduce,
+    reduce_then_scan,
+    segmented,
+    segred_teams,
+    segred_vector,
+)
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import i1
+from xdsl.ir import Attribute, Operation
+
+
+def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
+    """The lowering function of every op type that soac-to-kernel turns into kernels."""
+    return {
+        soac.MapOp: maps.lower_map,
+        soac.ScatterOp: maps.lower_scatter,
+        soac.IotaOp: maps.lower_iota,
+        soac.ReplicateOp: maps.lower_replicate,
+        soac.TransposeOp: maps.lower_transpose,
+        soac.SegmapOp: intragroup.lower_segmap,
+        soac.SegredOp: lower_segred,
+        soac.SegscanOp: lower_segscan,
+        soac.IndexOp: maps.lower_index,
+        soac.SliceOp: maps.lower_slice,
+        soac.UpdateOp: maps.lower_update,
+        tensor.ExtractOp: maps.lower_extract,
+        tensor.InsertOp: maps.lower_insert,
+        soac.ReduceOp: lower_reduce,
+        soac.RedomapOp: lower_reduce,
+        soac.ScanOp: lower_scan,
+        soac.ScanomapOp: lower_scan,
+    }  # pyright: ignore[reportReturnType]
+
+
+def _lookback(lw: HostLowering, types: Sequence[Attribute]) -> bool:
+    """The device has forward progress (scan strategy `lookback`) and every value fits a tile's packed status word."""
+    return lw.scan_strategy == "lookback" and lookback_scan.supports(types)
+
+
+def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
+    width, map_outs = outputs.reduce_outputs(lw, op)
+    if lw.scan_strategy == "chunked":
+        # CPUs: one sequential loop per contiguous chunk, no local memory, no barriers.
+        results = chunked_scan.lower_reduce(lw, op, map_outs)
+    else:
+        # GPUs: work-items fold, a tree in local memory combines each group, a second kernel the groups.
+        results = reduce.two_stage_reduce(lw, op, width, map_outs)
+    outputs.bind(lw, op.outs, [*results, *map_outs])
+
+
+def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
+    out = outputs.scan_outputs(lw, op)
+    if _lookback(lw, [v.type for v in op.neutral]):
+        # One pass over the input: each tile waits for the prefix of the tiles before it.
+        lookback_bodies.lookback_scan_1d(lw, op, out, warps=lw.warps)
+    elif lw.scan_strategy == "chunked":
+        # CPUs: one sequential loop per contiguous chunk, no local memory, no barriers.
+        chunked_scan.lower_scan(lw, op, out.outs, out.scanned, out.map_outs, out.map_results)
+    else:
+        # Any device (no work-group waits for another): three kernels, the input read twice.
+        reduce_then_scan.reduce_then_scan(lw, op, out)
+
+
+def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
+    seg = outputs.seg_outputs(lw, op)
+    if op.level.data == soac.Level.GROUP:
+        # Teams sized by the segment length; plain rows of 32-bit values with a commutative operator also get the
+        # vector kernel, and the host launches one of the two by the row length.
+        segred_teams.segred_teams(lw, op, seg, vector_rows=segred_vector.applies(lw, op, seg.dims))
+    else:
+        # Level `thread`: one work-item per segment.
+        segmented.per_thread(lw, op, seg)
+    outputs.bind_seg_results(lw, op, seg)
+
+
+def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
+    seg = outputs.seg_outputs(lw, op)
+    if op.level.data != soac.Level.GROUP:
+        # Level `thread`: one work-item per segment.
+        segmented.per_thread(lw, op, seg)
+    elif _lookback(lw, [i1, *(v.type for v in op.neutral)]):
+        # One flat look-back scan over all elements, the segment-start flag (i1) lifted into the operator.
+        lookback_bodies.lookback_segscan(lw, op, seg, warps=lw.warps)
+    else:
+        # A work-group per segment.
+        segmented.segscan_per_group(lw, op, seg)
+    outputs.bind_seg_results(lw, op, seg)

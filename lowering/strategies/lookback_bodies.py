@@ -1,0 +1,223 @@
+"""scan / scanomap and segscan as single-pass decoupled look-back scans (`lookback_scan.py`).
+
+`lookback_scan` owns the tiles, the status words and the look-back; a body gives it the code
+that is specific to the op: the neutral element, the operator, how a tile's elements are loaded
+(applying the map lambda and writing map-outs) and how its scanned values are stored (applying
+the post lambda). `lookback_scan` makes the kernels:
+
+    kernel.launch @main_scan_init_0(...)          // zeroes the status words of the tiles and the ticket counter
+    kernel.launch @main_scan_lookback_0(...)      // the scan, tile by tile in ticket order
+    kernel.launch @main_scan_lookback_rows_0(...) // segscan only: tiles along many long rows (the host launches
+                                                  // this one or the flat one, the other with no work-items)
+
+`_ScanomapBody` is the body of a 1-D scan or scanomap; where inputs and outputs are whole 1-D
+arrays of 32-bit values, full tiles move in 16-byte vectors.
+
+`_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
+all elements with the segment-start flag lifted into the operator; the flags are computed from
+the index, not stored, and tiles that start a segment skip the look-back.
+"""
+
+from __future__ import annotations
+
+from soac import dialect as soac
+from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.strategies import lookback_scan, segred_vector
+from soac.lowering.strategies.group_code import neutral_values, vectorizable, write_values
+from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import i1 as ir_i1
+from xdsl.ir import Attribute, SSAValue
+
+
+def lookback_scan_1d(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool) -> None:
+    """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots."""
+    body = _ScanomapBody(lw, op, out)
+    lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
+
+
+def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warps: bool) -> None:
+    """A segscan whose outputs `seg` are allocated, as one look-back scan over the flattened array."""
+    body = _SegscanBody(lw, op, seg)
+    rows = (lw.m.product(seg.dims[:-1], "segments"), seg.dims[-1])
+    count = lw.m.product(seg.dims, "count")
+    lookback_scan.lookback_scan(lw, count, body.make, warps=warps, rows=rows)
+
+
+class _ScanomapBody:
+    """The element, combine and store code of a scan/scanomap for `lookback_scan`."""
+
+    def __init__(self, lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs):
+        self.lw, self.op, self.out = lw, op, out
+        self.lam = op.body if isinstance(op, soac.ScanomapOp) else None
+        self.post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
+
+    def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
+        lw, op = self.lw, self.op
+        inliner = Inliner(kb)
+        k = len(op.neutral)
+        views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+        out_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.outs, self.out.scanned)]
+        map_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.map_outs, self.out.map_results)]
+        types = [v.type for v in op.neutral]
+
+        def neutral() -> list[SSAValue]:
+            return neutral_values(kb, lw, op.neutral)
+
+        def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
+            return inliner.inline_scalars(op.combine, [*a, *b])
+
+        def element(rows: list[KValue]) -> list[KValue]:
+            return inliner.inline(self.lam, rows) if self.lam is not None else rows
+
+        def write(values: list[list[KValue]], targets: list[View], base: SSAValue) -> None:
+            """Write item j's values to `targets` at `base + j`, in 16-byte vectors where possible."""
+            for t, view in enumerate(targets):
+                column = [item[t] for item in values]
+                if vectorizable(view) and all(isinstance(v, SSAValue) for v in column):
+                    for q in range(0, len(column), 4):
+                        ix.vector_store(kb, column[q : q + 4], view, kb.m.add(base, kb.m.c(q)))  # pyright: ignore[reportArgumentType]
+                else:
+                    for j, value in enumerate(column):
+                        kb.write_row(value, view, kb.m.add(base, kb.m.c(j)))
+
+        def load(base: SSAValue, count: int, full: bool, end: SSAValue) -> list[list[SSAValue]]:
+            items: list[list[SSAValue]] = []
+            if full:
+                vectors = {
+                    t: [x for q in range(0, count, 4) for x in ix.vector_load(kb, view, kb.m.add(base, kb.m.c(q)), 4)]
+                    for t, view in enumerate(views)
+                    if vectorizable(view)
+                }
+                map_values: list[list[KValue]] = []
+                for j in range(count):
+                    index = kb.m.add(base, kb.m.c(j))
+                    rows = [vectors[t][j] if t in vectors else kb.row(view, index) for t, view in enumerate(views)]
+                    values = element(rows)
+                    items.append(values[:k])  # pyright: ignore[reportArgumentType]
+                    map_values.append(values[k:])
+                write(map_values, map_views, base)
+                return items
+            for j in range(count):
+                index = kb.m.add(base, kb.m.c(j))
+
+                def present(index: SSAValue = index) -> list[SSAValue]:
+                    values = element([kb.row(view, index) for view in views])
+                    write_values(kb, values[k:], map_views, index)
+                    return values[:k]  # pyright: ignore[reportReturnType]
+
+                items.append(kb.if_values(kb.m.lt(index, end), types, present, neutral))
+            return items
+
+        def finals(index: SSAValue, acc: list[SSAValue]) -> list[KValue]:
+            if self.post is None:
+                return list(acc)
+            return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
+
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
+            if full:
+                write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
+                return
+            for j, acc in enumerate(scanned):
+                index = kb.m.add(base, kb.m.c(j))
+
+                def present(index: SSAValue = index, acc: list[SSAValue] = acc) -> None:
+                    write_values(kb, finals(index, acc), out_views, index)
+
+                kb.if_then(kb.m.lt(index, end), present)
+
+        return lookback_scan.ScanBody(types, neutral, combine, load, store)
+
+
+class _SegscanBody:
+    """A regular segmented scan as one flat scan of (segment start, value) pairs.
+
+    The operator is lifted to `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`, and the
+    flag of element `i` is `i mod n == 0`, so no flags are stored, and tiles that start
+    a segment skip the look-back (`ScanBody.segment_start`).
+    """
+
+    def __init__(self, lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs):
+        self.lw, self.op, self.seg = lw, op, seg
+
+    def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
+        lw, op = self.lw, self.op
+        inliner = Inliner(kb)
+        k = len(op.neutral)
+        kdims = [kb.scalar(d) for d in self.seg.dims]
+        outer, inner = kdims[:-1], kdims[-1]
+        count = kb.m.product(kdims)
+        combined_views = [kb.array(c) for c in self.seg.combined]
+        map_views = [kb.array(a, r.name_hint) for a, r in zip(self.seg.map_outs, list(op.outs)[k:])]
+        names = [a.name_hint for a in op.body.block.args]
+        types: list[Attribute] = [ir_i1, *(v.type for v in op.neutral)]
+        km = kb.m
+
+        def neutral() -> list[SSAValue]:
+            return [km.const(0, ir_i1), *neutral_values(kb, lw, op.neutral)]
+
+        def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
+            values = inliner.inline_scalars(op.combine, [*a[1:], *b[1:]])
+            flag = km.insert(arith.OrIOp(a[0], b[0]))
+            return [flag, *(km.insert(arith.SelectOp(b[0], y, x)) for x, y in zip(values, b[1:]))]
+
+        def positions(base: SSAValue, count_: int) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
+            """(flat index, segment, index in segment) of `count_` consecutive elements: one division, then increments."""
+            s = km.div(base, inner, "seg")
+            j = km.sub(base, km.mul(s, inner), "j")
+            result = [(base, s, j)]
+            for e in range(1, count_):
+                j = km.add(j, km.c(1))
+                wrap = km.eq(j, inner)
+                j = km.insert(arith.SelectOp(wrap, km.c(0), j))
+                s = km.insert(arith.SelectOp(wrap, km.add(s, km.c(1)), s))
+                result.append((km.add(base, km.c(e)), s, j))
+            return result
+
+        def element(i: SSAValue, s: SSAValue, j: SSAValue) -> list[SSAValue]:
+            prefix = km.unflatten(s, outer, names[:-1]) if outer else []
+            values = inliner.inline(op.body, [*prefix, j])
+            write_values(kb, values[k:], map_views, i)
+            return [km.eq(j, km.c(0)), *values[:k]]  # pyright: ignore[reportReturnType]
+
+        plain = segred_vector.plain_source(lw, op, self.seg.dims)
+        flat_source = None
+        if plain is not None:
+            source = kb.array(lw.array(plain), plain.name_hint)
+            flat_source = View(source.buffer, source.offset, [count], source.element)
+        flat_outs = [View(v.buffer, v.offset, [count], v.element) for v in combined_views]
+
+        def load(base: SSAValue, count_: int, full: bool, end: SSAValue) -> list[list[SSAValue]]:
+            items = []
+            if full and flat_source is not None and vectorizable(flat_source) and count_ % 4 == 0:
+                xs = [x for q in range(0, count_, 4) for x in ix.vector_load(kb, flat_source, km.add(base, km.c(q)), 4)]
+                for (_, _, j), x in zip(positions(base, count_), xs):
+                    items.append([km.eq(j, km.c(0)), x])
+                return items
+            for i, s, j in positions(base, count_):
+                if full:
+                    items.append(element(i, s, j))
+                else:
+                    items.append(kb.if_values(km.lt(i, end), types, lambda i=i, s=s, j=j: element(i, s, j), neutral))
+            return items
+
+        def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
+            if full and all(vectorizable(v) for v in flat_outs) and len(scanned) % 4 == 0:
+                for t, view in enumerate(flat_outs):
+                    for q in range(0, len(scanned), 4):
+                        ix.vector_store(kb, [acc[1 + t] for acc in scanned[q : q + 4]], view, km.add(base, km.c(q)))
+                return
+            for j, acc in enumerate(scanned):
+                index = km.add(base, km.c(j))
+                if full:
+                    write_values(kb, acc[1:], combined_views, index)
+                else:
+                    kb.if_then(km.lt(index, end), lambda index=index, acc=acc: write_values(kb, acc[1:], combined_views, index))
+
+        def segment_start(index: SSAValue) -> SSAValue:
+            return km.eq(km.rem(index, inner), km.c(0), "segment_start")
+
+        return lookback_scan.ScanBody(types, neutral, combine, load, store, segment_start)
