@@ -13,7 +13,8 @@ predicate holds.
 
 Whether a device has sub-groups of a width is a property of the target
 (`soac.lowering.opencl.target`): the OpenCL emitter refuses these ops for targets
-without them.
+without them. On NVIDIA a sub-group narrower than the warp is a segment of it, and
+the whole warp must execute the shuffle; ballots are of whole warps only.
 """
 
 from __future__ import annotations

@@ -270,7 +270,10 @@ class KernelPrinter:
     def print_local_alloc(self, op: kd.LocalAllocOp) -> None:
         name = self.define(op.result)
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
-        self.line(f"__local {storage_type(element)} {name}[{op.num_elements}];")
+        vectors = [u.operation for u in op.result.uses if isinstance(u.operation, kd.VectorLoadOp | kd.VectorStoreOp)]
+        align = max((v.align.value.data for v in vectors), default=0)  # vector accesses need an aligned start
+        attribute = f" __attribute__((aligned({align})))" if align else ""
+        self.line(f"__local {storage_type(element)} {name}[{op.num_elements}]{attribute};")
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)
@@ -369,8 +372,13 @@ class KernelPrinter:
             self.assign(op.result, f"as_float({bits})")
 
     def print_ballot(self, op: kd.BallotOp) -> None:
-        """`vote.sync.ballot` in inline PTX."""
+        """`vote.sync.ballot` in inline PTX, of the whole warp: narrower ballots would need their segment's bits."""
         self.check_subgroups(op)
+        if op.lanes != self.target.subgroup_width:
+            raise EmitError(
+                f"'{op.name}' of {op.lanes} lanes: target '{self.target.name}' has ballots of its whole "
+                f"{self.target.subgroup_width}-lane sub-groups only"
+            )
         name = self.define(op.result)
         self.line(f"int {name};")
         self.line(
@@ -538,7 +546,7 @@ class KernelPrinter:
             return f"{cast}popcount({x})"
         assert isinstance(t, IntegerType)
         width, u = t.width.data, UNSIGNED[str(t)]
-        return f"{x} == 0 ? {width} : {cast}({width - 1} - clz(({u}){x} & ({u})(-{x})))"
+        return f"{x} == 0 ? {width} : {cast}({width - 1} - clz(({u}){x} & -({u}){x}))"
 
     @staticmethod
     def cmpi(op: arith.CmpiOp, operands: list[str]) -> str:
