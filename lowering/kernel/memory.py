@@ -74,6 +74,20 @@ def _print_indexed(printer: Printer, buffer: SSAValue, index: SSAValue) -> None:
     printer.print_string("]")
 
 
+def _print_attributes_and_types(printer: Printer, op: Operation, types: Sequence[Attribute], separator: str = ", ") -> None:
+    """` {attrs} : T1, T2`"""
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute, separator)
+
+
+def _parse_attributes_and_buffer_type(parser: Parser) -> tuple[dict[str, Attribute], BufferType]:
+    """` {attrs} : !kernel.buffer<...>`"""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return attrs, _parse_buffer_type(parser)
+
+
 def _parse_buffer_type(parser: Parser) -> BufferType:
     pos = parser.pos
     buffer_type = parser.parse_type()
@@ -139,9 +153,7 @@ class VectorLoadOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" width {self.width} align {self.align.value.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        _print_attributes_and_types(printer, self, [self.buffer.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -150,9 +162,7 @@ class VectorLoadOp(IRDLOperation):
         width = parser.parse_integer()
         parser.parse_keyword("align")
         align = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        buffer_type = _parse_buffer_type(parser)
+        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         op = cls.create(
             operands=[parser.resolve_operand(buffer, buffer_type), parser.resolve_operand(index, IndexType())],
             result_types=[buffer_type.element_type] * max(width, 0),
@@ -200,9 +210,7 @@ class VectorStoreOp(IRDLOperation):
         printer.print_string(" into")
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" align {self.align.value.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        _print_attributes_and_types(printer, self, [self.buffer.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -211,9 +219,7 @@ class VectorStoreOp(IRDLOperation):
         buffer, index = _parse_indexed(parser)
         parser.parse_keyword("align")
         align = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        buffer_type = _parse_buffer_type(parser)
+        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         return cls.create(
             operands=[
                 *(parser.resolve_operand(v, buffer_type.element_type) for v in values),
@@ -294,19 +300,13 @@ class AtomicLoadOp(_OrderedAccess):
     def print(self, printer: Printer) -> None:
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" {self.order.data} {self.scope.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _print_attributes_and_types(printer, self, [self.buffer.type, self.result.type], " -> ")
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         buffer, index = _parse_indexed(parser)
         order, scope = parser.parse_identifier(), parser.parse_identifier()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        buffer_type = _parse_buffer_type(parser)
+        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         parser.parse_punctuation("->")
         return cls.create(
             operands=[parser.resolve_operand(buffer, buffer_type), parser.resolve_operand(index, IndexType())],
@@ -354,11 +354,7 @@ class AtomicStoreOp(_OrderedAccess):
         printer.print_string(",")
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" {self.order.data} {self.scope.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.buffer.type)
+        _print_attributes_and_types(printer, self, [self.value.type, self.buffer.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -476,11 +472,7 @@ class AtomicOp(IRDLOperation):
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(", ")
         printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.value.type)
+        _print_attributes_and_types(printer, self, [self.buffer.type, self.value.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -488,9 +480,7 @@ class AtomicOp(IRDLOperation):
         buffer, index = _parse_indexed(parser)
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        buffer_type = _parse_buffer_type(parser)
+        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         parser.parse_punctuation(",")
         value_type = parser.parse_type()
         op = cls(
@@ -541,9 +531,7 @@ class AtomicCmpxchgOp(IRDLOperation):
         printer.print_operand(self.expected)
         printer.print_string(", ")
         printer.print_operand(self.new)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.buffer.type)
+        _print_attributes_and_types(printer, self, [self.buffer.type])
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -552,9 +540,7 @@ class AtomicCmpxchgOp(IRDLOperation):
         expected = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         new = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        buffer_type = _parse_buffer_type(parser)
+        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         element = buffer_type.element_type
         op = cls(
             parser.resolve_operand(buffer, buffer_type),
@@ -564,14 +550,3 @@ class AtomicCmpxchgOp(IRDLOperation):
         )
         op.attributes |= attrs
         return op
-
-
-MEMORY_OPS: tuple[type[Operation], ...] = (
-    VectorLoadOp,
-    VectorStoreOp,
-    AtomicLoadOp,
-    AtomicStoreOp,
-    FenceOp,
-    AtomicOp,
-    AtomicCmpxchgOp,
-)

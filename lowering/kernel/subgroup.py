@@ -144,6 +144,3 @@ class BallotOp(IRDLOperation):
         parser.parse_keyword("width")
         op = cls(predicate, parser.parse_integer())
         return with_parsed_attributes(parser, op)
-
-
-SUBGROUP_OPS: tuple[type[Operation], ...] = (ShuffleOp, BallotOp)
