@@ -615,10 +615,10 @@ def target_for(device: cl.Device) -> DeviceTarget:
     return TARGETS["cpu"] if device.type & cl.device_type.CPU else TARGETS["generic"]
 
 
-def scan_strategy_for(device: cl.Device) -> str:
+def scan_strategy_for(device: cl.Device, target: DeviceTarget | None = None) -> str:
     """The device-wide scan for `device` ($SOAC_SCAN overrides): its target's (single-pass look-back on NVIDIA,
     `chunked` on CPUs, which also takes reductions, reduce-then-scan elsewhere)."""
-    return os.environ.get("SOAC_SCAN") or target_for(device).scan
+    return os.environ.get("SOAC_SCAN") or (target or target_for(device)).scan
 
 
 def compile_module(
@@ -637,7 +637,7 @@ def compile_module(
     group = group_size or (64 if is_cpu else 256)
     groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
     device_target = get_target(target) if target else target_for(chosen)
-    scan = scan or os.environ.get("SOAC_SCAN") or device_target.scan
+    scan = scan or scan_strategy_for(chosen, device_target)
     lowered = lower_module(module, group, groups, scan, contiguous, device_target.name)
     return Program(lowered, chosen)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.lowering.conversion.kernel_builder import KernelBuilder, View
+from soac.lowering.conversion.kernel_builder import KernelBuilder, View, building_at
 from soac.lowering.kernel import AtomicLoadOp, AtomicOp, AtomicStoreOp, BallotOp, ShuffleOp, VectorLoadOp, VectorStoreOp
-from xdsl.builder import Builder
+from soac.lowering.kernel.memory import element_bytes
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import IntegerType, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -27,8 +27,10 @@ WARP = 32
 
 
 def bit_width(t: Attribute) -> int | None:
-    name = str(t)
-    return {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "f32": 32, "i64": 64, "f64": 64, "index": 64, "f16": 16}.get(name)
+    if str(t) == "i1":
+        return 1
+    size = element_bytes(t)
+    return None if size is None else 8 * size
 
 
 def fits_32(t: Attribute) -> bool:
@@ -86,21 +88,15 @@ def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue) -> 
     first flag is 0 (nothing published) or another word's flag differs from it.
     """
     before = Block()
-    builder = Builder(InsertPoint.at_end(before))
-    words = [builder.insert(AtomicLoadOp(b.buffer, index, "relaxed", "device")).result for b in buffers]
-    for word in words:
-        word.name_hint = "word"
-    shift = builder.insert(arith.ConstantOp.from_int_and_width(32, i64)).result
-    flags = [builder.insert(arith.ShRUIOp(w, shift)).result for w in words]
-    zero = builder.insert(arith.ConstantOp.from_int_and_width(0, i64)).result
-    waiting = builder.insert(arith.CmpiOp(flags[0], zero, "eq")).result
-    for flag in flags[1:]:
-        differs = builder.insert(arith.CmpiOp(flag, flags[0], "ne")).result
-        waiting = builder.insert(arith.OrIOp(waiting, differs)).result
-    waiting.name_hint = "waiting"
-    builder.insert(scf.ConditionOp(waiting, *words))
-    after = Block(arg_types=[i64] * len(words))
-    after.add_op(scf.YieldOp())
+    with building_at(kb.b, InsertPoint.at_end(before)):
+        words = [kb.m.insert(AtomicLoadOp(b.buffer, index, "relaxed", "device"), "word") for b in buffers]
+        flags = [kb.m.insert(arith.ShRUIOp(w, kb.m.const(32, i64))) for w in words]
+        waiting = kb.m.insert(arith.CmpiOp(flags[0], kb.m.const(0, i64), "eq"))
+        for flag in flags[1:]:
+            waiting = kb.m.insert(arith.OrIOp(waiting, kb.m.insert(arith.CmpiOp(flag, flags[0], "ne"))))
+        waiting.name_hint = "waiting"
+        kb.b.insert(scf.ConditionOp(waiting, *words))
+    after = Block([scf.YieldOp()], arg_types=[i64] * len(words))
     loop = kb.b.insert(scf.WhileOp([], [i64] * len(words), Region(before), Region(after)))
     return list(loop.results)
 

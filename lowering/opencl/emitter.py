@@ -162,11 +162,6 @@ class EmitError(Exception):
     """Something in a kernel that has no OpenCL C form."""
 
 
-@dataclass
-class _Loop:
-    variables: list[str]
-
-
 class KernelPrinter:
     """Prints one kernel function; names are unique per kernel."""
 
@@ -177,7 +172,6 @@ class KernelPrinter:
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
         self.indent = 1
-        self.counter = 0
 
     # -- names and expressions -----------------------------------------------
 
@@ -283,8 +277,7 @@ class KernelPrinter:
 
     def vector_pointer(self, buffer: SSAValue, index: SSAValue, width: int, const: bool = False) -> str:
         """`(const __global int4*)(xs + i)`: the vector of `width` elements at `buffer[index]`."""
-        buffer_type = buffer.type
-        assert isinstance(buffer_type, kd.BufferType)
+        buffer_type = _buffer_type(buffer)
         vector = f"{storage_type(buffer_type.element_type)}{width}"
         qualifiers = ("const " if const else "") + SPACES[buffer_type.space_name]
         return f"({qualifiers} {vector}*)({self.expr(buffer)} + {self.expr(index)})"
@@ -303,13 +296,12 @@ class KernelPrinter:
 
     def volatile_element(self, buffer: SSAValue, index: SSAValue) -> str:
         """OpenCL C 1.2 has no atomic loads and stores: an aligned volatile access of a 32- or 64-bit word is one."""
-        buffer_type = buffer.type
-        assert isinstance(buffer_type, kd.BufferType)
+        buffer_type = _buffer_type(buffer)
         pointer = f"volatile {SPACES[buffer_type.space_name]} {storage_type(buffer_type.element_type)}*"
         return f"*({pointer})&{self.element(buffer, index)}"
 
     def fence_for(self, buffer: SSAValue) -> str:
-        return f"mem_fence({FENCE_FLAGS[buffer.type.space_name]});"  # pyright: ignore[reportAttributeAccessIssue]
+        return f"mem_fence({FENCE_FLAGS[_buffer_type(buffer).space_name]});"
 
     def print_atomic_load(self, op: kd.AtomicLoadOp) -> None:
         self.assign(op.result, self.volatile_element(op.buffer, op.index))
@@ -322,20 +314,17 @@ class KernelPrinter:
         self.line(f"{self.volatile_element(op.buffer, op.index)} = {self.expr(op.value)};")
 
     def atomic_call(self, function: str, op: kd.AtomicOp | kd.AtomicCmpxchgOp, operands: list[SSAValue]) -> str:
-        """`atomic_<function>(&buf[i], ...)` (`atom_` for 64-bit elements, pointer and operands as unsigned if asked)."""
-        buffer_type = op.buffer.type
-        assert isinstance(buffer_type, kd.BufferType)
+        """`atomic_<function>(&buf[i], ...)` (`atom_` for 64-bit elements; `umin`/`umax` on an unsigned pointer)."""
+        buffer_type = _buffer_type(op.buffer)
         element = str(buffer_type.element_type)
         prefix = "atom_" if element == "i64" else "atomic_"
         target = f"&{self.element(op.buffer, op.index)}"
         args = [self.expr(v) for v in operands]
-        if function in UNSIGNED_ATOMICS:
-            u = UNSIGNED[element]
-            target = f"(volatile {SPACES[buffer_type.space_name]} {u}*){target}"
-            args = [f"({u}){a}" for a in args]
-            call = f"{prefix}{UNSIGNED_ATOMICS[function]}({', '.join([target, *args])})"
-            return f"({c_type(buffer_type.element_type)}){call}"
-        return f"{prefix}{function}({', '.join([target, *args])})"
+        if function not in UNSIGNED_ATOMICS:
+            return f"{prefix}{function}({', '.join([target, *args])})"
+        u = UNSIGNED[element]
+        unsigned_args = [f"(volatile {SPACES[buffer_type.space_name]} {u}*){target}", *(f"({u}){a}" for a in args)]
+        return f"({c_type(buffer_type.element_type)}){prefix}{UNSIGNED_ATOMICS[function]}({', '.join(unsigned_args)})"
 
     def print_atomic(self, op: kd.AtomicOp) -> None:
         self.assign(op.result, self.atomic_call(op.kind.data, op, [op.value]))
@@ -572,6 +561,11 @@ class KernelPrinter:
             "true": "true",
             "false": "false",
         }[predicate]
+
+
+def _buffer_type(value: SSAValue) -> kd.BufferType:
+    assert isinstance(value.type, kd.BufferType)
+    return value.type
 
 
 def literal(attr: Attribute, t: Attribute) -> str:
