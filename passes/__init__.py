@@ -18,6 +18,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SoacFlattenPass
 
+    def get_soac_tile() -> type[ModulePass]:
+        from soac.passes.soac_tile import SoacTilePass
+
+        return SoacTilePass
+
     def get_soac_to_kernel() -> type[ModulePass]:
         from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
@@ -32,5 +37,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "soac-fuse": get_soac_fuse,
         "soac-flatten": get_soac_flatten,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
+        "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,
     }

@@ -206,3 +206,38 @@ def threshold(interp: SoacInterpreter, frame: Frame, op: soac.ThresholdOp) -> li
     par, rank = frame.lookup(op.par)
     limit = interp.thresholds.get(op.threshold_name, op.default_value)
     return [(np.asarray(par >= limit), rank)]
+
+
+@implements("soac.tiled_redomap")
+def tiled_redomap(interp: SoacInterpreter, frame: Frame, op: soac.TiledRedomapOp) -> list[Val]:
+    """`result[d...] = redomap` over `k`: every read gathered over the whole space `dims x width`, then reduced."""
+    dims = sizes(frame, op, op.dims, "dimension")
+    (width,) = sizes(frame, op, [op.width], "width")
+    space = (*dims, width)
+    args = [
+        _read_elements(frame, op, r, frame.lookup(array), symbols, space)
+        for r, (array, symbols) in enumerate(zip(op.reads, op.accesses))
+    ]
+    ys = run_lambda(interp, frame, op.body, args, space)
+    neutral = [frame.lookup(op.neutral)]
+    (reduced,) = reduce_axis(interp, frame, op.combine, neutral, full(frame, ys, space), frame.batch + tuple(dims))
+    return [(reduced, frame.rank)]
+
+
+def _read_elements(
+    frame: Frame, op: soac.TiledRedomapOp, r: int, val: Val, symbols: Sequence[int], space: tuple[int, ...]
+) -> Val:
+    """Read #r of `op` at every point of `space` (the index space, then the reduced dimension)."""
+    array = expand(val, frame.batch, frame.rank)
+    shape = array.shape[frame.rank :]
+    indices: list[np.ndarray] = []
+    for p, symbol in enumerate(symbols):
+        axis = len(space) - 1 if symbol == soac.REDUCED else symbol
+        extent = space[axis]
+        if symbol == soac.REDUCED and shape[p] != extent:
+            raise fail(op, f"read #{r} has {shape[p]} elements in dimension {p}, but the reduction has width {extent}")
+        if symbol != soac.REDUCED and shape[p] < extent:
+            raise fail(op, f"read #{r}: index {extent - 1} of d{symbol} is out of bounds for dimension {p} of size {shape[p]}")
+        indices.append(np.arange(extent).reshape([extent if a == axis else 1 for a in range(len(space))]))
+    gathered = array[(slice(None),) * frame.rank + tuple(indices)] if indices else array[..., *([None] * len(space))]
+    return np.broadcast_to(gathered, frame.batch + space), frame.rank + len(space)

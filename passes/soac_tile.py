@@ -1,0 +1,256 @@
+"""`soac-tile`: block and register tiling of thread-level nests whose work-items read the same arrays (seed 004).
+
+A flattened nest in which every work-item folds a reduction over arrays that other
+work-items read too wastes memory bandwidth: in matrix multiplication each row of `a`
+is read by all `m` work-items of that row. This pass finds such nests and turns them
+into a `soac.tiled_redomap`, which names the reads by the symbols that index them:
+
+Before (the outer-parallel version of examples/matmul.mlir after soac-flatten):
+
+    %c = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+      %arow = soac.index %a[%i] : tensor<?x?xf32> -> tensor<?xf32>
+      %bcol = soac.index %bt[%j] : tensor<?x?xf32> -> tensor<?xf32>
+      %dot = soac.redomap %k (%arow, %bcol : ...) neutral(%zero : f32) -> f32 combine(...) lambda(%x: f32, %y: f32) {...}
+      soac.yield %dot : f32
+    }
+
+After:
+
+    %c = soac.tiled_redomap (%n, %m) reduce %k tile "tile_0" block [64, 64] reg [4, 4] chunk 16
+        reads(%a[d0, k], %bt[d1, k] : ...) neutral(%zero : f32) -> tensor<?x?xf32> combine(...) lambda(%x: f32, %y: f32) {...}
+
+Two shapes of nest are tiled, wherever they are (also inside the versions of soac-flatten):
+
+* a `segmap thread` over 1 or 2 dimensions whose lambda reads rows and elements of arrays
+  from outside (`soac.index` by its indices) and yields one `soac.redomap` over those rows
+  or over whole arrays (seed 004: `map (\\x -> redomap (+) (\\y -> y + x) 0 xs) xs`);
+* a `segred thread` over 2 or 3 dimensions whose lambda reads elements by its indices and
+  computes scalars from them (the fully flattened version of the same nests).
+
+A nest is tiled only when it reuses data: some read of the reduction lacks an index of the
+outer space, so the work-items along that index share it. The steps of seed 004's
+derivation are the parts of the tiled op (see `TiledRedomapOp` and its lowering in
+`lowering/strategies/tiled.py`): `block` strip-mines the outer segmap into work-groups of
+tiles, `chunk` strip-mines the reduction into a loop over chunks interchanged outside the
+work-items, each chunk of a shared read is copied by the whole group into local memory,
+and `reg` gives each work-item a block of results held in registers.
+
+Options `block`, `reg` and `chunk` set the sizes of every tiled nest (0: the defaults of
+`default_sizes`); the sizes are also tuning parameters (`soac-run --list-thresholds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from soac.dialect import REDUCED, IndexOp, Level, RedomapOp, SegmapOp, SegredOp, TiledRedomapOp, TileSizes, YieldOp
+from soac.passes.flatten_analysis import in_lambda
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+
+def default_sizes(rank: int) -> TileSizes:
+    """Tile sizes that are good on an H200 (bench/RESULTS.md, "Block and register tiling")."""
+    if rank == 1:
+        return TileSizes((256,), (4,), 256)
+    return TileSizes((64, 64), (4, 4), 16)
+
+
+class NotTileable(Exception):
+    """Internal: the nest does not have a shape the pass tiles."""
+
+
+@dataclass
+class TiledNest:
+    """A nest in the terms of `soac.tiled_redomap`: its reads, and a lambda of their elements being built."""
+
+    nest: Operation
+    symbols: dict[SSAValue, int]
+    """The nest's index values and the symbols they stand for (`0, 1`: d0, d1; `REDUCED`: k)."""
+    reads: list[tuple[SSAValue, tuple[int, ...]]] = field(default_factory=list)
+    body: Block = field(default_factory=Block)
+    mapping: dict[SSAValue, SSAValue] = field(default_factory=dict)
+
+    def read(self, array: SSAValue, indices: Sequence[SSAValue], like: SSAValue, extra: tuple[int, ...] = ()) -> SSAValue:
+        """A new read of `array` by the symbols of `indices` (then `extra`); its element is a new lambda parameter
+        standing for `like`."""
+        if _defined_inside(array, self.nest):
+            raise NotTileable
+        if any(i not in self.symbols for i in indices):
+            raise NotTileable
+        access = (*(self.symbols[i] for i in indices), *extra)
+        if len(set(access)) != len(access):
+            raise NotTileable
+        self.reads.append((array, access))
+        param = self.body.insert_arg(like.type, len(self.body.args))
+        param.name_hint = like.name_hint
+        return param
+
+    def clone(self, op: Operation) -> None:
+        """Clone `op` into the lambda; it may use values from outside the nest, reads and what was cloned before."""
+        for inner in op.walk():
+            for operand in inner.operands:
+                if operand in self.symbols or (_defined_inside(operand, self.nest) and not _defined_inside(operand, op)):
+                    if operand not in self.mapping:
+                        raise NotTileable
+        self.body.add_op(op.clone(value_mapper=self.mapping))
+
+    def reuses(self, rank: int) -> bool:
+        """Some read of the reduction is shared by the work-items along an index of the outer space."""
+        return any(REDUCED in access and len(access) <= rank for _, access in self.reads)
+
+
+def _defined_inside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    defining = owner if isinstance(owner, Operation) else owner.parent_op()
+    while defining is not None:
+        if defining is op:
+            return True
+        defining = defining.parent_op()
+    return False
+
+
+def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
+    """`segmap thread (dims) { reads; constants; redomap; yield }`."""
+    block = op.body.block
+    nest = TiledNest(op, {arg: d for d, arg in enumerate(block.args)})
+    *ops, last = block.ops
+    redomaps = [o for o in ops if isinstance(o, RedomapOp)]
+    if len(redomaps) != 1 or len(op.outs) != 1 or not isinstance(last, YieldOp):
+        raise NotTileable
+    (red,) = redomaps
+    if len(red.outs) != 1 or last.operands[0] is not red.outs[0] or _defined_inside(red.width, op):
+        raise NotTileable
+    rows: dict[SSAValue, IndexOp] = {}
+    scalars: dict[SSAValue, IndexOp] = {}
+    for inner in ops:
+        if isinstance(inner, IndexOp):
+            (rows if isinstance(inner.result.type, TensorType) else scalars)[inner.result] = inner
+        elif not isinstance(inner, arith.ConstantOp | RedomapOp):
+            raise NotTileable
+    lam = red.body.block
+    for param, value in zip(lam.args, red.inputs):
+        if (row := rows.get(value)) is not None:
+            nest.mapping[param] = nest.read(row.array, row.indices, param, (REDUCED,))
+        elif not _defined_inside(value, op) and isinstance(value.type, TensorType) and value.type.get_num_dims() == 1:
+            nest.mapping[param] = nest.read(value, [], param, (REDUCED,))
+        else:
+            raise NotTileable
+    for used in _free_values(red.body, op):
+        if (element := scalars.get(used)) is not None:
+            nest.mapping[used] = nest.read(element.array, element.indices, used)
+        elif isinstance(used.owner, arith.ConstantOp):
+            nest.clone(used.owner)
+            nest.mapping[used] = nest.body.last_op.results[0]  # pyright: ignore[reportOptionalMemberAccess]
+        else:
+            raise NotTileable
+    for inner in lam.ops:
+        nest.clone(inner)
+    return nest, red
+
+
+def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
+    """Values defined in `nest` outside `region` that ops in `region` use, once each, in order of use."""
+    found: dict[SSAValue, None] = {}
+    owner = region.parent_op()
+    assert owner is not None
+    for inner in region.walk():
+        for operand in inner.operands:
+            if _defined_inside(operand, nest) and not _defined_inside(operand, owner):
+                found[operand] = None
+    return list(found)
+
+
+def _from_segred(op: SegredOp) -> TiledNest:
+    """`segred thread (dims, k) { element reads by the indices; scalar code; yield one value }`."""
+    block = op.body.block
+    *outer, k = block.args
+    nest = TiledNest(op, {arg: d for d, arg in enumerate(outer)} | {k: REDUCED})
+    yielded = block.last_op
+    if len(op.neutral) != 1 or not isinstance(yielded, YieldOp) or len(yielded.operands) != 1:
+        raise NotTileable
+    for inner in block.ops:
+        if isinstance(inner, IndexOp) and not isinstance(inner.result.type, TensorType):
+            nest.mapping[inner.result] = nest.read(inner.array, inner.indices, inner.result)
+        else:
+            nest.clone(inner)
+    return nest
+
+
+@dataclass
+class TileNest(RewritePattern):
+    """Replaces a thread-level nest that reuses data by a `soac.tiled_redomap`."""
+
+    sizes: dict[int, TileSizes]
+    counter: list[int]
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SegmapOp | SegredOp, rewriter: PatternRewriter, /) -> None:
+        if op.level.data != Level.THREAD or in_lambda(op):
+            return
+        try:
+            if isinstance(op, SegmapOp):
+                if len(op.dims) not in (1, 2):
+                    return
+                nest, red = _from_segmap(op)
+                dims, width, neutral, combine = list(op.dims), red.width, red.neutral[0], red.combine
+            else:
+                if len(op.dims) not in (2, 3):
+                    return
+                nest = _from_segred(op)
+                dims, width, neutral, combine = list(op.dims[:-1]), op.dims[-1], op.neutral[0], op.combine
+        except NotTileable:
+            return
+        rank = len(dims)
+        if not nest.reuses(rank) or _defined_inside(neutral, op) or any(_defined_inside(v, op) for v in _free_in(combine)):
+            return
+        name = f"tile_{self.counter[0]}"
+        self.counter[0] += 1
+        tiled = TiledRedomapOp(
+            dims, width, nest.reads, neutral, op.outs[0].type, combine.clone(), Region(nest.body), name, self.sizes[rank]
+        )
+        tiled.out.name_hint = op.outs[0].name_hint
+        rewriter.replace_matched_op(tiled)
+
+
+def _free_in(region: Region) -> list[SSAValue]:
+    owner = region.parent_op()
+    assert owner is not None
+    return [v for inner in region.walk() for v in inner.operands if not _defined_inside(v, owner)]
+
+
+def _sizes(rank: int, block: int, reg: int, chunk: int) -> TileSizes:
+    default = default_sizes(rank)
+    return TileSizes(
+        (block,) * rank if block else default.block,
+        (reg,) * rank if reg else default.reg,
+        chunk or default.chunk,
+    )
+
+
+@dataclass(frozen=True)
+class SoacTilePass(ModulePass):
+    """Block and register tiling of thread-level nests that reuse the arrays they read."""
+
+    name = "soac-tile"
+
+    block: int = 0
+    """Elements per work-group along each dimension (0: the default)."""
+    reg: int = 0
+    """Elements per work-item along each dimension, held in registers (0: the default)."""
+    chunk: int = 0
+    """Elements of the reduction per chunk copied to local memory (0: the default)."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        sizes = {rank: _sizes(rank, self.block, self.reg, self.chunk) for rank in (1, 2)}
+        for rank, chosen in sizes.items():
+            if problem := chosen.problem(rank):
+                raise ValueError(f"soac-tile: for {rank}-dimensional nests, {problem}")
+        existing = [o.tile_name for o in op.walk() if isinstance(o, TiledRedomapOp)]
+        counter = [1 + max((int(n[5:]) for n in existing if n[5:].isdigit()), default=-1)]
+        PatternRewriteWalker(TileNest(sizes, counter), apply_recursively=False).rewrite_module(op)
