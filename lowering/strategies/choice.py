@@ -33,6 +33,7 @@ from soac.lowering.strategies import (
     segmented,
     segred_teams,
     segred_vector,
+    tiled,
 )
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import i1
@@ -50,6 +51,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.SegmapOp: intragroup.lower_segmap,
         soac.SegredOp: lower_segred,
         soac.SegscanOp: lower_segscan,
+        soac.TiledRedomapOp: tiled.lower_tiled_redomap,
         soac.IndexOp: maps.lower_index,
         soac.SliceOp: maps.lower_slice,
         soac.UpdateOp: maps.lower_update,

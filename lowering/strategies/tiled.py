@@ -1,0 +1,270 @@
+"""`soac.tiled_redomap` as one kernel with block and register tiling (seed 004, "Block tiling").
+
+A work-group computes a block of `block[0] x block[1]` results (the strip-mined outer segmap);
+each of its `block[d] / reg[d]` work-items per dimension holds a `reg[0] x reg[1]` block of
+accumulators in registers. The reduction runs in chunks of `chunk` elements (the strip-mined,
+interchanged redomap); for each chunk, the group copies the part of every *shared* read (one
+that lacks an outer symbol, like `%a[d0, k]`) into a local tile, `tile[kk][e]` for chunk
+position `kk` and block position `e`, with a barrier before and after; then every work-item
+folds the chunk from local memory, reading its `reg[d]` consecutive elements of a tile row with
+one vector load:
+
+    kernel.func @main_tiled_0(...) {
+      %a_tile = kernel.local_alloc 1024 : !kernel.buffer<local, f32>      // chunk x block[0]
+      %bt_tile = kernel.local_alloc 1024 : !kernel.buffer<local, f32>     // chunk x block[1]
+      %accs = scf.for %c0 = %c0 to %full step %chunk iter_args(...) {    // full chunks
+        kernel.barrier local
+        (cooperative copy of a[rows, c0 .. c0 + chunk] and bt[cols, c0 .. c0 + chunk])
+        kernel.barrier local
+        scf.for %kk = %c0 to %chunk step %c1 iter_args(...) {
+          %x0, %x1, %x2, %x3 = kernel.vector_load %a_tile[...] ...        // reg[0] rows
+          %y0, %y1, %y2, %y3 = kernel.vector_load %bt_tile[...] ...       // reg[1] columns
+          (acc[r][c] = combine(acc[r][c], lambda(x_r, y_c)) for every r, c)
+        }
+      }
+      (the last, partial chunk the same way, with its length as the bound)
+      (each in-bounds result written)
+    }
+
+Reads with every outer symbol are read from global memory in the fold; reads without `k` are
+read once per result before the chunks. Rows and columns beyond the index space compute on
+zeros and are not written, so any size is correct.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from soac import dialect as soac
+from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.kernel_builder import KernelBuilder, View
+from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Attribute, SSAValue
+
+VECTOR_WIDTHS = (2, 4, 8, 16)
+
+
+@dataclass
+class SharedRead:
+    """A read whose chunks are copied to local memory: `tile[kk * extent + e]`."""
+
+    view: View
+    access: tuple[int, ...]
+    outer: int | None
+    """The outer symbol the read has (its block position `e`), or None for a read of `k` alone."""
+    extent: int
+    tile: SSAValue
+
+
+def lower_tiled_redomap(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
+    TiledKernel(lw, op).lower()
+
+
+class TiledKernel:
+    def __init__(self, lw: HostLowering, op: soac.TiledRedomapOp):
+        self.lw, self.op = lw, op
+        self.sizes = op.sizes
+        self.rank = len(op.dims)
+        self.threads = [b // r for b, r in zip(self.sizes.block, self.sizes.reg)]
+        self.kb: KernelBuilder = lw.kernel("tiled")
+        self.inliner = Inliner(self.kb)
+
+    def lower(self) -> None:
+        lw, op, kb, m = self.lw, self.op, self.kb, self.kb.m
+        hm = lw.m
+        dims = [lw.scalar(d) for d in op.dims]
+        width = lw.scalar(op.width)
+        self.check_reads(dims, width)
+        element = op.out.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
+        out = lw.alloc(element, dims, op.out.name_hint)
+        lw.env[op.out] = out
+        group_counts = [hm.ceildiv(d, hm.c(b)) for d, b in zip(dims, self.sizes.block)]
+        groups = hm.max(hm.product(group_counts), hm.c(1), "num_groups")
+
+        self.dims = [kb.scalar(d) for d in dims]
+        self.width = kb.scalar(width)
+        self.tiles = self.alloc_tiles()
+        kgroups = [kb.scalar(g) for g in group_counts]
+        group = m.unflatten(m.insert(GroupIdOp(0), "group"), kgroups, [f"g{d}" for d in range(self.rank)])
+        self.tid = m.insert(LocalIdOp(0), "tid")
+        thread = m.unflatten(self.tid, [m.c(t) for t in self.threads], ["t0", "t1"][: self.rank])
+        self.base = [m.mul(g, m.c(b), f"base{d}") for d, (g, b) in enumerate(zip(group, self.sizes.block))]
+        self.first = [m.mul(t, m.c(r), f"first{d}") for d, (t, r) in enumerate(zip(thread, self.sizes.reg))]
+        self.cells = list(itertools.product(*(range(r) for r in self.sizes.reg)))
+        starts = [m.add(b, f, f"start{d}") for d, (b, f) in enumerate(zip(self.base, self.first))]
+        coord = [[m.add(s, m.c(r)) for r in range(reg)] for s, reg in zip(starts, self.sizes.reg)]
+        inside = [[m.lt(c, n) for c in cs] for cs, n in zip(coord, self.dims)]
+        self.coords = {cell: [coord[d][r] for d, r in enumerate(cell)] for cell in self.cells}
+        self.in_space: dict[tuple[int, ...], SSAValue | None] = {}
+        for cell in self.cells:
+            ok: SSAValue | None = None
+            for d, r in enumerate(cell):
+                ok = m.both(ok, inside[d][r])
+            self.in_space[cell] = ok
+        self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
+        self.fixed = self.read_fixed()
+
+        neutral = kb.scalar(lw.scalar(op.neutral), op.neutral.name_hint or "ne")
+        accs = [neutral] * len(self.cells)
+        chunk = m.c(self.sizes.chunk)
+        full = m.mul(m.div(self.width, chunk), chunk, "full")
+        accs = kb.for_loop(m.c(0), full, chunk, accs, "c0", lambda c0, acc: self.chunk_step(c0, acc, chunk, False))
+        tail = m.sub(self.width, full, "tail")
+        done = accs
+        accs = kb.if_values(
+            m.cmp(tail, m.c(0), "ugt"), [a.type for a in done], lambda: self.chunk_step(full, done, tail, True), lambda: done
+        )
+        out_view = kb.array(out, op.out.name_hint)
+        for cell, acc in zip(self.cells, accs):
+            kb.when(self.in_space[cell], lambda cell=cell, acc=acc: kb.store(acc, out_view, m.row_major(self.coords[cell], self.dims)))
+        group_size = self.sizes.group_size
+        lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
+
+    # -- the reads -------------------------------------------------------------
+
+    def check_reads(self, dims: Sequence[SSAValue], width: SSAValue) -> None:
+        """Each read's reduced dimension has the reduction's width and its outer dimensions cover the index space."""
+        lw, m = self.lw, self.lw.m
+        for r, (array, access) in enumerate(zip(self.op.reads, self.op.accesses)):
+            sizes = lw.array(array).dims
+            for p, symbol in enumerate(access):
+                if sizes[p] is (width if symbol == soac.REDUCED else dims[symbol]):
+                    continue
+                if symbol == soac.REDUCED:
+                    lw.check(
+                        m.eq(sizes[p], width),
+                        self.op,
+                        f"read #{r} has {{0}} elements in dimension {p}, but the reduction has width {{1}}",
+                        [sizes[p], width],
+                    )
+                else:
+                    lw.check(
+                        m.cmp(dims[symbol], sizes[p], "ule"),
+                        self.op,
+                        f"read #{r}: d{symbol} of size {{0}} is out of bounds for dimension {p} of size {{1}}",
+                        [dims[symbol], sizes[p]],
+                    )
+
+    def alloc_tiles(self) -> dict[int, SharedRead]:
+        """A local tile per read that has `k` and misses an outer symbol."""
+        tiles: dict[int, SharedRead] = {}
+        for r, (array, access) in enumerate(zip(self.op.reads, self.op.accesses)):
+            outer = [s for s in access if s != soac.REDUCED]
+            if soac.REDUCED not in access or len(outer) == self.rank:
+                continue
+            extent = self.sizes.block[outer[0]] if outer else 1
+            element = _element(array.type)
+            tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * extent, element), f"{array.name_hint or 'read'}_tile")
+            view = self.kb.array(self.lw.array(array), array.name_hint)
+            tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, tile)
+        return tiles
+
+    def read_fixed(self) -> dict[tuple[int, tuple[int, ...]], SSAValue]:
+        """The reads without `k`, once per result cell (zero outside the index space)."""
+        values: dict[tuple[int, tuple[int, ...]], SSAValue] = {}
+        for r, access in enumerate(self.op.accesses):
+            if soac.REDUCED in access:
+                continue
+            for cell in self.cells:
+                key = (r, tuple(cell[s] for s in access))
+                if key not in values:
+                    indices = [self.coords[cell][s] for s in access]
+                    ok = self.all_below(indices, [self.dims[s] for s in access])
+                    view = self.private_views[r]
+                    values[key] = self.kb.load_if(ok, view, self.kb.m.row_major(indices, view.dims))
+        return values
+
+    def all_below(self, indices: Sequence[SSAValue], limits: Sequence[SSAValue]) -> SSAValue | None:
+        ok: SSAValue | None = None
+        for i, n in zip(indices, limits):
+            ok = self.kb.m.both(ok, self.kb.m.lt(i, n))
+        return ok
+
+    # -- one chunk ---------------------------------------------------------------
+
+    def chunk_step(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue, partial: bool) -> list[SSAValue]:
+        kb, m = self.kb, self.kb.m
+        kb.b.insert(BarrierOp(local=True))
+        for shared in self.tiles.values():
+            self.copy_chunk(shared, c0, length if partial else None)
+        kb.b.insert(BarrierOp(local=True))
+        return kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
+
+    def copy_chunk(self, shared: SharedRead, c0: SSAValue, length: SSAValue | None) -> None:
+        """The group copies `chunk x extent` elements of a shared read into its tile (zeros outside the array)."""
+        kb, m = self.kb, self.kb.m
+        chunk, extent = self.sizes.chunk, shared.extent
+        k_innermost = shared.access[-1] == soac.REDUCED
+
+        def element(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            if k_innermost:
+                kk, q = m.rem(e, m.c(chunk), "kk"), m.div(e, m.c(chunk), "q")
+            else:
+                kk, q = m.div(e, m.c(extent), "kk"), m.rem(e, m.c(extent), "q")
+            indices, limits = [], []
+            for symbol in shared.access:
+                if symbol == soac.REDUCED:
+                    indices.append(m.add(c0, kk))
+                    if length is not None:
+                        limits.append((kk, length))
+                else:
+                    indices.append(m.add(self.base[symbol], q))
+                    limits.append((indices[-1], self.dims[symbol]))
+            ok = self.all_below([i for i, _ in limits], [n for _, n in limits])
+            value = kb.load_if(ok, shared.view, m.row_major(indices, shared.view.dims))
+            kb.b.insert(StoreOp(value, shared.tile, m.add(m.mul(kk, m.c(extent)), q)))
+            return []
+
+        kb.for_loop(self.tid, m.c(chunk * extent), m.c(self.sizes.group_size), [], "e", element)
+
+    def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+        """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item."""
+        m = self.kb.m
+        tile_values = {r: self.tile_row(shared, kk) for r, shared in self.tiles.items()}
+        k = m.add(c0, kk, "k")
+        new: list[SSAValue] = []
+        for cell, acc in zip(self.cells, accs):
+            args: list[SSAValue] = []
+            for r, access in enumerate(self.op.accesses):
+                if r in tile_values:
+                    shared = self.tiles[r]
+                    args.append(tile_values[r][cell[shared.outer] if shared.outer is not None else 0])
+                elif soac.REDUCED in access:
+                    args.append(self.read_private(r, cell, k))
+                else:
+                    args.append(self.fixed[(r, tuple(cell[s] for s in access))])
+            mapped = self.inliner.inline_scalars(self.op.body, args)
+            new.extend(self.inliner.inline_scalars(self.op.combine, [acc, *mapped]))
+        return new
+
+    def tile_row(self, shared: SharedRead, kk: SSAValue) -> list[SSAValue]:
+        """The elements of the tile at chunk position `kk` that this work-item uses: `reg[outer]` of them."""
+        kb, m = self.kb, self.kb.m
+        row = m.mul(kk, m.c(shared.extent))
+        if shared.outer is None:
+            return [m.insert(LoadOp(shared.tile, row))]
+        count = self.sizes.reg[shared.outer]
+        start = m.add(row, self.first[shared.outer])
+        if count in VECTOR_WIDTHS and _vectorizable(shared.view.element):
+            return ix.vector_load(kb, View(shared.tile, m.c(0), [], shared.view.element), start, count)
+        return [m.insert(LoadOp(shared.tile, m.add(start, m.c(r)))) for r in range(count)]
+
+    def read_private(self, r: int, cell: tuple[int, ...], k: SSAValue) -> SSAValue:
+        """A read with every outer symbol and `k`, from global memory (zero outside the index space)."""
+        view = self.private_views[r]
+        indices = [k if s == soac.REDUCED else self.coords[cell][s] for s in self.op.accesses[r]]
+        return self.kb.load_if(self.in_space[cell], view, self.kb.m.row_major(indices, view.dims))
+
+
+def _element(t: Attribute) -> Attribute:
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+def _vectorizable(element: Attribute) -> bool:
+    return not (isinstance(element, IntegerType) and element.width.data == 1)
