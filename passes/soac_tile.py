@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from soac.dialect import REDUCED, IndexOp, Level, RedomapOp, SegmapOp, SegredOp, TiledRedomapOp, TileSizes, YieldOp
+from soac.parsing import location_of
 from soac.passes.flatten_analysis import in_lambda
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin
@@ -209,6 +210,8 @@ class TileNest(RewritePattern):
         rank = len(dims)
         if not nest.reuses(rank) or _defined_inside(neutral, op) or any(_defined_inside(v, op) for v in _free_in(combine)):
             return
+        if problem := self.sizes[rank].problem(rank):
+            raise ValueError(f"soac-tile: {location_of(op) or op.name}: for this {rank}-dimensional nest, {problem}")
         name = f"tile_{self.counter[0]}"
         self.counter[0] += 1
         tiled = TiledRedomapOp(
@@ -248,9 +251,6 @@ class SoacTilePass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         sizes = {rank: _sizes(rank, self.block, self.reg, self.chunk) for rank in (1, 2)}
-        for rank, chosen in sizes.items():
-            if problem := chosen.problem(rank):
-                raise ValueError(f"soac-tile: for {rank}-dimensional nests, {problem}")
         existing = [o.tile_name for o in op.walk() if isinstance(o, TiledRedomapOp)]
         counter = [1 + max((int(n[5:]) for n in existing if n[5:].isdigit()), default=-1)]
         PatternRewriteWalker(TileNest(sizes, counter), apply_recursively=False).rewrite_module(op)

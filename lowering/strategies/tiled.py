@@ -43,10 +43,17 @@ from soac.lowering.conversion.kernel_builder import KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.rewriter import Rewriter
 
-VECTOR_WIDTHS = (2, 4, 8, 16)
+VECTOR_WIDTHS = (4, 2)
+"""Vector widths for reading a work-item's elements of a tile row, widest first (16 bytes at most for f32)."""
+BANK_PADDING = 4
+"""Extra elements per tile row when the group stores a chunk along `k`: consecutive work-items then hit
+different memory banks. A multiple of every vector width, so vector reads stay aligned."""
 
 
 @dataclass
@@ -58,6 +65,8 @@ class SharedRead:
     outer: int | None
     """The outer symbol the read has (its block position `e`), or None for a read of `k` alone."""
     extent: int
+    stride: int
+    """Elements per tile row: `extent`, padded where the group's stores would hit one memory bank."""
     tile: SSAValue
 
 
@@ -113,15 +122,28 @@ class TiledKernel:
         accs = [neutral] * len(self.cells)
         chunk = m.c(self.sizes.chunk)
         full = m.mul(m.div(self.width, chunk), chunk, "full")
-        accs = kb.for_loop(m.c(0), full, chunk, accs, "c0", lambda c0, acc: self.chunk_step(c0, acc, chunk, False))
+        count = len(accs)
+
+        def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            self.store_chunk(carried[count:])
+            ahead = self.load_chunk(m.add(c0, chunk))
+            return [*self.fold_chunk(c0, carried[:count], chunk), *ahead]
+
+        carried = kb.for_loop(m.c(0), full, chunk, [*accs, *self.load_chunk(m.c(0))], "c0", full_chunk)
+        accs, ahead = carried[:count], carried[count:]
         tail = m.sub(self.width, full, "tail")
-        done = accs
-        accs = kb.if_values(
-            m.cmp(tail, m.c(0), "ugt"), [a.type for a in done], lambda: self.chunk_step(full, done, tail, True), lambda: done
-        )
+
+        def last_chunk() -> list[SSAValue]:
+            self.store_chunk(ahead)
+            return self.fold_chunk(full, accs, tail)
+
+        accs = kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
         out_view = kb.array(out, op.out.name_hint)
         for cell, acc in zip(self.cells, accs):
-            kb.when(self.in_space[cell], lambda cell=cell, acc=acc: kb.store(acc, out_view, m.row_major(self.coords[cell], self.dims)))
+            kb.when(
+                self.in_space[cell], lambda cell=cell, acc=acc: kb.store(acc, out_view, m.row_major(self.coords[cell], self.dims))
+            )
+        contract_multiply_adds(kb.block)
         group_size = self.sizes.group_size
         lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
 
@@ -158,10 +180,11 @@ class TiledKernel:
             if soac.REDUCED not in access or len(outer) == self.rank:
                 continue
             extent = self.sizes.block[outer[0]] if outer else 1
+            stride = extent + (BANK_PADDING if access[-1] == soac.REDUCED and extent >= 32 else 0)
             element = _element(array.type)
-            tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * extent, element), f"{array.name_hint or 'read'}_tile")
+            tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * stride, element), f"{array.name_hint or 'read'}_tile")
             view = self.kb.array(self.lw.array(array), array.name_hint)
-            tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, tile)
+            tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile)
         return tiles
 
     def read_fixed(self) -> dict[tuple[int, tuple[int, ...]], SSAValue]:
@@ -187,40 +210,54 @@ class TiledKernel:
 
     # -- one chunk ---------------------------------------------------------------
 
-    def chunk_step(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue, partial: bool) -> list[SSAValue]:
-        kb, m = self.kb, self.kb.m
-        kb.b.insert(BarrierOp(local=True))
-        for shared in self.tiles.values():
-            self.copy_chunk(shared, c0, length if partial else None)
-        kb.b.insert(BarrierOp(local=True))
-        return kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
-
-    def copy_chunk(self, shared: SharedRead, c0: SSAValue, length: SSAValue | None) -> None:
-        """The group copies `chunk x extent` elements of a shared read into its tile (zeros outside the array)."""
-        kb, m = self.kb, self.kb.m
-        chunk, extent = self.sizes.chunk, shared.extent
-        k_innermost = shared.access[-1] == soac.REDUCED
-
-        def element(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            if k_innermost:
-                kk, q = m.rem(e, m.c(chunk), "kk"), m.div(e, m.c(chunk), "q")
+    def shares(self, shared: SharedRead) -> list[tuple[SSAValue, SSAValue, SSAValue | None]]:
+        """The tile positions `(kk, q)` this work-item copies, with the condition that the position exists."""
+        m = self.kb.m
+        chunk, extent, group = self.sizes.chunk, shared.extent, self.sizes.group_size
+        positions = []
+        for p in range(-(-chunk * extent // group)):
+            e = m.add(self.tid, m.c(p * group), "e")
+            exists = m.lt(e, m.c(chunk * extent)) if (p + 1) * group > chunk * extent else None
+            if shared.access[-1] == soac.REDUCED:
+                positions.append((m.rem(e, m.c(chunk), "kk"), m.div(e, m.c(chunk), "q"), exists))
             else:
-                kk, q = m.div(e, m.c(extent), "kk"), m.rem(e, m.c(extent), "q")
-            indices, limits = [], []
-            for symbol in shared.access:
-                if symbol == soac.REDUCED:
-                    indices.append(m.add(c0, kk))
-                    if length is not None:
-                        limits.append((kk, length))
-                else:
-                    indices.append(m.add(self.base[symbol], q))
-                    limits.append((indices[-1], self.dims[symbol]))
-            ok = self.all_below([i for i, _ in limits], [n for _, n in limits])
-            value = kb.load_if(ok, shared.view, m.row_major(indices, shared.view.dims))
-            kb.b.insert(StoreOp(value, shared.tile, m.add(m.mul(kk, m.c(extent)), q)))
-            return []
+                positions.append((m.div(e, m.c(extent), "kk"), m.rem(e, m.c(extent), "q"), exists))
+        return positions
 
-        kb.for_loop(self.tid, m.c(chunk * extent), m.c(self.sizes.group_size), [], "e", element)
+    def load_chunk(self, c0: SSAValue) -> list[SSAValue]:
+        """This work-item's share of the chunk at `c0` of every shared read, in registers (zero outside the arrays):
+        loaded one chunk ahead, so that the loads run while the group folds the chunk before."""
+        kb, m = self.kb, self.kb.m
+        values: list[SSAValue] = []
+        for shared in self.tiles.values():
+            for kk, q, exists in self.shares(shared):
+                indices, limits = [], []
+                for symbol in shared.access:
+                    if symbol == soac.REDUCED:
+                        indices.append(m.add(c0, kk))
+                        limits.append((indices[-1], self.width))
+                    else:
+                        indices.append(m.add(self.base[symbol], q))
+                        limits.append((indices[-1], self.dims[symbol]))
+                ok = m.both(exists, self.all_below([i for i, _ in limits], [n for _, n in limits]))  # pyright: ignore[reportArgumentType]
+                values.append(kb.load_if(ok, shared.view, m.row_major(indices, shared.view.dims), "ahead"))
+        return values
+
+    def store_chunk(self, values: list[SSAValue]) -> None:
+        """The group writes the chunk it loaded into the tiles, between barriers."""
+        kb, m = self.kb, self.kb.m
+        kb.b.insert(BarrierOp(local=True))
+        loaded = iter(values)
+        for shared in self.tiles.values():
+            for kk, q, exists in self.shares(shared):
+                value = next(loaded)
+                place = m.add(m.mul(kk, m.c(shared.stride)), q)
+                kb.when(exists, lambda value=value, shared=shared, place=place: kb.b.insert(StoreOp(value, shared.tile, place)))
+        kb.b.insert(BarrierOp(local=True))
+
+    def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue) -> list[SSAValue]:
+        m = self.kb.m
+        return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
 
     def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item."""
@@ -245,14 +282,16 @@ class TiledKernel:
     def tile_row(self, shared: SharedRead, kk: SSAValue) -> list[SSAValue]:
         """The elements of the tile at chunk position `kk` that this work-item uses: `reg[outer]` of them."""
         kb, m = self.kb, self.kb.m
-        row = m.mul(kk, m.c(shared.extent))
+        row = m.mul(kk, m.c(shared.stride))
         if shared.outer is None:
             return [m.insert(LoadOp(shared.tile, row))]
         count = self.sizes.reg[shared.outer]
         start = m.add(row, self.first[shared.outer])
-        if count in VECTOR_WIDTHS and _vectorizable(shared.view.element):
-            return ix.vector_load(kb, View(shared.tile, m.c(0), [], shared.view.element), start, count)
-        return [m.insert(LoadOp(shared.tile, m.add(start, m.c(r)))) for r in range(count)]
+        width = max((w for w in VECTOR_WIDTHS if count % w == 0), default=1)
+        if width == 1 or not _vectorizable(shared.view.element):
+            return [m.insert(LoadOp(shared.tile, m.add(start, m.c(r)))) for r in range(count)]
+        tile = View(shared.tile, m.c(0), [], shared.view.element)
+        return [x for v in range(0, count, width) for x in ix.vector_load(kb, tile, m.add(start, m.c(v)), width)]
 
     def read_private(self, r: int, cell: tuple[int, ...], k: SSAValue) -> SSAValue:
         """A read with every outer symbol and `k`, from global memory (zero outside the index space)."""
@@ -268,3 +307,19 @@ def _element(t: Attribute) -> Attribute:
 
 def _vectorizable(element: Attribute) -> bool:
     return not (isinstance(element, IntegerType) and element.width.data == 1)
+
+
+def contract_multiply_adds(block: Block) -> None:
+    """`addf(x, mulf(a, b))` -> `math.fma(a, b, x)` where the product has no other use, as OpenCL C contracts
+    `a * b + x` written as one expression (the kernel's statements are separate, so its compiler would not)."""
+    for op in list(block.walk()):
+        if not isinstance(op, arith.AddfOp):
+            continue
+        for product, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            mul = product.owner
+            if isinstance(mul, arith.MulfOp) and product.has_one_use() and mul.parent_block() is op.parent_block():
+                fma = mathd.FmaOp(mul.lhs, mul.rhs, other)
+                fma.result.name_hint = op.result.name_hint
+                Rewriter.replace_op(op, fma)
+                Rewriter.erase_op(mul)
+                break
