@@ -58,8 +58,8 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 def default_sizes(rank: int) -> TileSizes:
     """Tile sizes that are good on an H200 (bench/RESULTS.md, "Block and register tiling")."""
     if rank == 1:
-        return TileSizes((256,), (4,), 256)
-    return TileSizes((64, 64), (4, 4), 16)
+        return TileSizes((128,), (2,), 128)
+    return TileSizes((128, 128), (8, 8), 8)
 
 
 class NotTileable(Exception):
@@ -127,13 +127,7 @@ def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
     (red,) = redomaps
     if len(red.outs) != 1 or last.operands[0] is not red.outs[0] or _defined_inside(red.width, op):
         raise NotTileable
-    rows: dict[SSAValue, IndexOp] = {}
-    scalars: dict[SSAValue, IndexOp] = {}
-    for inner in ops:
-        if isinstance(inner, IndexOp):
-            (rows if isinstance(inner.result.type, TensorType) else scalars)[inner.result] = inner
-        elif not isinstance(inner, arith.ConstantOp | RedomapOp):
-            raise NotTileable
+    rows, scalars = _index_ops(ops)
     lam = red.body.block
     for param, value in zip(lam.args, red.inputs):
         if (row := rows.get(value)) is not None:
@@ -153,6 +147,19 @@ def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
     for inner in lam.ops:
         nest.clone(inner)
     return nest, red
+
+
+def _index_ops(ops: Sequence[Operation]) -> tuple[dict[SSAValue, IndexOp], dict[SSAValue, IndexOp]]:
+    """The row reads and the element reads among the ops of a segmap lambda, which may also hold constants and
+    the redomap."""
+    rows: dict[SSAValue, IndexOp] = {}
+    scalars: dict[SSAValue, IndexOp] = {}
+    for inner in ops:
+        if isinstance(inner, IndexOp):
+            (rows if isinstance(inner.result.type, TensorType) else scalars)[inner.result] = inner
+        elif not isinstance(inner, arith.ConstantOp | RedomapOp):
+            raise NotTileable
+    return rows, scalars
 
 
 def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
