@@ -642,15 +642,19 @@ def compile_module(
     return Program(lowered, chosen)
 
 
-_COMPILED: dict[int, tuple[ModuleOp, Program]] = {}
+_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[ModuleOp, Program]] = {}
+"""Programs by module and tile sizes (thresholds are read at run time; tile sizes shape the kernels)."""
 
 
 def run_function(
     module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None
 ) -> tuple[Any, ...]:
     """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results."""
-    cached = _COMPILED.get(id(module))
+    from soac.passes.tile_sizes import tile_values, with_tile_sizes
+
+    key = (id(module), tile_values(module, thresholds))
+    cached = _COMPILED.get(key)
     if cached is None or cached[0] is not module:
-        cached = (module, compile_module(module))
-        _COMPILED[id(module)] = cached
+        cached = (module, compile_module(with_tile_sizes(module, thresholds)))
+        _COMPILED[key] = cached
     return cached[1].call(name, args, thresholds)

@@ -1,4 +1,4 @@
-"""`soac-autotune`: chooses the thresholds of a flattened program for the given datasets.
+"""`soac-autotune`: chooses the thresholds (and tile sizes) of a flattened program for the given datasets.
 
     soac-autotune FILE --dataset ARG... [--dataset ARG...] [--entry NAME] [--backend interp|opencl]
                   [--pipeline PIPELINE] [--runs N] [--output FILE]
@@ -18,7 +18,11 @@ The search follows Futhark's autotuner without re-running what it knows:
    seen and each value + 1 (every way of splitting the datasets); each
    candidate is timed on the datasets that reach the threshold, and a run
    whose threshold outcomes were already timed is not repeated;
-3. the tuning file (`name=value` lines, sorted, FILE.tuning by default) gets
+3. with `--backend opencl`, the tile sizes of `soac.tiled_redomap`s (soac-tile)
+   are tuned next, one at a time (chunk, then register and block sizes): each
+   usable value of `soac.passes.tile_sizes.CANDIDATES` is timed on the
+   datasets whose thresholds lead to the tiled op;
+4. the tuning file (`name=value` lines, sorted, FILE.tuning by default) gets
    the best candidates; thresholds no dataset reaches keep their defaults.
 
 Progress goes to stderr; the summary compares the tuned time with the defaults'.
@@ -39,8 +43,10 @@ from soac.context import make_context
 from soac.parsing import parse_module
 from soac.passes import get_all_passes
 from soac.passes.thresholds import MAX_THRESHOLD, ThresholdInfo, list_thresholds, observe_pars
+from soac.passes.tile_sizes import CANDIDATES, TileParameter, TileSizeError, list_tile_parameters, with_tile_sizes
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.soac_run import InputError, convert, describe_param, find_entry, load_backend, read_input
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import PassPipeline
 
@@ -145,6 +151,51 @@ class Tuner:
         return config
 
 
+@dataclass
+class TileTuner:
+    """Tunes the tile sizes of the tiled ops the tuned thresholds lead to, one parameter at a time."""
+
+    module: ModuleOp
+    parameters: list[TileParameter]
+    pars: list[dict[str, set[int]]]
+    measure: Measure
+    progress: Callable[[str], None] = lambda _: None
+
+    def reaching(self, parameter: TileParameter, config: Mapping[str, int]) -> list[int]:
+        """The datasets that run the parameter's op: every threshold on its path goes its way for some `par`."""
+        return [
+            j
+            for j, seen in enumerate(self.pars)
+            if all(any((p >= config[name]) == taken for p in seen.get(name, ())) for name, taken in parameter.path)
+        ]
+
+    def usable(self, values: Mapping[str, int]) -> bool:
+        try:
+            with_tile_sizes(self.module, values)
+        except TileSizeError:
+            return False
+        return True
+
+    def tune(self, config: Thresholds) -> Thresholds:
+        order = sorted(self.parameters, key=lambda p: ("chunk", "reg", "block").index(p.kind))
+        for step, parameter in enumerate(order, 1):
+            reached = self.reaching(parameter, config)
+            if not reached:
+                self.progress(f"[tile {step}/{len(order)}] {parameter.name}: no dataset runs it, keeping {parameter.default}")
+                continue
+            current = config.get(parameter.name, parameter.default)
+            values = [v for v in sorted({current, *CANDIDATES[parameter.kind]}) if self.usable({**config, parameter.name: v})]
+            self.progress(f"[tile {step}/{len(order)}] {parameter.name}: {len(values)} candidates on {len(reached)} dataset(s)")
+            best, best_time = current, float("inf")
+            for value in values:
+                total = sum(self.measure(j, {**config, parameter.name: value}) for j in reached)
+                self.progress(f"    {parameter.name}={value}: {total * 1e3:.3f} ms")
+                if total < best_time:
+                    best, best_time = value, total
+            config = {**config, parameter.name: best}
+        return config
+
+
 def write_tuning(path: Path, config: Mapping[str, int]) -> None:
     path.write_text("".join(f"{name}={value}\n" for name, value in sorted(config.items())))
 
@@ -190,6 +241,7 @@ def run(argv: Sequence[str] | None = None) -> None:
         fail(f"error: {error}")
     run_function, runtime_errors = load_backend(args.backend)
     infos = list_thresholds(module)
+    tiles = list_tile_parameters(module)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(infos)} threshold(s), {len(datasets)} dataset(s), backend {args.backend}")
 
@@ -207,6 +259,10 @@ def run(argv: Sequence[str] | None = None) -> None:
         for j, seen in enumerate(pars):
             log(f"dataset #{j}: " + (", ".join(f"{n} sees {sorted(p)}" for n, p in seen.items()) or "reaches no threshold"))
         config = Tuner(infos, pars, measure, log).tune()
+        if tiles and args.backend == "opencl":
+            config = TileTuner(module, tiles, pars, measure, log).tune(config)
+        elif tiles:
+            log(f"{len(tiles)} tile size(s) keep their defaults: they change only speed on OpenCL (--backend opencl)")
         default_time = sum(measure(j, None) for j in range(len(datasets)))
         tuned_time = sum(measure(j, config) for j in range(len(datasets)))
     except runtime_errors as error:
@@ -215,7 +271,7 @@ def run(argv: Sequence[str] | None = None) -> None:
     write_tuning(output, config)
     gain = default_time / tuned_time if tuned_time > 0 else 1.0
     log(f"defaults: {default_time * 1e3:.3f} ms, tuned: {tuned_time * 1e3:.3f} ms ({gain:.2f}x)")
-    print(f"wrote {output} ({len(config)} threshold(s)); {gain:.2f}x the speed of the defaults")
+    print(f"wrote {output} ({len(config)} threshold(s) and tile size(s)); {gain:.2f}x the speed of the defaults")
 
 
 def main() -> None:

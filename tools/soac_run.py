@@ -210,6 +210,16 @@ def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int
     return thresholds or None
 
 
+def check_tile_sizes(module: ModuleOp, values: dict[str, int] | None) -> None:
+    """Fail cleanly when the tile sizes set by a tuning file or `--threshold` are not usable."""
+    from soac.passes.tile_sizes import TileSizeError, with_tile_sizes
+
+    try:
+        with_tile_sizes(module, values)
+    except TileSizeError as error:
+        fail(f"error: {error}")
+
+
 # ---------------------------------------------------------------------------
 # Running and printing
 # ---------------------------------------------------------------------------
@@ -291,7 +301,9 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--tuning", metavar="FILE", help="a tuning file of 'name=value' lines ('#' starts a comment)")
     parser.add_argument(
-        "--list-thresholds", action="store_true", help="print the program's thresholds as a tuning file of defaults, and stop"
+        "--list-thresholds",
+        action="store_true",
+        help="print the program's thresholds and tile sizes as a tuning file of defaults, and stop",
     )
     return parser
 
@@ -306,9 +318,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     module = parse_module(make_context(), text, name)
     if args.list_thresholds:
         from soac.passes.thresholds import list_thresholds, tuning_text
+        from soac.passes.tile_sizes import list_tile_parameters, tile_tuning_text
 
-        print(tuning_text(list_thresholds(module)), end="")
+        print(tuning_text(list_thresholds(module)) + tile_tuning_text(list_tile_parameters(module)), end="")
         return
+    check_tile_sizes(module, thresholds)
     func = find_entry(module, args.entry)
     inputs = read_inputs(func, args.input)
     run_function, runtime_errors = load_backend(args.backend)

@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.segmap', 'soac.segred', 'soac.segscan'
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.tiled_redomap'
 
 // -----
 
@@ -1059,3 +1059,18 @@ func.func @scanomap_reduce_empty(%n: index, %xs: tensor<?xf32>, %z: f32) -> tens
 
 // CHECK: error: 'soac.scanomap' has a reduction part but no reduce_combine operator
 
+
+// -----
+
+// tiled_redomap: every read gives one element
+func.func @tiled_read_rank(%n: index, %k: index, %a: tensor<?x?xf32>, %z: f32) -> tensor<?xf32> {
+  %c = soac.tiled_redomap (%n) reduce %k tile "tile_0" block [64] reg [4] chunk 16 reads(%a[k] : tensor<?x?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%s: f32, %t: f32) {
+    %u = arith.addf %s, %t : f32
+    soac.yield %u : f32
+  } lambda(%x: f32) {
+    soac.yield %x : f32
+  }
+  func.return %c : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.tiled_redomap' read #0 indexes an array of rank 2 with 1 indices: every read must give one element

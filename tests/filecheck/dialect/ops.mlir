@@ -992,3 +992,43 @@ func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32
 // CHECK-GENERIC-NEXT:    "func.return"(%p, %mx, %sum) : (tensor<?xi1>, i32, f32) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 // CHECK-GENERIC-NEXT:   : () -> ()
+
+// -----
+
+// tiled_redomap: reads by symbols, tile sizes as properties
+func.func @tiled_redomap(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %zero: f32) -> tensor<?x?xf32> {
+  %c = soac.tiled_redomap (%n, %m) reduce %k tile "tile_0" block [64, 32] reg [4, 2] chunk 16 reads(%a[d0, k], %b[k, d1] : tensor<?x?xf32>, tensor<?x?xf32>) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
+    %u = arith.addf %s, %t : f32
+    soac.yield %u : f32
+  } lambda(%x: f32, %y: f32) {
+    %p = arith.mulf %x, %y : f32
+    soac.yield %p : f32
+  }
+  func.return %c : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @tiled_redomap(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %zero: f32) -> tensor<?x?xf32> {
+// CHECK-NEXT:    %c = soac.tiled_redomap (%n, %m) reduce %k tile "tile_0" block [64, 32] reg [4, 2] chunk 16 reads(%a[d0, k], %b[k, d1] : tensor<?x?xf32>, tensor<?x?xf32>) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
+// CHECK-NEXT:      %u = arith.addf %s, %t : f32
+// CHECK-NEXT:      soac.yield %u : f32
+// CHECK-NEXT:    } lambda(%x: f32, %y: f32) {
+// CHECK-NEXT:      %p = arith.mulf %x, %y : f32
+// CHECK-NEXT:      soac.yield %p : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %c : tensor<?x?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "tiled_redomap", function_type = (index, index, index, tensor<?x?xf32>, tensor<?x?xf32>, f32) -> tensor<?x?xf32>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %zero: f32):
+// CHECK-GENERIC-NEXT:    %c = "soac.tiled_redomap"(%n, %m, %k, %a, %b, %zero) <{tile = "tile_0", access = [array<i64: 0, -1>, array<i64: -1, 1>], block = array<i64: 64, 32>, reg = array<i64: 4, 2>, chunk = 16 : i64, operandSegmentSizes = array<i32: 2, 1, 2, 1>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%s: f32, %t: f32):
+// CHECK-GENERIC-NEXT:      %u = "arith.addf"(%s, %t) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%u) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%x: f32, %y: f32):
+// CHECK-GENERIC-NEXT:      %p = "arith.mulf"(%x, %y) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%p) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, index, index, tensor<?x?xf32>, tensor<?x?xf32>, f32) -> tensor<?x?xf32>
+// CHECK-GENERIC-NEXT:    "func.return"(%c) : (tensor<?x?xf32>) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+// CHECK-GENERIC-NEXT:   : () -> ()
