@@ -205,8 +205,13 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--variants", action="store_true", help="also time other tile sizes")
     parser.add_argument("--only", choices=("matmul", "all_pairs"), default=None)
-    parser.add_argument("--json", default=None)
+    parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument("--plot", default=None, help="draw TFLOP/s per program and variant into this .png (matplotlib)")
+    parser.add_argument("--from-json", default=None, help="plot the rows of an earlier --json run instead of measuring")
     options = parser.parse_args()
+    if options.from_json:
+        plot(json.loads(Path(options.from_json).read_text()), Path(options.plot or "tiling.png"))
+        return
     rows: list[dict[str, Any]] = []
     if options.only in (None, "matmul"):
         bench_matmul(options, rows)
@@ -214,6 +219,37 @@ def main() -> None:
         bench_all_pairs(options, rows)
     if options.json:
         Path(options.json).write_text(json.dumps(rows, indent=1))
+    if options.plot:
+        plot(rows, Path(options.plot))
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    """Grouped bars of TFLOP/s: one group per program and size, one bar per variant or peer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5), gridspec_kw={"width_ratios": [2, 1]})
+    for ax, program in zip(axes, ("matmul", "all_pairs")):
+        chosen = [row for row in rows if row["program"] == program]
+        if not chosen:
+            continue
+        labels = [key for key, value in chosen[0].items() if isinstance(value, float)]
+        width = 0.8 / len(labels)
+        for b, label in enumerate(labels):
+            rates = []
+            for row in chosen:
+                n, k, m = row["shape"] if program == "matmul" else (row["n"], row["n"], 1)
+                rates.append(2.0 * n * k * m / row[label] * 1e-9)
+            ax.bar([g + b * width for g in range(len(chosen))], rates, width, label=label)
+        names = ["x".join(map(str, row["shape"])) if program == "matmul" else f"n={row['n']}" for row in chosen]
+        ax.set_xticks([g + 0.4 - width / 2 for g in range(len(chosen))], names)
+        ax.set_ylabel("TFLOP/s (f32)")
+        ax.set_title("matmul (soac includes the transpose of b)" if program == "matmul" else "all-pairs, 2n² flops")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 if __name__ == "__main__":
