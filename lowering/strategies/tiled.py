@@ -58,7 +58,7 @@ different memory banks. A multiple of every vector width, so vector reads stay a
 
 @dataclass
 class SharedRead:
-    """A read whose chunks are copied to local memory: `tile[kk * extent + e]`."""
+    """A read whose chunks are copied to local memory: `tile[kk * stride + e]`."""
 
     view: View
     access: tuple[int, ...]
@@ -75,6 +75,8 @@ def lower_tiled_redomap(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
 
 
 class TiledKernel:
+    """Builds the kernel of one `soac.tiled_redomap` and its launch."""
+
     def __init__(self, lw: HostLowering, op: soac.TiledRedomapOp):
         self.lw, self.op = lw, op
         self.sizes = op.sizes
@@ -84,13 +86,11 @@ class TiledKernel:
         self.inliner = Inliner(self.kb)
 
     def lower(self) -> None:
-        lw, op, kb, m = self.lw, self.op, self.kb, self.kb.m
-        hm = lw.m
+        lw, op, kb, hm = self.lw, self.op, self.kb, self.lw.m
         dims = [lw.scalar(d) for d in op.dims]
         width = lw.scalar(op.width)
         self.check_reads(dims, width)
-        element = op.out.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
-        out = lw.alloc(element, dims, op.out.name_hint)
+        out = lw.alloc(op.out.type.get_element_type(), dims, op.out.name_hint)  # pyright: ignore[reportAttributeAccessIssue]
         lw.env[op.out] = out
         group_counts = [hm.ceildiv(d, hm.c(b)) for d, b in zip(dims, self.sizes.block)]
         groups = hm.max(hm.product(group_counts), hm.c(1), "num_groups")
@@ -98,8 +98,25 @@ class TiledKernel:
         self.dims = [kb.scalar(d) for d in dims]
         self.width = kb.scalar(width)
         self.tiles = self.alloc_tiles()
-        kgroups = [kb.scalar(g) for g in group_counts]
-        group = m.unflatten(m.insert(GroupIdOp(0), "group"), kgroups, [f"g{d}" for d in range(self.rank)])
+        self.place(kb.m.insert(GroupIdOp(0), "group"), [kb.scalar(g) for g in group_counts])
+        self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
+        self.fixed = self.read_fixed()
+        accs = self.fold_chunks()
+        out_view = kb.array(out, op.out.name_hint)
+        for cell, acc in zip(self.cells, accs):
+            kb.when(
+                self.in_space[cell],
+                lambda cell=cell, acc=acc: kb.store(acc, out_view, kb.m.row_major(self.coords[cell], self.dims)),
+            )
+        contract_multiply_adds(kb.block)
+        group_size = self.sizes.group_size
+        lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
+
+    def place(self, group_id: SSAValue, group_counts: list[SSAValue]) -> None:
+        """The work-group's block of the index space, the work-item's register block in it, and its cells'
+        coordinates and whether they lie in the index space."""
+        m = self.kb.m
+        group = m.unflatten(group_id, group_counts, [f"g{d}" for d in range(self.rank)])
         self.tid = m.insert(LocalIdOp(0), "tid")
         thread = m.unflatten(self.tid, [m.c(t) for t in self.threads], ["t0", "t1"][: self.rank])
         self.base = [m.mul(g, m.c(b), f"base{d}") for d, (g, b) in enumerate(zip(group, self.sizes.block))]
@@ -115,21 +132,22 @@ class TiledKernel:
             for d, r in enumerate(cell):
                 ok = m.both(ok, inside[d][r])
             self.in_space[cell] = ok
-        self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
-        self.fixed = self.read_fixed()
 
-        neutral = kb.scalar(lw.scalar(op.neutral), op.neutral.name_hint or "ne")
-        accs = [neutral] * len(self.cells)
+    def fold_chunks(self) -> list[SSAValue]:
+        """The accumulators after every chunk: full chunks in a loop that loads each next chunk ahead, then the
+        partial one."""
+        kb, m = self.kb, self.kb.m
+        neutral = kb.scalar(self.lw.scalar(self.op.neutral), self.op.neutral.name_hint or "ne")
+        count = len(self.cells)
         chunk = m.c(self.sizes.chunk)
         full = m.mul(m.div(self.width, chunk), chunk, "full")
-        count = len(accs)
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             self.store_chunk(carried[count:])
             ahead = self.load_chunk(m.add(c0, chunk))
             return [*self.fold_chunk(c0, carried[:count], chunk), *ahead]
 
-        carried = kb.for_loop(m.c(0), full, chunk, [*accs, *self.load_chunk(m.c(0))], "c0", full_chunk)
+        carried = kb.for_loop(m.c(0), full, chunk, [neutral] * count + self.load_chunk(m.c(0)), "c0", full_chunk)
         accs, ahead = carried[:count], carried[count:]
         tail = m.sub(self.width, full, "tail")
 
@@ -137,15 +155,7 @@ class TiledKernel:
             self.store_chunk(ahead)
             return self.fold_chunk(full, accs, tail)
 
-        accs = kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
-        out_view = kb.array(out, op.out.name_hint)
-        for cell, acc in zip(self.cells, accs):
-            kb.when(
-                self.in_space[cell], lambda cell=cell, acc=acc: kb.store(acc, out_view, m.row_major(self.coords[cell], self.dims))
-            )
-        contract_multiply_adds(kb.block)
-        group_size = self.sizes.group_size
-        lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
+        return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
 
     # -- the reads -------------------------------------------------------------
 
