@@ -44,7 +44,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from soac.dialect import REDUCED, IndexOp, Level, RedomapOp, SegmapOp, SegredOp, TiledRedomapOp, TileSizes, YieldOp
+from soac.dialect import (
+    REDUCED,
+    IndexOp,
+    Level,
+    RedomapOp,
+    SegmapOp,
+    SegredOp,
+    TiledRedomapOp,
+    TileSizes,
+    YieldOp,
+    defined_inside,
+)
 from soac.parsing import location_of
 from soac.passes.flatten_analysis import in_lambda
 from xdsl.context import Context
@@ -80,7 +91,7 @@ class TiledNest:
     def read(self, array: SSAValue, indices: Sequence[SSAValue], like: SSAValue, extra: tuple[int, ...] = ()) -> SSAValue:
         """A new read of `array` by the symbols of `indices` (then `extra`); its element is a new lambda parameter
         standing for `like`."""
-        if _defined_inside(array, self.nest):
+        if defined_inside(array, self.nest):
             raise NotTileable
         if any(i not in self.symbols for i in indices):
             raise NotTileable
@@ -96,7 +107,7 @@ class TiledNest:
         """Clone `op` into the lambda; it may use values from outside the nest, reads and what was cloned before."""
         for inner in op.walk():
             for operand in inner.operands:
-                if operand in self.symbols or (_defined_inside(operand, self.nest) and not _defined_inside(operand, op)):
+                if operand in self.symbols or (defined_inside(operand, self.nest) and not defined_inside(operand, op)):
                     if operand not in self.mapping:
                         raise NotTileable
         self.body.add_op(op.clone(value_mapper=self.mapping))
@@ -104,16 +115,6 @@ class TiledNest:
     def reuses(self, rank: int) -> bool:
         """Some read of the reduction is shared by the work-items along an index of the outer space."""
         return any(REDUCED in access and len(access) <= rank for _, access in self.reads)
-
-
-def _defined_inside(value: SSAValue, op: Operation) -> bool:
-    owner = value.owner
-    defining = owner if isinstance(owner, Operation) else owner.parent_op()
-    while defining is not None:
-        if defining is op:
-            return True
-        defining = defining.parent_op()
-    return False
 
 
 def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
@@ -125,14 +126,14 @@ def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
     if len(redomaps) != 1 or len(op.outs) != 1 or not isinstance(last, YieldOp):
         raise NotTileable
     (red,) = redomaps
-    if len(red.outs) != 1 or last.operands[0] is not red.outs[0] or _defined_inside(red.width, op):
+    if len(red.outs) != 1 or last.operands[0] is not red.outs[0] or defined_inside(red.width, op):
         raise NotTileable
     rows, scalars = _index_ops(ops)
     lam = red.body.block
     for param, value in zip(lam.args, red.inputs):
         if (row := rows.get(value)) is not None:
             nest.mapping[param] = nest.read(row.array, row.indices, param, (REDUCED,))
-        elif not _defined_inside(value, op) and isinstance(value.type, TensorType) and value.type.get_num_dims() == 1:
+        elif not defined_inside(value, op) and isinstance(value.type, TensorType) and value.type.get_num_dims() == 1:
             nest.mapping[param] = nest.read(value, [], param, (REDUCED,))
         else:
             raise NotTileable
@@ -169,7 +170,7 @@ def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
     assert owner is not None
     for inner in region.walk():
         for operand in inner.operands:
-            if _defined_inside(operand, nest) and not _defined_inside(operand, owner):
+            if defined_inside(operand, nest) and not defined_inside(operand, owner):
                 found[operand] = None
     return list(found)
 
@@ -215,7 +216,7 @@ class TileNest(RewritePattern):
         except NotTileable:
             return
         rank = len(dims)
-        if not nest.reuses(rank) or _defined_inside(neutral, op) or any(_defined_inside(v, op) for v in _free_in(combine)):
+        if not nest.reuses(rank) or defined_inside(neutral, op) or any(defined_inside(v, op) for v in _free_in(combine)):
             return
         if problem := self.sizes[rank].problem(rank):
             raise ValueError(f"soac-tile: {location_of(op) or op.name}: for this {rank}-dimensional nest, {problem}")
@@ -231,7 +232,7 @@ class TileNest(RewritePattern):
 def _free_in(region: Region) -> list[SSAValue]:
     owner = region.parent_op()
     assert owner is not None
-    return [v for inner in region.walk() for v in inner.operands if not _defined_inside(v, owner)]
+    return [v for inner in region.walk() for v in inner.operands if not defined_inside(v, owner)]
 
 
 def _sizes(rank: int, block: int, reg: int, chunk: int) -> TileSizes:

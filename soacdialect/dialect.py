@@ -210,7 +210,8 @@ def _enclosing_soac(op: Operation) -> Operation | None:
     return parent
 
 
-def _defined_inside(value: SSAValue, op: Operation) -> bool:
+def defined_inside(value: SSAValue, op: Operation) -> bool:
+    """True if `value` is defined by `op` or by an op (or block) nested in it."""
     owner = value.owner
     defining = owner if isinstance(owner, Operation) else owner.parent_op()
     while defining is not None:
@@ -238,7 +239,7 @@ def check_consumed(op: Operation, value: SSAValue) -> None:
     """
     name = f"%{value.name_hint}" if value.name_hint else "its array"
     soac = _enclosing_soac(op)
-    if soac is not None and not _defined_inside(value, soac):
+    if soac is not None and not defined_inside(value, soac):
         raise VerifyException(f"'{op.name}' consumes {name} from outside the enclosing '{soac.name}' lambda")
     for use in value.uses:
         if _later_in_block(use.operation, op):
