@@ -5,12 +5,13 @@ reads `subgroup_width` to decide whether a strategy may use `kernel.shuffle` and
 `kernel.ballot`, the emitter reads it to decide whether it can print them, and
 the runtime picks the target of the device it runs on (`target_for_device`).
 
-| target | sub-groups | default scan | grid-stride layout |
-|---|---|---|---|
-| `generic` | none | reduce-then-scan | strided |
-| `nvidia` | 32 lanes (`shfl.sync`, `vote.sync` in inline PTX: NVIDIA's OpenCL has no sub-group extension) | look-back | strided |
-| `cpu` | none | chunked | contiguous |
+| target | sub-groups | default scan | grid-stride layout | tiled ops (`soac.tiled_redomap`) |
+|---|---|---|---|---|
+| `generic` | none | reduce-then-scan | strided | local-memory tiles |
+| `nvidia` | 32 lanes (`shfl.sync`, `vote.sync` in inline PTX) | look-back | strided | local-memory tiles |
+| `cpu` | none | chunked | contiguous | a result per work-item (the caches share the reads) |
 
+NVIDIA's OpenCL has no sub-group extension, hence the inline PTX.
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 
@@ -32,6 +33,9 @@ class DeviceTarget:
     """The device-wide scan algorithm soac-to-kernel uses unless told otherwise (see `SCAN_STRATEGIES`)."""
     contiguous: bool
     """Grid-stride kernels give each work-item a contiguous range of elements (CPUs) rather than a strided one."""
+    local_tiles: bool = True
+    """Work-groups share the reads of a tiled op through local memory (GPUs); on CPUs, where local memory is
+    ordinary memory and barriers are costly, each work-item computes its results alone and the caches share."""
 
     @property
     def has_subgroups(self) -> bool:
@@ -41,7 +45,7 @@ class DeviceTarget:
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
     "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
-    "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True),
+    "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False),
 }
 
 

@@ -71,7 +71,68 @@ class SharedRead:
 
 
 def lower_tiled_redomap(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
-    TiledKernel(lw, op).lower()
+    """The tiled kernel on targets with local-memory tiles, else a result per work-item (`per_result`)."""
+    if lw.target.local_tiles:
+        TiledKernel(lw, op).lower()
+    else:
+        per_result(lw, op)
+
+
+def per_result(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
+    """A grid-stride kernel over the results, each folding its reads from global memory in order of `k`."""
+    from soac.lowering.strategies.maps import grid_stride
+
+    dims = [lw.scalar(d) for d in op.dims]
+    width = lw.scalar(op.width)
+    check_reads(lw, op, dims, width)
+    out = lw.alloc(op.out.type.get_element_type(), dims, op.out.name_hint)  # pyright: ignore[reportAttributeAccessIssue]
+    lw.env[op.out] = out
+    kb = lw.kernel("tiled")
+    inliner = Inliner(kb)
+    m = kb.m
+    kdims, kwidth = [kb.scalar(d) for d in dims], kb.scalar(width)
+    views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
+    out_view = kb.array(out, op.out.name_hint)
+    neutral = kb.scalar(lw.scalar(op.neutral), op.neutral.name_hint or "ne")
+
+    def result(p: SSAValue) -> None:
+        coords = m.unflatten(p, kdims, [f"i{d}" for d in range(len(kdims))])
+
+        def step(k: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            args = []
+            for view, access in zip(views, op.accesses):
+                indices = [k if s == soac.REDUCED else coords[s] for s in access]
+                args.append(kb.load(view, m.row_major(indices, view.dims)))
+            return inliner.inline_scalars(op.combine, [*acc, *inliner.inline_scalars(op.body, args)])
+
+        (acc,) = kb.for_loop(m.c(0), kwidth, m.c(1), [neutral], "k", step)
+        kb.store(acc, out_view, p)
+
+    grid_stride(lw, kb, lw.m.product(dims, "count"), "p", result)
+
+
+def check_reads(lw: HostLowering, op: soac.TiledRedomapOp, dims: Sequence[SSAValue], width: SSAValue) -> None:
+    """Each read's reduced dimension has the reduction's width and its outer dimensions cover the index space."""
+    m = lw.m
+    for r, (array, access) in enumerate(zip(op.reads, op.accesses)):
+        sizes = lw.array(array).dims
+        for p, symbol in enumerate(access):
+            if sizes[p] is (width if symbol == soac.REDUCED else dims[symbol]):
+                continue
+            if symbol == soac.REDUCED:
+                lw.check(
+                    m.eq(sizes[p], width),
+                    op,
+                    f"read #{r} has {{0}} elements in dimension {p}, but the reduction has width {{1}}",
+                    [sizes[p], width],
+                )
+            else:
+                lw.check(
+                    m.cmp(dims[symbol], sizes[p], "ule"),
+                    op,
+                    f"read #{r}: d{symbol} of size {{0}} is out of bounds for dimension {p} of size {{1}}",
+                    [dims[symbol], sizes[p]],
+                )
 
 
 class TiledKernel:
@@ -89,7 +150,7 @@ class TiledKernel:
         lw, op, kb, hm = self.lw, self.op, self.kb, self.lw.m
         dims = [lw.scalar(d) for d in op.dims]
         width = lw.scalar(op.width)
-        self.check_reads(dims, width)
+        check_reads(lw, op, dims, width)
         out = lw.alloc(op.out.type.get_element_type(), dims, op.out.name_hint)  # pyright: ignore[reportAttributeAccessIssue]
         lw.env[op.out] = out
         group_counts = [hm.ceildiv(d, hm.c(b)) for d, b in zip(dims, self.sizes.block)]
@@ -158,29 +219,6 @@ class TiledKernel:
         return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
 
     # -- the reads -------------------------------------------------------------
-
-    def check_reads(self, dims: Sequence[SSAValue], width: SSAValue) -> None:
-        """Each read's reduced dimension has the reduction's width and its outer dimensions cover the index space."""
-        lw, m = self.lw, self.lw.m
-        for r, (array, access) in enumerate(zip(self.op.reads, self.op.accesses)):
-            sizes = lw.array(array).dims
-            for p, symbol in enumerate(access):
-                if sizes[p] is (width if symbol == soac.REDUCED else dims[symbol]):
-                    continue
-                if symbol == soac.REDUCED:
-                    lw.check(
-                        m.eq(sizes[p], width),
-                        self.op,
-                        f"read #{r} has {{0}} elements in dimension {p}, but the reduction has width {{1}}",
-                        [sizes[p], width],
-                    )
-                else:
-                    lw.check(
-                        m.cmp(dims[symbol], sizes[p], "ule"),
-                        self.op,
-                        f"read #{r}: d{symbol} of size {{0}} is out of bounds for dimension {p} of size {{1}}",
-                        [dims[symbol], sizes[p]],
-                    )
 
     def alloc_tiles(self) -> dict[int, SharedRead]:
         """A local tile per read that has `k` and misses an outer symbol."""
