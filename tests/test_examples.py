@@ -152,6 +152,13 @@ def check_matmul(run: Runner) -> None:
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
 
 
+def check_all_pairs(run: Runner) -> None:
+    xs = random().standard_normal(300, dtype=np.float32)
+    (sums,) = run("all_pairs.mlir", xs)
+    expected = xs.astype(np.float64).sum() + len(xs) * xs.astype(np.float64)
+    np.testing.assert_allclose(sums, expected, rtol=1e-4, atol=1e-3)
+
+
 def check_sum_rows(run: Runner) -> None:
     xss = random().standard_normal((20, 33), dtype=np.float32)
     (sums,) = run("sum_rows.mlir", xss)
@@ -196,6 +203,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
     "matmul.mlir": [check_matmul],
+    "all_pairs.mlir": [check_all_pairs],
     "sum_rows.mlir": [check_sum_rows],
     "locvolcalib.mlir": [check_locvolcalib],
     "inplace_update.mlir": [check_inplace_update],
@@ -203,7 +211,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
 }
 
 # The examples keep their meaning through each pipeline (one whose passes do not exist yet is skipped).
-PIPELINES = ["", "soac-fuse", "soac-flatten", "soac-fuse,soac-flatten"]
+PIPELINES = ["", "soac-fuse", "soac-flatten", "soac-fuse,soac-flatten", "soac-fuse,soac-flatten,soac-tile"]
 
 
 # The flattened programs also run on OpenCL (tests/lowering/test_examples_opencl.py runs them as written;
