@@ -103,6 +103,10 @@ class TiledNest:
         param.name_hint = like.name_hint
         return param
 
+    def by_symbols(self, op: IndexOp) -> bool:
+        """The read is indexed by the nest's indices (else it reads one place for every work-item)."""
+        return any(i in self.symbols for i in op.indices)
+
     def clone(self, op: Operation) -> None:
         """Clone `op` into the lambda; it may use values from outside the nest, reads and what was cloned before."""
         for inner in op.walk():
@@ -184,7 +188,7 @@ def _from_segred(op: SegredOp) -> TiledNest:
     if len(op.neutral) != 1 or not isinstance(yielded, YieldOp) or len(yielded.operands) != 1:
         raise NotTileable
     for inner in block.ops:
-        if isinstance(inner, IndexOp) and not isinstance(inner.result.type, TensorType):
+        if isinstance(inner, IndexOp) and not isinstance(inner.result.type, TensorType) and nest.by_symbols(inner):
             nest.mapping[inner.result] = nest.read(inner.array, inner.indices, inner.result)
         else:
             nest.clone(inner)
