@@ -210,7 +210,7 @@ def case_matmul(n: int, k: int, m: int, rng: np.random.Generator) -> Case:
         [a @ b],
         4 * (n * k + k * m + n * m),
         4 * (n * k + k * m + n * m),
-        flatten_variants(text),
+        [*flatten_variants(text), Variant("tiled", text, "soac-fuse,soac-flatten,soac-tile")],
         [p for p in PEERS if p.supports("matmul")],
         rtol=1e-3,
     )
