@@ -181,10 +181,11 @@ class TiledKernel:
         self.tid = m.insert(LocalIdOp(0), "tid")
         thread = m.unflatten(self.tid, [m.c(t) for t in self.threads], ["t0", "t1"][: self.rank])
         self.base = [m.mul(g, m.c(b), f"base{d}") for d, (g, b) in enumerate(zip(group, self.sizes.block))]
-        self.first = [m.mul(t, m.c(r), f"first{d}") for d, (t, r) in enumerate(zip(thread, self.sizes.reg))]
+        self.widths = [vector_width(r) for r in self.sizes.reg]
+        self.first = [m.mul(t, m.c(w), f"first{d}") for d, (t, w) in enumerate(zip(thread, self.widths))]
         self.cells = list(itertools.product(*(range(r) for r in self.sizes.reg)))
         starts = [m.add(b, f, f"start{d}") for d, (b, f) in enumerate(zip(self.base, self.first))]
-        coord = [[m.add(s, m.c(r)) for r in range(reg)] for s, reg in zip(starts, self.sizes.reg)]
+        coord = [[m.add(s, m.c(self.offset(d, r))) for r in range(reg)] for d, (s, reg) in enumerate(zip(starts, self.sizes.reg))]
         inside = [[m.lt(c, n) for c in cs] for cs, n in zip(coord, self.dims)]
         self.coords = {cell: [coord[d][r] for d, r in enumerate(cell)] for cell in self.cells}
         self.in_space: dict[tuple[int, ...], SSAValue | None] = {}
@@ -193,6 +194,16 @@ class TiledKernel:
             for d, r in enumerate(cell):
                 ok = m.both(ok, inside[d][r])
             self.in_space[cell] = ok
+
+    def offset(self, d: int, r: int) -> int:
+        """Where cell `r` of a work-item's register block lies along dimension `d`, from its first element.
+
+        The block is `reg / w` runs of `w` (the vector width) consecutive elements, the runs `block / (reg / w)`
+        apart, so that the work-items' vector reads of a tile row are consecutive (no bank conflicts).
+        """
+        w = self.widths[d]
+        span = self.sizes.block[d] // (self.sizes.reg[d] // w)
+        return (r // w) * span + r % w
 
     def fold_chunks(self) -> list[SSAValue]:
         """The accumulators after every chunk: full chunks in a loop that loads each next chunk ahead, then the
@@ -333,19 +344,24 @@ class TiledKernel:
         row = m.mul(kk, m.c(shared.stride))
         if shared.outer is None:
             return [m.insert(LoadOp(shared.tile, row))]
-        count = self.sizes.reg[shared.outer]
-        start = m.add(row, self.first[shared.outer])
-        width = max((w for w in VECTOR_WIDTHS if count % w == 0), default=1)
+        d = shared.outer
+        count, width = self.sizes.reg[d], self.widths[d]
+        start = m.add(row, self.first[d])
         if width == 1 or not _vectorizable(shared.view.element):
-            return [m.insert(LoadOp(shared.tile, m.add(start, m.c(r)))) for r in range(count)]
+            return [m.insert(LoadOp(shared.tile, m.add(start, m.c(self.offset(d, r))))) for r in range(count)]
         tile = View(shared.tile, m.c(0), [], shared.view.element)
-        return [x for v in range(0, count, width) for x in ix.vector_load(kb, tile, m.add(start, m.c(v)), width)]
+        return [x for v in range(0, count, width) for x in ix.vector_load(kb, tile, m.add(start, m.c(self.offset(d, v))), width)]
 
     def read_private(self, r: int, cell: tuple[int, ...], k: SSAValue) -> SSAValue:
         """A read with every outer symbol and `k`, from global memory (zero outside the index space)."""
         view = self.private_views[r]
         indices = [k if s == soac.REDUCED else self.coords[cell][s] for s in self.op.accesses[r]]
         return self.kb.load_if(self.in_space[cell], view, self.kb.m.row_major(indices, view.dims))
+
+
+def vector_width(reg: int) -> int:
+    """The widest vector that divides a register block of `reg` elements (1: none)."""
+    return max((w for w in VECTOR_WIDTHS if reg % w == 0), default=1)
 
 
 def _element(t: Attribute) -> Attribute:
