@@ -51,6 +51,9 @@ from xdsl.rewriter import Rewriter
 
 VECTOR_WIDTHS = (4, 2)
 """Vector widths for reading a work-item's elements of a tile row, widest first (16 bytes at most for f32)."""
+GLOBAL_VECTOR = 4
+"""Elements of `k` a work-item copies with one vector load when a read's rows run along `k` (and `k` is a
+multiple of it, so the loads are aligned)."""
 BANK_PADDING = 4
 """Extra elements per tile row when the group stores a chunk along `k`: consecutive work-items then hit
 different memory banks. A multiple of every vector width, so vector reads stay aligned."""
@@ -68,6 +71,8 @@ class SharedRead:
     stride: int
     """Elements per tile row: `extent`, padded where the group's stores would hit one memory bank."""
     tile: SSAValue
+    lanes: int
+    """Consecutive elements along `k` each work-item copies at once: one vector load where `k` is innermost."""
 
 
 def lower_tiled_redomap(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
@@ -158,6 +163,7 @@ class TiledKernel:
 
         self.dims = [kb.scalar(d) for d in dims]
         self.width = kb.scalar(width)
+        self.k_aligned = kb.m.eq(kb.m.rem(self.width, kb.m.c(GLOBAL_VECTOR)), kb.m.c(0), "k_aligned")
         self.tiles = self.alloc_tiles()
         self.place(kb.m.insert(GroupIdOp(0), "group"), [kb.scalar(g) for g in group_counts])
         self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
@@ -239,11 +245,13 @@ class TiledKernel:
             if soac.REDUCED not in access or len(outer) == self.rank:
                 continue
             extent = self.sizes.block[outer[0]] if outer else 1
-            stride = extent + (BANK_PADDING if access[-1] == soac.REDUCED and extent >= 32 else 0)
+            k_innermost = access[-1] == soac.REDUCED
+            stride = extent + (BANK_PADDING if k_innermost and extent >= 32 else 0)
             element = _element(array.type)
             tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * stride, element), f"{array.name_hint or 'read'}_tile")
             view = self.kb.array(self.lw.array(array), array.name_hint)
-            tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile)
+            lanes = GLOBAL_VECTOR if k_innermost and self.sizes.chunk % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
+            tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile, lanes)
         return tiles
 
     def read_fixed(self) -> dict[tuple[int, tuple[int, ...]], SSAValue]:
@@ -261,6 +269,14 @@ class TiledKernel:
                     values[key] = self.kb.load_if(ok, view, self.kb.m.row_major(indices, view.dims))
         return values
 
+    def all_of(self, *conditions: SSAValue | None) -> SSAValue | None:
+        """The conjunction of the conditions given (None: no condition, always true)."""
+        ok: SSAValue | None = None
+        for condition in conditions:
+            if condition is not None:
+                ok = self.kb.m.both(ok, condition)
+        return ok
+
     def all_below(self, indices: Sequence[SSAValue], limits: Sequence[SSAValue]) -> SSAValue | None:
         ok: SSAValue | None = None
         for i, n in zip(indices, limits):
@@ -270,13 +286,16 @@ class TiledKernel:
     # -- one chunk ---------------------------------------------------------------
 
     def shares(self, shared: SharedRead) -> list[tuple[SSAValue, SSAValue, SSAValue | None]]:
-        """The tile positions `(kk, q)` this work-item copies, with the condition that the position exists."""
+        """The tile positions `(kk, q)` this work-item copies, `shared.lanes` consecutive ones along `k` from each,
+        with the condition that the position exists."""
         m = self.kb.m
-        chunk, extent, group = self.sizes.chunk, shared.extent, self.sizes.group_size
+        chunk, extent, group, lanes = self.sizes.chunk, shared.extent, self.sizes.group_size, shared.lanes
+        count = chunk * extent // lanes
         positions = []
-        for p in range(-(-chunk * extent // group)):
-            e = m.add(self.tid, m.c(p * group), "e")
-            exists = m.lt(e, m.c(chunk * extent)) if (p + 1) * group > chunk * extent else None
+        for p in range(-(-count // group)):
+            v = m.add(self.tid, m.c(p * group), "v")
+            exists = m.lt(v, m.c(count)) if (p + 1) * group > count else None
+            e = m.mul(v, m.c(lanes), "e")
             if shared.access[-1] == soac.REDUCED:
                 positions.append((m.rem(e, m.c(chunk), "kk"), m.div(e, m.c(chunk), "q"), exists))
             else:
@@ -290,16 +309,25 @@ class TiledKernel:
         values: list[SSAValue] = []
         for shared in self.tiles.values():
             for kk, q, exists in self.shares(shared):
-                indices, limits = [], []
-                for symbol in shared.access:
-                    if symbol == soac.REDUCED:
-                        indices.append(m.add(c0, kk))
-                        limits.append((indices[-1], self.width))
-                    else:
-                        indices.append(m.add(self.base[symbol], q))
-                        limits.append((indices[-1], self.dims[symbol]))
-                ok = m.both(exists, self.all_below([i for i, _ in limits], [n for _, n in limits]))  # pyright: ignore[reportArgumentType]
-                values.append(kb.load_if(ok, shared.view, m.row_major(indices, shared.view.dims), "ahead"))
+                k = m.add(c0, kk, "k")
+                indices = [k if s == soac.REDUCED else m.add(self.base[s], q) for s in shared.access]
+                rows = [i for i, s in zip(indices, shared.access) if s != soac.REDUCED]
+                row_ok = self.all_of(exists, self.all_below(rows, [self.dims[s] for s in shared.access if s != soac.REDUCED]))
+                flat = m.row_major(indices, shared.view.dims)
+                if shared.lanes == 1:
+                    values.append(kb.load_if(self.all_of(row_ok, m.lt(k, self.width)), shared.view, flat, "ahead"))
+                    continue
+
+                def scalars(k: SSAValue = k, flat: SSAValue = flat, row_ok: SSAValue | None = row_ok) -> list[SSAValue]:
+                    return [
+                        kb.load_if(self.all_of(row_ok, m.lt(m.add(k, m.c(j)), self.width)), shared.view, m.add(flat, m.c(j)))
+                        for j in range(shared.lanes)
+                    ]
+
+                whole = self.all_of(row_ok, self.k_aligned, m.lt(k, self.width))
+                assert whole is not None
+                vector = lambda flat=flat: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
+                values.extend(kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars))
         return values
 
     def store_chunk(self, values: list[SSAValue]) -> None:
@@ -309,9 +337,10 @@ class TiledKernel:
         loaded = iter(values)
         for shared in self.tiles.values():
             for kk, q, exists in self.shares(shared):
-                value = next(loaded)
-                place = m.add(m.mul(kk, m.c(shared.stride)), q)
-                kb.when(exists, lambda value=value, shared=shared, place=place: kb.b.insert(StoreOp(value, shared.tile, place)))
+                for j in range(shared.lanes):
+                    value = next(loaded)
+                    place = m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q)
+                    kb.when(exists, lambda v=value, t=shared.tile, place=place: kb.b.insert(StoreOp(v, t, place)))
         kb.b.insert(BarrierOp(local=True))
 
     def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue) -> list[SSAValue]:
