@@ -221,27 +221,19 @@ class TiledKernel:
         full = m.mul(m.div(self.width, chunk), chunk, "full")
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            half = self.half(c0)
-            self.store_chunk(carried[count:], half)
+            self.store_chunk(carried[count:])
             ahead = self.load_chunk(m.add(c0, chunk))
-            return [*self.fold_chunk(c0, carried[:count], chunk, half), *ahead]
+            return [*self.fold_chunk(c0, carried[:count], chunk), *ahead]
 
         carried = kb.for_loop(m.c(0), full, chunk, [neutral] * count + self.load_chunk(m.c(0)), "c0", full_chunk)
         accs, ahead = carried[:count], carried[count:]
         tail = m.sub(self.width, full, "tail")
 
         def last_chunk() -> list[SSAValue]:
-            half = self.half(full)
-            self.store_chunk(ahead, half)
-            return self.fold_chunk(full, accs, tail, half)
+            self.store_chunk(ahead)
+            return self.fold_chunk(full, accs, tail)
 
         return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
-
-    def half(self, c0: SSAValue) -> SSAValue:
-        """Which half of the tiles holds the chunk at `c0`: chunks alternate between them, so that a chunk is
-        stored while the group may still read the one before, and one barrier per chunk suffices."""
-        m = self.kb.m
-        return m.rem(m.div(c0, m.c(self.sizes.chunk)), m.c(2), "half")
 
     # -- the reads -------------------------------------------------------------
 
@@ -256,7 +248,7 @@ class TiledKernel:
             k_innermost = access[-1] == soac.REDUCED
             stride = extent + (BANK_PADDING if k_innermost and extent >= 32 else 0)
             element = _element(array.type)
-            tile = self.kb.m.insert(LocalAllocOp(2 * self.sizes.chunk * stride, element), f"{array.name_hint or 'read'}_tile")
+            tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * stride, element), f"{array.name_hint or 'read'}_tile")
             view = self.kb.array(self.lw.array(array), array.name_hint)
             lanes = GLOBAL_VECTOR if k_innermost and self.sizes.chunk % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
             tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile, lanes)
@@ -338,29 +330,27 @@ class TiledKernel:
                 values.extend(kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars))
         return values
 
-    def store_chunk(self, values: list[SSAValue], half: SSAValue) -> None:
-        """The group writes the chunk it loaded into its half of the tiles, then waits for every work-item."""
+    def store_chunk(self, values: list[SSAValue]) -> None:
+        """The group writes the chunk it loaded into the tiles, between barriers."""
         kb, m = self.kb, self.kb.m
+        kb.b.insert(BarrierOp(local=True))
         loaded = iter(values)
         for shared in self.tiles.values():
-            base = m.mul(half, m.c(self.sizes.chunk * shared.stride))
             for kk, q, exists in self.shares(shared):
                 for j in range(shared.lanes):
                     value = next(loaded)
-                    place = m.add(base, m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q))
+                    place = m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q)
                     kb.when(exists, lambda v=value, t=shared.tile, place=place: kb.b.insert(StoreOp(v, t, place)))
         kb.b.insert(BarrierOp(local=True))
 
-    def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue, half: SSAValue) -> list[SSAValue]:
+    def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue) -> list[SSAValue]:
         m = self.kb.m
-        return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc, half))
+        return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
 
-    def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue], half: SSAValue) -> list[SSAValue]:
+    def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item."""
         m = self.kb.m
-        tile_values = {
-            r: self.tile_row(shared, m.add(m.mul(half, m.c(self.sizes.chunk)), kk)) for r, shared in self.tiles.items()
-        }
+        tile_values = {r: self.tile_row(shared, kk) for r, shared in self.tiles.items()}
         k = m.add(c0, kk, "k")
         new: list[SSAValue] = []
         for cell, acc in zip(self.cells, accs):
