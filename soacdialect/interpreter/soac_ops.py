@@ -237,7 +237,7 @@ def _read_elements(
         if symbol == soac.REDUCED and shape[p] != extent:
             raise fail(op, f"read #{r} has {shape[p]} elements in dimension {p}, but the reduction has width {extent}")
         if symbol != soac.REDUCED and shape[p] < extent:
-            raise fail(op, f"read #{r}: index {extent - 1} of d{symbol} is out of bounds for dimension {p} of size {shape[p]}")
+            raise fail(op, f"read #{r}: d{symbol} of size {extent} is out of bounds for dimension {p} of size {shape[p]}")
         indices.append(np.arange(extent).reshape([extent if a == axis else 1 for a in range(len(space))]))
     gathered = array[(slice(None),) * frame.rank + tuple(indices)] if indices else array[..., *([None] * len(space))]
     return np.broadcast_to(gathered, frame.batch + space), frame.rank + len(space)
