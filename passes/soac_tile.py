@@ -230,7 +230,7 @@ class TileNest(RewritePattern):
             dims, width, nest.reads, neutral, op.outs[0].type, combine.clone(), Region(nest.body), name, self.sizes[rank]
         )
         tiled.out.name_hint = op.outs[0].name_hint
-        rewriter.replace_op(op, tiled)
+        rewriter.replace(op, tiled)
 
 
 def _free_in(region: Region) -> list[SSAValue]:
