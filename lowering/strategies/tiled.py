@@ -327,7 +327,10 @@ class TiledKernel:
                 whole = self.all_of(row_ok, self.k_aligned, m.lt(k, self.width))
                 assert whole is not None
                 vector = lambda flat=flat: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
-                values.extend(kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars))
+                loaded = kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars)
+                for value in loaded:
+                    value.name_hint = "ahead"
+                values.extend(loaded)
         return values
 
     def store_chunk(self, values: list[SSAValue]) -> None:
