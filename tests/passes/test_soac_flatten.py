@@ -19,6 +19,7 @@ from soac.dialect import SegmapOp, SegredOp, SegscanOp, ThresholdOp
 from soac.interpreter import run_function
 from soac.parsing import parse_module
 from soac.passes.soac_flatten import SoacFlattenPass
+from soac.passes.soac_tile import SoacTilePass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 
@@ -26,18 +27,21 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MODES = ["incremental", "moderate", "full"]
 
 
-def flattened(text: str, mode: str) -> ModuleOp:
+def flattened(text: str, mode: str, tile: bool = False) -> ModuleOp:
+    """`text` after soac-flatten in `mode`, then soac-tile (with small tiles) if `tile`."""
     ctx = make_context()
     module = parse_module(ctx, text, "test")
     SoacFlattenPass(mode=mode).apply(ctx, module)  # pyright: ignore[reportArgumentType]
+    if tile:
+        SoacTilePass(block=4, reg=2, chunk=3).apply(ctx, module)
     module.verify()
     return module
 
 
-def assert_every_version(text: str, args: list[Any], mode: str = "incremental") -> int:
-    """Runs every version of the flattened program; returns how many threshold settings there were."""
+def assert_every_version(text: str, args: list[Any], mode: str = "incremental", tile: bool = False) -> int:
+    """Runs every version of the flattened (and tiled) program; returns how many threshold settings there were."""
     expected = run_function(parse_module(make_context(), text, "test"), "main", args)
-    module = flattened(text, mode)
+    module = flattened(text, mode, tile)
     names = [t.name for t in list_thresholds(module)]
     settings_ = list(itertools.product([0, MAX_THRESHOLD], repeat=len(names)))
     for values in settings_:
@@ -56,10 +60,11 @@ def example_args(name: str) -> list[Any]:
     return [rng.standard_normal((4, 7)).astype(np.float32), rng.uniform(-0.9, 0.9, 7).astype(np.float32), 3]
 
 
+@pytest.mark.parametrize("tile", [False, True], ids=["flattened", "tiled"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", ["matmul.mlir", "sum_rows.mlir", "locvolcalib.mlir"])
-def test_examples_every_version(name: str, mode: str) -> None:
-    count = assert_every_version((EXAMPLES / name).read_text(), example_args(name), mode)
+def test_examples_every_version(name: str, mode: str, tile: bool) -> None:
+    count = assert_every_version((EXAMPLES / name).read_text(), example_args(name), mode, tile)
     assert count > 1 if mode == "incremental" else count == 1
 
 
@@ -170,13 +175,14 @@ def program(inner: str, rank: int) -> str:
         st.tuples(st.integers(0, 4), st.integers(0, 5)), st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 4))
     ),
     mode=st.sampled_from(MODES),
+    tile=st.booleans(),
     k=st.integers(-5, 5),
     steps=st.integers(0, 3),
     seed=st.integers(0, 2**16),
 )
-def test_random_nests(inner: str, shape: tuple[int, ...], mode: str, k: int, steps: int, seed: int) -> None:
+def test_random_nests(inner: str, shape: tuple[int, ...], mode: str, tile: bool, k: int, steps: int, seed: int) -> None:
     data = np.random.default_rng(seed).integers(-20, 20, shape, dtype=np.int32)
-    assert_every_version(program(inner, len(shape)), [data, np.int32(k), steps], mode)
+    assert_every_version(program(inner, len(shape)), [data, np.int32(k), steps], mode, tile)
 
 
 def test_random_program_is_flattened() -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from soac.context import make_context
 from soac.dialect import REDUCED, SegredOp, TiledRedomapOp
 from soac.interpreter import run_function as interpret
+from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes.soac_flatten import SoacFlattenPass
 from soac.passes.soac_tile import SoacTilePass
@@ -224,3 +225,27 @@ def test_random_nests_keep_their_results(nest: tuple[str, bool], n: int, k: int,
             thresholds = dict.fromkeys(names, MAX_THRESHOLD) | {name: value}
             (got,) = interpret(module, "main", args, thresholds)
             np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=6, deadline=None)
+@given(nests(), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), st.integers(0, 2**31 - 1))
+def test_random_tiled_nests_on_opencl(nest: tuple[str, bool], n: int, k: int, m: int, seed: int) -> None:
+    """The tiled kernel (target `generic`: local tiles, also on PoCL) against the interpreter."""
+    text, _ = nest
+    rng = np.random.default_rng(seed)
+    args = [
+        rng.integers(-9, 9, (n, k)).astype(np.int32),
+        rng.integers(-9, 9, (m, k)).astype(np.int32),
+        rng.integers(-9, 9, n).astype(np.int32),
+        np.int32(rng.integers(-3, 4)),
+    ]
+    module = parse(text)
+    SoacFlattenPass().apply(make_context(), module)
+    tile(module, block=4, reg=2, chunk=3)
+    program = compile_module(module, target="generic")
+    names = [t.name for t in list_thresholds(module)]
+    for name in names:
+        thresholds = dict.fromkeys(names, MAX_THRESHOLD) | {name: 0}
+        (expected,) = interpret(module, "main", args, thresholds)
+        (got,) = program.call("main", args, thresholds)
+        np.testing.assert_array_equal(got, expected)
