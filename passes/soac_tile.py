@@ -58,9 +58,10 @@ from soac.dialect import (
 )
 from soac.parsing import location_of
 from soac.passes.flatten_analysis import in_lambda
+from soac.passes.thresholds import MAX_THRESHOLD, guard
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import arith, builtin, scf
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
@@ -231,6 +232,24 @@ class TileNest(RewritePattern):
         )
         tiled.out.name_hint = op.outs[0].name_hint
         rewriter.replace(op, tiled)
+        prefer_tiled_version(tiled)
+
+
+def prefer_tiled_version(op: TiledRedomapOp) -> None:
+    """Make the intra-group versions that soac-flatten put before `op` opt-in: their thresholds default to 2^62.
+
+    soac-flatten tries `a work-group per outer element` before the thread-level nest that is now tiled; with
+    Futhark's default of 32 for `suff_intra_par`, matrix multiplication of 1024 x 1024 matrices runs a
+    work-group per row, 27x slower than the tiled kernel on an H200. The intra-group version stays in the
+    program, and `soac-autotune` still takes it where it measures faster.
+    """
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) and child.parent_region() is parent.false_region:
+            test = guard(parent.cond)
+            if test is not None and test.threshold_name.startswith("suff_intra_par"):
+                test.default = IntegerAttr(MAX_THRESHOLD, i64)
+        child, parent = parent, parent.parent_op()
 
 
 def _free_in(region: Region) -> list[SSAValue]:
