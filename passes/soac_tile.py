@@ -35,6 +35,9 @@ tiles, `chunk` strip-mines the reduction into a loop over chunks interchanged ou
 work-items, each chunk of a shared read is copied by the whole group into local memory,
 and `reg` gives each work-item a block of results held in registers.
 
+Inside soac-flatten's versions, the intra-group versions tried before a tiled one become opt-in: their
+thresholds default to 2^62 (`prefer_tiled_version`), so the tiled kernel runs unless tuning says otherwise.
+
 Options `block`, `reg` and `chunk` set the sizes of every tiled nest (0: the defaults of
 `default_sizes`); the sizes are also tuning parameters (`soac-run --list-thresholds`).
 """
