@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +20,12 @@ from soac.passes.soac_tile import SoacTilePass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+sys.path.insert(0, str(ROOT / "bench"))
+from check_tiled import retyped  # noqa: E402  # pyright: ignore[reportMissingImports]
+
 TYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
-
-
-def retyped(text: str, element: str) -> str:
-    """The matmul and all-pairs examples with another element type (integer arithmetic for i32)."""
-    if element == "f32":
-        return text
-    if element == "f64":
-        return text.replace("f32", "f64")
-    return text.replace("f32", "i32").replace("addf", "addi").replace("mulf", "muli").replace("0.0 : i32", "0 : i32")
 
 
 def tiled(name: str, element: str, **sizes: int) -> ModuleOp:

@@ -202,17 +202,22 @@ func.func @main(%a: tensor<?x?xi32>, %bt: tensor<?x?xi32>, %xs: tensor<?xi32>, %
     return text, two_d
 
 
-@settings(max_examples=25, deadline=None)
-@given(nests(), st.integers(0, 6), st.integers(0, 5), st.integers(0, 6), st.integers(0, 2**31 - 1))
-def test_random_nests_keep_their_results(nest: tuple[str, bool], n: int, k: int, m: int, seed: int) -> None:
-    text, _ = nest
+def nest_args(n: int, k: int, m: int, seed: int) -> list[object]:
+    """`a` (n x k), `bt` (m x k), `xs` (n) and the scalar `g` of a generated nest."""
     rng = np.random.default_rng(seed)
-    args = [
+    return [
         rng.integers(-9, 9, (n, k)).astype(np.int32),
         rng.integers(-9, 9, (m, k)).astype(np.int32),
         rng.integers(-9, 9, n).astype(np.int32),
         np.int32(rng.integers(-3, 4)),
     ]
+
+
+@settings(max_examples=25, deadline=None)
+@given(nests(), st.integers(0, 6), st.integers(0, 5), st.integers(0, 6), st.integers(0, 2**31 - 1))
+def test_random_nests_keep_their_results(nest: tuple[str, bool], n: int, k: int, m: int, seed: int) -> None:
+    text, _ = nest
+    args = nest_args(n, k, m, seed)
     original = parse(text)
     (expected,) = interpret(original, "main", args)
     module = parse(text)
@@ -232,13 +237,7 @@ def test_random_nests_keep_their_results(nest: tuple[str, bool], n: int, k: int,
 def test_random_tiled_nests_on_opencl(nest: tuple[str, bool], n: int, k: int, m: int, seed: int) -> None:
     """The tiled kernel (target `generic`: local tiles, also on PoCL) against the interpreter."""
     text, _ = nest
-    rng = np.random.default_rng(seed)
-    args = [
-        rng.integers(-9, 9, (n, k)).astype(np.int32),
-        rng.integers(-9, 9, (m, k)).astype(np.int32),
-        rng.integers(-9, 9, n).astype(np.int32),
-        np.int32(rng.integers(-3, 4)),
-    ]
+    args = nest_args(n, k, m, seed)
     module = parse(text)
     SoacFlattenPass().apply(make_context(), module)
     tile(module, block=4, reg=2, chunk=3)
