@@ -184,7 +184,7 @@ class GroupSegmap:
             totals = fold(neutral, write=True)
             self.store_all(totals, locals_, self.t)
             self.tree_reduce(op.combine, locals_)
-            return list(self.load_all(locals_, m.c(0)))
+            return [*self.load_all(locals_, m.c(0)), *map_outs]
         totals = fold(neutral, write=False)
         self.store_all(totals, locals_, self.t)
         self.scan_locals(op.combine, locals_)
