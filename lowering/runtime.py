@@ -102,7 +102,14 @@ def choose_device(spec: str | None = None) -> cl.Device:
     if spec is None:
         gpus = [d for d in devices if d.type & cl.device_type.GPU]
         pocl = [d for d in devices if "portable computing language" in d.platform.name.lower()]
-        return (gpus or pocl or devices)[0]
+        working_pocl = [d for d in pocl if _compiles(d)]
+        if pocl and not working_pocl and not gpus:
+            raise OpenCLRuntimeError(
+                "no PoCL installation here can compile OpenCL C for this CPU "
+                f"({pocl[0].platform.version}: {_build_failure(pocl[0])}); "
+                "on Debian or Ubuntu, `apt-get install pocl-opencl-icd` adds a PoCL built on a newer LLVM"
+            )
+        return (gpus or working_pocl or devices)[0]
     if ":" in spec and all(part.isdigit() for part in spec.split(":")):
         p, d = (int(part) for part in spec.split(":"))
         try:
@@ -122,6 +129,26 @@ def choose_device(spec: str | None = None) -> cl.Device:
             return device
     names = ", ".join(f"{d.platform.name}: {d.name}" for d in devices)
     raise OpenCLRuntimeError(f"no OpenCL device matches '{spec}' (devices: {names})")
+
+
+_BUILD_FAILURES: dict[int, str] = {}
+
+
+def _build_failure(device: cl.Device) -> str:
+    """Why `device` cannot build a trivial kernel ("" if it can): a PoCL whose LLVM predates the CPU fails them all."""
+    key = device.int_ptr
+    if key not in _BUILD_FAILURES:
+        try:
+            cl.Program(_context(device)[0], "__kernel void probe(__global int *a) { a[0] = 1; }").build()
+            _BUILD_FAILURES[key] = ""
+        except cl.Error as error:
+            lines = [line for line in str(error).splitlines() if "error:" in line]
+            _BUILD_FAILURES[key] = lines[0].strip() if lines else str(error).splitlines()[0]
+    return _BUILD_FAILURES[key]
+
+
+def _compiles(device: cl.Device) -> bool:
+    return not _build_failure(device)
 
 
 _CONTEXTS: dict[int, tuple[cl.Context, cl.CommandQueue]] = {}
