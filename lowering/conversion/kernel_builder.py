@@ -479,7 +479,9 @@ class KernelBuilder:
         request.offset_arg = self._new_arg(
             IndexType(), lambda e=element, i=index: self._scratch_offset(e, i), f"scratch_{element}_{index}"
         )
-        assert self.thread_id is not None, "scratch needs the kernel's thread id"
+        if self.thread_id is None:  # a strategy that does not name its work-items: scratch goes by global id
+            with building_at(self.b, InsertPoint.at_start(self.block)):
+                self.thread_id = self.global_id()
         with building_at(self.b, InsertPoint.at_end(self.block)):
             base = self.m.mul(self.thread_id, self.scratch_stride[element])
         offset = self.m.add(base, request.offset_arg)

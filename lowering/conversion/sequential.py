@@ -579,8 +579,10 @@ class Inliner:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._known_dims(owner.array, depth + 1)
-        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp):
+        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
             return self._built_dims(owner, value, depth)
+        if isinstance(owner, soac.ScatterOp):
+            return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
         return None
 
     def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
@@ -594,7 +596,10 @@ class Inliner:
         return then if then is not None else self._known_dims(_yields(op.false_region)[k], depth + 1)
 
     def _built_dims(
-        self, op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.IotaOp | soac.ReplicateOp, value: SSAValue, depth: int
+        self,
+        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp,
+        value: SSAValue,
+        depth: int,
     ) -> list[SSAValue] | None:
         """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows."""
         if (width := self._known_index(op.width, depth + 1)) is None:

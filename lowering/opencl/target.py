@@ -5,11 +5,11 @@ reads `subgroup_width` to decide whether a strategy may use `kernel.shuffle` and
 `kernel.ballot`, the emitter reads it to decide whether it can print them, and
 the runtime picks the target of the device it runs on (`target_for_device`).
 
-| target | sub-groups | default scan | grid-stride layout | tiled ops (`soac.tiled_redomap`) |
-|---|---|---|---|---|
-| `generic` | none | reduce-then-scan | strided | local-memory tiles |
-| `nvidia` | 32 lanes (`shfl.sync`, `vote.sync` in inline PTX) | look-back | strided | local-memory tiles |
-| `cpu` | none | chunked | contiguous | a result per work-item (the caches share the reads) |
+| target | sub-groups | default scan | grid-stride layout | tiled ops (`soac.tiled_redomap`) | group-level segmaps |
+|---|---|---|---|---|---|
+| `generic` | none | reduce-then-scan | strided | local-memory tiles | group per element |
+| `nvidia` | 32 lanes (`shfl.sync`, `vote.sync`, inline PTX) | look-back | strided | local-memory tiles | group per element |
+| `cpu` | none | chunked | contiguous | a result per work-item (caches share the reads) | work-item per element |
 
 NVIDIA's OpenCL has no sub-group extension, hence the inline PTX.
 A lowered module names its target in the attribute `kernel.target` on the module.
@@ -36,6 +36,11 @@ class DeviceTarget:
     local_tiles: bool = True
     """Work-groups share the reads of a tiled op through local memory (GPUs); on CPUs, where local memory is
     ordinary memory and barriers are costly, each work-item computes its results alone and the caches share."""
+    group_segmaps: bool = True
+    """A group-level segmap runs each element on a work-group that shares out its inner segops (GPUs); on CPUs
+    a work-item runs each element alone. The inner parallelism has no cores to go to there, and PoCL (3.0 and
+    3.1, default work-group method `loopvec`) computed wrong results for some of these kernels, with many
+    barriers in loops, that NVIDIA's OpenCL and PoCL's `loops` method ran right."""
 
     @property
     def has_subgroups(self) -> bool:
@@ -45,7 +50,7 @@ class DeviceTarget:
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
     "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
-    "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False),
+    "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
 }
 
 

@@ -25,6 +25,9 @@ Arrays these segops build live in per-group global memory (a buffer of `groups x
 `group_id x size`), followed by a barrier so that every work-item of the group sees them. The yielded rows
 are copied into the results by all work-items together. Segops the group cannot share (ones yielding arrays,
 or nested in control flow) run sequentially in each work-item, which is correct but redundant.
+
+Targets without `group_segmaps` (`cpu`) run a group-level segmap as a thread-level one: a work-item per
+element, its segops sequential (see `DeviceTarget.group_segmaps`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
     """A group-level segmap with thread-level segops in its lambda as a work-group per element; others as before."""
     from soac.lowering.strategies import maps
 
-    if op.level.data == soac.Level.GROUP and any(_shareable(inner) for inner in op.body.block.ops):
+    cooperative = op.level.data == soac.Level.GROUP and lw.target.group_segmaps
+    if cooperative and any(_shareable(inner) for inner in op.body.block.ops):
         GroupSegmap(lw, op).lower()
     else:
         maps.lower_segmap(lw, op)
