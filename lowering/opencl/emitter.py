@@ -83,6 +83,10 @@ BINARY = {
     arith.DivfOp: "/",
 }
 UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+WRAPPING = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}
+"""Integer add, sub and mul wrap (as in the interpreter); signed overflow is undefined in C, and compilers use that
+(PoCL folded `min(x, x + 3)` to `x`). On integer types they compute in unsigned arithmetic (`uint` for up to 32
+bits: `ushort * ushort` would overflow a promoted `int`); `index` arithmetic, the kernels' own, stays signed."""
 INTEGER_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", arith.MinUIOp: "<"}
 """Integer max/min print as `a > b ? a : b` (compared as unsigned for maxui/minui): PoCL calls the `max`/`min`
 builtins out of line, which keeps a chunk fold with `max` from vectorising (23 ms against 3.0 ms for 2^24 int32).
@@ -474,6 +478,10 @@ class KernelPrinter:
     def arith(self, op: Operation) -> str:  # noqa: C901
         kind = type(op)
         operands = [self.expr(v) for v in op.operands]
+        result = op.results[0].type
+        if kind in WRAPPING and isinstance(result, IntegerType) and result.width.data > 1:
+            u = "ulong" if result.width.data == 64 else "uint"
+            return f"({c_type(result)})(({u}){operands[0]} {WRAPPING[kind]} ({u}){operands[1]})"
         if kind in BINARY:
             return f"{operands[0]} {BINARY[kind]} {operands[1]}"
         if kind in UNSIGNED_BINARY:

@@ -356,6 +356,32 @@ def test_min_max_of_a_value_with_itself(differential, parse, rng):
     assert re.search(r"\b(\w+) [<>] (\(\w+\))?\1\b", text) is None
 
 
+WRAPPING = """
+func.func @f(%n: index, %xs: tensor<?xTYPE>) -> (tensor<?xTYPE>, tensor<?xTYPE>, tensor<?xTYPE>) {
+  %r, %s, %p = soac.map %n (%xs : tensor<?xTYPE>) -> (tensor<?xTYPE>, tensor<?xTYPE>, tensor<?xTYPE>) lambda(%x: TYPE) {
+    %c = arith.constant -3 : TYPE
+    %k = arith.constant 100 : TYPE
+    %up = arith.subi %x, %c : TYPE
+    %low = arith.minsi %x, %up : TYPE
+    %down = arith.addi %x, %c : TYPE
+    %high = arith.maxsi %x, %down : TYPE
+    %big = arith.muli %x, %k : TYPE
+    soac.yield %low, %high, %big : TYPE, TYPE, TYPE
+  }
+  func.return %r, %s, %p : tensor<?xTYPE>, tensor<?xTYPE>, tensor<?xTYPE>
+}
+"""
+
+
+@pytest.mark.parametrize("element", [np.int8, np.int16, np.int32, np.int64])
+def test_integer_arithmetic_wraps(differential, element):
+    """`min(x, x + 3)` at the type's maximum is `x + 3` wrapped: a C compiler that took signed overflow as
+    undefined folded it to `x` (found by the nested program generator)."""
+    info = np.iinfo(element)
+    xs = np.array([info.max, info.max - 2, info.min, info.min + 1, 0, -1, 7], dtype=element)
+    differential(WRAPPING.replace("TYPE", f"i{info.bits}"), "f", [np.int64(len(xs)), xs])
+
+
 CANONICALIZE_CASES = Path(__file__).resolve().parents[1] / "filecheck" / "dialect" / "canonicalize.mlir"
 
 
