@@ -545,6 +545,8 @@ class Program:
             )
 
     def alloc(self, op: kd.AllocOp, size: int) -> DeviceArray:
+        """A buffer for `op`; with SOAC_POISON=1 (the tests set it) filled with 0xA5 bytes, so that a kernel that
+        reads what nothing wrote gives the same wrong answer on every run and device, not what the memory held."""
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         dtype = _storage(dtype_of(element))
         nbytes = size * dtype.itemsize
@@ -558,6 +560,8 @@ class Program:
             except cl.Error as error:
                 raise AllocationError(f"allocating {nbytes} bytes for {what} failed: {error}") from None
         array = DeviceArray(buffer, dtype, size)
+        if os.environ.get("SOAC_POISON", "") not in ("", "0"):
+            cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
         if self.pool is not None:
             weakref.finalize(array, self.pool.give, nbytes, buffer)
         return array

@@ -61,6 +61,21 @@ def c_type(t: Attribute) -> str:
     return name
 
 
+def _read_and_written(kernel: kd.FuncOp) -> set[SSAValue]:
+    """The buffers a kernel both reads and writes. They are not `restrict`: work-items may pass values through
+    them (a group's arrays, written by some work-items and read by others after a barrier), and a compiler may
+    take a restrict pointer's memory to be out of the barrier's reach (LLVM did: the stores of a loop between two
+    barriers were lost on NVIDIA and PoCL)."""
+    reads: set[SSAValue] = set()
+    writes: set[SSAValue] = set()
+    for op in kernel.walk():
+        if isinstance(op, kd.LoadOp | kd.VectorLoadOp | kd.AtomicLoadOp | kd.AtomicOp | kd.AtomicCmpxchgOp):
+            reads.add(op.buffer)
+        if isinstance(op, kd.StoreOp | kd.VectorStoreOp | kd.AtomicStoreOp | kd.AtomicOp | kd.AtomicCmpxchgOp):
+            writes.add(op.buffer)
+    return reads & writes
+
+
 def storage_type(t: Attribute) -> str:
     """The C type of a buffer element (`bool` is not allowed in buffers or kernel arguments)."""
     return "uchar" if str(t) == "i1" else c_type(t)
@@ -211,10 +226,12 @@ class KernelPrinter:
 
     def print_kernel(self, kernel: kd.FuncOp) -> None:
         params: list[str] = []
+        shared = _read_and_written(kernel)
         for arg in kernel.body.block.args:
             name = self.define(arg)
             if isinstance(arg.type, kd.BufferType):
-                params.append(f"__global {storage_type(arg.type.element_type)} *restrict {name}")
+                restrict = "" if arg in shared else "restrict "
+                params.append(f"__global {storage_type(arg.type.element_type)} *{restrict}{name}")
             else:
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")

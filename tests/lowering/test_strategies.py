@@ -446,3 +446,59 @@ def test_grid_stride_layouts(parse, rng, monkeypatch, align: int, contiguous: bo
         got = program.call("main", args)
         for e, g in zip(expected, got, strict=True):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+ROW_SUMS_BY_GROUP = """
+func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %z = arith.constant 0 : i32
+  %sums, %scans = soac.segmap group (%n) -> (tensor<?xi32>, tensor<?x?xi32>) lambda(%i: index) {
+    %row = soac.index %xss[%i] : tensor<?x?xi32> -> tensor<?xi32>
+    %scan = soac.segscan thread (%m) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+      %s = arith.addi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%j: index) {
+      %x = soac.index %row[%j] : tensor<?xi32> -> i32
+      soac.yield %x : i32
+    }
+    %sum = soac.segred thread (%m) neutral(%z : i32) -> i32 combine(%a: i32, %b: i32) {
+      %s = arith.addi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%j: index) {
+      %x = soac.index %scan[%j] : tensor<?xi32> -> i32
+      soac.yield %x : i32
+    }
+    soac.yield %sum, %scan : i32, tensor<?xi32>
+  }
+  func.return %sums, %scans : tensor<?xi32>, tensor<?x?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["generic", "cpu"])
+def test_group_segmaps_by_target(parse, rng, target: str) -> None:
+    """GPU targets share a group-level segmap's segops out among a work-group; the cpu target runs each element on
+    one work-item, with no barriers. Either way the same results."""
+    program = compile_module(parse(ROW_SUMS_BY_GROUP), "pocl", target=target, group_size=32)
+    assert ("segmap_group" in program.source) == (target == "generic")
+    assert ("barrier" in program.source) == (target == "generic")
+    for n, m in [(0, 3), (3, 0), (1, 1), (7, 45), (40, 33)]:
+        xss = rng.integers(-100, 100, (n, m)).astype(np.int32)
+        sums, scans = program.call("main", [xss])
+        np.testing.assert_array_equal(scans, np.cumsum(xss, axis=1, dtype=np.int32))
+        np.testing.assert_array_equal(sums, scans.sum(axis=1, dtype=np.int32))
+
+
+def test_buffers_shared_by_work_items_are_not_restrict(parse) -> None:
+    """A group's arrays are written by some work-items and read by others after a barrier: `restrict` would let the
+    compiler keep their memory out of the barrier's reach. Buffers a kernel only reads or only writes keep it."""
+    source = opencl_source(lower_module(parse(ROW_SUMS_BY_GROUP), 32, 8, target="generic"))
+    kernel = source[source.index("__kernel void main_segmap_group") :]
+    params = kernel[: kernel.index(")")]
+    assert re.search(r"__global int \*restrict xss\b", params)
+    assert re.search(r"__global int \*restrict sums\b", params)  # written only
+    assert re.findall(r"__global int \*(group_\w+)", params), params  # written, then read by other work-items
+    assert "restrict group" not in params

@@ -50,7 +50,7 @@
 
 // OPENCL:      #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 // OPENCL-NEXT: #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-// OPENCL:      __kernel void ops(__global int *restrict xs, __global float *restrict fs, __global long *restrict ws) {
+// OPENCL:      __kernel void ops(__global int *xs, __global float *restrict fs, __global long *ws) {
 // OPENCL:        __local int tile[64] __attribute__((aligned(16)));
 // OPENCL-NEXT:   const int4 vec = *(const __global int4*)(xs + gid);
 // OPENCL-NEXT:   const int a = vec.s0;
