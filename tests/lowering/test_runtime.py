@@ -85,6 +85,26 @@ def test_device_choice(monkeypatch):
         choose_device()
 
 
+def test_device_choice_skips_a_pocl_that_cannot_compile(monkeypatch):
+    """The pyopencl wheel's PoCL (LLVM 14) fails every build on CPUs newer than its LLVM; another PoCL may work."""
+    from types import SimpleNamespace
+
+    def pocl(version: str) -> SimpleNamespace:
+        platform = SimpleNamespace(name="Portable Computing Language", version=version)
+        return SimpleNamespace(platform=platform, type=cl.device_type.CPU, int_ptr=id(platform), name="cpu")
+
+    old, new = pocl("PoCL 3.0-rc2, LLVM 14"), pocl("PoCL 3.1, LLVM 15")
+    failures = {old.int_ptr: "error: unknown target CPU 'generic'", new.int_ptr: ""}
+    monkeypatch.delenv("SOAC_OPENCL_DEVICE", raising=False)
+    monkeypatch.setattr(runtime, "_build_failure", lambda device: failures[device.int_ptr])
+    monkeypatch.setattr(runtime, "_all_devices", lambda: [old, new])
+    assert choose_device() is new
+    monkeypatch.setattr(runtime, "_all_devices", lambda: [old])
+    message = r"no PoCL installation here can compile .*unknown target CPU 'generic'.*pocl-opencl-icd"
+    with pytest.raises(OpenCLRuntimeError, match=message):
+        choose_device()
+
+
 def test_unknown_function(parse):
     with pytest.raises(OpenCLRuntimeError, match=r"no function @nope .*@add"):
         runtime.run_function(parse(MAP2), "nope", [])
