@@ -118,15 +118,16 @@ def choose_device(spec: str | None = None) -> cl.Device:
             raise OpenCLRuntimeError(f"SOAC_OPENCL_DEVICE={spec}: no device {d} on platform {p}") from None
     wanted = spec.lower()
     kinds = {"gpu": cl.device_type.GPU, "cpu": cl.device_type.CPU}
-    for device in devices:
-        if wanted in kinds and device.type & kinds[wanted]:
-            return device
-        if (
-            wanted in device.name.lower()
-            or wanted in device.platform.name.lower()
-            or (wanted == "pocl" and "portable" in device.platform.name.lower())
-        ):
-            return device
+    matches = [
+        device
+        for device in devices
+        if (wanted in kinds and device.type & kinds[wanted])
+        or wanted in device.name.lower()
+        or wanted in device.platform.name.lower()
+        or (wanted == "pocl" and "portable" in device.platform.name.lower())
+    ]
+    if matches:  # a PoCL that cannot compile for this CPU is the last choice
+        return next((d for d in matches if not (d.type & cl.device_type.CPU) or _compiles(d)), matches[0])
     names = ", ".join(f"{d.platform.name}: {d.name}" for d in devices)
     raise OpenCLRuntimeError(f"no OpenCL device matches '{spec}' (devices: {names})")
 

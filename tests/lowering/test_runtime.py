@@ -99,6 +99,7 @@ def test_device_choice_skips_a_pocl_that_cannot_compile(monkeypatch):
     monkeypatch.setattr(runtime, "_build_failure", lambda device: failures[device.int_ptr])
     monkeypatch.setattr(runtime, "_all_devices", lambda: [old, new])
     assert choose_device() is new
+    assert choose_device("pocl") is new
     monkeypatch.setattr(runtime, "_all_devices", lambda: [old])
     message = r"no PoCL installation here can compile .*unknown target CPU 'generic'.*pocl-opencl-icd"
     with pytest.raises(OpenCLRuntimeError, match=message):
