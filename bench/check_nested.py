@@ -12,11 +12,11 @@ kind: a program that verifies must lower and run), and a summary: programs, runs
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,8 +76,9 @@ def main() -> int:
     print(f"device: {choose_device(options.device).name}", flush=True)
     jobs = [(seed, options.device) for seed in range(options.start, options.start + options.count)]
     started, runs, mismatches, errors = time.time(), 0, 0, 0
-    with multiprocessing.get_context("spawn").Pool(options.jobs) if options.jobs > 1 else _Serial() as pool:
-        for done, (seed, count, problem) in enumerate(pool.imap_unordered(_check, jobs), 1):
+    with multiprocessing.get_context("spawn").Pool(options.jobs) if options.jobs > 1 else contextlib.nullcontext() as pool:
+        results = pool.imap_unordered(_check, jobs) if pool is not None else map(_check, jobs)
+        for done, (seed, count, problem) in enumerate(results, 1):
             runs += count
             if done % 500 == 0:
                 print(f"... {done} programs, {runs} runs, {time.time() - started:.0f} s", flush=True)
@@ -92,21 +93,6 @@ def main() -> int:
         f"{mismatches} mismatches, {errors} errors, {time.time() - started:.0f} s"
     )
     return 1 if mismatches or errors else 0
-
-
-class _Serial:
-    """`multiprocessing.Pool`'s `imap_unordered` in this process."""
-
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        return None
-
-    def imap_unordered(
-        self, function: Callable[[tuple[int, str | None]], tuple[int, int, str | None]], jobs: list[tuple[int, str | None]]
-    ) -> Iterator[tuple[int, int, str | None]]:
-        return map(function, jobs)
 
 
 if __name__ == "__main__":

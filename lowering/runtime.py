@@ -100,16 +100,17 @@ def choose_device(spec: str | None = None) -> cl.Device:
     if not devices:
         raise OpenCLRuntimeError("no OpenCL device found")
     if spec is None:
-        gpus = [d for d in devices if d.type & cl.device_type.GPU]
-        pocl = [d for d in devices if "portable computing language" in d.platform.name.lower()]
-        working_pocl = [d for d in pocl if _compiles(d)]
-        if pocl and not working_pocl and not gpus:
+        if gpus := [d for d in devices if d.type & cl.device_type.GPU]:
+            return gpus[0]
+        if not (pocl := [d for d in devices if "portable computing language" in d.platform.name.lower()]):
+            return devices[0]
+        if (device := _first_usable(pocl)) is None:
             raise OpenCLRuntimeError(
                 "no PoCL installation here can compile OpenCL C for this CPU "
                 f"({pocl[0].platform.version}: {_build_failure(pocl[0])}); "
                 "on Debian or Ubuntu, `apt-get install pocl-opencl-icd` adds a PoCL built on a newer LLVM"
             )
-        return (gpus or working_pocl or devices)[0]
+        return device
     if ":" in spec and all(part.isdigit() for part in spec.split(":")):
         p, d = (int(part) for part in spec.split(":"))
         try:
@@ -127,7 +128,7 @@ def choose_device(spec: str | None = None) -> cl.Device:
         or (wanted == "pocl" and "portable" in device.platform.name.lower())
     ]
     if matches:  # a PoCL that cannot compile for this CPU is the last choice
-        return next((d for d in matches if not (d.type & cl.device_type.CPU) or _compiles(d)), matches[0])
+        return _first_usable(matches) or matches[0]
     names = ", ".join(f"{d.platform.name}: {d.name}" for d in devices)
     raise OpenCLRuntimeError(f"no OpenCL device matches '{spec}' (devices: {names})")
 
@@ -148,8 +149,9 @@ def _build_failure(device: cl.Device) -> str:
     return _BUILD_FAILURES[key]
 
 
-def _compiles(device: cl.Device) -> bool:
-    return not _build_failure(device)
+def _first_usable(devices: Sequence[cl.Device]) -> cl.Device | None:
+    """The first of `devices` that is not a CPU device which fails to compile a trivial kernel."""
+    return next((d for d in devices if not (d.type & cl.device_type.CPU) or not _build_failure(d)), None)
 
 
 _CONTEXTS: dict[int, tuple[cl.Context, cl.CommandQueue]] = {}

@@ -64,8 +64,8 @@ def c_type(t: Attribute) -> str:
 def _read_and_written(kernel: kd.FuncOp) -> set[SSAValue]:
     """The buffers a kernel both reads and writes. They are not `restrict`: work-items may pass values through
     them (a group's arrays, written by some work-items and read by others after a barrier), and a compiler may
-    take a restrict pointer's memory to be out of the barrier's reach (LLVM did: the stores of a loop between two
-    barriers were lost on NVIDIA and PoCL)."""
+    take a restrict pointer's memory to be out of the barrier's reach (NVIDIA's did: the stores of a loop between
+    two barriers were lost)."""
     reads: set[SSAValue] = set()
     writes: set[SSAValue] = set()
     for op in kernel.walk():
