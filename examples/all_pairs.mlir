@@ -8,6 +8,15 @@
 //
 //   soac-run examples/all_pairs.mlir --input '[1, 2, 3]'
 //   result #0 : tensor<?xf32> = [ 9. 12. 15.]
+//
+// ==
+// input { [1f32, 2f32, 3f32] }
+// output { [9f32, 12f32, 15f32] }
+// input { empty([0]f32) }
+// output { empty([0]f32) }
+// random input { [3000]f32 }
+// structure { soac.segred 2 soac.segmap 2 soac.threshold 2 }
+// structure pipeline(soac-fuse) { soac.map 1 soac.redomap 1 }
 
 func.func @main(%xs: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index

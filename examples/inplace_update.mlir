@@ -11,6 +11,15 @@
 //
 //   soac-run examples/inplace_update.mlir --input '[1,3,1,0,1]' 4
 //   result #0 : tensor<?xi32> = [1 3 0 1]
+//
+// ==
+// input { [1, 3, 1, 0, 1] 4i64 }
+// output { [1, 3, 0, 1] }
+// input { empty([0]i32) 3i64 }
+// output { [0, 0, 0] }
+// input { [1, 4] 4i64 }
+// error: out of bounds
+// structure { scf.for 1 soac.update 1 }
 
 func.func @main(%xs: tensor<?xi32>, %bins: index) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index

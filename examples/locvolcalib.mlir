@@ -21,6 +21,16 @@
 //   soac-run examples/locvolcalib.mlir --input '[[1,2,3],[0,4,-2]]' '[0.5,-0.5,0.5]' 2
 //   result #0 : tensor<?x?xf32> = [[1.  0.5 1. ]
 //                                  [0.  1.  0.5]]
+//
+// ==
+// input { [[1, 2, 3], [0, 4, -2]] [0.5, -0.5, 0.5] 2i64 }
+// output { [[1f32, 0.5f32, 1f32], [0f32, 1f32, 0.5f32]] }
+// input { [[1, 2, 3], [0, 4, -2]] [0.5, -0.5, 0.5] 0i64 }
+// output { [[1f32, 2f32, 3f32], [0f32, 4f32, -2f32]] }
+// input { empty([0][5]f32) [1, 2, 3, 4, 5] 3i64 }
+// output { empty([0][5]f32) }
+// structure { scf.for 1 soac.segscan 4 soac.segmap 4 soac.threshold 2 }
+// structure pipeline(soac-fuse) { soac.map 1 soac.scan 1 soac.scanomap 1 }
 
 func.func @main(%u0: tensor<?x?xf32>, %a: tensor<?xf32>, %steps: index) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index

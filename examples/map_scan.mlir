@@ -9,6 +9,15 @@
 //
 //   soac-run examples/map_scan.mlir --input '[1,2,3,4]'
 //   result #0 : tensor<?xi32> = [ 4 11 21 34]
+//
+// ==
+// input { [1, 2, 3, 4] }
+// output { [4, 11, 21, 34] }
+// input { empty([0]i32) }
+// output { empty([0]i32) }
+// random input { [1000000]i32 }
+// structure { soac.scanomap 1 soac.map 0 soac.scan 0 }
+// structure pipeline() { soac.map 1 soac.scan 1 }
 
 func.func @main(%xs: tensor<?xi32>) -> tensor<?xi32> {
   // Every SOAC takes its width explicitly: here the length of xs.

@@ -9,6 +9,15 @@
 //   soac-run examples/matmul.mlir --input '[[1,2],[3,4]]' '[[5,6],[7,8]]'
 //   result #0 : tensor<?x?xf32> = [[19. 22.]
 //                                  [43. 50.]]
+//
+// ==
+// input { [[1, 2], [3, 4]] [[5, 6], [7, 8]] }
+// output { [[19f32, 22f32], [43f32, 50f32]] }
+// input { empty([0][3]f32) [[1, 2], [3, 4], [5, 6]] }
+// output { empty([0][2]f32) }
+// random input { [64][48]f32 [48][80]f32 }
+// structure { soac.segred 3 soac.segmap 4 soac.threshold 4 }
+// structure pipeline(soac-fuse) { soac.transpose 1 soac.map 2 soac.redomap 1 }
 
 func.func @main(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index

@@ -20,6 +20,15 @@
 //
 //   soac-run examples/radix_sort_step.mlir --input '[5,2,7,4,1,6]' 0
 //   result #0 : tensor<?xi32> = [2 4 6 5 7 1]
+//
+// ==
+// input { [5, 2, 7, 4, 1, 6] 0 }
+// output { [2, 4, 6, 5, 7, 1] }
+// input { [5, 2, 7, 4, 1, 6] 1 }
+// output { [5, 4, 1, 2, 7, 6] }
+// input { empty([0]i32) 3 }
+// output { empty([0]i32) }
+// structure pipeline(soac-fuse) { soac.scanomap 1 soac.scatter 1 soac.map 0 soac.scan 0 soac.reduce 0 }
 
 func.func @main(%xs: tensor<?xi32>, %digit: i32) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index

@@ -12,6 +12,15 @@
 //   soac-run examples/scanomap_scanomap.mlir --input '[3,-1,4,1,-5,9]'
 //   result #0 : tensor<?xi32> = [  9  10  26  27  52 133]
 //   result #1 : tensor<?xi32> = [3 3 4 4 4 9]
+//
+// ==
+// input { [3, -1, 4, 1, -5, 9] }
+// output { [9, 10, 26, 27, 52, 133] [3, 3, 4, 4, 4, 9] }
+// input { empty([0]i32) }
+// output { empty([0]i32) empty([0]i32) }
+// random input { [1000000]i32 }
+// structure { soac.scanomap 1 }
+// structure pipeline() { soac.scanomap 2 }
 
 func.func @main(%inp: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) {
   %c0 = arith.constant 0 : index

@@ -14,6 +14,16 @@
 //   result #1 : tensor<?xi64> = [ 6 15]
 //   result #2 : tensor<?x?xi64> = [[ 1  3  6]
 //                                  [ 4  9 15]]
+//
+// ==
+// input { [[1, 2, 3], [4, 5, 6]] }
+// output { [[2, 4, 6], [8, 10, 12]] [6, 15] [[1, 3, 6], [4, 9, 15]] }
+// input { empty([0][4]i64) }
+// output { empty([0][4]i64) empty([0]i64) empty([0][4]i64) }
+// input { empty([3][0]i64) }
+// output { empty([3][0]i64) [0, 0, 0] empty([3][0]i64) }
+// random input { [100][1000]i64 }
+// structure { soac.segmap 1 soac.segred 1 soac.segscan 1 }
 
 func.func @main(%xss: tensor<?x?xi64>) -> (tensor<?x?xi64>, tensor<?xi64>, tensor<?x?xi64>) {
   %c0 = arith.constant 0 : index

@@ -7,6 +7,15 @@
 //
 //   soac-run examples/sum_rows.mlir --input '[[1,2,3],[4,5,6]]'
 //   result #0 : tensor<?xf32> = [ 6. 15.]
+//
+// ==
+// input { [[1, 2, 3], [4, 5, 6]] }
+// output { [6f32, 15f32] }
+// input { empty([2][0]f32) }
+// output { [0f32, 0f32] }
+// random input { [1000][1000]f32 }
+// structure { soac.segred 2 soac.reduce 1 soac.threshold 2 }
+// structure pipeline() { soac.map 1 soac.reduce 1 }
 
 func.func @main(%xss: tensor<?x?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index

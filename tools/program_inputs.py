@@ -1,0 +1,92 @@
+"""The arguments and expected results of a test case, as values of a function's parameter and result types.
+
+Values come from Futhark data (`soac.tools.futhark_data`): an untyped literal (`3`,
+`[1.5, 2]`) converts to the type it meets, within range; a typed one (`3i64`,
+`empty([0]f32)`, binary data) must have that type's kind and width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from soac.tools.futhark_data import DataValue, parse_text, read_data_file
+from soac.tools.soac_run import InputError, convert
+from soac.tools.test_spec import Values
+from soac.types import numpy_dtype
+from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+
+__all__ = ["InputError", "case_arguments", "data_values", "expected_results", "futhark_type_name", "to_type"]
+
+
+def futhark_type_name(dtype: np.dtype[Any]) -> str:
+    return "bool" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize * 8}"
+
+
+def data_values(values: Values, source: str, seed: int = 0) -> list[DataValue]:
+    """The values of an `input`/`output` stanza of the program `source`: its literal text, its data file, or fresh
+    random values."""
+    if values.file is not None:
+        return read_data_file(values.file)
+    if values.random is not None:
+        rng = np.random.default_rng(seed)
+        return [DataValue(random_array(rng, shape, name), True, values.line) for shape, name in values.random]
+    return parse_text(values.text or "", source, values.line)
+
+
+def random_array(rng: np.random.Generator, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """Random values as `futhark dataset` makes them: integers over their type's range, floats in [0, 1)."""
+    if name == "bool":
+        return rng.integers(0, 2, shape).astype(np.bool_)
+    dtype = np.dtype({"i": "int", "u": "uint", "f": "float"}[name[0]] + name[1:])
+    if dtype.kind == "f":
+        return rng.random(shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+def _kind_and_width(dtype: np.dtype[Any]) -> tuple[str, int]:
+    """Signed and unsigned integers of one width are interchangeable (soac's integers are signless)."""
+    return ("i" if dtype.kind == "u" else dtype.kind, dtype.itemsize)
+
+
+def to_type(value: DataValue, t: Attribute) -> np.ndarray:
+    """`value` as an array of type `t` (0-d for a scalar type); InputError says why it cannot be."""
+    want = numpy_dtype(t)
+    have = value.value.dtype
+    if value.typed and want is not None and _kind_and_width(have) != _kind_and_width(want):
+        raise InputError(f"the data holds {futhark_type_name(have)} values, expected {t}")
+    return convert(value.value, t, strict_kind=value.typed)
+
+
+def _converted(items: Sequence[DataValue], types: Sequence[Attribute], what: str, where: str) -> list[np.ndarray]:
+    if len(items) != len(types):
+        raise InputError(f"{where}: {what} {len(types)} value{'s' if len(types) != 1 else ''}, the data has {len(items)}")
+    arrays: list[np.ndarray] = []
+    for index, (item, t) in enumerate(zip(items, types)):
+        try:
+            arrays.append(to_type(item, t))
+        except InputError as error:
+            raise InputError(f"{where}: value #{index} ({t}): {error}") from None
+    return arrays
+
+
+def _where(values: Values, source: str) -> str:
+    return str(values.file) if values.file is not None else f"{source}:{values.line}"
+
+
+def case_arguments(function: FuncOp, values: Values, source: str, seed: int = 0) -> list[Any]:
+    """The arguments of a call of `function` on a case's input values (`source` names the program)."""
+    types = [arg.type for arg in function.body.block.args]
+    items = data_values(values, source, seed)
+    arrays = _converted(items, types, f"@{function.sym_name.data} takes", _where(values, source))
+    return [a if isinstance(t, TensorType) else a[()] for a, t in zip(arrays, types)]
+
+
+def expected_results(function: FuncOp, values: Values, source: str) -> list[np.ndarray]:
+    """A case's expected results, as values of `function`'s result types."""
+    items = data_values(values, source)
+    return _converted(items, function.function_type.outputs.data, f"@{function.sym_name.data} returns", _where(values, source))
