@@ -64,7 +64,10 @@ def test_a_tuning_file_beside_the_program_applies(tmp_path: Path) -> None:
 
 
 def test_compare(tmp_path: Path) -> None:
-    old = {"p.mlir:main": {"datasets": {"#0": {"runtimes": [100, 100]}, "#1": {"runtimes": [50]}}}, "q.mlir:main": {"datasets": {}}}
+    old = {
+        "p.mlir:main": {"datasets": {"#0": {"runtimes": [100, 100]}, "#1": {"runtimes": [50]}}},
+        "q.mlir:main": {"datasets": {}},
+    }
     new = {"p.mlir:main": {"datasets": {"#0": {"runtimes": [40, 60]}, "#1": {"runtimes": [100]}}}}
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "new.json").write_text(json.dumps(new))
@@ -82,7 +85,7 @@ def test_compare(tmp_path: Path) -> None:
     [
         (None, "error: cannot read 'bad.json': No such file or directory"),
         ("{", "error: 'bad.json' is not benchmark JSON: Expecting property name"),
-        ('{"p": 3}', "error: 'bad.json' is not benchmark JSON: expected {\"FILE:ENTRY\": {\"datasets\": ...}}"),
+        ('{"p": 3}', 'error: \'bad.json\' is not benchmark JSON: expected {"FILE:ENTRY": {"datasets": ...}}'),
     ],
 )
 def test_compare_rejects_what_is_not_benchmark_json(tmp_path: Path, content: str | None, message: str) -> None:
