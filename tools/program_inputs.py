@@ -12,18 +12,13 @@ from typing import Any
 
 import numpy as np
 from soac.tools.futhark_data import DataValue, parse_text, read_data_file
-from soac.tools.soac_run import InputError, convert
+from soac.tools.soac_run import InputError, convert_data_value
 from soac.tools.test_spec import Values
-from soac.types import numpy_dtype
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
-__all__ = ["InputError", "case_arguments", "data_values", "expected_results", "futhark_type_name", "to_type"]
-
-
-def futhark_type_name(dtype: np.dtype[Any]) -> str:
-    return "bool" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize * 8}"
+__all__ = ["InputError", "case_arguments", "data_values", "expected_results"]
 
 
 def data_values(values: Values, source: str, seed: int = 0) -> list[DataValue]:
@@ -48,27 +43,13 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], name: str) ->
     return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
 
 
-def _kind_and_width(dtype: np.dtype[Any]) -> tuple[str, int]:
-    """Signed and unsigned integers of one width are interchangeable (soac's integers are signless)."""
-    return ("i" if dtype.kind == "u" else dtype.kind, dtype.itemsize)
-
-
-def to_type(value: DataValue, t: Attribute) -> np.ndarray:
-    """`value` as an array of type `t` (0-d for a scalar type); InputError says why it cannot be."""
-    want = numpy_dtype(t)
-    have = value.value.dtype
-    if value.typed and want is not None and _kind_and_width(have) != _kind_and_width(want):
-        raise InputError(f"the data holds {futhark_type_name(have)} values, expected {t}")
-    return convert(value.value, t, strict_kind=value.typed)
-
-
 def _converted(items: Sequence[DataValue], types: Sequence[Attribute], what: str, where: str) -> list[np.ndarray]:
     if len(items) != len(types):
         raise InputError(f"{where}: {what} {len(types)} value{'s' if len(types) != 1 else ''}, the data has {len(items)}")
     arrays: list[np.ndarray] = []
     for index, (item, t) in enumerate(zip(items, types)):
         try:
-            arrays.append(to_type(item, t))
+            arrays.append(convert_data_value(item, t))
         except InputError as error:
             raise InputError(f"{where}: value #{index} ({t}): {error}") from None
     return arrays

@@ -1,19 +1,25 @@
 """`soac-run`: runs a function of a soac program on numpy inputs.
 
     soac-run FILE [--entry NAME] [--input ARG ...] [--backend interp|opencl]
-                  [--output DIR] [--threshold NAME=VALUE ...] [--tuning FILE]
+                  [--output DIR|FILE|- [-b]] [--threshold NAME=VALUE ...] [--tuning FILE]
 
-Each `--input` is a `.npy` file or a literal (`3`, `2.5`, `true`, `[1,2,3]`,
-`[[1,2],[3,4]]`), converted to the type of the matching parameter. Every error
-is one line on stderr and a non-zero exit, never a traceback.
-"""
+Each `--input` is a `.npy` file, a literal (`3`, `2.5`, `true`, `[1,2,3]`,
+`[[1,2],[3,4]]`), or Futhark data: a data file, text or binary, or literal text in
+Futhark's syntax (`[1i64, 2i64]`, `empty([0]f32)`). One Futhark data input may hold
+several values, which fill consecutive parameters. Values are converted to the
+parameter types; a value whose type is written (`3i64`, binary data) must have its
+parameter's type. `--output` writes `.npy` files into a directory, or every result in
+Futhark's data format to a file with an extension or to stdout (`-`), text or binary
+(`-b`). Every error is one line on stderr and a non-zero exit, never a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,6 +27,7 @@ import numpy as np
 from soac.context import make_context
 from soac.parsing import parse_module
 from soac.tools.diagnostics import fail, run_cleanly
+from soac.tools.futhark_data import DataError, DataValue, format_binary, format_text, parse_text, read_data_file, type_name
 from soac.types import numpy_dtype
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -134,22 +141,73 @@ def is_file(text: str) -> bool:
 
 
 def read_input(text: str, t: Attribute) -> Any:
-    """The value of one `--input`: a `.npy` file or a literal, converted to `t`."""
+    """The value of one `--input` that holds one value (a `.npy` file or a literal), converted to `t`."""
+    given = expand_input(text)
+    if len(given) != 1:
+        raise InputError(f"'{shorten(text)}' holds {len(given)} values, expected one")
+    return given[0].convert(t)
+
+
+_FUTHARK_SYNTAX = re.compile(r"\d[iuf](?:8|16|32|64)\b|\bempty\(|\bf(?:16|32|64)\.")
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+@dataclass(frozen=True)
+class GivenValue:
+    """One value of an `--input`: a .npy file (read once its type is known), a literal, or a Futhark data value."""
+
+    text: str
+    literal: Any = None
+    data: DataValue | None = None
+
+    def convert(self, t: Attribute) -> Any:
+        if self.data is not None:
+            array = convert_data_value(self.data, t)
+        elif self.literal is None:
+            array = load_npy(self.text, t)
+        else:
+            try:
+                values = np.asarray(self.literal)
+            except ValueError:
+                raise InputError(f"cannot read '{shorten(self.text)}': the rows have different lengths") from None
+            array = convert(values, t, strict_kind=False)
+        return array if array.ndim else array[()]
+
+
+def expand_input(text: str) -> list[GivenValue]:
+    """The values of one `--input`: a .npy file, a literal, or Futhark data (a file, or text like `[1i64, 2i64]`),
+    which may hold several values."""
     if text.endswith(".npy"):
-        array = load_npy(text, t)
-    else:
+        return [GivenValue(text)]
+    try:
+        return [GivenValue(text, literal=parse_literal(text))]
+    except InputError as error:
+        if is_file(text):
+            with open(text, "rb") as file:
+                if file.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
+                    return [GivenValue(text)]
+            return [GivenValue(text, data=value) for value in read_data_file(text)]
+        if not _FUTHARK_SYNTAX.search(text):
+            raise error
         try:
-            literal = parse_literal(text)
-        except InputError:
-            if not is_file(text):
-                raise
-            literal = load_npy(text, t)
-        try:
-            values = np.asarray(literal)
-        except ValueError:
-            raise InputError(f"cannot read '{shorten(text)}': the rows have different lengths") from None
-        array = convert(values, t, strict_kind=False)
-    return array if array.ndim else array[()]
+            return [GivenValue(text, data=value) for value in parse_text(text, "--input")]
+        except DataError as problem:
+            raise InputError(f"cannot read '{shorten(text)}': {str(problem).removeprefix('--input:1: ')}") from None
+
+
+def _kind_and_width(dtype: np.dtype[Any]) -> tuple[str, int]:
+    """Signed and unsigned integers of one width are interchangeable (soac's integers are signless)."""
+    return ("i" if dtype.kind == "u" else dtype.kind, dtype.itemsize)
+
+
+def convert_data_value(value: DataValue, t: Attribute) -> np.ndarray[Any, Any]:
+    """A Futhark data value as an array of type `t`: an untyped literal converts as `--input` literals do, a typed
+    one must have the kind and width of `t`'s elements."""
+    want = numpy_dtype(t)
+    have = value.value.dtype
+    if value.typed and want is not None and _kind_and_width(have) != _kind_and_width(want):
+        raise InputError(f"the data holds {type_name(have)} values, expected {t}")
+    return convert(value.value, t, strict_kind=value.typed)
 
 
 def describe_param(index: int, arg: BlockArgument) -> str:
@@ -157,19 +215,37 @@ def describe_param(index: int, arg: BlockArgument) -> str:
     return f"input #{index} (%{name} : {arg.type})"
 
 
-def read_inputs(func: FuncOp, texts: Sequence[str]) -> list[Any]:
+def read_arguments(func: FuncOp, texts: Sequence[str]) -> list[Any]:
+    """The arguments of `func` from `--input`s; InputError says which input is wrong and why."""
     params = func.body.block.args
-    if len(texts) != len(params):
+    given: list[GivenValue] = []
+    for text in texts:
+        try:
+            given.extend(expand_input(text))
+        except DataError as error:
+            raise InputError(str(error)) from None
+        except InputError as error:
+            if len(given) < len(params):
+                raise InputError(f"{describe_param(len(given), params[len(given)])}: {error}") from None
+            raise
+    if len(given) != len(params):
         wanted = ", ".join(f"%{a.name_hint or f'arg{i}'} : {a.type}" for i, a in enumerate(params)) or "none"
         count = f"{len(params)} input{'' if len(params) == 1 else 's'}"
-        fail(f"error: @{func.sym_name.data} takes {count} ({wanted}), got {len(texts)}")
+        raise InputError(f"@{func.sym_name.data} takes {count} ({wanted}), got {len(given)}")
     values: list[Any] = []
-    for index, (text, arg) in enumerate(zip(texts, params)):
+    for index, (value, arg) in enumerate(zip(given, params)):
         try:
-            values.append(read_input(text, arg.type))
+            values.append(value.convert(arg.type))
         except InputError as error:
-            fail(f"error: {describe_param(index, arg)}: {error}")
+            raise InputError(f"{describe_param(index, arg)}: {error}") from None
     return values
+
+
+def read_inputs(func: FuncOp, texts: Sequence[str]) -> list[Any]:
+    try:
+        return read_arguments(func, texts)
+    except InputError as error:
+        fail(f"error: {error}")
 
 
 # ---------------------------------------------------------------------------
@@ -279,6 +355,25 @@ def write_outputs(directory: str, results: Sequence[np.ndarray[Any, Any]]) -> No
         fail(f"error: cannot write to '{directory}': {error.strerror or error}")
 
 
+def is_data_file(output: str) -> bool:
+    """Whether `--output` names a Futhark data file (`-`, or a path with an extension that is not a directory)."""
+    path = Path(output)
+    return output == "-" or (bool(path.suffix) and not output.endswith(("/", "\\")) and not path.is_dir())
+
+
+def write_data(output: str, results: Sequence[np.ndarray[Any, Any]], binary: bool) -> None:
+    """The results as a Futhark data file (or on stdout for `-`), text or binary."""
+    data = format_binary(results) if binary else format_text(results).encode()
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_bytes(data)
+    except OSError as error:
+        fail(f"error: cannot write '{output}': {error.strerror or error}")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """Reports a bad command line in one line, like every other error."""
 
@@ -295,7 +390,12 @@ def build_parser() -> ArgumentParser:
         help="one per parameter, in order: a .npy file or a literal such as 3, 2.5, true, [1,2,3], [[1,2],[3,4]]",
     )  # fmt: skip
     parser.add_argument("--backend", choices=("interp", "opencl"), default="interp", help="how to run (default: interp)")
-    parser.add_argument("--output", metavar="DIR", help="also write DIR/result0.npy, DIR/result1.npy, ...")
+    parser.add_argument(
+        "--output", metavar="DIR|FILE",
+        help="also write DIR/result0.npy, DIR/result1.npy, ...; or, for FILE with an extension (results.out), every "
+        "result in Futhark's data format; '-' writes that format to stdout instead of the result lines",
+    )  # fmt: skip
+    parser.add_argument("-b", "--binary", action="store_true", help="write --output FILE in Futhark's binary data format")
     parser.add_argument(
         "--threshold", metavar="NAME=VALUE", action="append", default=[], help="set a tuning threshold (repeatable)"
     )
@@ -310,6 +410,8 @@ def build_parser() -> ArgumentParser:
 
 def run(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
+    if args.binary and (args.output is None or not is_data_file(args.output)):
+        fail("error: -b writes a data file: give --output FILE (with an extension) or --output -", 2)
     thresholds = read_thresholds(args.tuning, args.threshold)
     if args.file == "-":
         text, name = sys.stdin.read(), "<stdin>"
@@ -333,9 +435,12 @@ def run(argv: Sequence[str] | None = None) -> None:
         fail(message if message.startswith("error") else f"error: {message}")
     result_types = func.function_type.outputs.data
     results = [as_result(v, t) for v, t in zip(values, result_types)]
-    for index, (t, result) in enumerate(zip(result_types, results)):
-        print(format_result(index, t, result))
-    if args.output is not None:
+    if args.output != "-":
+        for index, (t, result) in enumerate(zip(result_types, results)):
+            print(format_result(index, t, result))
+    if args.output is not None and is_data_file(args.output):
+        write_data(args.output, results, args.binary)
+    elif args.output is not None:
         write_outputs(args.output, results)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from soac.tools.futhark_data import format_binary, parse_data
 
 ROOT = Path(__file__).resolve().parents[2]
 MAP_SCAN = str(ROOT / "examples" / "map_scan.mlir")
@@ -114,6 +115,48 @@ def test_npy_input_and_output(tmp_path: Path) -> None:
     printed = " ".join(lines)
     assert printed.startswith("result #0 : tensor<?xi32> = [")
     np.testing.assert_array_equal(np.array(printed.split("=", 1)[1].strip(" []").split(), dtype=np.int32), result)
+
+
+def test_futhark_data_inputs(program, tmp_path: Path) -> None:
+    path = program(TWO_FUNCTIONS)
+    (tmp_path / "call.in").write_text("-- xs and z\n[1f32, 2.5f32]\n0.5f32\n")
+    assert ok(path, "--input", tmp_path / "call.in") == ["result #0 : f32 = 4.0"]
+    (tmp_path / "call.bin").write_bytes(format_binary([np.array([1, 2.5], np.float32), np.float32(-1)]))
+    assert ok(path, "--input", tmp_path / "call.bin") == ["result #0 : f32 = 2.5"]
+    assert ok(path, "--input", "empty([0]f32) 2f32") == ["result #0 : f32 = 2.0"]
+    assert ok(path, "--input", "[1, 2]", "--input", "f32.inf") == ["result #0 : f32 = inf"]
+
+
+def test_futhark_data_input_errors(program, tmp_path: Path) -> None:
+    path = program(TWO_FUNCTIONS)
+    assert error(path, "--input", "[1f64, 2f64] 0.5f32") == (
+        "error: input #0 (%xs : tensor<?xf32>): the data holds f64 values, expected tensor<?xf32>"
+    )
+    assert error(path, "--input", "[1i64, 2") == "error: input #0 (%xs : tensor<?xf32>): cannot read '[1i64, 2': the '[' is never closed"
+    (tmp_path / "bad.in").write_text("[1f32]\n[2f32,\n")
+    assert error(path, "--input", tmp_path / "bad.in") == f"error: {tmp_path / 'bad.in'}:2: the '[' is never closed"
+    (tmp_path / "three.in").write_text("[1f32] 2f32 3f32")
+    assert error(path, "--input", tmp_path / "three.in").endswith("takes 2 inputs (%xs : tensor<?xf32>, %z : f32), got 3")
+
+
+def test_futhark_data_output(tmp_path: Path) -> None:
+    path = ROOT / "examples" / "scanomap_scanomap.mlir"
+    ok(path, "--input", "[3,-1,4]", "--output", tmp_path / "results.out")
+    assert (tmp_path / "results.out").read_text() == "[9i32, 10i32, 26i32]\n[3i32, 3i32, 4i32]\n"
+    ok(path, "--input", "[3,-1,4]", "--output", tmp_path / "results.bin", "-b")
+    back = parse_data((tmp_path / "results.bin").read_bytes())
+    assert [v.value.tolist() for v in back] == [[9, 10, 26], [3, 3, 4]]
+    assert all(v.value.dtype == np.int32 for v in back)
+    command = [sys.executable, "-m", "soac.tools.soac_run", str(path), "--input", "[3,-1,4]", "--output", "-", "-b"]
+    done = subprocess.run(command, capture_output=True, cwd=ROOT, timeout=120, check=True)
+    assert [v.value.tolist() for v in parse_data(done.stdout)] == [[9, 10, 26], [3, 3, 4]]
+    assert ok(path, "--input", "[3,-1,4]", "--output", "-") == ["[9i32, 10i32, 26i32]", "[3i32, 3i32, 4i32]"]
+
+
+def test_binary_output_needs_a_data_file(tmp_path: Path) -> None:
+    done = soac_run(MAP_SCAN, "--input", "[1]", "-b")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: -b writes a data file: give --output FILE (with an extension) or --output -"
 
 
 def test_several_results_written(tmp_path: Path) -> None:
