@@ -126,7 +126,7 @@ def test_text_and_binary_mix_in_one_file(tmp_path: Path) -> None:
 
 
 def test_missing_file_is_named(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match="nowhere.in: no such file"):
+    with pytest.raises(DataError, match=r"nowhere\.in: no such file"):
         read_data_file(tmp_path / "nowhere.in")
 
 

@@ -132,7 +132,9 @@ def test_futhark_data_input_errors(program, tmp_path: Path) -> None:
     assert error(path, "--input", "[1f64, 2f64] 0.5f32") == (
         "error: input #0 (%xs : tensor<?xf32>): the data holds f64 values, expected tensor<?xf32>"
     )
-    assert error(path, "--input", "[1i64, 2") == "error: input #0 (%xs : tensor<?xf32>): cannot read '[1i64, 2': the '[' is never closed"
+    assert error(path, "--input", "[1i64, 2") == (
+        "error: input #0 (%xs : tensor<?xf32>): cannot read '[1i64, 2': the '[' is never closed"
+    )
     (tmp_path / "bad.in").write_text("[1f32]\n[2f32,\n")
     assert error(path, "--input", tmp_path / "bad.in") == f"error: {tmp_path / 'bad.in'}:2: the '[' is never closed"
     (tmp_path / "three.in").write_text("[1f32] 2f32 3f32")
