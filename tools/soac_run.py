@@ -254,35 +254,41 @@ def read_inputs(func: FuncOp, texts: Sequence[str]) -> list[Any]:
 
 
 def parse_threshold(text: str, where: str) -> tuple[str, int]:
-    """`name=value` → (name, value); `where` prefixes the error."""
+    """`name=value` → (name, value); `where` prefixes the InputError."""
     name, eq, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not eq or not name:
-        fail(f"error: {where}: expected 'name=value', got {text.strip()!r}")
+        raise InputError(f"{where}: expected 'name=value', got {text.strip()!r}")
     try:
         number = int(value)
     except ValueError:
-        fail(f"error: {where}: threshold '{name}' needs an integer value, got {value!r}")
+        raise InputError(f"{where}: threshold '{name}' needs an integer value, got {value!r}") from None
     if number < 0:
-        fail(f"error: {where}: threshold '{name}' must not be negative, got {number}")
+        raise InputError(f"{where}: threshold '{name}' must not be negative, got {number}")
     return name, number
 
 
-def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int] | None:
-    """The thresholds of a tuning file (`name=value` lines, `#` comments), then of `--threshold` options."""
+def read_tuning_file(tuning: str | Path) -> dict[str, int]:
+    """The thresholds of a tuning file (`name=value` lines, `#` comments); InputError says what is wrong where."""
+    try:
+        lines = Path(tuning).read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read tuning file '{tuning}': {getattr(error, 'strerror', None) or error}") from None
     thresholds: dict[str, int] = {}
-    if tuning is not None:
-        try:
-            lines = Path(tuning).read_text().splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            fail(f"error: cannot read tuning file '{tuning}': {getattr(error, 'strerror', None) or error}")
-        for number, line in enumerate(lines, 1):
-            if line := line.split("#", 1)[0].strip():
-                name, value = parse_threshold(line, f"{tuning}:{number}")
-                thresholds[name] = value
-    for option in options:
-        name, value = parse_threshold(option, "--threshold")
-        thresholds[name] = value
+    for number, line in enumerate(lines, 1):
+        if line := line.split("#", 1)[0].strip():
+            name, value = parse_threshold(line, f"{tuning}:{number}")
+            thresholds[name] = value
+    return thresholds
+
+
+def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int] | None:
+    """The thresholds of a tuning file, then of `--threshold` options (which win); fails cleanly on a bad one."""
+    try:
+        thresholds = read_tuning_file(tuning) if tuning is not None else {}
+        thresholds.update(parse_threshold(option, "--threshold") for option in options)
+    except InputError as error:
+        fail(f"error: {error}")
     return thresholds or None
 
 

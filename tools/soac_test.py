@@ -8,7 +8,8 @@ written and after the default pipeline (`canonicalize,soac-fuse,soac-flatten`, o
 `--pipeline`). Results are compared with the case's `output` (floats within a relative
 1e-3, or 1e-6 absolute near zero; NaN equals NaN), with the `error:` regex, or, for a
 case with neither, with the reference interpreter's results on the program as written.
-`structure` checks count ops after their pipeline. Failures are printed with what
+`structure` checks count ops after their pipeline. A tuning file `PROGRAM.tuning` beside a
+program sets thresholds for its runs, as Futhark's `.tuning` files do. Failures are printed with what
 differs, then a summary; the exit status is 1 when anything failed.
 """
 
@@ -31,6 +32,7 @@ from soac.parsing import did_you_mean, parse_module
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError
 from soac.tools.program_inputs import InputError, case_arguments, expected_results
+from soac.tools.soac_run import read_tuning_file
 from soac.tools.test_spec import DEFAULT_PIPELINE, SpecError, StructureCheck, TestCase, TestSpec, parse_test_spec
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -102,11 +104,13 @@ def runner(backend: str) -> Callable[..., tuple[Any, ...]]:
     return runtime.run_function
 
 
-def call(backend: str, module: ModuleOp, entry: str, arguments: list[Any]) -> tuple[Any, ...] | BaseException:
+def call(
+    backend: str, module: ModuleOp, entry: str, arguments: list[Any], thresholds: dict[str, int] | None = None
+) -> tuple[Any, ...] | BaseException:
     """The results of a call, or the error it failed with (a run-time error of the program or of the backend)."""
     try:
         with np.errstate(all="ignore"):
-            return runner(backend)(module, entry, arguments)
+            return runner(backend)(module, entry, arguments, thresholds=thresholds)
     except Exception as error:
         return error
 
@@ -129,10 +133,16 @@ def first_difference(expected: np.ndarray, got: np.ndarray) -> str | None:
         return None
     wrong = np.argwhere(~np.asarray(close))
     if expected.ndim == 0:
-        return f"expected {expected[()]}, got {got[()]}"
+        return f"expected {show(expected[()])}, got {show(got[()])}"
     where = tuple(int(i) for i in wrong[0])
     index = "[" + ", ".join(map(str, where)) + "]"
-    return f"differs at {index}: expected {expected[where]}, got {got[where]} ({len(wrong)} of {expected.size} elements differ)"
+    counts = f"{len(wrong)} of {expected.size} elements differ"
+    return f"differs at {index}: expected {show(expected[where])}, got {show(got[where])} ({counts})"
+
+
+def show(value: Any) -> str:
+    """A value as Futhark writes it (`true`, not `True`)."""
+    return str(value).lower() if isinstance(value, bool | np.bool_) else str(value)
 
 
 def compare(expected: Sequence[np.ndarray], got: Sequence[Any], what: str) -> None:
@@ -154,6 +164,8 @@ class ProgramTester:
         self.outcome = Outcome(spec.path)
         self.references: dict[int, tuple[Any, ...] | BaseException] = {}
         self.arguments: dict[int, list[Any]] = {}
+        self.thresholds: dict[str, int] | None = None
+        """From `PROGRAM.tuning` beside the program, as Futhark's `.tuning` files."""
 
     def record(self, label: str, problem: str | None) -> None:
         self.outcome.cases += 1
@@ -168,6 +180,13 @@ class ProgramTester:
         return {op.sym_name.data: op for op in module.walk() if isinstance(op, FuncOp) and op.body.blocks}
 
     def run(self) -> Outcome:
+        tuning = self.spec.path.with_name(self.spec.path.name + ".tuning")
+        if tuning.is_file():
+            try:
+                self.thresholds = read_tuning_file(tuning) or None
+            except InputError as error:
+                self.record(str(tuning), str(error))
+                return self.outcome
         known = self.functions(self.module)
         for entry, line in self.spec.entries.items():
             if entry not in known:
@@ -192,7 +211,7 @@ class ProgramTester:
     def run_case(self, case: TestCase, module: ModuleOp, backend: str) -> str | None:
         try:
             arguments = self.case_arguments(case)
-            result = call(backend, module, case.entry, arguments)
+            result = call(backend, module, case.entry, arguments, self.thresholds)
             self.check_result(case, result, self.functions(module)[case.entry])
         except (CaseFailure, InputError, DataError) as failure:
             return str(failure)

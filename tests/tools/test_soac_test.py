@@ -232,3 +232,25 @@ def test_the_examples_carry_passing_tests(backend: str) -> None:
     assert programs >= 9
     assert failed == 0
     assert passed >= 9 * 3
+
+
+THRESHOLD_BODY = """
+func.func @main(%n: index) -> i1 {
+  %t = soac.threshold "suff_outer_par_0" %n default 1000
+  func.return %t : i1
+}
+"""
+
+
+def test_a_tuning_file_beside_the_program_sets_thresholds(tmp_path: Path) -> None:
+    (tmp_path / "prog.mlir").write_text(program("input { 10i64 } output { true }", THRESHOLD_BODY))
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    assert summary(done) == (1, 0, 2)
+    assert "result #0 expected true, got false" in done.stdout
+    (tmp_path / "prog.mlir.tuning").write_text("# below 10\nsuff_outer_par_0=5\n")
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    assert summary(done) == (1, 2, 0)
+    (tmp_path / "prog.mlir.tuning").write_text("suff_outer_par_0=five\n")
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    message = "prog.mlir.tuning:1: threshold 'suff_outer_par_0' needs an integer value, got 'five'"
+    assert f"FAIL prog.mlir.tuning:\n  {message}" in done.stdout
