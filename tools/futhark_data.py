@@ -2,7 +2,7 @@
 
 Text values are Futhark literals: `3`, `-2i64`, `0x1Fu8`, `1_000`, `2.5`, `1e3f32`,
 `f32.nan`, `-f64.inf`, `true`, nested arrays `[[1, 2], [3, 4]]` and empty arrays
-`empty([0][3]i32)`; `--` starts a comment. An integer without a suffix is an `i32`, a
+`empty([0][3]i32)`, separated by whitespace or commas; `--` starts a comment. An integer without a suffix is an `i32`, a
 decimal number an `f64`, unless it sits in an array beside typed elements. A binary
 value is the byte `b`, the version 2, the rank, a four-character type name (`" i32"`,
 `"bool"`, ...), the dimensions as little-endian u64s, then the elements, little-endian
@@ -11,6 +11,7 @@ and row-major. A file may mix text and binary values.
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from collections.abc import Sequence
@@ -33,13 +34,19 @@ TYPES: dict[str, np.dtype[Any]] = {
 _BINARY_VERSION = 2
 _TOKEN = re.compile(
     r"""(?P<space>(?:\s|--[^\n]*)+)
-      | (?P<special>-?f(?:16|32|64)\.(?:nan|inf))
-      | (?P<bool>true|false)
-      | (?P<empty>empty)
-      | (?P<number>[-+]?(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|(?:\d[\d_]*)?\.?\d[\d_]*(?:[eE][-+]?\d+)?\.?)(?:[iuf](?:8|16|32|64))?)
+      | (?P<special>-?f(?:16|32|64)\.(?:nan|inf)(?![\w.]))
+      | (?P<bool>(?:true|false)(?![\w.]))
+      | (?P<empty>empty(?![\w.]))
+      | (?P<number>[-+]?\.?\d(?:[eE][-+]|[\w.])*)
       | (?P<punct>[\[\](),])""",
     re.VERBOSE,
 )
+"""A number token takes in everything up to the next separator; `_NUMBER` then says whether it is well formed."""
+_NUMBER = re.compile(
+    r"(?P<body>[-+]?(?:0[xX]_*[0-9a-fA-F][0-9a-fA-F_]*|0[bB]_*[01][01_]*|(?:\d[\d_]*)?(?:\.[\d_]*)?(?:[eE][-+]?\d+)?))"
+    r"(?P<suffix>[a-zA-Z]\w*)?"
+)
+_RADIX = re.compile(r"[-+]?0[xXbB]")
 
 
 class DataError(Exception):
@@ -122,7 +129,7 @@ class _TextReader:
             dtype = TYPES[text.lstrip("-")[:3]]
             return _Scalar(text, dtype), dtype
         if kind == "number":
-            scalar = _number(text)
+            scalar = _number(text, self)
             return scalar, scalar.dtype
         raise self.error(f"expected a value, found '{text}'", self.pos - len(text))
 
@@ -130,7 +137,9 @@ class _TextReader:
         start = self.pos - 1
         rows: list[Any] = []
         dtype: np.dtype[Any] | None = None
-        if not self.at_end() and self.text.startswith("]", self.pos):
+        if self.at_end():
+            raise self.error("the '[' is never closed", start)
+        if self.text.startswith("]", self.pos):
             raise self.error("an empty array needs its type: write empty([0]i32)", start)
         while True:
             row, row_dtype = self.value()
@@ -163,13 +172,16 @@ class _TextReader:
         return np.zeros(dims, dtype), dtype
 
 
-def _number(text: str) -> _Scalar:
-    body, suffix = text, None
-    suffix_match = re.search(r"[iuf](?:8|16|32|64)$", text)
-    is_hex = re.match(r"[-+]?0[xX]", text) is not None
-    if suffix_match and not (is_hex and suffix_match.group(0)[0] == "f"):
-        body, suffix = text[: suffix_match.start()], suffix_match.group(0)
-    return _Scalar(body.replace("_", ""), TYPES[suffix] if suffix else None)
+def _number(text: str, reader: _TextReader) -> _Scalar:
+    """A number token (just read) as its digits and its suffix's type; a hexadecimal number takes `f32` as digits."""
+    start = reader.pos - len(text)
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        raise reader.error(f"'{text}' is not a number", start)
+    suffix = match.group("suffix")
+    if suffix is not None and (suffix not in TYPES or suffix == "bool"):
+        raise reader.error(f"unknown type suffix '{suffix}' in '{text}'", start)
+    return _Scalar(match.group("body").replace("_", ""), TYPES[suffix] if suffix else None)
 
 
 def _unify(have: np.dtype[Any] | None, new: np.dtype[Any] | None, reader: _TextReader, start: int) -> np.dtype[Any] | None:
@@ -179,20 +191,38 @@ def _unify(have: np.dtype[Any] | None, new: np.dtype[Any] | None, reader: _TextR
 
 
 def _is_decimal(text: str) -> bool:
-    return not re.match(r"[-+]?0[xXbB]", text) and any(c in text for c in ".eE")
+    return not _RADIX.match(text) and any(c in text for c in ".eE")
 
 
 def _scalar_value(scalar: _Scalar, dtype: np.dtype[Any], reader: _TextReader, start: int) -> Any:
     text = scalar.text
     if dtype.kind == "b":
+        if text not in ("true", "false"):
+            raise reader.error(f"{text} is not a boolean, but the value has type bool", start)
         return text == "true"
     if text.lstrip("-").startswith("f"):
         return -np.inf if text.startswith("-") and text.endswith("inf") else np.inf if text.endswith("inf") else np.nan
     if dtype.kind == "f":
-        return float(int(text, 0)) if re.match(r"[-+]?0[xXbB]", text) else float(text)
+        return _float_value(text, dtype, reader, start)
+    return _int_value(text, dtype, reader, start)
+
+
+def _float_value(text: str, dtype: np.dtype[Any], reader: _TextReader, start: int) -> float:
+    """`text` (a decimal or integer literal) as a float of `dtype`, which must not round it to infinity."""
+    try:
+        number = float(int(text, 0)) if _RADIX.match(text) else float(text)
+    except OverflowError:
+        number = math.inf
+    with np.errstate(over="ignore"):
+        if math.isinf(number) or np.isinf(dtype.type(number)):
+            raise reader.error(f"{text} is out of range for {type_name(dtype)}", start)
+    return number
+
+
+def _int_value(text: str, dtype: np.dtype[Any], reader: _TextReader, start: int) -> int:
     if _is_decimal(text):
         raise reader.error(f"{text} is not an integer, but the value has type {type_name(dtype)}", start)
-    number = int(text, 0) if re.match(r"[-+]?0[xXbB]", text) else int(text)
+    number = int(text, 0) if _RADIX.match(text) else int(text)
     info = np.iinfo(dtype)
     if not info.min <= number <= info.max:
         raise reader.error(f"{text} is out of range for {type_name(dtype)}", start)
@@ -206,6 +236,8 @@ def _default_type(scalars: list[_Scalar]) -> np.dtype[Any]:
 def _flatten(value: Any, reader: _TextReader, start: int) -> tuple[list[_Scalar], tuple[int, ...]]:
     if isinstance(value, _Scalar):
         return [value], ()
+    if isinstance(value, np.ndarray):
+        return [], value.shape
     shapes, items = set(), []
     for row in value:
         row_items, shape = _flatten(row, reader, start)
@@ -221,6 +253,9 @@ def parse_text(text: str, source: str = "<input>", first_line: int = 1) -> list[
     reader = _TextReader(text, source, first_line)
     values: list[DataValue] = []
     while not reader.at_end():
+        if reader.text.startswith(",", reader.pos):  # commas may separate values, like whitespace
+            reader.pos += 1
+            continue
         start, line = reader.pos, reader.line()
         value, dtype = reader.value()
         if isinstance(value, np.ndarray):
@@ -242,7 +277,7 @@ def _text_scalar(value: Any, dtype: np.dtype[Any]) -> str:
             return f"{name}.nan"
         if np.isinf(value):
             return f"{'-' if value < 0 else ''}{name}.inf"
-        return f"{float(value)!r}{name}"
+        return f"{dtype.type(value)!s}{name}"
     return f"{int(value)}{name}"
 
 
@@ -256,11 +291,11 @@ def format_text(values: Sequence[Any]) -> str:
     """The values in Futhark's text syntax, one per line, every element typed."""
     lines: list[str] = []
     for value in values:
-        array = np.asarray(value)
+        array = _checked(np.asarray(value))
         if array.size == 0 and array.ndim:
             lines.append(f"empty({''.join(f'[{d}]' for d in array.shape)}{type_name(array.dtype)})")
         else:
-            lines.append(_text_array(_checked(array)))
+            lines.append(_text_array(array))
     return "".join(line + "\n" for line in lines)
 
 
@@ -290,9 +325,11 @@ def format_binary(values: Sequence[Any]) -> bytes:
     return bytes(out)
 
 
-def _binary_value(data: bytes, pos: int, source: str) -> tuple[DataValue, int]:
+def _binary_value(data: bytes, pos: int, where: str) -> tuple[DataValue, int]:
+    """The binary value at `pos` and where it ends; `where` (`source:line`) starts its errors."""
+
     def error(message: str) -> DataError:
-        return DataError(f"{source}: binary value at byte {pos}: {message}")
+        return DataError(f"{where}: binary value at byte {pos}: {message}")
 
     if len(data) < pos + 7:
         raise error("the header is cut short")
@@ -307,11 +344,14 @@ def _binary_value(data: bytes, pos: int, source: str) -> tuple[DataValue, int]:
         raise error("the shape is cut short")
     shape = struct.unpack_from(f"<{rank}Q", data, pos + 7)
     dtype = TYPES[name]
-    count = int(np.prod(shape, dtype=np.uint64)) if rank else 1
+    count = math.prod(shape)
     end = start + count * dtype.itemsize
     if len(data) < end:
         raise error(f"expected {count} {name} elements, the data ends first")
-    array = np.frombuffer(data, dtype, count, start).reshape(shape).copy()
+    try:
+        array = np.frombuffer(data, dtype, count, start).reshape(shape).copy()
+    except ValueError:
+        raise error(f"the shape {list(shape)} is too large") from None
     return DataValue(array, True, 0), end
 
 
@@ -330,8 +370,8 @@ def parse_data(data: bytes, source: str = "<input>", text: bool = True) -> list[
             pos += 1
         elif _binary_starts(data, pos) or not text:
             if data[pos : pos + 1] != b"b":
-                raise DataError(f"{source}: binary value at byte {pos}: expected the byte 'b'")
-            value, pos = _binary_value(data, pos, source)
+                raise DataError(f"{source}:{line}: binary value at byte {pos}: expected the byte 'b'")
+            value, pos = _binary_value(data, pos, f"{source}:{line}")
             values.append(value)
         else:
             end = _text_end(data, pos)

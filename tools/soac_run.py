@@ -187,11 +187,11 @@ def expand_input(text: str) -> list[GivenValue]:
                 if file.read(len(_NPY_MAGIC)) == _NPY_MAGIC:
                     return [GivenValue(text)]
             return [GivenValue(text, data=value) for value in read_data_file(text)]
-        if not _FUTHARK_SYNTAX.search(text):
-            raise error
         try:
             return [GivenValue(text, data=value) for value in parse_text(text, "--input")]
         except DataError as problem:
+            if not _FUTHARK_SYNTAX.search(text):
+                raise error from None
             raise InputError(f"cannot read '{shorten(text)}': {str(problem).removeprefix('--input:1: ')}") from None
 
 

@@ -125,6 +125,10 @@ def test_futhark_data_inputs(program, tmp_path: Path) -> None:
     assert ok(path, "--input", tmp_path / "call.bin") == ["result #0 : f32 = 2.5"]
     assert ok(path, "--input", "empty([0]f32) 2f32") == ["result #0 : f32 = 2.0"]
     assert ok(path, "--input", "[1, 2]", "--input", "f32.inf") == ["result #0 : f32 = inf"]
+    # Untyped values, several in one argument or file, convert as literals do.
+    assert ok(path, "--input", "[1, 2] 3") == ["result #0 : f32 = 6.0"]
+    (tmp_path / "untyped.in").write_text("[1, 2.5]\n-1\n")
+    assert ok(path, "--input", tmp_path / "untyped.in") == ["result #0 : f32 = 2.5"]
 
 
 def test_futhark_data_input_errors(program, tmp_path: Path) -> None:
@@ -134,6 +138,9 @@ def test_futhark_data_input_errors(program, tmp_path: Path) -> None:
     )
     assert error(path, "--input", "[1i64, 2") == (
         "error: input #0 (%xs : tensor<?xf32>): cannot read '[1i64, 2': the '[' is never closed"
+    )
+    assert error(path, "--input", "[1, 2] x") == (
+        "error: input #0 (%xs : tensor<?xf32>): cannot read '[1, 2] x': expected a number, true/false, or a list like [1, 2, 3]"
     )
     (tmp_path / "bad.in").write_text("[1f32]\n[2f32,\n")
     assert error(path, "--input", tmp_path / "bad.in") == f"error: {tmp_path / 'bad.in'}:2: the '[' is never closed"
