@@ -76,7 +76,9 @@ def main() -> int:
     print(f"device: {choose_device(options.device).name}", flush=True)
     jobs = [(seed, options.device) for seed in range(options.start, options.start + options.count)]
     started, runs, mismatches, errors = time.time(), 0, 0, 0
-    with multiprocessing.get_context("spawn").Pool(options.jobs) if options.jobs > 1 else contextlib.nullcontext() as pool:
+    # Fresh workers now and then: a worker that has built thousands of PoCL kernels runs out of memory mappings.
+    spawn = multiprocessing.get_context("spawn")
+    with spawn.Pool(options.jobs, maxtasksperchild=200) if options.jobs > 1 else contextlib.nullcontext() as pool:
         results = pool.imap_unordered(_check, jobs) if pool is not None else map(_check, jobs)
         for done, (seed, count, problem) in enumerate(results, 1):
             runs += count
