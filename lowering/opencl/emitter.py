@@ -106,6 +106,12 @@ INTEGER_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", a
 """Integer max/min print as `a > b ? a : b` (compared as unsigned for maxui/minui): PoCL calls the `max`/`min`
 builtins out of line, which keeps a chunk fold with `max` from vectorising (23 ms against 3.0 ms for 2^24 int32).
 Float max/min keep `fmax`/`fmin` (NaN semantics)."""
+PTX_MIN_MAX_TYPES = frozenset({"i8", "i16", "i32"})
+PTX_MIN_MAX = """
+inline int soac_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+inline int soac_max_s32(int a, int b) { int r; asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+"""
+"""Signed min and max for targets with `ptx_min_max` (see `DeviceTarget.ptx_min_max` for NVIDIA's miscompile)."""
 CALLS = {
     arith.MaximumfOp: "fmax",
     arith.MinimumfOp: "fmin",
@@ -520,6 +526,10 @@ class KernelPrinter:
             a, b = operands
             if op.operands[0] is op.operands[1]:
                 return a  # max(x, x): no self-comparison for the C compiler to warn about
+            width = str(op.results[0].type)
+            if self.target.ptx_min_max and isinstance(op, arith.MaxSIOp | arith.MinSIOp) and width in PTX_MIN_MAX_TYPES:
+                function = "soac_max_s32" if isinstance(op, arith.MaxSIOp) else "soac_min_s32"
+                return f"({c_type(op.results[0].type)}){function}({a}, {b})"
             x, y = a, b
             if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
                 u = UNSIGNED[str(op.results[0].type)]
@@ -649,6 +659,8 @@ def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = No
         out.write("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
     for extension in sorted(_atomics_64(module)):
         out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
+    if target.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
+        out.write(PTX_MIN_MAX)
     for kernel in kernels:
         out.write("\n")
         KernelPrinter(out, target).print_kernel(kernel)

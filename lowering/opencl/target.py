@@ -42,6 +42,13 @@ class DeviceTarget:
     3.1, default work-group method `loopvec`) computed wrong results for some of these kernels, with many
     barriers in loops, that NVIDIA's OpenCL and PoCL's `loops` method ran right."""
 
+    ptx_min_max: bool = False
+    """Signed integer min and max of up to 32 bits print as inline PTX `min.s32`/`max.s32`, out of the C
+    compiler's sight. NVIDIA's OpenCL compiler drops the negation in `min(-x, y)` or `max(-x, y)` on `int`
+    when the result feeds a min/max reduction in a loop (`acc = min(acc, min(-x, y))` computes
+    `min(acc, min(x, y))`, whether the C writes `-x`, `0 - x`, `x * -1` or `y - x - y`, ternaries, `min()` or
+    `select()`; `long` and unsigned compares are right, and so is `-cl-opt-disable`)."""
+
     @property
     def has_subgroups(self) -> bool:
         return self.subgroup_width > 0
@@ -49,7 +56,7 @@ class DeviceTarget:
 
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
-    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
+    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False, ptx_min_max=True),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
 }
 

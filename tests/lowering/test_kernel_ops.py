@@ -1274,3 +1274,34 @@ def test_bit_counts_on_i32_and_i64(program: Program, rng: np.random.Generator) -
         (t32, l32, p32, t64, l64, p64), [*want32, *want64], ("tz32", "lz32", "pop32", "tz64", "lz64", "pop64")
     ):
         np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+MIN_MAX = """
+    %x = kernel.load %xs[%gid] : !kernel.buffer<global, i32> -> i32
+    %lo = arith.minsi %x, %one : i32
+    %hi = arith.maxsi %lo, %x : i32
+    %w = kernel.load %ws[%gid] : !kernel.buffer<global, i64> -> i64
+    %wide = arith.minsi %w, %w : i64
+    %w2 = arith.maxsi %wide, %w : i64
+    %u = arith.minui %x, %one : i32
+    kernel.store %hi, %xs[%gid] : i32, !kernel.buffer<global, i32>
+    kernel.store %w2, %ws[%gid] : i64, !kernel.buffer<global, i64>
+    kernel.store %u, %xs[%gid] : i32, !kernel.buffer<global, i32>
+"""
+
+
+def test_signed_min_max_of_int_are_inline_ptx_on_nvidia() -> None:
+    """NVIDIA's OpenCL compiler drops the negation in `acc = min(acc, min(-x, y))` (DeviceTarget.ptx_min_max):
+    on that target signed i32 min/max go through `min.s32`/`max.s32`; i64 and unsigned ones, which it compiles
+    right, stay ternaries, as does every min/max on the other targets."""
+    nvidia = opencl_source(kernel_module(MIN_MAX, "nvidia"))
+    assert 'asm("min.s32 %0, %1, %2;"' in nvidia
+    assert "const int lo = (int)soac_min_s32(x, 1);" in nvidia
+    assert "const int hi = (int)soac_max_s32(lo, x);" in nvidia
+    assert "const long w2 = wide > w ? wide : w;" in nvidia
+    assert "const int u = (uint)x < (uint)1 ? x : 1;" in nvidia
+    for target in ("generic", "cpu"):
+        source = opencl_source(kernel_module(MIN_MAX, target))
+        assert "soac_m" not in source
+        assert "const int lo = x < 1 ? x : 1;" in source
+    assert "asm(" not in opencl_source(kernel_module("%z = arith.addi %one, %one : i32", "nvidia"))

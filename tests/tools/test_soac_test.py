@@ -226,10 +226,11 @@ def test_command_line_errors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
 def test_the_examples_carry_passing_tests(backend: str) -> None:
-    done = soac_test("examples", "--backend", backend, "-j", "2")
+    """The examples, the Futhark cases of examples/futhark and the regression programs of tests/stanzas."""
+    done = soac_test("examples", "tests/stanzas", "--backend", backend, "-j", "2")
     assert done.returncode == 0, done.stdout
     programs, passed, failed = summary(done)
-    assert programs >= 9
+    assert programs >= 20
     assert failed == 0
     assert passed >= 9 * 3
 
