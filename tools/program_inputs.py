@@ -43,7 +43,11 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], name: str) ->
     return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
 
 
-def _converted(items: Sequence[DataValue], types: Sequence[Attribute], what: str, where: str) -> list[np.ndarray]:
+def _converted(
+    items: Sequence[DataValue], types: Sequence[Attribute], what: str, values: Values, source: str
+) -> list[np.ndarray]:
+    """The data values as values of `types`; InputError names the stanza's line, or the data file and its line."""
+    where = str(values.file) if values.file is not None else f"{source}:{values.line}"
     if len(items) != len(types):
         raise InputError(f"{where}: {what} {len(types)} value{'s' if len(types) != 1 else ''}, the data has {len(items)}")
     arrays: list[np.ndarray] = []
@@ -51,23 +55,20 @@ def _converted(items: Sequence[DataValue], types: Sequence[Attribute], what: str
         try:
             arrays.append(convert_data_value(item, t))
         except InputError as error:
-            raise InputError(f"{where}: value #{index} ({t}): {error}") from None
+            line = f":{item.line}" if values.file is not None and item.line else ""
+            raise InputError(f"{where}{line}: value #{index} ({t}): {error}") from None
     return arrays
-
-
-def _where(values: Values, source: str) -> str:
-    return str(values.file) if values.file is not None else f"{source}:{values.line}"
 
 
 def case_arguments(function: FuncOp, values: Values, source: str, seed: int = 0) -> list[Any]:
     """The arguments of a call of `function` on a case's input values (`source` names the program)."""
     types = [arg.type for arg in function.body.block.args]
     items = data_values(values, source, seed)
-    arrays = _converted(items, types, f"@{function.sym_name.data} takes", _where(values, source))
+    arrays = _converted(items, types, f"@{function.sym_name.data} takes", values, source)
     return [a if isinstance(t, TensorType) else a[()] for a, t in zip(arrays, types)]
 
 
 def expected_results(function: FuncOp, values: Values, source: str) -> list[np.ndarray]:
     """A case's expected results, as values of `function`'s result types."""
     items = data_values(values, source)
-    return _converted(items, function.function_type.outputs.data, f"@{function.sym_name.data} returns", _where(values, source))
+    return _converted(items, function.function_type.outputs.data, f"@{function.sym_name.data} returns", values, source)

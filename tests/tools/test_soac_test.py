@@ -255,3 +255,11 @@ def test_a_tuning_file_beside_the_program_sets_thresholds(tmp_path: Path) -> Non
     done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
     message = "prog.mlir.tuning:1: threshold 'suff_outer_par_0' needs an integer value, got 'five'"
     assert f"FAIL prog.mlir.tuning:\n  {message}" in done.stdout
+
+
+def test_a_data_file_that_does_not_fit_is_named_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "xs.in").write_text("-- one value too wide\n\n[1i64, 2i64]\n")
+    (tmp_path / "prog.mlir").write_text(program("input @ xs.in"))
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    assert summary(done) == (1, 0, 2)
+    assert "xs.in:3: value #0 (tensor<?xi32>): the data holds i64 values, expected tensor<?xi32>" in done.stdout
