@@ -640,7 +640,11 @@ class ScatterOp(IRDLOperation):
     """`scatter dests (map f xs)`: writes values into consumed destination arrays.
 
     The lambda yields one index per destination, then one value per
-    destination: `dest_j[index_j] = value_j` for every row of the inputs.
+    destination: `dest_j[index_j] = value_j` for every row of the inputs whose
+    index is in bounds. A row with an index outside the destination (such as
+    -1) writes nothing there, as Futhark's partial scatter; when two rows
+    write one place, which one wins is unspecified on a GPU (the interpreter
+    keeps the later).
 
         %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%dest : tensor<?xf32>)
             -> tensor<?xf32> lambda(%i: index, %v: f32) { soac.yield %i, %v : index, f32 }

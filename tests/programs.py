@@ -208,7 +208,8 @@ class Generator:
         self.stmt_combining(("reduce", "redomap")[self.draw(0, 1)], indent, shared)
 
     def stmt_scatter(self, indent: str = "  ") -> None:
-        """Scatter values into a fresh array at the (distinct) indices n-1-i."""
+        """Scatter values into a fresh array at the (distinct) indices n-1-i+s for a shift s in [-3, 3]: a shift other
+        than 0 sends some rows out of bounds, which a partial scatter drops."""
         dest, iota, c0 = self.fresh("dest"), self.fresh("iota"), self.fresh("z")
         self.lines += [
             f"{indent}{c0} = arith.constant {self.draw(-2, 2)} : i32",
@@ -219,8 +220,9 @@ class Generator:
         i, params = self.fresh("p"), self.params(len(values))
         body, (value,) = self.lambda_body(params, 1, indent + "  ")
         one, last, j = self.fresh("one"), self.fresh("last"), self.fresh("j")
+        shift = self.draw(-3, 3)
         body += [
-            f"{indent}  {one} = arith.constant 1 : index",
+            f"{indent}  {one} = arith.constant {1 - shift} : index",
             f"{indent}  {last} = arith.subi %n, {one} : index",
             f"{indent}  {j} = arith.subi {last}, {i} : index",
         ]

@@ -91,6 +91,7 @@ def documented_run(name: str) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
+@pytest.mark.slow
 def test_documented_command(name: str, backend: str) -> None:
     args, shown = documented_run(name)
     done = subprocess.run([*SOAC_RUN, *args, "--backend", backend], capture_output=True, text=True, cwd=ROOT)

@@ -89,7 +89,6 @@ def width_problem(input_number: int) -> str:
 
 
 SLICE_PROBLEM = "slice [{0}:{1}] is out of bounds for an array of outer size {2}"
-SCATTER_PROBLEM = "index {0} is out of bounds for destination 0 of size {1}"
 DIVISION_PROBLEM = "integer division by zero"
 DIVISIONS = (
     arith.DivSIOp,

@@ -25,7 +25,6 @@ from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import (
     DIVISION_PROBLEM,
     DIVISIONS,
-    SCATTER_PROBLEM,
     SLICE_PROBLEM,
     UNSIGNED_DIVISIONS,
     KernelBuilder,
@@ -692,7 +691,7 @@ class Inliner:
             values = self.inline_scalars(op.body, self._rows(op.inputs, i))
             for dest, index, value in zip(dests, values[:k], values[k:]):
                 index = _to_index(self.b, index)
-                inside = scatter_check(self.kb, op, index, dest.dims[0])
+                inside = scatter_in_bounds(self.kb, index, dest.dims[0])
                 self.kb.if_then(inside, lambda d=dest, j=index, v=value: self.kb.write_row(v, d, j))
             return []
 
@@ -765,11 +764,10 @@ class Inliner:
         raise LoweringError(f"{describe(op)} inside a SOAC lambda is not supported; thresholds belong to host code")
 
 
-def scatter_check(kb: KernelBuilder, op: Operation, index: SSAValue, size: SSAValue) -> SSAValue:
-    """Check a scatter index against the destination's size (the write is skipped when it fails)."""
-    inside = kb.m.lt(index, size, "in_bounds")
-    kb.check(inside, op, SCATTER_PROBLEM, [index, size])
-    return inside
+def scatter_in_bounds(kb: KernelBuilder, index: SSAValue, size: SSAValue) -> SSAValue:
+    """Whether a scatter writes its row: its index is inside the destination (compared unsigned, so negative indices
+    are outside). Futhark's partial scatter: a row with any other index, such as -1, is dropped."""
+    return kb.m.lt(index, size, "in_bounds")
 
 
 def _yields(region: Region) -> list[SSAValue]:

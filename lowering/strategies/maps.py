@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.conversion.sequential import Inliner, _cast_index, _to_index, scatter_check
+from soac.lowering.conversion.sequential import Inliner, _cast_index, _to_index, scatter_in_bounds
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
@@ -126,7 +126,7 @@ def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
         for dest, index, value in zip(dest_views, values[:k], values[k:]):
             assert isinstance(index, SSAValue)
             j = _to_index(kb.b, index)
-            kb.if_then(scatter_check(kb, op, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
+            kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
 
     grid_stride(lw, kb, width, "i", body)
 

@@ -26,8 +26,8 @@ frame with batch `B + (n,)`; segmented ops add all their dimensions at once.
 Semantic choices where MLIR or Futhark leave freedom: integer ops wrap;
 shifts by at least the bit width give 0 (`shli`, `shrui`) or the sign fill
 (`shrsi`); float-to-int casts of NaN or out-of-range values give numpy's result;
-`scatter` raises on out-of-bounds indices and, when two rows write one place,
-the later row wins; a reduction combines the neutral element on the left of the
+`scatter` skips rows whose index is out of bounds (as Futhark's does) and, when
+two rows write one place, the later row wins; a reduction combines the neutral element on the left of the
 reduced value, and sums floats pairwise (numpy's order); `math.fma` on f64
 rounds twice. A per-lane `scf.if`/`scf.index_switch`/loop whose array results
 have different shapes on different lanes is reported as irregular.

@@ -10,7 +10,7 @@ from soac.interpreter.combine import reduce_axis, scan_axis
 from soac.interpreter.core import SoacInterpreter
 from soac.interpreter.errors import Irregular, fail
 from soac.interpreter.frame import Frame
-from soac.interpreter.indexing import check_bounds, gather, grids, update
+from soac.interpreter.indexing import gather, grids, update
 from soac.interpreter.registry import implements
 from soac.interpreter.values import Val, dtype_of, expand, lift, own, uniform
 from xdsl.ir import Operation, Region, SSAValue
@@ -105,7 +105,8 @@ def redomap_or_scanomap(interp: SoacInterpreter, frame: Frame, op: soac.RedomapO
 
 @implements("soac.scatter")
 def scatter(interp: SoacInterpreter, frame: Frame, op: soac.ScatterOp) -> list[Val]:
-    """Writes `dest_j[index_j] = value_j` for every row; when two rows write one place, the later row wins."""
+    """Writes `dest_j[index_j] = value_j` for every row whose index is in bounds (Futhark's partial scatter: an
+    index outside the destination, such as -1, drops the row); when two rows write one place, the later row wins."""
     n = width(frame, op, op.inputs)
     ys = run_lambda(interp, frame, op.body, rows(frame, op, op.inputs, n), (n,))
     k = len(op.dests)
@@ -115,8 +116,9 @@ def scatter(interp: SoacInterpreter, frame: Frame, op: soac.ScatterOp) -> list[V
         out, _ = own(frame.lookup(dest), batch, rank)
         index, values = full(frame, [ys[j], ys[k + j]], (n,))
         index = index.astype(np.int64)
-        check_bounds(op, [(index, rank + 1)], out.shape[rank:], "destination")
-        out[(*grids((*batch, n), rank, rank + 1), index)] = values
+        inside = (index >= 0) & (index < out.shape[rank])
+        lanes = [np.broadcast_to(g, index.shape)[inside] for g in grids((*batch, n), rank, rank + 1)]
+        out[(*lanes, index[inside])] = values[inside]
         results.append((out, rank))
     return results
 

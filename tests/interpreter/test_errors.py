@@ -127,24 +127,6 @@ def test_update_out_of_bounds(run):
         run(UPDATE, 4, np.zeros(4, np.float32))
 
 
-SCATTER = """
-func.func @main(%n: index, %is: tensor<?xindex>, %dest: tensor<?xf32>) -> tensor<?xf32> {
-  %r = soac.scatter %n (%is : tensor<?xindex>) into(%dest : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index) {
-    %v = arith.constant 1.0 : f32
-    soac.yield %i, %v : index, f32
-  }
-  func.return %r : tensor<?xf32>
-}
-"""
-
-
-def test_scatter_out_of_bounds_is_an_error(run):
-    with pytest.raises(SoacRuntimeError, match=LOC + r"'soac.scatter': index -1 is out of bounds for destination 0 of size 3"):
-        run(SCATTER, 2, np.array([0, -1]), np.zeros(3, np.float32))
-    with pytest.raises(SoacRuntimeError, match=r"'soac.scatter': index 3 is out of bounds"):
-        run(SCATTER, 1, np.array([3]), np.zeros(3, np.float32))
-
-
 DIVISION = """
 func.func @main(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> tensor<?xi32> {
   %r = soac.map %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32, %y: i32) {

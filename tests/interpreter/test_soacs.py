@@ -336,6 +336,39 @@ def test_scatter_copies_dests_and_last_write_wins(run):
     np.testing.assert_array_equal(r2, d2)
 
 
+def test_scatter_skips_rows_whose_index_is_out_of_bounds(run):
+    """Futhark's partial scatter: -1 (or any index outside the destination) drops the row, for each destination."""
+    dest = np.zeros(5, np.float32)
+    d2 = np.full(3, 7, np.int32)
+    r, r2 = run(SCATTER, 5, np.array([4, -1, 7, 2, 5]), np.array([1, 2, 3, 4, 5], np.float32), dest, d2)
+    np.testing.assert_array_equal(r, [0, 0, 4, 0, 1])
+    np.testing.assert_array_equal(r2, [5, 7, 7])  # every row writes its index into d2[0]: the later row wins
+    r, _ = run(SCATTER, 2, np.array([-1, -9]), np.ones(2, np.float32), dest, d2)
+    np.testing.assert_array_equal(r, 0)
+
+
+NESTED_SCATTER = """
+func.func @main(%n: index, %k: index, %xs: tensor<?x4xi32>, %is: tensor<?x?xindex>) -> tensor<?x4xi32> {
+  %ys = soac.map %n (%xs, %is : tensor<?x4xi32>, tensor<?x?xindex>) -> tensor<?x4xi32>
+      lambda(%row: tensor<4xi32>, %idx: tensor<?xindex>) {
+    %new = soac.scatter %k (%idx : tensor<?xindex>) into (%row : tensor<4xi32>) -> tensor<4xi32> lambda(%i: index) {
+      %v = arith.constant 7 : i32
+      soac.yield %i, %v : index, i32
+    }
+    soac.yield %new : tensor<4xi32>
+  }
+  func.return %ys : tensor<?x4xi32>
+}
+"""
+
+
+def test_partial_scatter_in_every_row_of_a_map(run):
+    xs = np.arange(12, dtype=np.int32).reshape(3, 4)
+    is_ = np.array([[0, -1, 3], [4, 1, 100], [-5, -1, 2]])
+    (r,) = run(NESTED_SCATTER, 3, 3, xs, is_)
+    np.testing.assert_array_equal(r, [[7, 1, 2, 7], [4, 7, 6, 7], [8, 9, 7, 11]])
+
+
 SCATTER_ROWS = """
 func.func @main(%n: index, %m: index, %k: index, %is: tensor<?xindex>) -> tensor<?x?xf64> {
   %rows = soac.map %n (%is : tensor<?xindex>) -> tensor<?x?xf64> lambda(%i: index) {
@@ -359,6 +392,8 @@ def test_scatter_rows(run):
     (r,) = run(SCATTER_ROWS, 2, 4, 3, np.array([3, 1]))
     expected = np.full((4, 3), -1.0)
     expected[3], expected[1] = 3.0, 1.0
+    np.testing.assert_array_equal(r, expected)
+    (r,) = run(SCATTER_ROWS, 4, 4, 3, np.array([3, -1, 4, 1]))
     np.testing.assert_array_equal(r, expected)
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from soac.context import make_context
@@ -62,6 +63,7 @@ def assert_same(got: tuple[object, ...], expected: tuple[object, ...], what: str
 
 @settings(max_examples=max(EXAMPLES // BATCH, 1), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(batch=st.lists(nested_programs(), min_size=BATCH, max_size=BATCH))
+@pytest.mark.slow
 def test_nested_programs_keep_their_results(batch: list[Program]) -> None:
     text = "\n".join(p.text.replace("func.func @main(", f"func.func @main_{k}(", 1) for k, p in enumerate(batch))
     original = parse_module(make_context(), text, "nested.mlir")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from soac.context import make_context
@@ -27,6 +28,7 @@ EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "200"))
 
 @settings(max_examples=max(EXAMPLES // BATCH, 1), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(batch=st.lists(programs(), min_size=BATCH, max_size=BATCH))
+@pytest.mark.slow
 def test_random_programs_match_the_interpreter(batch: list[Program]):
     text = "\n".join(p.text.replace("func.func @main(", f"func.func @main_{k}(", 1) for k, p in enumerate(batch))
     module = parse_module(make_context(), text, "random.mlir")

@@ -173,6 +173,7 @@ VECTOR_SHAPES = (
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
+@pytest.mark.slow
 def test_segred_vector(parse, rng, dtype: type) -> None:
     """Rows of 4, 8, ... 128 and longer multiples of 4 go to `segred_vector`; rows of 12 and 6 to `segred_teams`."""
     text = (ROOT / "bench" / "programs" / "segred.mlir").read_text().replace("LEVEL", "group")
@@ -217,6 +218,7 @@ func.func @main(%x: tensor<?x?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?x?xi32>) {
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 16), (2, 7, 256), (4, 3, 1000), (2, 1, 40000), (3, 2, 7)])
+@pytest.mark.slow
 def test_plain_segmented_ops_over_3d_arrays(differential, rng, shape: tuple[int, int, int]) -> None:
     """The vector segred and the look-back segscan index rows of a 3-D array by their flattened outer indices."""
     xs = rng.integers(-1000, 1000, shape).astype(np.int32)

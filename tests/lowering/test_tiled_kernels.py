@@ -73,6 +73,7 @@ CASES = [(sizes, "generic") for sizes in SIZES] + [({}, "cpu")]
 @pytest.mark.parametrize(
     ("sizes", "target"), CASES, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()) if isinstance(c, dict) else c
 )
+@pytest.mark.slow
 def test_matmul(element: str, sizes: dict[str, int], target: str) -> None:
     module = tiled("matmul.mlir", element, **sizes)
     rng = np.random.default_rng(7)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from soac.context import make_context
@@ -45,6 +46,7 @@ def soac_parts(module: ModuleOp) -> int:
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(program=programs(), fuse_first=st.booleans())
+@pytest.mark.slow
 def test_canonicalize_keeps_results(program: Program, fuse_first: bool) -> None:
     ctx = make_context()
     module = parse_module(ctx, program.text, "generated")

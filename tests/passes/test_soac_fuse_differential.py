@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from soac.context import make_context
@@ -40,6 +41,7 @@ def run(text: str, args: list[object], fuse: tuple[bool, bool] | None) -> tuple[
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(program=programs(), options=OPTIONS)
+@pytest.mark.slow
 def test_fusion_keeps_results(program: Program, options: tuple[bool, bool]) -> None:
     expected = run(program.text, program.args, None)
     got = run(program.text, program.args, options)
@@ -48,6 +50,7 @@ def test_fusion_keeps_results(program: Program, options: tuple[bool, bool]) -> N
         np.testing.assert_array_equal(np.asarray(have), np.asarray(want))
 
 
+@pytest.mark.slow
 def test_large_module_keeps_results() -> None:
     """A module of about 400 SOACs (the scaling benchmark's shape) fuses and gives the same results."""
     program = module_of_soacs(400, seed=7)

@@ -234,6 +234,7 @@ def test_random_nests_keep_their_results(nest: tuple[str, bool], n: int, k: int,
 
 @settings(max_examples=6, deadline=None)
 @given(nests(), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), st.integers(0, 2**31 - 1))
+@pytest.mark.slow
 def test_random_tiled_nests_on_opencl(nest: tuple[str, bool], n: int, k: int, m: int, seed: int) -> None:
     """The tiled kernel (target `generic`: local tiles, also on PoCL) against the interpreter."""
     text, _ = nest

@@ -225,6 +225,7 @@ def test_command_line_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
+@pytest.mark.slow
 def test_the_examples_carry_passing_tests(backend: str) -> None:
     """The examples, the Futhark cases of examples/futhark and the regression programs of tests/stanzas."""
     done = soac_test("examples", "tests/stanzas", "--backend", backend, "-j", "2")
