@@ -199,6 +199,14 @@ def check_seg_ops(run: Runner) -> None:
     np.testing.assert_array_equal(prefix, np.cumsum(xss, axis=1))
 
 
+def check_partition(run: Runner) -> None:
+    rng = random()
+    for xs in (rng.integers(-100, 100, 1000, dtype=np.int32), np.zeros(0, np.int32), np.full(7, -3, np.int32)):
+        filtered, parts = run("partition.mlir", xs)
+        np.testing.assert_array_equal(filtered, xs[xs > 0])
+        np.testing.assert_array_equal(parts, np.concatenate([xs[xs > 0], xs[xs <= 0]]))
+
+
 CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "map_scan.mlir": [check_map_scan],
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
@@ -209,6 +217,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "locvolcalib.mlir": [check_locvolcalib],
     "inplace_update.mlir": [check_inplace_update],
     "seg_ops.mlir": [check_seg_ops],
+    "partition.mlir": [check_partition],
 }
 
 # The examples keep their meaning through each pipeline (one whose passes do not exist yet is skipped).
