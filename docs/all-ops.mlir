@@ -39,6 +39,13 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
   %sct = soac.scatter %n (%is, %xs : tensor<?xindex>, tensor<?xf32>) into(%ys : tensor<?xf32>) -> tensor<?xf32> lambda(%j: index, %v: f32) {
     soac.yield %j, %v : index, f32
   }
+  %bins = soac.replicate %n, %z : f32 -> tensor<?xf32>
+  %hst = soac.hist %n (%is, %xs : tensor<?xindex>, tensor<?xf32>) into(%bins : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%j: index, %v: f32) {
+    soac.yield %j, %v : index, f32
+  }
   %seg = soac.segmap thread (%n, %n) -> tensor<?x?xf32> lambda(%i0: index, %j0: index) {
     %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
     soac.yield %e : f32

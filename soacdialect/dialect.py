@@ -723,6 +723,114 @@ class ScatterOp(IRDLOperation):
         return with_parsed_attributes(parser, op)
 
 
+@irdl_op_definition
+class HistOp(IRDLOperation):
+    """The generalised histogram (Futhark's `reduce_by_index`, Accelerate's `permute` with a combining function).
+
+    The lambda yields one index, then one value per destination, for every row of the inputs;
+    `dest_j[index] = combine(dest_j[index], value_j)`, for all destinations together (the operator takes the
+    elements of every destination, `(a_1..a_k, b_1..b_k) -> (c_1..c_k)`, so that a pair such as (max, argmax)
+    is one operator). Rows whose index is outside the destinations are skipped. The operator must be associative
+    and commutative with the given neutral elements (as in Futhark, this is the program's promise, not checked):
+    the rows of one bin are combined in no particular order. The destinations are consumed.
+
+        %h = soac.hist %n (%is, %ws : tensor<?xindex>, tensor<?xf32>) into(%bins : tensor<?xf32>) neutral(%z : f32)
+            -> tensor<?xf32> combine(%a: f32, %b: f32) { ... } lambda(%i: index, %w: f32) { soac.yield %i, %w : index, f32 }
+    """
+
+    name = "soac.hist"
+
+    width = operand_def(IndexType)
+    inputs = var_operand_def(TensorType)
+    dests = var_operand_def(TensorType)
+    neutral = var_operand_def()
+    outs = var_result_def(TensorType)
+    combine = region_def("single_block")
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def __init__(
+        self,
+        width: SSAValue | Operation,
+        inputs: Sequence[SSAValue | Operation],
+        dests: Sequence[SSAValue | Operation],
+        neutral: Sequence[SSAValue | Operation],
+        combine: Region,
+        body: Region,
+    ):
+        super().__init__(
+            operands=[width, inputs, dests, neutral],
+            result_types=[[SSAValue.get(d).type for d in dests]],
+            regions=[combine, body],
+        )
+
+    def verify_(self) -> None:
+        dest_types = [d.type for d in self.dests]
+        if not dest_types:
+            raise VerifyException(f"'{self.name}' needs at least one destination")
+        for t in dest_types:
+            if not isinstance(t, TensorType) or t.get_num_dims() != 1:
+                raise VerifyException(f"'{self.name}' destinations must be 1-D tensors of scalars, got {t}")
+        if len({t.get_shape()[0] for t in dest_types if isinstance(t, TensorType)}) > 1:
+            raise VerifyException(f"'{self.name}' destinations must have one width, got {format_types(dest_types)}")
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        bins = _input_rows(self, self.dests, "destination")
+        if not all_compatible(ne_types, bins):
+            raise VerifyException(
+                f"'{self.name}' neutral elements {format_types(ne_types)} do not match the destinations' {format_types(bins)}"
+            )
+        _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
+        yielded = _yielded_types(self, self.body, "lambda")
+        k = len(bins)
+        if len(yielded) != 1 + k or not is_integer_like(yielded[0]):
+            raise VerifyException(
+                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer index and a value for each "
+                f"of its {k} destination{'' if k == 1 else 's'} {format_types(bins)}"
+            )
+        if not all_compatible(yielded[1:], bins):
+            raise VerifyException(
+                f"'{self.name}' lambda yields values {format_types(yielded[1:])} but the destinations hold {format_types(bins)}"
+            )
+        _check_results(self, self.outs.types, dest_types, "its destinations")
+        for dest in self.dests:
+            check_consumed(self, dest)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.width)
+        printer.print_string(" ")
+        print_operand_list(printer, self.inputs)
+        printer.print_string(" into")
+        print_operand_list(printer, self.dests)
+        printer.print_string(" neutral")
+        print_operand_list(printer, self.neutral)
+        print_result_types(printer, self.outs.types)
+        print_lambda(printer, "combine", self.combine)
+        print_lambda(printer, "lambda", self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        width = parse_index_operand(parser)
+        inputs = parse_operand_list(parser)
+        parser.parse_keyword("into")
+        dests = parse_operand_list(parser)
+        parser.parse_keyword("neutral")
+        neutral = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        combine = parse_lambda(parser, "combine")
+        body = parse_lambda(parser, "lambda")
+        op = cls.create(
+            operands=[width, *inputs, *dests, *neutral],
+            result_types=result_types,
+            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(inputs), len(dests), len(neutral)])},
+            regions=[combine, body],
+        )
+        return with_parsed_attributes(parser, op)
+
+
 # ---------------------------------------------------------------------------
 # Segmented operations
 # ---------------------------------------------------------------------------
@@ -1373,6 +1481,7 @@ SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (
     RedomapOp,
     ScanomapOp,
     ScatterOp,
+    HistOp,
     SegmapOp,
     SegredOp,
     SegscanOp,
@@ -1388,6 +1497,7 @@ Soac = Dialect(
         RedomapOp,
         ScanomapOp,
         ScatterOp,
+        HistOp,
         SegmapOp,
         SegredOp,
         SegscanOp,

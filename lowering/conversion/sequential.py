@@ -565,7 +565,9 @@ class Inliner:
         if isinstance(owner, Block):
             parent = owner.parent_op()
             index = owner.args.index(value)
-            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and index < len(parent.inputs):
+            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp) and index < len(
+                parent.inputs
+            ):
                 outer = self._known_dims(parent.inputs[index], depth + 1)
                 return outer[1:] if outer is not None else None
             if isinstance(parent, scf.ForOp | scf.WhileOp):
@@ -580,7 +582,7 @@ class Inliner:
             return self._known_dims(owner.array, depth + 1)
         if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
             return self._built_dims(owner, value, depth)
-        if isinstance(owner, soac.ScatterOp):
+        if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
         return None
 
@@ -699,6 +701,26 @@ class Inliner:
         for result, dest in zip(op.outs, dests):
             self.env[result] = dest
 
+    def emit_hist(self, op: soac.HistOp) -> None:
+        """A histogram inside a lambda: its work-item's own copy of the bins, updated row by row."""
+        dests = [self.owned(op, self.view(d)) for d in op.dests]
+
+        def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            index, *values = self.inline_scalars(op.body, self._rows(op.inputs, i))
+            j = _to_index(self.b, index)
+
+            def update() -> None:
+                current = [self.kb.load(dest, j) for dest in dests]
+                for dest, value in zip(dests, self.inline_scalars(op.combine, [*current, *values])):
+                    self.kb.store(value, dest, j)
+
+            self.kb.if_then(scatter_in_bounds(self.kb, j, dests[0].dims[0]), update)
+            return []
+
+        self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
+        for result, dest in zip(op.outs, dests):
+            self.env[result] = dest
+
     def emit_segmap(self, op: soac.SegmapOp) -> None:
         sizes = [self.scalar(d) for d in op.dims]
         outs = [self.kb.alloc_scratch(tensor_element(r.type), list(sizes), op) for r in op.outs]
@@ -811,6 +833,7 @@ _HANDLERS = {
     soac.ScanOp: Inliner.emit_scan,
     soac.ScanomapOp: Inliner.emit_scan,
     soac.ScatterOp: Inliner.emit_scatter,
+    soac.HistOp: Inliner.emit_hist,
     soac.SegmapOp: Inliner.emit_segmap,
     soac.SegredOp: Inliner.emit_segcombine,
     soac.SegscanOp: Inliner.emit_segcombine,

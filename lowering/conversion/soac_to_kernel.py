@@ -101,6 +101,10 @@ def lowered_types(t: Attribute) -> list[Attribute]:
     return [t]
 
 
+WIDE_SOACS = (soac.MapOp, soac.ScatterOp, soac.HistOp, soac.ReduceOp, soac.RedomapOp, soac.ScanOp, soac.ScanomapOp)
+"""The SOACs with a width, checked before their launches."""
+
+
 @dataclass
 class HostLowering:
     """The state of lowering one host function: the soac-to-host value map and the kernels made so far."""
@@ -305,7 +309,8 @@ class HostLowering:
             parent = owner.parent_op()
             inputs = list(getattr(parent, "inputs", ()))
             index = owner.args.index(value)
-            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp) and owner is parent.body.block:
+            is_lambda = isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp)
+            if is_lambda and owner is parent.body.block:
                 outer = self._dims_of(inputs[index]) if index < len(inputs) else None
                 return outer[1:] if outer is not None else None
             if isinstance(parent, scf.ForOp) and index > 0:
@@ -328,7 +333,7 @@ class HostLowering:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._dims_of(owner.array)
-        if isinstance(owner, soac.ScatterOp):
+        if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._dims_of(owner.dests[list(owner.outs).index(value)])
         if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
             width = self._host_index(owner.width)
@@ -461,7 +466,7 @@ class FunctionLowering:
         elif isinstance(op, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
             for d in op.dims:
                 lw.check_size(op, lw.scalar(d), "dimension")
-        elif isinstance(op, soac.MapOp | soac.ScatterOp | soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp):
+        elif isinstance(op, WIDE_SOACS):
             lw.check_size(op, lw.scalar(op.width), "width")
 
     def lower_threshold(self, op: soac.ThresholdOp) -> None:

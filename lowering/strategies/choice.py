@@ -23,6 +23,7 @@ from soac import dialect as soac
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import (
     chunked_scan,
+    histogram,
     intragroup,
     lookback_bodies,
     lookback_scan,
@@ -45,6 +46,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
     return {
         soac.MapOp: maps.lower_map,
         soac.ScatterOp: maps.lower_scatter,
+        soac.HistOp: histogram.lower_hist,
         soac.IotaOp: maps.lower_iota,
         soac.ReplicateOp: maps.lower_replicate,
         soac.TransposeOp: maps.lower_transpose,

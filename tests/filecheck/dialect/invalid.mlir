@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.tiled_redomap'
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.tiled_redomap'
 
 // -----
 
@@ -1074,3 +1074,81 @@ func.func @tiled_read_rank(%n: index, %k: index, %a: tensor<?x?xf32>, %z: f32) -
 }
 
 // CHECK: error: 'soac.tiled_redomap' read #0 indexes an array of rank 2 with 1 indices: every read must give one element
+
+// -----
+
+// hist: an index, then a value per destination
+func.func @hist_yield_count(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index) {
+    soac.yield %i : index
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.hist' lambda yields (index), expected an integer index and a value for each of its 1 destination (i32)
+
+// -----
+
+// hist: neutral elements of the destinations' type
+func.func @hist_neutral(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %z: f32) -> tensor<?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?xi32>) neutral(%z : f32) -> tensor<?xi32> combine(%a: f32, %b: f32) {
+    %s = arith.addf %a, %b : f32
+    soac.yield %s : f32
+  } lambda(%i: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %i, %one : index, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.hist' neutral elements (f32) do not match the destinations' (i32)
+
+// -----
+
+// hist: 1-D destinations
+func.func @hist_2d(%n: index, %is: tensor<?xindex>, %d: tensor<?x?xi32>, %z: i32) -> tensor<?x?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %i, %one : index, i32
+  }
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.hist' destinations must be 1-D tensors of scalars, got tensor<?x?xi32>
+
+// -----
+
+// hist: the operator takes two elements per destination
+func.func @hist_combine_arity(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32) {
+    soac.yield %a : i32
+  } lambda(%i: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %i, %one : index, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.hist' combine operator takes 1 parameter but 2 are expected (the neutral elements (twice): (i32, i32))
+
+// -----
+
+// hist: values of the destinations' type
+func.func @hist_value_type(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index) {
+    %one = arith.constant 1.0 : f32
+    soac.yield %i, %one : index, f32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.hist' lambda yields values (f32) but the destinations hold (i32)

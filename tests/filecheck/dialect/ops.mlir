@@ -1032,3 +1032,36 @@ func.func @tiled_redomap(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %
 // CHECK-GENERIC-NEXT:    "func.return"(%c) : (tensor<?x?xf32>) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 // CHECK-GENERIC-NEXT:   : () -> ()
+
+// -----
+
+func.func @hist_pair(%n: index, %is: tensor<?xi32>, %ws: tensor<?xf32>, %best: tensor<?xf32>, %arg: tensor<?xi32>, %lo: f32, %none: i32) -> (tensor<?xf32>, tensor<?xi32>) {
+  %iota = soac.iota %n : tensor<?xi32>
+  %h, %a = soac.hist %n (%is, %ws, %iota : tensor<?xi32>, tensor<?xf32>, tensor<?xi32>) into(%best, %arg : tensor<?xf32>, tensor<?xi32>) neutral(%lo, %none : f32, i32) -> (tensor<?xf32>, tensor<?xi32>) combine(%x: f32, %i: i32, %y: f32, %j: i32) {
+    %take = arith.cmpf ogt, %y, %x : f32
+    %v = arith.select %take, %y, %x : f32
+    %k = arith.select %take, %j, %i : i32
+    soac.yield %v, %k : f32, i32
+  } lambda(%b: i32, %w: f32, %r: i32) {
+    %bin = arith.index_cast %b : i32 to index
+    soac.yield %bin, %w, %r : index, f32, i32
+  }
+  func.return %h, %a : tensor<?xf32>, tensor<?xi32>
+}
+
+// CHECK-LABEL: func.func @hist_pair(%n: index, %is: tensor<?xi32>, %ws: tensor<?xf32>, %best: tensor<?xf32>, %arg: tensor<?xi32>, %lo: f32, %none: i32) -> (tensor<?xf32>, tensor<?xi32>) {
+// CHECK-NEXT:    %iota = soac.iota %n : tensor<?xi32>
+// CHECK-NEXT:    %h, %a = soac.hist %n (%is, %ws, %iota : tensor<?xi32>, tensor<?xf32>, tensor<?xi32>) into(%best, %arg : tensor<?xf32>, tensor<?xi32>) neutral(%lo, %none : f32, i32) -> (tensor<?xf32>, tensor<?xi32>) combine(%x: f32, %i: i32, %y: f32, %j: i32) {
+// CHECK-NEXT:      %take = arith.cmpf ogt, %y, %x : f32
+// CHECK-NEXT:      %v = arith.select %take, %y, %x : f32
+// CHECK-NEXT:      %k = arith.select %take, %j, %i : i32
+// CHECK-NEXT:      soac.yield %v, %k : f32, i32
+// CHECK-NEXT:    } lambda(%b: i32, %w: f32, %r: i32) {
+// CHECK-NEXT:      %bin = arith.index_cast %b : i32 to index
+// CHECK-NEXT:      soac.yield %bin, %w, %r : index, f32, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %h, %a : tensor<?xf32>, tensor<?xi32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "hist_pair"
+// CHECK-GENERIC:    "soac.hist"(%n, %is, %ws, %iota, %best, %arg, %lo, %none) <{operandSegmentSizes = array<i32: 1, 3, 2, 2>}> ({
