@@ -104,14 +104,16 @@ def test_any_operator(run, n: int) -> None:
 
 # (max, argmax) over two destinations: the largest weight of each bin and the first row that has it.
 ARGMAX = """
-func.func @main(%is: tensor<?xi32>, %ws: tensor<?xf32>, %best: tensor<?xf32>, %arg: tensor<?xi32>) -> (tensor<?xf32>, tensor<?xi32>) {
+func.func @main(%is: tensor<?xi32>, %ws: tensor<?xf32>, %best: tensor<?xf32>, %arg: tensor<?xi32>)
+    -> (tensor<?xf32>, tensor<?xi32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %is, %c0 : tensor<?xi32>
   %lowest = arith.constant 0xFF800000 : f32
   %none = arith.constant -1 : i32
   %iota = soac.iota %n : tensor<?xi32>
-  %h, %a = soac.hist %n (%is, %ws, %iota : tensor<?xi32>, tensor<?xf32>, tensor<?xi32>) into(%best, %arg : tensor<?xf32>, tensor<?xi32>)
-      neutral(%lowest, %none : f32, i32) -> (tensor<?xf32>, tensor<?xi32>) combine(%x: f32, %i: i32, %y: f32, %j: i32) {
+  %h, %a = soac.hist %n (%is, %ws, %iota : tensor<?xi32>, tensor<?xf32>, tensor<?xi32>)
+      into(%best, %arg : tensor<?xf32>, tensor<?xi32>) neutral(%lowest, %none : f32, i32)
+      -> (tensor<?xf32>, tensor<?xi32>) combine(%x: f32, %i: i32, %y: f32, %j: i32) {
     %gt = arith.cmpf ogt, %y, %x : f32
     %eq = arith.cmpf oeq, %y, %x : f32
     %first = arith.cmpi ult, %j, %i : i32
