@@ -39,25 +39,59 @@ def same_results(text: str, args: list[object]) -> tuple[object, ...]:
     return expected
 
 
+@pytest.fixture(params=["global", "local"])
+def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each lowering strategy of a top-level histogram, forced (histogram.py's SOAC_HIST)."""
+    monkeypatch.setenv("SOAC_HIST", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("op", sorted(ATOMIC_OPS))
 @pytest.mark.parametrize("element", ["i32", "i64"])
-def test_atomic_operators(op: str, element: str) -> None:
+def test_atomic_operators(op: str, element: str, strategy: str) -> None:
     dtype = np.int32 if element == "i32" else np.int64
     rng = np.random.default_rng(len(op))
     is_ = rng.integers(-3, 40, 5000).astype(np.int32)
     ws = rng.integers(-(2**20), 2**20, 5000).astype(dtype)
     bins = rng.integers(-100, 100, 37).astype(dtype)
-    same_results(hist_program(element, op, "i32"), [is_, ws, bins, dtype(0)])
+    info = np.iinfo(dtype)
+    neutral = {"arith.andi": -1, "arith.minui": -1, "arith.minsi": info.max, "arith.maxsi": info.min}.get(op, 0)
+    same_results(hist_program(element, op, "i32"), [is_, ws, bins, dtype(neutral)])
 
 
-def test_atomics_in_the_kernel() -> None:
+def test_atomics_in_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", "global")
     module = parse_module(make_context(), hist_program("i32", "arith.maxui", "i32"), "hist.mlir")
     source = opencl_source(lower_module(module))
     assert "atomic_max((volatile __global uint*)&h[j], (uint)w)" in source  # umax: the unsigned atomic
     assert "const bool in_bounds = (ulong)j < (ulong)bins_d0;" in source  # unsigned: negative bins are out
 
 
-def test_every_row_in_one_bin_and_none_in_bounds() -> None:
+@pytest.mark.parametrize("bins", [1, 4096, 4097, 20000])
+def test_bin_counts_around_the_local_memory_capacity(bins: int, strategy: str) -> None:
+    """Up to LOCAL_BINS bins the local strategy uses subhistograms; beyond, the same kernel's global path."""
+    rng = np.random.default_rng(bins)
+    is_ = rng.integers(-5, bins + 5, 30000).astype(np.int32)
+    (h,) = same_results(hist_program("i32", "arith.addi", "i32"), [is_, np.ones(30000, np.int32), np.zeros(bins, np.int32), 0])
+    inside = is_[(is_ >= 0) & (is_ < bins)]
+    np.testing.assert_array_equal(h, np.bincount(inside, minlength=bins))
+
+
+def test_the_strategy_shows_in_the_kernel(strategy: str) -> None:
+    module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
+    source = opencl_source(lower_module(module))
+    assert f"__kernel void main_hist_{strategy}_0(" in source
+    assert ("__local int sub[4096];" in source) == (strategy == "local")
+
+
+def test_an_unknown_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", "shared")
+    module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
+    with pytest.raises(LoweringError, match="SOAC_HIST must be one of global, local, got 'shared'"):
+        lower_module(module)
+
+
+def test_every_row_in_one_bin_and_none_in_bounds(strategy: str) -> None:
     program = hist_program("i32", "arith.addi", "i32")
     ones = np.ones(10000, np.int32)
     (h,) = same_results(program, [np.full(10000, 3, np.int32), ones, np.zeros(4, np.int32), np.int32(0)])
