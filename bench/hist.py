@@ -1,9 +1,10 @@
 """The histogram sweep (issue 12): `soac.hist` with (+) on int32 against CUB and torch, in one run on one GPU.
 
-    python bench/hist.py [--n 268435456] [--bins 16,256,4096,65536,1048576] [--runs 9] [--json OUT]
+    python bench/hist.py [--n 268435456] [--bins 16,256,4096,65536,1048576] [--runs 9] [--json OUT] [--device gpu]
 
-For each bin count: uniformly random int32 indices in [0, bins); soac runs bench/programs/hist_counts.mlir (kernel
-time from OpenCL profiling events, the copy of the empty bins included, inputs resident on the device); torch runs
+For each bin count: uniformly random int32 indices in [0, bins); soac runs bench/programs/hist_counts.mlir with each
+lowering strategy (`local` subhistograms, the default on GPUs, and `global` atomics; kernel time from OpenCL
+profiling events, the copy of the empty bins included, inputs resident on the device); torch runs
 `torch.bincount` (CUDA events); CUB runs `cub::DeviceHistogram::HistogramEven` (bench/cub_hist.cu, built with nvcc
 when it is there; CUDA events, its own random samples of the same distribution). Medians of `--runs` calls after a
 warm-up; soac's counts are checked against numpy's.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -26,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from run import Timed, Variant  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 
-def soac_ms(device: object, indices: np.ndarray, bins: int, runs: int) -> float:
+def soac_ms(device: object, indices: np.ndarray, bins: int, runs: int, strategy: str) -> float:
+    os.environ["SOAC_HIST"] = strategy
     timed = Timed(Variant("hist", (ROOT / "programs" / "hist_counts.mlir").read_text()), device)
     empty = np.zeros(bins, np.int32)
     _, (counts,), _ = timed.run([indices, empty])
@@ -79,25 +82,29 @@ def main() -> None:
     parser.add_argument("--bins", default="16,256,4096,65536,1048576")
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--device", default="gpu", help="as SOAC_OPENCL_DEVICE (peers run only on an NVIDIA GPU)")
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
 
-    device = choose_device("gpu")
-    cub = build_cub()
+    device = choose_device(options.device)
+    nvidia = "nvidia" in device.platform.name.lower()  # pyright: ignore[reportAttributeAccessIssue]
+    cub = build_cub() if nvidia else None
     print(f"device: {device.name}; n = {options.n}; runs = {options.runs}", flush=True)
-    print(f"{'bins':>8} {'soac ms':>9} {'CUB ms':>9} {'torch ms':>9} {'soac / best peer':>17}", flush=True)
+    print(f"{'bins':>8} {'local ms':>9} {'global ms':>9} {'CUB ms':>9} {'torch ms':>9} {'soac / best peer':>17}", flush=True)
     rows = []
     for bins in (int(b) for b in options.bins.split(",")):
         indices = np.random.default_rng(bins).integers(0, bins, options.n, dtype=np.int32)
         row = {
             "bins": bins,
-            "soac": soac_ms(device, indices, bins, options.runs),
+            "local": soac_ms(device, indices, bins, options.runs, "local"),
+            "global": soac_ms(device, indices, bins, options.runs, "global"),
             "cub": cub_ms(cub, options.n, bins, options.runs),
-            "torch": torch_ms(indices, bins, options.runs),
+            "torch": torch_ms(indices, bins, options.runs) if nvidia else None,
         }
         peers = [t for t in (row["cub"], row["torch"]) if t is not None]
-        ratio = f"{row['soac'] / min(peers):17.2f}" if peers else f"{'':>17}"
-        show = [f"{t:9.3f}" if t is not None else f"{'-':>9}" for t in (row["soac"], row["cub"], row["torch"])]
+        ratio = f"{row['local'] / min(peers):17.2f}" if peers else f"{'':>17}"
+        times = (row["local"], row["global"], row["cub"], row["torch"])
+        show = [f"{t:9.3f}" if t is not None else f"{'-':>9}" for t in times]
         print(f"{bins:>8} {' '.join(show)} {ratio}", flush=True)
         rows.append(row)
     if options.json:
