@@ -635,6 +635,23 @@ class ScanomapOp(_CombiningOp):
         _check_results(self, self.outs.types, [*(array_of(t) for t in scanned), *red_types, *(array_of(t) for t in map_outs)])
 
 
+def _print_width_inputs_into(printer: Printer, width: SSAValue, inputs: Sequence[SSAValue], dests: Sequence[SSAValue]) -> None:
+    """` %n (%xs : T) into(%dests : D)`, the head of scatter and hist."""
+    printer.print_string(" ")
+    printer.print_operand(width)
+    printer.print_string(" ")
+    print_operand_list(printer, inputs)
+    printer.print_string(" into")
+    print_operand_list(printer, dests)
+
+
+def _parse_width_inputs_into(parser: Parser) -> tuple[SSAValue, list[SSAValue], list[SSAValue]]:
+    width = parse_index_operand(parser)
+    inputs = parse_operand_list(parser)
+    parser.parse_keyword("into")
+    return width, inputs, parse_operand_list(parser)
+
+
 @irdl_op_definition
 class ScatterOp(IRDLOperation):
     """`scatter dests (map f xs)`: writes values into consumed destination arrays.
@@ -696,22 +713,14 @@ class ScatterOp(IRDLOperation):
             check_consumed(self, dest)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.width)
-        printer.print_string(" ")
-        print_operand_list(printer, self.inputs)
-        printer.print_string(" into")
-        print_operand_list(printer, self.dests)
+        _print_width_inputs_into(printer, self.width, self.inputs, self.dests)
         print_result_types(printer, self.outs.types)
         print_lambda(printer, "lambda", self.body)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        width = parse_index_operand(parser)
-        inputs = parse_operand_list(parser)
-        parser.parse_keyword("into")
-        dests = parse_operand_list(parser)
+        width, inputs, dests = _parse_width_inputs_into(parser)
         result_types = parse_result_types(parser)
         body = parse_lambda(parser, "lambda")
         op = cls.create(
@@ -798,12 +807,7 @@ class HistOp(IRDLOperation):
             check_consumed(self, dest)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.width)
-        printer.print_string(" ")
-        print_operand_list(printer, self.inputs)
-        printer.print_string(" into")
-        print_operand_list(printer, self.dests)
+        _print_width_inputs_into(printer, self.width, self.inputs, self.dests)
         printer.print_string(" neutral")
         print_operand_list(printer, self.neutral)
         print_result_types(printer, self.outs.types)
@@ -813,10 +817,7 @@ class HistOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        width = parse_index_operand(parser)
-        inputs = parse_operand_list(parser)
-        parser.parse_keyword("into")
-        dests = parse_operand_list(parser)
+        width, inputs, dests = _parse_width_inputs_into(parser)
         parser.parse_keyword("neutral")
         neutral = parse_operand_list(parser)
         result_types = parse_result_types(parser)
