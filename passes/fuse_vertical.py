@@ -5,7 +5,7 @@ Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
 * a producer's per-element values (all results of a map, the map-outs of a
   redomap or scanomap) fuse into any consumer of the same width: map->map,
   map->reduce (redomap), map->scan (scanomap), map->redomap, map->scanomap,
-  redomap->reduce of its map-outs, map->scatter;
+  redomap->reduce of its map-outs, map->scatter, map->hist (into the histogram's lambda);
 * a scan or scanomap (with or without a reduction part) fuses into a consumer
   *map* of its scanned arrays through the post lambda (scanomap->map);
 * a scan part and a reduction part join in one scanomap with a reduction part
@@ -14,8 +14,9 @@ Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
   array used inside its lambda, or a reduce/scan result it needs whole, stops
   fusion;
 * results of the producer still used elsewhere stay results of the fused op
-  (map-out arrays, thesis §6.3); a scatter has no map-outs, so a map whose
-  results are also used elsewhere does not fuse into one;
+  (map-out arrays, thesis §6.3); a scatter or hist has no map-outs, so a map
+  whose results are also used elsewhere does not fuse into one, nor one that
+  reads the destinations it would update;
 * the fused op sits where the consumer was, or where the producer was, when
   that keeps all values defined before use and no read moves across an
   in-place update of what it reads (`BlockGraph.can_sink`/`can_hoist`).
@@ -33,16 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.dialect import MapOp, ScatterOp
+from soac.dialect import HistOp, MapOp, ScatterOp
 from soac.passes.fusion_graph import BlockGraph, free_values
 from soac.passes.screma import SCREMA_OPS, Screma, as_screma
-from soac.passes.screma_merge import Fused, fuse_into_post, fuse_into_scatter, merge_scremas
+from soac.passes.screma_merge import Fused, fuse_into_hist, fuse_into_post, fuse_into_scatter, merge_scremas
 from xdsl.ir import Operation, SSAValue
 
 
 def input_operands(op: Operation) -> tuple[int, int]:
     """The operand index range `[start, end)` of `op`'s input arrays."""
-    if isinstance(op, ScatterOp | MapOp):
+    if isinstance(op, ScatterOp | HistOp | MapOp):
         return 1, 1 + len(op.inputs)
     assert isinstance(op, SCREMA_OPS)
     start = 1 + len(op.neutral)
@@ -69,12 +70,12 @@ def used_elsewhere(values: Sequence[SSAValue], consumer: Operation) -> set[SSAVa
 
 def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> Fused | None:
     """The fused op, if some rule applies to this producer/consumer pair."""
-    if isinstance(consumer, ScatterOp):
+    if isinstance(consumer, ScatterOp | HistOp):
         if p.kind != "map" or used_elsewhere(list(p.op.results), consumer):
             return None
         if set(consumer.dests) & free_values(p.op):
             return None
-        return fuse_into_scatter(p, consumer)
+        return fuse_into_scatter(p, consumer) if isinstance(consumer, ScatterOp) else fuse_into_hist(p, consumer)
     c = as_screma(consumer)
     assert c is not None
     if consumed <= set(p.mapouts):
@@ -86,7 +87,7 @@ def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> F
 
 def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operation) -> Operation | None:
     """Fuse `producer` into `consumer` (both ops of `graph.block`); return the fused op or None."""
-    if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, *SCREMA_OPS)):
+    if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, HistOp, *SCREMA_OPS)):
         return None
     if producer.operands[0] != consumer.operands[0]:
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.dialect import ScatterOp, YieldOp
+from soac.dialect import HistOp, ScatterOp, YieldOp
 from soac.passes.screma import (
     Combining,
     InputList,
@@ -169,6 +169,28 @@ def fuse_into_scatter(p: Screma, scatter: ScatterOp) -> Fused:
     body.add_op(YieldOp(*move_lambda(scatter.body.block, body, args)))
     op = ScatterOp(scatter.width, inputs.values, scatter.dests, Region(body))
     return op, dict(zip(scatter.outs, op.outs, strict=True))
+
+
+def fuse_into_hist(p: Screma, hist: HistOp) -> Fused:
+    """map->hist fusion: the map computes the rows the histogram reads (its bins or values), as Futhark's `Hist`
+    takes a lambda.
+
+        %ws = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xi32> lambda(%x: f32) { ... yield %w }
+        %h = soac.hist %n (%is, %ws : ...) into(%bins : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
+            combine(...) {...} lambda(%i: index, %w: i32) {...}
+    becomes
+        %h = soac.hist %n (%is, %xs : ...) into(%bins : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
+            combine(...) {...} lambda(%i: index, %x: f32) { ... the map's body, then the hist's ... }
+    """
+    produced = set(p.mapouts)
+    inputs = _collect_inputs([(p.inputs, p.pre), (hist.inputs, hist.body.block)], produced)
+    body = new_block(inputs.rows(), inputs.hints)
+    p_vals = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
+    value_of = dict(zip(p.mapouts, p_vals.mapouts))
+    args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in hist.inputs]
+    body.add_op(YieldOp(*move_lambda(hist.body.block, body, args)))
+    op = HistOp(hist.width, inputs.values, hist.dests, hist.neutral, hist.combine.clone(), Region(body))
+    return op, dict(zip(hist.outs, op.outs, strict=True))
 
 
 def merge_scatters(a: ScatterOp, b: ScatterOp) -> Fused:

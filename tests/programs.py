@@ -4,7 +4,7 @@
 one function `@main(%n: index, %m: index, %a0..: tensor<?xi32>, %mat: tensor<?x?xi32>)`
 and arguments to run it with. The function is a DAG of map, reduce, scan,
 redomap, scanomap (with map-outs, post lambdas and reduction parts), scan+reduce
-pairs over a shared array, scatter, in-place updates,
+pairs over a shared array, scatter (with out-of-bounds indices), hist, in-place updates,
 indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
 (rows of width `%m`). Everything a fusion pass must respect occurs: shared
 inputs, results used several times, results indexed or read inside lambdas,
@@ -236,6 +236,36 @@ class Generator:
         self.arrays.append(out)
         self.soacs += 1
 
+    HIST_OPERATORS = (("arith.addi", "0"), ("arith.maxsi", "-2147483648"), ("arith.minsi", "2147483647"), ("arith.xori", "0"))
+
+    def stmt_hist(self, indent: str = "  ") -> None:
+        """A histogram of one or two arrays into `%n` bins with an atomic operator: bin `x & 7` (out of bounds when
+        `%n` is smaller), weighted by the lambda's value."""
+        op, neutral = self.HIST_OPERATORS[self.draw(0, len(self.HIST_OPERATORS) - 1)]
+        dest, ne, seven = self.fresh("bins"), self.fresh("ne"), self.fresh("seven")
+        self.lines += [
+            f"{indent}{ne} = arith.constant {neutral} : i32",
+            f"{indent}{dest} = soac.replicate %n, {ne} : i32 -> {T1}",
+        ]
+        values = self.picks(self.arrays, 1, 2)
+        params = self.params(len(values))
+        body, (value,) = self.lambda_body(params, 1, indent + "  ")
+        low, j = self.fresh("low"), self.fresh("j")
+        body += [
+            f"{indent}  {seven} = arith.constant 7 : i32",
+            f"{indent}  {low} = arith.andi {params[0]}, {seven} : i32",
+            f"{indent}  {j} = arith.index_cast {low} : i32 to index",
+        ]
+        a, b, r, out = self.fresh("a"), self.fresh("b"), self.fresh("r"), self.fresh("h")
+        inner = "\n".join([*body, f"{indent}  soac.yield {j}, {value} : index, i32"])
+        self.lines.append(
+            f"{indent}{out} = soac.hist %n ({', '.join(values)} : {', '.join([T1] * len(values))}) into({dest} : {T1})"
+            f" neutral({ne} : i32) -> {T1} combine({a}: i32, {b}: i32) {{\n{indent}  {r} = {op} {a}, {b} : i32\n"
+            f"{indent}  soac.yield {r} : i32\n{indent}}} lambda({', '.join(f'{p}: i32' for p in params)}) {{\n{inner}\n{indent}}}"
+        )
+        self.arrays.append(out)
+        self.soacs += 1
+
     def stmt_update(self, indent: str = "  ") -> None:
         """`xs with [0] = v`: consumes an array, which is never used again."""
         array = self.pick(self.arrays)
@@ -311,7 +341,7 @@ class Generator:
         elif choice == 15:
             self.stmt_scan_reduce_pair()
         elif choice == 9:
-            self.stmt_scatter()
+            self.stmt_scatter() if self.draw(0, 1) else self.stmt_hist()
         elif choice == 10:
             self.stmt_update() if len(self.arrays) > 1 else self.stmt_index()
         elif choice == 11:
