@@ -27,7 +27,7 @@ from typing import ClassVar, Self
 from soac.lowering.kernel.device import FuncOp
 from soac.lowering.kernel.types import BufferType, buffer_of, check_element
 from soac.syntax import with_parsed_attributes
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, IntegerType, StringAttr, i64
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, IntegerType, StringAttr, f32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -436,6 +436,7 @@ def _check_atomic_integer(op: Operation, buffer: BufferType) -> None:
 @irdl_op_definition
 class AtomicOp(IRDLOperation):
     """An atomic read-modify-write of one 32- or 64-bit integer element (global or local); gives the old value.
+    `add` also takes f32 elements (a compare-and-swap loop on the element's bits, as OpenCL has no float atomics).
 
     %old = kernel.atomic add %counter[%i], %one : !kernel.buffer<global, i32>, i32
 
@@ -463,7 +464,8 @@ class AtomicOp(IRDLOperation):
         if self.kind.data not in ATOMIC_KINDS:
             raise VerifyException(f"'{self.name}' kind must be one of {', '.join(ATOMIC_KINDS)}, got '{self.kind.data}'")
         buffer = buffer_of(self, self.buffer)
-        _check_atomic_integer(self, buffer)
+        if not (self.kind.data == "add" and buffer.element_type == f32):
+            _check_atomic_integer(self, buffer)
         check_element(self, buffer, self.value.type, "value")
         check_element(self, buffer, self.result.type, "result")
 

@@ -106,6 +106,19 @@ INTEGER_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", a
 """Integer max/min print as `a > b ? a : b` (compared as unsigned for maxui/minui): PoCL calls the `max`/`min`
 builtins out of line, which keeps a chunk fold with `max` from vectorising (23 ms against 3.0 ms for 2^24 int32).
 Float max/min keep `fmax`/`fmin` (NaN semantics)."""
+FLOAT_ATOMIC_ADD = """
+inline float soac_atomic_add_f32_{space}(volatile __{space} float *p, float v) {{
+  union {{ uint u; float f; }} old, next;
+  old.f = *p;
+  for (;;) {{
+    next.f = old.f + v;
+    const uint seen = atomic_cmpxchg((volatile __{space} uint *)p, old.u, next.u);
+    if (seen == old.u) return old.f;
+    old.u = seen;
+  }}
+}}
+"""
+"""f32 `kernel.atomic add` as a compare-and-swap loop on the element's bits (OpenCL C has no float atomics)."""
 PTX_MIN_MAX_TYPES = frozenset({"i8", "i16", "i32"})
 PTX_MIN_MAX = """
 inline int soac_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
@@ -354,6 +367,11 @@ class KernelPrinter:
         return f"({c_type(buffer_type.element_type)}){prefix}{UNSIGNED_ATOMICS[function]}({', '.join(unsigned_args)})"
 
     def print_atomic(self, op: kd.AtomicOp) -> None:
+        buffer_type = _buffer_type(op.buffer)
+        if str(buffer_type.element_type) == "f32":
+            target = f"&{self.element(op.buffer, op.index)}"
+            self.assign(op.result, f"soac_atomic_add_f32_{buffer_type.space_name}({target}, {self.expr(op.value)})")
+            return
         self.assign(op.result, self.atomic_call(op.kind.data, op, [op.value]))
 
     def print_atomic_cmpxchg(self, op: kd.AtomicCmpxchgOp) -> None:
@@ -639,6 +657,16 @@ def _needs(module: ModuleOp, type_name: str) -> bool:
     return False
 
 
+def _float_atomic_spaces(kernels: list[kd.FuncOp]) -> set[str]:
+    """The address spaces of the f32 atomic adds of `kernels`."""
+    return {
+        _buffer_type(op.buffer).space_name
+        for kernel in kernels
+        for op in kernel.walk()
+        if isinstance(op, kd.AtomicOp) and str(_buffer_type(op.buffer).element_type) == "f32"
+    }
+
+
 def _atomics_64(module: ModuleOp) -> set[str]:
     """The OpenCL extensions the module's 64-bit atomics need."""
     needed: set[str] = set()
@@ -659,6 +687,8 @@ def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = No
         out.write("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
     for extension in sorted(_atomics_64(module)):
         out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
+    for space in sorted(_float_atomic_spaces(kernels)):
+        out.write(FLOAT_ATOMIC_ADD.format(space=space))
     if target.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
         out.write(PTX_MIN_MAX)
     for kernel in kernels:

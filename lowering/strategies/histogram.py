@@ -9,7 +9,8 @@ index is inside the bins (compared unsigned, so negative ones are out), does
     %old = kernel.atomic add %bins[%index], %value : !kernel.buffer<global, i32>, i32
 
 The operator must be one integer op of its two parameters that OpenCL has an atomic for (`addi`, `minsi`,
-`maxsi`, `minui`, `maxui`, `andi`, `ori`, `xori`) on one destination of i32 or i64. Other operators are refused
+`maxsi`, `minui`, `maxui`, `andi`, `ori`, `xori`) on one destination of i32 or i64, or `addf` on f32 (a
+compare-and-swap loop on the bits; the sum's rounding then depends on the order of the rows). Other operators are refused
 with a diagnostic; inside a lambda a histogram runs sequentially per work-item and takes any operator.
 
 Two strategies (`SOAC_HIST=global|local` forces one; by default `local` on GPUs, `global` on CPUs):
@@ -35,11 +36,12 @@ from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import AtomicOp, BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.strategies.maps import fresh_copy, grid_stride
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import IntegerType, TensorType, f32
 from xdsl.ir import SSAValue
 
 ATOMIC_KINDS = {
     arith.AddiOp: "add",
+    arith.AddfOp: "add",
     arith.MinSIOp: "min",
     arith.MaxSIOp: "max",
     arith.MinUIOp: "umin",
@@ -61,13 +63,15 @@ def atomic_kind(op: soac.HistOp) -> str | None:
         return None
     dest = op.dests[0].type
     element = dest.get_element_type() if isinstance(dest, TensorType) else None
-    if not isinstance(element, IntegerType) or element.width.data not in (32, 64):
-        return None
     block = op.combine.block
     ops = list(block.ops)
     if len(ops) != 2:
         return None
     first, last = ops
+    if isinstance(first, arith.AddfOp) != (element == f32):
+        return None
+    if element != f32 and (not isinstance(element, IntegerType) or element.width.data not in (32, 64)):
+        return None
     kind = ATOMIC_KINDS.get(type(first))  # pyright: ignore[reportArgumentType]
     if kind is None or set(first.operands) != set(block.args) or list(last.operands) != [first.results[0]]:
         return None
@@ -78,10 +82,10 @@ def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
     kind = atomic_kind(op)
     if kind is None:
         raise LoweringError(
-            f"{describe(op)}: a histogram outside a lambda needs an operator with a hardware atomic (one of arith."
-            f"{', arith.'.join(sorted(t.name.removeprefix('arith.') for t in ATOMIC_KINDS))} of both parameters, on "
-            "one destination of i32 or i64); compare-and-swap and local-memory histograms for other operators are "
-            "not implemented yet"
+            f"{describe(op)}: a histogram outside a lambda needs an operator with an atomic (one of arith."
+            f"{', arith.'.join(sorted(t.name.removeprefix('arith.') for t in ATOMIC_KINDS if t is not arith.AddfOp))} "
+            "of both parameters on one destination of i32 or i64, or arith.addf on f32); compare-and-swap and locking "
+            "for other operators are not implemented yet"
         )
     strategy = os.environ.get("SOAC_HIST") or ("global" if lw.contiguous else "local")
     if strategy not in STRATEGIES:
@@ -106,8 +110,7 @@ def _element_width(op: soac.HistOp) -> int:
     dest = op.dests[0].type
     assert isinstance(dest, TensorType)
     element = dest.get_element_type()
-    assert isinstance(element, IntegerType)
-    return element.width.data
+    return element.width.data if isinstance(element, IntegerType) else 32
 
 
 class RowUpdates:
@@ -161,7 +164,8 @@ def subhistograms(kb: KernelBuilder, rows: RowUpdates, bins: View, neutral: SSAV
 
     def merge(b: SSAValue) -> None:
         value = kb.load(local, b, "partial")
-        changed = m.insert(arith.CmpiOp(value, neutral, "ne"), "changed")
+        differs = arith.CmpfOp(value, neutral, "une") if bins.element == f32 else arith.CmpiOp(value, neutral, "ne")
+        changed = m.insert(differs, "changed")
         kb.if_then(changed, lambda: kb.b.insert(AtomicOp(rows.kind, bins.buffer, m.add(bins.offset, b), value)))
 
     each_local_bin(merge)

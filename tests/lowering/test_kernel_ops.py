@@ -324,9 +324,9 @@ VERIFIER_CASES: list[tuple[str, str, str, str]] = [
         r"'kernel.atomic' kind must be one of add, sub, min, max, umin, umax, and, or, xor, xchg, got 'nand'",
     ),
     (
-        "atomic-on-f32",
+        "atomic-max-on-f32",
         "%add = kernel.atomic add %xs[%gid], %a : !kernel.buffer<global, i32>, i32",
-        "%add = kernel.atomic add %fs[%gid], %f0 : !kernel.buffer<global, f32>, f32",
+        "%add = kernel.atomic max %fs[%gid], %f0 : !kernel.buffer<global, f32>, f32",
         r"'kernel.atomic' works on i32 or i64 elements, not f32",
     ),
     (
@@ -1305,3 +1305,15 @@ def test_signed_min_max_of_int_are_inline_ptx_on_nvidia() -> None:
         assert "soac_m" not in source
         assert "const int lo = x < 1 ? x : 1;" in source
     assert "asm(" not in opencl_source(kernel_module("%z = arith.addi %one, %one : i32", "nvidia"))
+
+
+def test_float_atomic_add_is_a_compare_and_swap_loop() -> None:
+    source = opencl_source(
+        kernel_module(
+            "%f = arith.constant 1.5 : f32\n    %old = kernel.atomic add %fs[%gid], %f : !kernel.buffer<global, f32>, f32"
+        )
+    )
+    assert "inline float soac_atomic_add_f32_global(volatile __global float *p, float v) {" in source
+    assert "atomic_cmpxchg((volatile __global uint *)p, old.u, next.u)" in source
+    assert "const float old = soac_atomic_add_f32_global(&fs[gid], 1.5f);" in source
+    assert "soac_atomic_add_f32_local" not in source
