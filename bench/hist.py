@@ -1,6 +1,6 @@
 """The histogram sweep (issue 12): `soac.hist` with (+) on int32 against CUB and torch, in one run on one GPU.
 
-    python bench/hist.py [--n 268435456] [--bins 16,256,4096,65536,1048576] [--runs 9] [--json OUT] [--device gpu]
+    python bench/hist.py [--n 268435456] [--bins 16,256,4096,65536,1048576] [--runs 9] [--json OUT] [--device gpu] [--f32]
 
 For each bin count: uniformly random int32 indices in [0, bins); soac runs bench/programs/hist_counts.mlir with each
 lowering strategy (`local` subhistograms, the default on GPUs, and `global` atomics; kernel time from OpenCL
@@ -36,6 +36,17 @@ def soac_ms(device: object, indices: np.ndarray, bins: int, runs: int, strategy:
     np.testing.assert_array_equal(counts, np.bincount(indices, minlength=bins))
     timed.keep_on_device()
     return float(np.median([timed.run([indices, empty])[0] for _ in range(runs)]))
+
+
+def soac_f32_ms(device: object, indices: np.ndarray, bins: int, runs: int, strategy: str) -> float:
+    """The weighted f32 histogram (weights 1.0, so the sums are exact counts to check)."""
+    os.environ["SOAC_HIST"] = strategy
+    timed = Timed(Variant("hist_f32", (ROOT / "programs" / "hist_weights_f32.mlir").read_text()), device)
+    weights, empty = np.ones(len(indices), np.float32), np.zeros(bins, np.float32)
+    _, (sums,), _ = timed.run([indices, weights, empty])
+    np.testing.assert_array_equal(sums, np.bincount(indices, minlength=bins).astype(np.float32))
+    timed.keep_on_device()
+    return float(np.median([timed.run([indices, weights, empty])[0] for _ in range(runs)]))
 
 
 def torch_ms(indices: np.ndarray, bins: int, runs: int) -> float | None:
@@ -82,6 +93,7 @@ def main() -> None:
     parser.add_argument("--bins", default="16,256,4096,65536,1048576")
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--f32", action="store_true", help="also time f32 (+) with weights (soac, default strategy)")
     parser.add_argument("--device", default="gpu", help="as SOAC_OPENCL_DEVICE (peers run only on an NVIDIA GPU)")
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
@@ -105,7 +117,11 @@ def main() -> None:
         ratio = f"{row['local'] / min(peers):17.2f}" if peers else f"{'':>17}"
         times = (row["local"], row["global"], row["cub"], row["torch"])
         show = [f"{t:9.3f}" if t is not None else f"{'-':>9}" for t in times]
-        print(f"{bins:>8} {' '.join(show)} {ratio}", flush=True)
+        line = f"{bins:>8} {' '.join(show)} {ratio}"
+        if options.f32:
+            row["f32_local"] = soac_f32_ms(device, indices, bins, options.runs, "local")
+            line += f"   f32 (+), local: {row['f32_local']:.3f} ms"
+        print(line, flush=True)
         rows.append(row)
     if options.json:
         Path(options.json).write_text(json.dumps({"device": device.name, "n": options.n, "rows": rows}, indent=2) + "\n")
