@@ -152,6 +152,18 @@ def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue]) -> Fused:
     return op, dict(zip(old, op.results, strict=True))
 
 
+def _map_into_lambda(p: Screma, consumer_inputs: Sequence[SSAValue], lambda_block: Block) -> tuple[list[SSAValue], Block]:
+    """The inputs and lambda of a consumer (scatter, hist) with the map `p` that computes some of its inputs moved
+    in front of its own lambda: the fused lambda takes the map's inputs and the consumer's other inputs."""
+    inputs = _collect_inputs([(p.inputs, p.pre), (consumer_inputs, lambda_block)], set(p.mapouts))
+    body = new_block(inputs.rows(), inputs.hints)
+    p_vals = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
+    value_of = dict(zip(p.mapouts, p_vals.mapouts))
+    args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in consumer_inputs]
+    body.add_op(YieldOp(*move_lambda(lambda_block, body, args)))
+    return list(inputs.values), body
+
+
 def fuse_into_scatter(p: Screma, scatter: ScatterOp) -> Fused:
     """map->scatter fusion: the map computes the indices or values of the scatter.
 
@@ -160,14 +172,8 @@ def fuse_into_scatter(p: Screma, scatter: ScatterOp) -> Fused:
     becomes
         %r = soac.scatter %n (%xs, %vs : ...) into(%d : tensor<?xf32>) -> tensor<?xf32> lambda(%x: i64, %v: f32) {...}
     """
-    produced = set(p.mapouts)
-    inputs = _collect_inputs([(p.inputs, p.pre), (scatter.inputs, scatter.body.block)], produced)
-    body = new_block(inputs.rows(), inputs.hints)
-    p_vals = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
-    value_of = dict(zip(p.mapouts, p_vals.mapouts))
-    args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in scatter.inputs]
-    body.add_op(YieldOp(*move_lambda(scatter.body.block, body, args)))
-    op = ScatterOp(scatter.width, inputs.values, scatter.dests, Region(body))
+    inputs, body = _map_into_lambda(p, scatter.inputs, scatter.body.block)
+    op = ScatterOp(scatter.width, inputs, scatter.dests, Region(body))
     return op, dict(zip(scatter.outs, op.outs, strict=True))
 
 
@@ -182,14 +188,8 @@ def fuse_into_hist(p: Screma, hist: HistOp) -> Fused:
         %h = soac.hist %n (%is, %xs : ...) into(%bins : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
             combine(...) {...} lambda(%i: index, %x: f32) { ... the map's body, then the hist's ... }
     """
-    produced = set(p.mapouts)
-    inputs = _collect_inputs([(p.inputs, p.pre), (hist.inputs, hist.body.block)], produced)
-    body = new_block(inputs.rows(), inputs.hints)
-    p_vals = apply_pre(p, body, [body.args[inputs.index(v)] for v in p.inputs])
-    value_of = dict(zip(p.mapouts, p_vals.mapouts))
-    args = [value_of[v] if v in value_of else body.args[inputs.index(v)] for v in hist.inputs]
-    body.add_op(YieldOp(*move_lambda(hist.body.block, body, args)))
-    op = HistOp(hist.width, inputs.values, hist.dests, hist.neutral, hist.combine.clone(), Region(body))
+    inputs, body = _map_into_lambda(p, hist.inputs, hist.body.block)
+    op = HistOp(hist.width, inputs, hist.dests, hist.neutral, hist.combine.clone(), Region(body))
     return op, dict(zip(hist.outs, op.outs, strict=True))
 
 

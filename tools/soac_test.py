@@ -162,8 +162,8 @@ class ProgramTester:
     def __init__(self, spec: TestSpec, module: ModuleOp, ctx: Context, options: Options):
         self.spec, self.module, self.ctx, self.options = spec, module, ctx, options
         self.outcome = Outcome(spec.path)
-        self.references: dict[int, tuple[Any, ...] | BaseException] = {}
-        self.arguments: dict[int, list[Any]] = {}
+        self.references: dict[TestCase, tuple[Any, ...] | BaseException] = {}
+        self.arguments: dict[TestCase, list[Any]] = {}
         self.thresholds: dict[str, int] | None = None
         """From `PROGRAM.tuning` beside the program, as Futhark's `.tuning` files."""
 
@@ -218,12 +218,11 @@ class ProgramTester:
         return None
 
     def case_arguments(self, case: TestCase) -> list[Any]:
-        key = self.spec.cases.index(case)
-        if key not in self.arguments:
-            self.arguments[key] = case_arguments(
-                self.functions(self.module)[case.entry], case.input, str(self.spec.path), seed=key
-            )
-        return self.arguments[key]
+        """The case's arguments, read (or drawn, seeded by the case's place in the file) once for all its runs."""
+        if case not in self.arguments:
+            seed = self.spec.cases.index(case)
+            self.arguments[case] = case_arguments(self.functions(self.module)[case.entry], case.input, str(self.spec.path), seed)
+        return self.arguments[case]
 
     def check_result(self, case: TestCase, result: tuple[Any, ...] | BaseException, function: FuncOp) -> None:
         if case.error is not None:
@@ -244,10 +243,9 @@ class ProgramTester:
         compare([np.asarray(v) for v in reference], result, "the reference interpreter gives")
 
     def reference(self, case: TestCase) -> tuple[Any, ...] | BaseException:
-        key = self.spec.cases.index(case)
-        if key not in self.references:
-            self.references[key] = call("interp", self.module, case.entry, self.case_arguments(case))
-        return self.references[key]
+        if case not in self.references:
+            self.references[case] = call("interp", self.module, case.entry, self.case_arguments(case))
+        return self.references[case]
 
     def check_structure(self, check: StructureCheck) -> None:
         label = f"{self.spec.path}:{check.line} structure after {check.pipeline or 'nothing'}"

@@ -141,6 +141,18 @@ class RowUpdates:
         kb.if_then(scatter_in_bounds(kb, j, bins.dims[0]), either)
 
 
+def _loop(
+    kb: KernelBuilder, lower: SSAValue, upper: SSAValue, step: SSAValue, name: str, body: Callable[[SSAValue], None]
+) -> None:
+    """`for (name = lower; name < upper; name += step) body(name)`, carrying nothing."""
+
+    def step_body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        body(i)
+        return []
+
+    kb.for_loop(lower, upper, step, [], name, step_body)
+
+
 def subhistograms(kb: KernelBuilder, rows: RowUpdates, bins: View, neutral: SSAValue, work: SSAValue) -> None:
     """The `local` strategy's kernel body (see the module docstring). The barriers stay outside any branch (PoCL
     corrupted its heap running barriers inside a uniform `if`): with too many bins the local loops run no steps
@@ -155,11 +167,11 @@ def subhistograms(kb: KernelBuilder, rows: RowUpdates, bins: View, neutral: SSAV
     local = View(m.insert(LocalAllocOp(LOCAL_BINS, bins.element), "sub"), m.c(0), [count], bins.element)
 
     def each_local_bin(body: Callable[[SSAValue], None]) -> None:
-        kb.for_loop(tid, local_count, lsize, [], "b", lambda b, _: (body(b), [])[1])
+        _loop(kb, tid, local_count, lsize, "b", body)
 
     each_local_bin(lambda b: kb.store(neutral, local, b))
     kb.b.insert(BarrierOp(local=True))
-    kb.for_loop(gid, work, gsize, [], "i", lambda i, _: (rows.apply(i, bins, local_if=fits, local=local), [])[1])
+    _loop(kb, gid, work, gsize, "i", lambda i: rows.apply(i, bins, local_if=fits, local=local))
     kb.b.insert(BarrierOp(local=True))
 
     def merge(b: SSAValue) -> None:
