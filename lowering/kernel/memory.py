@@ -27,7 +27,7 @@ from typing import ClassVar, Self
 from soac.lowering.kernel.device import FuncOp
 from soac.lowering.kernel.types import BufferType, buffer_of, check_element
 from soac.syntax import with_parsed_attributes
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, IntegerType, StringAttr, f32, i64
+from xdsl.dialects.builtin import I64, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, StringAttr, f32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -495,9 +495,19 @@ class AtomicOp(IRDLOperation):
         return op
 
 
+def cmpxchg_bits(element: Attribute) -> IntegerType | None:
+    """The integer type `kernel.atomic_cmpxchg` compares and swaps on `element`s (their bits for floats)."""
+    if isinstance(element, IntegerType) and element.width.data in (32, 64):
+        return element
+    if isinstance(element, Float32Type | Float64Type):
+        return IntegerType(element.bitwidth)
+    return None
+
+
 @irdl_op_definition
 class AtomicCmpxchgOp(IRDLOperation):
     """Compare-and-swap: stores `new` if the element holds `expected`; gives the old value either way.
+    On f32 and f64 elements the values are the elements' bits (i32, i64), compared as bits.
 
     %old = kernel.atomic_cmpxchg %slot[%i], %expected, %new : !kernel.buffer<global, i32>
     """
@@ -523,9 +533,16 @@ class AtomicCmpxchgOp(IRDLOperation):
 
     def verify_(self) -> None:
         buffer = buffer_of(self, self.buffer)
-        _check_atomic_integer(self, buffer)
+        bits = cmpxchg_bits(buffer.element_type)
+        if bits is None:
+            raise VerifyException(f"'{self.name}' works on i32, i64, f32 or f64 elements, not {buffer.element_type}")
         for value, what in ((self.expected, "expected value"), (self.new, "new value"), (self.result, "result")):
-            check_element(self, buffer, value.type, what)
+            if bits == buffer.element_type:
+                check_element(self, buffer, value.type, what)
+            elif value.type != bits:
+                raise VerifyException(
+                    f"'{self.name}' {what} has type {value.type} but a buffer of {buffer.element_type} swaps {bits} bits"
+                )
 
     def print(self, printer: Printer) -> None:
         _print_indexed(printer, self.buffer, self.index)
@@ -543,7 +560,7 @@ class AtomicCmpxchgOp(IRDLOperation):
         parser.parse_punctuation(",")
         new = parser.parse_unresolved_operand()
         attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
-        element = buffer_type.element_type
+        element = cmpxchg_bits(buffer_type.element_type) or buffer_type.element_type
         op = cls(
             parser.resolve_operand(buffer, buffer_type),
             parser.resolve_operand(index, IndexType()),

@@ -32,7 +32,17 @@ from soac.lowering.opencl.target import TARGETS, DeviceTarget, target_of_module
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, UnitAttr, f32
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    UnitAttr,
+    f32,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -119,6 +129,23 @@ inline float soac_atomic_add_f32_{space}(volatile __{space} float *p, float v) {
 }}
 """
 """f32 `kernel.atomic add` as a compare-and-swap loop on the element's bits (OpenCL C has no float atomics)."""
+PTX_FLOAT_ATOMIC_ADD = {
+    "global": """
+inline float soac_atomic_add_f32_global(volatile __global float *p, float v) {
+  float old;
+  asm volatile("atom.global.add.f32 %0, [%1], %2;" : "=f"(old) : "l"((ulong)p), "f"(v) : "memory");
+  return old;
+}
+""",
+    "local": """
+inline float soac_atomic_add_f32_local(volatile __local float *p, float v) {
+  float old;
+  asm volatile("atom.shared.add.f32 %0, [%1], %2;" : "=f"(old) : "r"((uint)(ulong)p), "f"(v) : "memory");
+  return old;
+}
+""",
+}
+"""f32 `kernel.atomic add` as one PTX atomic, for targets with `ptx_float_atomics` (NVIDIA)."""
 PTX_MIN_MAX_TYPES = frozenset({"i8", "i16", "i32"})
 PTX_MIN_MAX = """
 inline int soac_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
@@ -375,7 +402,15 @@ class KernelPrinter:
         self.assign(op.result, self.atomic_call(op.kind.data, op, [op.value]))
 
     def print_atomic_cmpxchg(self, op: kd.AtomicCmpxchgOp) -> None:
-        self.assign(op.result, self.atomic_call("cmpxchg", op, [op.expected, op.new]))
+        buffer_type = _buffer_type(op.buffer)
+        element = buffer_type.element_type
+        if not isinstance(element, Float32Type | Float64Type):
+            self.assign(op.result, self.atomic_call("cmpxchg", op, [op.expected, op.new]))
+            return
+        bits = "long" if element.bitwidth == 64 else "int"
+        function = "atom_cmpxchg" if element.bitwidth == 64 else "atomic_cmpxchg"
+        pointer = f"(volatile {SPACES[buffer_type.space_name]} u{bits}*)&{self.element(op.buffer, op.index)}"
+        self.assign(op.result, f"({bits}){function}({pointer}, (u{bits}){self.expr(op.expected)}, (u{bits}){self.expr(op.new)})")
 
     # -- sub-groups -------------------------------------------------------------
 
@@ -688,7 +723,7 @@ def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = No
     for extension in sorted(_atomics_64(module)):
         out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
     for space in sorted(_float_atomic_spaces(kernels)):
-        out.write(FLOAT_ATOMIC_ADD.format(space=space))
+        out.write(PTX_FLOAT_ATOMIC_ADD[space] if target.ptx_float_atomics else FLOAT_ATOMIC_ADD.format(space=space))
     if target.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
         out.write(PTX_MIN_MAX)
     for kernel in kernels:

@@ -11,7 +11,7 @@ the runtime picks the target of the device it runs on (`target_for_device`).
 | `nvidia` | 32 lanes (`shfl.sync`, `vote.sync`, inline PTX) | look-back | strided | local-memory tiles | group per element |
 | `cpu` | none | chunked | contiguous | a result per work-item (caches share the reads) | work-item per element |
 
-NVIDIA's OpenCL has no sub-group extension, hence the inline PTX.
+NVIDIA's OpenCL has no sub-group extension and no float atomics, hence the inline PTX.
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 
@@ -49,6 +49,10 @@ class DeviceTarget:
     `min(acc, min(x, y))`, whether the C writes `-x`, `0 - x`, `x * -1` or `y - x - y`, ternaries, `min()` or
     `select()`; `long` and unsigned compares are right, and so is `-cl-opt-disable`)."""
 
+    ptx_float_atomics: bool = False
+    """f32 `kernel.atomic add` prints as inline PTX `atom.global.add.f32` / `atom.shared.add.f32` (one hardware
+    atomic) rather than OpenCL C's compare-and-swap loop on the bits, which retries under contention."""
+
     @property
     def has_subgroups(self) -> bool:
         return self.subgroup_width > 0
@@ -56,7 +60,9 @@ class DeviceTarget:
 
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
-    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False, ptx_min_max=True),
+    "nvidia": DeviceTarget(
+        "nvidia", subgroup_width=32, scan="lookback", contiguous=False, ptx_min_max=True, ptx_float_atomics=True
+    ),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
 }
 

@@ -84,6 +84,7 @@ ALL_OPS = """builtin.module attributes {kernel.target = "nvidia"} {
     %xchg = kernel.atomic xchg %ws[%gid], %w : !kernel.buffer<global, i64>, i64
     %was = kernel.atomic_cmpxchg %xs[%gid], %a, %b : !kernel.buffer<global, i32>
     %was64 = kernel.atomic_cmpxchg %ws[%gid], %w, %max : !kernel.buffer<global, i64>
+    %bits = kernel.atomic_cmpxchg %fs[%gid], %a, %b : !kernel.buffer<global, f32>
     %lane = arith.constant 1 : i32
     %up = kernel.shuffle up %a, %lane width 32 : i32
     %down = kernel.shuffle down %f0, %lane width 16 : f32
@@ -332,8 +333,16 @@ VERIFIER_CASES: list[tuple[str, str, str, str]] = [
     (
         "cmpxchg-on-f32",
         "%was = kernel.atomic_cmpxchg %xs[%gid], %a, %b : !kernel.buffer<global, i32>",
-        "%was = kernel.atomic_cmpxchg %fs[%gid], %f0, %f1 : !kernel.buffer<global, f32>",
-        r"'kernel.atomic_cmpxchg' works on i32 or i64 elements, not f32",
+        '%was = "kernel.atomic_cmpxchg"(%fs, %gid, %f0, %f1) : (!kernel.buffer<global, f32>, index, f32, f32) -> f32',
+        r"'kernel.atomic_cmpxchg' expected value has type f32 but a buffer of f32 swaps i32 bits",
+    ),
+    (
+        "cmpxchg-on-i16",
+        "%was = kernel.atomic_cmpxchg %xs[%gid], %a, %b : !kernel.buffer<global, i32>",
+        "    %shorts = kernel.local_alloc 64 : !kernel.buffer<local, i16>\n"
+        "    %h = arith.constant 1 : i16\n"
+        '    %was = "kernel.atomic_cmpxchg"(%shorts, %gid, %h, %h) : (!kernel.buffer<local, i16>, index, i16, i16) -> i16',
+        r"'kernel.atomic_cmpxchg' works on i32, i64, f32 or f64 elements, not i16",
     ),
     (
         "cmpxchg-expected-type",
