@@ -248,7 +248,8 @@ class HistKernel:
         lw = self.lw
         kb = lw.kernel(f"hist_{strategy}")
         rows = RowUpdates(kb, self.op, [kb.array(lw.array(x), x.name_hint) for x in self.op.inputs], self.update)
-        bins = [kb.array(s, r.name_hint) for s, r in zip(self.storage, self.op.outs)]
+        names = ["bins"] if self.update.method == "packed" else [r.name_hint for r in self.op.outs]
+        bins = [kb.array(s, n) for s, n in zip(self.storage, names)]
         locks = kb.array(self.locks, "locks") if self.locks is not None else None
         return kb, rows, bins, locks
 

@@ -1,5 +1,7 @@
-"""`soac.hist` on OpenCL against the interpreter: every atomic operator on i32 and i64, out-of-bounds and
-colliding bins, histograms in the rows of a map (any operator), and a clear refusal of what is not lowered yet."""
+"""`soac.hist` on OpenCL against the interpreter: every lowering strategy forced (SOAC_HIST) with every update
+method (hardware atomics on i32 and i64, compare-and-swap on 32/64-bit values, packed compare-and-swap, locks),
+out-of-bounds and colliding bins, empty inputs, bin counts around each strategy's capacity, histograms in the
+rows of a map (any operator), and clear refusals of what cannot be lowered."""
 
 from __future__ import annotations
 
@@ -16,7 +18,15 @@ from soac.lowering.runtime import compile_module, lower_module
 from soac.parsing import parse_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hist_programs import ABS_SUM, ARGMAX, ROWS, hist_program  # pyright: ignore[reportMissingImports]
+from hist_programs import (  # pyright: ignore[reportMissingImports]
+    ABS_SUM,
+    ARGMAX,
+    MAX_ARGMAX_COUNT,
+    MIN_MAX_I16,
+    ROWS,
+    UNLOWERABLE,
+    hist_program,
+)
 
 ATOMIC_OPS = {
     "arith.addi": "atomic_add",
@@ -39,16 +49,21 @@ def same_results(text: str, args: list[object]) -> tuple[object, ...]:
     return expected
 
 
-@pytest.fixture(params=["global", "local"])
+STRATEGIES = ["global", "local", "copies", "passes"]
+
+
+@pytest.fixture(params=STRATEGIES)
 def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each lowering strategy of a top-level histogram, forced (histogram.py's SOAC_HIST)."""
     monkeypatch.setenv("SOAC_HIST", request.param)
     return request.param
 
 
+@pytest.mark.parametrize("strategy_name", ["global", "local"])
 @pytest.mark.parametrize("op", sorted(ATOMIC_OPS))
 @pytest.mark.parametrize("element", ["i32", "i64"])
-def test_atomic_operators(op: str, element: str, strategy: str) -> None:
+def test_atomic_operators(op: str, element: str, strategy_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", strategy_name)
     dtype = np.int32 if element == "i32" else np.int64
     rng = np.random.default_rng(len(op))
     is_ = rng.integers(-3, 40, 5000).astype(np.int32)
@@ -59,9 +74,9 @@ def test_atomic_operators(op: str, element: str, strategy: str) -> None:
     same_results(hist_program(element, op, "i32"), [is_, ws, bins, dtype(neutral)])
 
 
-def test_float_sums_by_compare_and_swap(strategy: str) -> None:
-    """f32 (+) has no OpenCL atomic: a compare-and-swap loop on the bits. Integer-valued weights keep the sums exact
-    whatever order the rows come in."""
+def test_float_sums(strategy: str) -> None:
+    """f32 (+): OpenCL's compare-and-swap loop on the bits here (PTX's float atomic on the nvidia target).
+    Integer-valued weights keep the sums exact whatever order the rows come in."""
     rng = np.random.default_rng(7)
     is_ = rng.integers(-3, 5000, 40000).astype(np.int32)
     ws = rng.integers(-8, 8, 40000).astype(np.float32)
@@ -78,27 +93,151 @@ def test_atomics_in_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "const bool in_bounds = (ulong)j < (ulong)bins_d0;" in source  # unsigned: negative bins are out
 
 
-@pytest.mark.parametrize("bins", [1, 4096, 4097, 20000])
-def test_bin_counts_around_the_local_memory_capacity(bins: int, strategy: str) -> None:
-    """Up to LOCAL_BINS bins the local strategy uses subhistograms; beyond, the same kernel's global path."""
-    rng = np.random.default_rng(bins)
-    is_ = rng.integers(-5, bins + 5, 30000).astype(np.int32)
-    (h,) = same_results(hist_program("i32", "arith.addi", "i32"), [is_, np.ones(30000, np.int32), np.zeros(bins, np.int32), 0])
-    inside = is_[(is_ >= 0) & (is_ < bins)]
-    np.testing.assert_array_equal(h, np.bincount(inside, minlength=bins))
+def rows_for(bins: int, rows: int, seed: int) -> np.ndarray:
+    """Random bin indices of `rows` rows, a few of them out of bounds on either side."""
+    return np.random.default_rng(seed).integers(-3, bins + 3, rows).astype(np.int32)
+
+
+def argmax_args(is_: np.ndarray, bins: int, seed: int) -> list[object]:
+    """Weights with many ties (small integers), so that the operator's tie-break on the row matters."""
+    ws = np.random.default_rng(seed).integers(-20, 20, len(is_)).astype(np.float32)
+    return [is_, ws, np.full(bins, -np.inf, np.float32), np.full(bins, -1, np.int32)]
+
+
+def method_case(method: str, bins: int, rows: int = 6000, seed: int = 1) -> tuple[str, list[object], str | None]:
+    """A program whose operator takes `method` (the update forced with SOAC_HIST_UPDATE where it is not the
+    first choice), its arguments, and the forced update."""
+    rng = np.random.default_rng(seed)
+    is_ = rows_for(bins, rows, seed)
+    if method == "atomic-i32":
+        return hist_program("i32", "arith.addi", "i32"), [is_, np.ones(rows, np.int32), np.zeros(bins, np.int32), 0], None
+    if method == "atomic-i64":
+        ws = rng.integers(-(2**40), 2**40, rows)
+        return hist_program("i64", "arith.addi", "i32"), [is_, ws, np.zeros(bins, np.int64), np.int64(0)], None
+    if method == "cas-i32":
+        return ABS_SUM, [is_, rng.integers(-9, 9, rows).astype(np.int32), np.zeros(bins, np.int32)], None
+    if method == "cas-f32":
+        ws = rng.standard_normal(rows).astype(np.float32)
+        return hist_program("f32", "arith.maximumf", "i32"), [is_, ws, np.full(bins, -np.inf, np.float32), -np.inf], None
+    if method == "cas-f64":
+        ws = rng.integers(-50, 50, rows).astype(np.float64)
+        return hist_program("f64", "arith.addf", "i32"), [is_, ws, np.zeros(bins, np.float64), 0.0], None
+    if method == "cas-i64":
+        ws = rng.integers(-(2**40), 2**40, rows)
+        return hist_program("i64", "arith.addi", "i32"), [is_, ws, np.zeros(bins, np.int64), np.int64(0)], "cas"
+    if method == "packed":
+        return ARGMAX, argmax_args(is_, bins, seed), None
+    if method == "packed-i16":
+        ws = rng.integers(-30000, 30000, rows).astype(np.int16)
+        return MIN_MAX_I16, [is_, ws, np.full(bins, 5, np.int16), np.full(bins, -5, np.int16)], None
+    if method == "lock-pair":
+        return ARGMAX, argmax_args(is_, bins, seed), "lock"
+    assert method == "lock"
+    return MAX_ARGMAX_COUNT, [*argmax_args(is_, bins, seed), np.zeros(bins, np.int32)], None
+
+
+METHODS = ["atomic-i32", "atomic-i64", "cas-i32", "cas-f32", "cas-f64", "cas-i64", "packed", "packed-i16", "lock-pair", "lock"]
+QUICK = {("local", m) for m in METHODS} | {(s, m) for s in STRATEGIES for m in ("packed", "lock")}
+
+
+@pytest.mark.parametrize(
+    ("strategy_name", "method"),
+    [pytest.param(s, m, marks=() if (s, m) in QUICK else pytest.mark.slow, id=f"{s}-{m}") for s in STRATEGIES for m in METHODS],
+)
+def test_every_strategy_with_every_update_method(strategy_name: str, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colliding bins (37 of them for 6000 rows) and out-of-bounds ones, with each method in each strategy."""
+    monkeypatch.setenv("SOAC_HIST", strategy_name)
+    text, args, forced = method_case(method, 37)
+    if forced:
+        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
+    same_results(text, args)
+
+
+@pytest.mark.parametrize(
+    ("strategy_name", "method", "bins"),
+    [
+        ("local", "atomic-i32", 1),
+        ("local", "atomic-i32", 4096),  # the most local slots of 32-bit bins, one subhistogram
+        ("local", "atomic-i32", 4097),  # the global copies, decided at run time
+        ("local", "atomic-i32", 20000),
+        ("local", "packed", 4096),  # 64-bit slots: 32 KiB
+        ("local", "packed", 4097),
+        ("local", "lock", 2048),  # f32, i32, i32 and a lock word: 16 bytes a bin
+        ("local", "lock", 2049),
+        ("local", "atomic-i32", 100),  # 40 subhistograms fit, 32 kept: the cooperation level
+        ("passes", "atomic-i32", 8193),  # three passes, the last of one bin
+        ("passes", "lock", 4097),
+        ("copies", "atomic-i32", 1),
+        ("copies", "packed", 5000),
+        ("global", "lock", 1),
+    ],
+)
+def test_bin_counts_around_each_strategys_capacity(
+    strategy_name: str, method: str, bins: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOAC_HIST", strategy_name)
+    text, args, forced = method_case(method, bins, rows=20000, seed=bins)
+    if forced:
+        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
+    same_results(text, args)
+
+
+@pytest.mark.parametrize("copies", [1, 3])
+def test_forced_numbers_of_global_copies(copies: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", "copies")
+    monkeypatch.setenv("SOAC_HIST_COPIES", str(copies))
+    text, args, _ = method_case("cas-i32", 50, rows=3000)
+    same_results(text, args)
 
 
 def test_the_strategy_shows_in_the_kernel(strategy: str) -> None:
     module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
     source = opencl_source(lower_module(module))
     assert f"__kernel void main_hist_{strategy}_0(" in source
-    assert ("__local int sub[4096];" in source) == (strategy == "local")
+    assert ("__local int sub[4096];" in source) == (strategy in ("local", "passes"))
+    assert ("__kernel void main_hist_merge_0(" in source) == (strategy in ("local", "copies"))
+
+
+def test_f32_sums_use_ptx_atomics_on_nvidia(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", "local")
+    text = hist_program("f32", "arith.addf", "i32")
+    nvidia = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir"), target="nvidia"))
+    assert 'asm volatile("atom.global.add.f32 %0, [%1], %2;"' in nvidia
+    assert 'asm volatile("atom.shared.add.f32 %0, [%1], %2;"' in nvidia
+    assert "atomic_cmpxchg" not in nvidia
+    generic = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir")))
+    assert "atom.global" not in generic
+    assert "atomic_cmpxchg((volatile __local uint *)p, old.u, next.u)" in generic
+
+
+def test_the_update_methods_show_in_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_HIST", "global")
+    packed = opencl_source(lower_module(parse_module(make_context(), ARGMAX, "hist.mlir")))
+    assert "__kernel void main_hist_pack_0(" in packed
+    assert "const long seen = atom_cmpxchg(&bins[bin], old, packed);" in packed
+    assert "__kernel void main_hist_unpack_0(" in packed
+    locked = opencl_source(lower_module(parse_module(make_context(), MAX_ARGMAX_COUNT, "hist.mlir")))
+    assert "const int was = atomic_cmpxchg(&locks[bin], 0, 1);" in locked
+    assert "atomic_xchg(&locks[bin], 0);" in locked
 
 
 def test_an_unknown_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOAC_HIST", "shared")
     module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
-    with pytest.raises(LoweringError, match="SOAC_HIST must be one of global, local, got 'shared'"):
+    with pytest.raises(LoweringError, match="SOAC_HIST must be one of global, local, copies, passes, got 'shared'"):
+        lower_module(module)
+
+
+def test_a_forced_update_method_must_apply(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse_module(make_context(), ARGMAX, "hist.mlir")
+    monkeypatch.setenv("SOAC_HIST_UPDATE", "cas")
+    with pytest.raises(
+        LoweringError,
+        match=r"'soac.hist' at hist.mlir:\d+:\d+: SOAC_HIST_UPDATE=cas does not apply here \(applicable: packed, lock\)",
+    ):
+        lower_module(module)
+    monkeypatch.setenv("SOAC_HIST_UPDATE", "spin")
+    with pytest.raises(LoweringError, match="SOAC_HIST_UPDATE must be one of atomic, cas, packed, lock, got 'spin'"):
         lower_module(module)
 
 
@@ -112,21 +251,23 @@ def test_every_row_in_one_bin_and_none_in_bounds(strategy: str) -> None:
     same_results(program, [np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), np.int32(0)])
 
 
+def test_empty_inputs_with_locks_and_packing(strategy: str) -> None:
+    empty = np.zeros(0, np.int32)
+    same_results(ARGMAX, argmax_args(empty, 5, 0))
+    same_results(MAX_ARGMAX_COUNT, [*argmax_args(empty, 5, 0), np.arange(5, dtype=np.int32)])
+
+
 @pytest.mark.parametrize("shape", [(5, 40), (0, 3), (2, 0)])
 def test_histograms_in_the_rows_of_a_map(shape: tuple[int, int]) -> None:
     iss = np.random.default_rng(9).integers(-2, 8, shape).astype(np.int32)
     same_results(ROWS, [iss, np.int64(6)])
 
 
-@pytest.mark.parametrize(
-    ("text", "args"),
-    [
-        (ABS_SUM, [np.zeros(3, np.int32), np.zeros(3, np.int32), np.zeros(2, np.int32)]),
-        (ARGMAX, [np.zeros(3, np.int32), np.zeros(3, np.float32), np.zeros(2, np.float32), np.zeros(2, np.int32)]),
-        (hist_program("f32", "arith.maximumf"), [np.zeros(3, np.int64), np.zeros(3, np.float32), np.zeros(2, np.float32), 0.0]),
-    ],
-)
-def test_operators_without_an_atomic_are_refused_at_the_top_level(text: str, args: list[object]) -> None:
-    module = parse_module(make_context(), text, "hist.mlir")
-    with pytest.raises(LoweringError, match=r"'soac.hist' at hist.mlir:\d+:\d+: a histogram outside a lambda needs an operator"):
+def test_operators_that_fit_no_method_are_refused() -> None:
+    module = parse_module(make_context(), UNLOWERABLE, "hist.mlir")
+    with pytest.raises(
+        LoweringError,
+        match=r"'soac.hist' at hist.mlir:\d+:\d+: a histogram outside a lambda needs destinations of 32- or 64-bit "
+        r"elements \(for compare-and-swap or locking\) or that fit 64 bits together, got \(i16, i64\)",
+    ):
         lower_module(module)
