@@ -638,6 +638,30 @@ def test_atomic_calls(kind: str, element: str, line: str) -> None:
     assert lines[2] == line
 
 
+def test_compare_and_swap_on_floats_swaps_their_bits() -> None:
+    lines = kernel_lines(kernel_module("%was = kernel.atomic_cmpxchg %fs[%gid], %one, %one : !kernel.buffer<global, f32>"))
+    assert lines[1] == "const int was = (int)atomic_cmpxchg((volatile __global uint*)&fs[gid], (uint)1, (uint)1);"
+
+
+@pytest.mark.parametrize(("target", "ptx"), [("nvidia", True), ("generic", False), ("cpu", False)])
+def test_f32_atomic_add_is_one_ptx_atomic_on_nvidia(target: str, ptx: bool) -> None:
+    module = kernel_module(
+        """
+    %f = kernel.load %fs[%gid] : !kernel.buffer<global, f32> -> f32
+    %old = kernel.atomic add %fs[%gid], %f : !kernel.buffer<global, f32>, f32
+    %tile = kernel.local_alloc 64 : !kernel.buffer<local, f32>
+    %was = kernel.atomic add %tile[%gid], %f : !kernel.buffer<local, f32>, f32
+    """,
+        target,
+    )
+    source = opencl_source(module)
+    assert ("atom.global.add.f32" in source) == ptx
+    assert ("atom.shared.add.f32" in source) == ptx
+    assert ("atomic_cmpxchg((volatile __global uint *)p, old.u, next.u)" in source) == (not ptx)
+    assert "const float old = soac_atomic_add_f32_global(&fs[gid], f);" in source
+    assert "const float was = soac_atomic_add_f32_local(&tile[gid], f);" in source
+
+
 @pytest.mark.parametrize(
     ("body", "pragmas"),
     [
