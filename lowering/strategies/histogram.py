@@ -22,7 +22,8 @@ GPUs and `global` on CPUs); the kernel names say it (`main_hist_local_0`):
   With few bins it keeps several subhistograms (the cooperation level of the SC'20 paper: `copies` =
   min(slots / bins, `MAX_LOCAL_COPIES`), lane `t` of the group using subhistogram `t mod copies`), which cuts the
   contention on local atomics. When the bins do not fit, the same kernel takes the `copies` path below, with the
-  copies the bin count allows (decided at run time, from the bin count, on the host).
+  copies the bin count allows (decided at run time, from the bin count, on the host), or, where only one copy fits
+  the budget, updates the bins themselves as `global` does.
 * `copies`: global-memory subhistograms: `K` = min(`COPY_BYTES` / bytes of the bins, `MAX_GLOBAL_COPIES`) copies of
   the bins in a scratch array (at least one), started at the neutral element (`hist_fill`); work-item `g` updates
   copy `g mod K`, which spreads the contention of a bin over `K` addresses; `hist_merge` then combines each bin
@@ -51,6 +52,9 @@ from xdsl.dialects.builtin import i32
 from xdsl.ir import SSAValue
 
 __all__ = ["ATOMIC_KINDS", "LOCAL_BINS", "STRATEGIES", "RowUpdates", "atomic_kind", "lower_hist", "subhistograms"]
+
+Update = Callable[[SSAValue, list[SSAValue]], None]
+"""Applies a row's values to bin `j` of some histogram: `update(j, values)`."""
 
 LOCAL_BINS = 4096
 """The most bins a work-group's subhistograms hold in local memory."""
@@ -85,8 +89,9 @@ def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
     copies: SSAValue | None = None
     if strategy in ("local", "copies"):
         copies = _global_copies(lw, update, count)
-        if strategy == "local":
-            copies = m.select(m.lt(m.c(local_slots(update)), count), copies, m.c(0), "copies")
+        if strategy == "local":  # no copies where the bins fit local memory, nor where one would be all
+            wanted = m.both(m.lt(m.c(local_slots(update)), count), m.lt(m.c(1), copies), "wanted")
+            copies = m.select(wanted, copies, m.c(0), "copies")
     scratch_size = m.mul(copies, count, "scratch_size") if copies is not None else m.c(0)
     scratch = [lw.alloc(e, [scratch_size], "copies") for e in update.storage] if copies is not None else []
     locks = lw.alloc(i32, [m.add(count, scratch_size)], "locks") if update.locked else None
@@ -217,7 +222,7 @@ class RowUpdates:
         self.kb, self.op, self.inputs, self.update = kb, op, inputs, update
         self.inliner = Inliner(kb)
 
-    def apply(self, i: SSAValue, count: SSAValue, target: Callable[[SSAValue, list[SSAValue]], None]) -> None:
+    def apply(self, i: SSAValue, count: SSAValue, target: Update) -> None:
         """Run row `i`; `target(j, values)` applies its values to bin `j` if `j < count` (unsigned)."""
         kb = self.kb
         index, *values = self.inliner.inline(self.op.body, [kb.row(v, i) for v in self.inputs])
@@ -253,12 +258,10 @@ class HistKernel:
         locks = kb.array(self.locks, "locks") if self.locks is not None else None
         return kb, rows, bins, locks
 
-    def _to_bins(self, kb: KernelBuilder, bins: list[View], locks: View | None) -> Callable[[SSAValue, list[SSAValue]], None]:
+    def _to_bins(self, kb: KernelBuilder, bins: list[View], locks: View | None) -> Update:
         return lambda j, values: self.update.apply(kb, bins, j, values, locks)
 
-    def _to_copies(
-        self, kb: KernelBuilder, gid: SSAValue, count: SSAValue, locks: View | None
-    ) -> Callable[[SSAValue, list[SSAValue]], None]:
+    def _to_copies(self, kb: KernelBuilder, gid: SSAValue, count: SSAValue, locks: View | None) -> Update:
         """Updates of work-item `gid`'s global copy (`gid mod copies`)."""
         assert self.copies is not None
         m = kb.m
@@ -285,8 +288,23 @@ class HistKernel:
             grid_stride(lw, kb, self.width, "i", lambda i: rows.apply(i, count, to_copies))
             return
         ne = [kb.scalar(n, "ne") for n in neutral]
-        subhistograms(kb, rows, bins, locks, ne, work, lambda gid: self._to_copies(kb, gid, count, locks))
+        subhistograms(kb, rows, bins, locks, ne, work, lambda gid: self._beyond_local(kb, gid, bins, locks))
         lw.add_kernel(kb, *lw.grid(self.width))
+
+    def _beyond_local(self, kb: KernelBuilder, gid: SSAValue, bins: list[View], locks: View | None) -> Update:
+        """Where `local` sends the rows when the bins do not fit: the global copies, or the bins without them."""
+        assert self.copies is not None
+        m = kb.m
+        to_copies = self._to_copies(kb, gid, bins[0].dims[0], locks)
+        to_bins = self._to_bins(kb, bins, locks)
+        has_copies = m.lt(m.c(0), kb.scalar(self.copies, "num_copies"), "has_copies")
+        no_copies = m.insert(arith.XOrIOp(has_copies, m.const(1, has_copies.type)), "no_copies")
+
+        def update(j: SSAValue, values: list[SSAValue]) -> None:
+            kb.if_then(has_copies, lambda: to_copies(j, values))
+            kb.if_then(no_copies, lambda: to_bins(j, values))
+
+        return update
 
     def passes(self) -> None:
         lw = self.lw
@@ -336,7 +354,7 @@ class LocalBins:
 
         _loop(kb, tid, m.mul(self.count, self.copies), lsize, "s", body)
 
-    def update_from(self, lane: SSAValue, lower: SSAValue) -> Callable[[SSAValue, list[SSAValue]], None]:
+    def update_from(self, lane: SSAValue, lower: SSAValue) -> Update:
         """Updates of bin `j` (global numbering, from `lower` on) in copy `lane`."""
         kb, m = self.kb, self.kb.m
 
@@ -352,7 +370,7 @@ class LocalBins:
         tid: SSAValue,
         lsize: SSAValue,
         neutral: list[SSAValue],
-        into: Callable[[SSAValue, list[SSAValue]], None],
+        into: Update,
         lower: SSAValue,
     ) -> None:
         """Combine each bin across the copies (a segmented reduction) and send the non-neutral ones `into` bin
@@ -390,7 +408,7 @@ def subhistograms(
     locks: View | None,
     neutral: list[SSAValue],
     work: SSAValue,
-    beyond: Callable[[SSAValue], Callable[[SSAValue, list[SSAValue]], None]],
+    beyond: Callable[[SSAValue], Update],
 ) -> None:
     """The `local` strategy's kernel body (see the module docstring). The barriers stay outside any branch (PoCL
     corrupted its heap running barriers inside a uniform `if`): with too many bins the local loops run no steps

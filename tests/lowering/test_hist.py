@@ -182,12 +182,16 @@ def test_bin_counts_around_each_strategys_capacity(
     same_results(text, args)
 
 
-@pytest.mark.parametrize("copies", [1, 3])
-def test_forced_numbers_of_global_copies(copies: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", "copies")
+@pytest.mark.parametrize(
+    ("strategy_name", "copies", "bins"), [("copies", 1, 50), ("copies", 3, 50), ("local", 1, 5000), ("local", 3, 5000)]
+)
+def test_forced_numbers_of_global_copies(strategy_name: str, copies: int, bins: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`local` beyond local memory with one copy, which would be all, updates the bins themselves."""
+    monkeypatch.setenv("SOAC_HIST", strategy_name)
     monkeypatch.setenv("SOAC_HIST_COPIES", str(copies))
-    text, args, _ = method_case("cas-i32", 50, rows=3000)
-    same_results(text, args)
+    for method in ("cas-i32", "lock"):
+        text, args, _ = method_case(method, bins, rows=3000)
+        same_results(text, args)
 
 
 def test_the_strategy_shows_in_the_kernel(strategy: str) -> None:
