@@ -182,6 +182,20 @@ def test_bin_counts_around_each_strategys_capacity(
     same_results(text, args)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_random_strategies_methods_and_sizes(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A random strategy, update method, bin count (0 to 9000, across every capacity) and row count per seed."""
+    rng = np.random.default_rng(1000 + seed)
+    strategy_name = STRATEGIES[rng.integers(len(STRATEGIES))]
+    method = METHODS[rng.integers(len(METHODS))]
+    bins, rows = int(rng.integers(0, 9000)), int(rng.integers(0, 20000))
+    monkeypatch.setenv("SOAC_HIST", strategy_name)
+    text, args, forced = method_case(method, bins, rows=rows, seed=seed)
+    if forced:
+        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
+    same_results(text, args)
+
+
 @pytest.mark.parametrize(
     ("strategy_name", "copies", "bins"), [("copies", 1, 50), ("copies", 3, 50), ("local", 1, 5000), ("local", 3, 5000)]
 )
