@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def hist_program(element: str, op: str, index: str = "index") -> str:
     cast = "" if index == "index" else f"%j = arith.index_cast %i : {index} to index\n    "
@@ -108,3 +110,76 @@ func.func @main(%iss: tensor<?x?xi32>, %bins: index) -> (tensor<?x?xi32>, tensor
   func.return %counts, %spread : tensor<?x?xi32>, tensor<?x?xi32>
 }
 """
+
+
+def seghist_program(combine: str, element: str = "i32") -> str:
+    """`soac.seghist` over (segments, rows): row `j` of segment `i` adds `ws[i, j]` to bin `iss[i, j]` of `dests[i]`;
+    `combine` is the operator's body over `%a`, `%b`, yielding `%s`."""
+    return f"""
+func.func @main(%iss: tensor<?x?xi32>, %ws: tensor<?x?x{element}>, %dests: tensor<?x?x{element}>, %ne: {element})
+    -> tensor<?x?x{element}> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %h = soac.seghist thread (%n, %m) into(%dests : tensor<?x?x{element}>) neutral(%ne : {element}) -> tensor<?x?x{element}>
+      combine(%a: {element}, %b: {element}) {{
+    {combine}
+    soac.yield %s : {element}
+  }} lambda(%i: index, %j: index) {{
+    %bin = soac.index %iss[%i, %j] : tensor<?x?xi32> -> i32
+    %w = soac.index %ws[%i, %j] : tensor<?x?x{element}> -> {element}
+    soac.yield %bin, %w : i32, {element}
+  }}
+  func.return %h : tensor<?x?x{element}>
+}}
+"""
+
+
+ADD = "%s = arith.addi %a, %b : i32"
+ABS_ADD = """%x = math.absi %a : i32
+    %y = math.absi %b : i32
+    %s = arith.addi %x, %y : i32"""
+
+# Two segment dimensions and two destinations (the count and the sum of each bin): a 3-D index space.
+SEGHIST_3D = """
+func.func @main(%iss: tensor<?x?x?xi32>, %counts: tensor<?x?x?xi32>, %sums: tensor<?x?x?xi64>)
+    -> (tensor<?x?x?xi32>, tensor<?x?x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %iss, %c0 : tensor<?x?x?xi32>
+  %q = tensor.dim %iss, %c1 : tensor<?x?x?xi32>
+  %r = tensor.dim %iss, %c2 : tensor<?x?x?xi32>
+  %z = arith.constant 0 : i32
+  %z64 = arith.constant 0 : i64
+  %c, %s = soac.seghist thread (%p, %q, %r) into(%counts, %sums : tensor<?x?x?xi32>, tensor<?x?x?xi64>)
+      neutral(%z, %z64 : i32, i64) -> (tensor<?x?x?xi32>, tensor<?x?x?xi64>)
+      combine(%a: i32, %x: i64, %b: i32, %y: i64) {
+    %n = arith.addi %a, %b : i32
+    %t = arith.addi %x, %y : i64
+    soac.yield %n, %t : i32, i64
+  } lambda(%i: index, %j: index, %k: index) {
+    %v = soac.index %iss[%i, %j, %k] : tensor<?x?x?xi32> -> i32
+    %three = arith.constant 3 : i32
+    %bin = arith.remsi %v, %three : i32
+    %one = arith.constant 1 : i32
+    %w = arith.extsi %v : i32 to i64
+    soac.yield %bin, %one, %w : i32, i32, i64
+  }
+  func.return %c, %s : tensor<?x?x?xi32>, tensor<?x?x?xi64>
+}
+"""
+
+
+def seghist_reference(combine, dests: list, bins, values: list) -> list:
+    """Row by row: `dest[seg..., bin] = combine(dest[seg..., bin], value)` for bins inside the rows."""
+    outs = [d.copy() for d in dests]
+    width = outs[0].shape[-1]
+    for point in np.ndindex(bins.shape):
+        b = int(bins[point])
+        if 0 <= b < width:
+            at = (*point[:-1], b)
+            for out, new in zip(outs, combine([o[at] for o in outs], [v[point] for v in values])):
+                out[at] = new
+    return outs
