@@ -64,7 +64,8 @@ class _Equivalence:
         if isinstance(a, BlockArgument) or isinstance(b, BlockArgument):
             return self._params(a, b)
         op_a, op_b = a.owner, b.owner
-        assert isinstance(op_a, Operation) and isinstance(op_b, Operation)
+        assert isinstance(op_a, Operation)
+        assert isinstance(op_b, Operation)
         return self._ops(op_a, op_b) and a.index == b.index  # pyright: ignore[reportAttributeAccessIssue]
 
     def _params(self, a: SSAValue, b: SSAValue) -> bool:
@@ -148,8 +149,8 @@ def merge_hists(first: HistOp, second: HistOp) -> Fused:
     first_vals = move_lambda(blocks[0], body, [body.args[inputs.index(v)] for v in first.inputs])
     second_vals = move_lambda(blocks[1], body, [body.args[inputs.index(v)] for v in second.inputs])
     body.add_op(YieldOp(*first_vals, *second_vals[1:]))
-    combine = combine_operators(
-        [(first.combine.block, list(first.neutral)), (second.combine.block, list(second.neutral))]
+    combine = combine_operators([(first.combine.block, list(first.neutral)), (second.combine.block, list(second.neutral))])
+    op = HistOp(
+        first.width, inputs.values, [*first.dests, *second.dests], [*first.neutral, *second.neutral], combine, Region(body)
     )
-    op = HistOp(first.width, inputs.values, [*first.dests, *second.dests], [*first.neutral, *second.neutral], combine, Region(body))
     return op, dict(zip([*first.outs, *second.outs], op.outs, strict=True))

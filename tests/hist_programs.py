@@ -183,3 +183,126 @@ def seghist_reference(combine, dests: list, bins, values: list) -> list:
             for out, new in zip(outs, combine([o[at] for o in outs], [v[point] for v in values])):
                 out[at] = new
     return outs
+
+
+# map (hist ...) programs for soac-flatten: every row of `%iss` gives a histogram of `%bins` bins.
+
+# Into a row of an input array (which the flattened program must not consume: it is copied).
+MAP_HIST_INTO_ROWS = """
+func.func @main(%iss: tensor<?x?xi32>, %inits: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %r = soac.map %n (%iss, %inits : tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+      lambda(%is: tensor<?xi32>, %init: tensor<?xi32>) {
+    %z = arith.constant -2147483648 : i32
+    %c = soac.hist %m (%is : tensor<?xi32>) into(%init : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
+        combine(%a: i32, %b: i32) {
+      %s = arith.maxsi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%i: i32) {
+      %j = arith.index_cast %i : i32 to index
+      %w = arith.muli %i, %i : i32
+      soac.yield %j, %w : index, i32
+    }
+    soac.yield %c : tensor<?xi32>
+  }
+  func.return %r, %inits : tensor<?x?xi32>, tensor<?x?xi32>
+}
+"""
+
+# A map before the hist in each row, the bins computed from two arrays, an operator without an atomic (|a| + |b|),
+# and the hist's result used again in the row (a map over the bins after it).
+MAP_HIST_PIPELINE = """
+func.func @main(%iss: tensor<?x?xi32>, %wss: tensor<?x?xi32>, %bins: index) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %r = soac.map %n (%iss, %wss : tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+      lambda(%is: tensor<?xi32>, %ws: tensor<?xi32>) {
+    %z = arith.constant 0 : i32
+    %empty = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+    %vs = soac.map %m (%ws : tensor<?xi32>) -> tensor<?xi32> lambda(%w: i32) {
+      %two = arith.constant 2 : i32
+      %v = arith.subi %w, %two : i32
+      soac.yield %v : i32
+    }
+    %h = soac.hist %m (%is, %vs : tensor<?xi32>, tensor<?xi32>) into(%empty : tensor<?xi32>) neutral(%z : i32)
+        -> tensor<?xi32> combine(%a: i32, %b: i32) {
+      %x = math.absi %a : i32
+      %y = math.absi %b : i32
+      %s = arith.addi %x, %y : i32
+      soac.yield %s : i32
+    } lambda(%i: i32, %v: i32) {
+      %k = arith.addi %i, %v : i32
+      %j = arith.index_cast %k : i32 to index
+      soac.yield %j, %v : index, i32
+    }
+    %out = soac.map %bins (%h : tensor<?xi32>) -> tensor<?xi32> lambda(%c: i32) {
+      %one = arith.constant 1 : i32
+      %d = arith.addi %c, %one : i32
+      soac.yield %d : i32
+    }
+    soac.yield %out : tensor<?xi32>
+  }
+  func.return %r : tensor<?x?xi32>
+}
+"""
+
+# A 3-D nest: a map over matrices whose rows each get a histogram (two destinations: counts and sums).
+MAP_MAP_HIST = """
+func.func @main(%x3: tensor<?x?x?xi32>, %bins: index) -> (tensor<?x?x?xi32>, tensor<?x?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %x3, %c0 : tensor<?x?x?xi32>
+  %q = tensor.dim %x3, %c1 : tensor<?x?x?xi32>
+  %r = tensor.dim %x3, %c2 : tensor<?x?x?xi32>
+  %counts, %sums = soac.map %p (%x3 : tensor<?x?x?xi32>) -> (tensor<?x?x?xi32>, tensor<?x?x?xi32>)
+      lambda(%mat: tensor<?x?xi32>) {
+    %cs, %ss = soac.map %q (%mat : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) lambda(%row: tensor<?xi32>) {
+      %z = arith.constant 0 : i32
+      %e1 = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+      %e2 = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+      %c, %s = soac.hist %r (%row : tensor<?xi32>) into(%e1, %e2 : tensor<?xi32>, tensor<?xi32>) neutral(%z, %z : i32, i32)
+          -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %x: i32, %b: i32, %y: i32) {
+        %n = arith.addi %a, %b : i32
+        %t = arith.addi %x, %y : i32
+        soac.yield %n, %t : i32, i32
+      } lambda(%v: i32) {
+        %three = arith.constant 3 : i32
+        %k = arith.remsi %v, %three : i32
+        %j = arith.index_cast %k : i32 to index
+        %one = arith.constant 1 : i32
+        soac.yield %j, %one, %v : index, i32, i32
+      }
+      soac.yield %c, %s : tensor<?xi32>, tensor<?xi32>
+    }
+    soac.yield %cs, %ss : tensor<?x?xi32>, tensor<?x?xi32>
+  }
+  func.return %counts, %sums : tensor<?x?x?xi32>, tensor<?x?x?xi32>
+}
+"""
+
+MAP_HIST_PROGRAMS = {
+    "rows": ROWS,
+    "into_rows": MAP_HIST_INTO_ROWS,
+    "pipeline": MAP_HIST_PIPELINE,
+    "map_map": MAP_MAP_HIST,
+}
+
+
+def map_hist_args(name: str, shape: tuple[int, ...], seed: int = 0) -> list[object]:
+    """Random arguments of a `MAP_HIST_PROGRAMS` program: `shape` is (n, m), or (p, q, r) for "map_map"; values
+    in [-3, 12) so that some bins are out of bounds (below 0, or past the 9 or 10 bins)."""
+    rng = np.random.default_rng(seed)
+    data = rng.integers(-3, 12, shape).astype(np.int32)
+    if name == "rows":
+        return [data, 9]
+    if name == "into_rows":
+        return [data, rng.integers(-5, 5, (shape[0], 10)).astype(np.int32)]
+    if name == "pipeline":
+        return [data, rng.integers(-3, 6, shape).astype(np.int32), 9]
+    return [data, 4]

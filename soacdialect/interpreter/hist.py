@@ -12,10 +12,10 @@ import numpy as np
 from soac import dialect as soac
 from soac.interpreter.combine import _ufunc, apply, recognise  # pyright: ignore[reportPrivateUsage]
 from soac.interpreter.core import SoacInterpreter
+from soac.interpreter.errors import fail
 from soac.interpreter.frame import Frame
 from soac.interpreter.indexing import grids
 from soac.interpreter.registry import implements
-from soac.interpreter.errors import fail
 from soac.interpreter.soac_ops import full, index_space, rows, run_lambda, sizes, width
 from soac.interpreter.values import Val, own
 from xdsl.ir import Region

@@ -42,7 +42,9 @@ def test_seghist_3d_two_destinations(run, shape: tuple[int, int, int]) -> None:
     sums = rng.integers(0, 4, (*shape[:2], 3)).astype(np.int64)
     c, s = run(SEGHIST_3D, iss, counts, sums)
     bins = np.fmod(iss, 3)  # arith.remsi truncates: negative values give negative bins (out of bounds)
-    want = seghist_reference(lambda acc, v: [acc[0] + v[0], acc[1] + v[1]], [counts, sums], bins, [np.ones(shape, np.int32), iss.astype(np.int64)])
+    want = seghist_reference(
+        lambda acc, v: [acc[0] + v[0], acc[1] + v[1]], [counts, sums], bins, [np.ones(shape, np.int32), iss.astype(np.int64)]
+    )
     np.testing.assert_array_equal(c, want[0])
     np.testing.assert_array_equal(s, want[1])
 
