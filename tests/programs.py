@@ -239,8 +239,8 @@ class Generator:
     HIST_OPERATORS = (("arith.addi", "0"), ("arith.maxsi", "-2147483648"), ("arith.minsi", "2147483647"), ("arith.xori", "0"))
 
     def stmt_hist(self, indent: str = "  ") -> None:
-        """A histogram of one or two arrays into `%n` bins with an atomic operator: bin `x & 7` (out of bounds when
-        `%n` is smaller), weighted by the lambda's value."""
+        """A histogram of one or two arrays into as many bins as rows, with an atomic operator: bin `x & 7` (out of
+        bounds when there are fewer rows), weighted by the lambda's value."""
         self.emit_hist(self.picks(self.arrays, 1, 2), indent)
 
     def stmt_hist_pair(self, indent: str = "  ") -> None:
@@ -256,7 +256,7 @@ class Generator:
         dest, ne, seven = self.fresh("bins"), self.fresh("ne"), self.fresh("seven")
         self.lines += [
             f"{indent}{ne} = arith.constant {neutral} : i32",
-            f"{indent}{dest} = soac.replicate %n, {ne} : i32 -> {T1}",
+            f"{indent}{dest} = soac.replicate {self.width}, {ne} : i32 -> {T1}",
         ]
         params = self.params(len(values))
         body, (value,) = self.lambda_body(params, 1, indent + "  ")

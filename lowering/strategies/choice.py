@@ -9,6 +9,8 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
                        | reduce_then_scan.py
     segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
     segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
+    hist               histogram.py (one destination) | seghist.py (several, each with an atomic)
+    seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
 The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in soac_to_kernel.py) is the pass's `scan` option or
 its target's default (`opencl/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
@@ -31,6 +33,7 @@ from soac.lowering.strategies import (
     outputs,
     reduce,
     reduce_then_scan,
+    seghist,
     segmented,
     segred_teams,
     segred_vector,
@@ -46,7 +49,8 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
     return {
         soac.MapOp: maps.lower_map,
         soac.ScatterOp: maps.lower_scatter,
-        soac.HistOp: histogram.lower_hist,
+        soac.HistOp: lower_hist,
+        soac.SeghistOp: seghist.lower_seghist,
         soac.IotaOp: maps.lower_iota,
         soac.ReplicateOp: maps.lower_replicate,
         soac.TransposeOp: maps.lower_transpose,
@@ -93,6 +97,12 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     else:
         # Any device (no work-group waits for another): three kernels, the input read twice.
         reduce_then_scan.reduce_then_scan(lw, op, out)
+
+
+def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
+    # Several destinations with an atomic each (horizontal hist+hist fusion makes them): one atomic per destination
+    # and row; anything else takes histogram.py's strategies.
+    seghist.lower_hist(lw, op, histogram.lower_hist)
 
 
 def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
