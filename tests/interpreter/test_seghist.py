@@ -52,3 +52,41 @@ def test_seghist_3d_two_destinations(run, shape: tuple[int, int, int]) -> None:
 def test_seghist_segments_must_match(run) -> None:
     with pytest.raises(SoacRuntimeError, match=r"soac.seghist.*destination #0 has shape \[3, 6\], expected \[2\] segments"):
         run(seghist_program(ADD), np.zeros((2, 4), np.int32), np.zeros((2, 4), np.int32), np.zeros((3, 6), np.int32), 0)
+
+
+SEGHIST_IN_A_MAP = """
+func.func @main(%x3: tensor<?x?x?xi32>, %d3: tensor<?x?x?xi32>) -> tensor<?x?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %x3, %c0 : tensor<?x?x?xi32>
+  %q = tensor.dim %x3, %c1 : tensor<?x?x?xi32>
+  %r = tensor.dim %x3, %c2 : tensor<?x?x?xi32>
+  %out = soac.map %p (%x3, %d3 : tensor<?x?x?xi32>, tensor<?x?x?xi32>) -> tensor<?x?x?xi32>
+      lambda(%mat: tensor<?x?xi32>, %d: tensor<?x?xi32>) {
+    %z = arith.constant 0 : i32
+    %h = soac.seghist thread (%q, %r) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32>
+        combine(%a: i32, %b: i32) {
+      %x = math.absi %a : i32
+      %y = math.absi %b : i32
+      %s = arith.addi %x, %y : i32
+      soac.yield %s : i32
+    } lambda(%i: index, %j: index) {
+      %v = soac.index %mat[%i, %j] : tensor<?x?xi32> -> i32
+      soac.yield %v, %v : i32, i32
+    }
+    soac.yield %h : tensor<?x?xi32>
+  }
+  func.return %out : tensor<?x?x?xi32>
+}
+"""
+
+
+def test_seghist_in_the_lambda_of_a_map(run) -> None:
+    """The interpreter runs a seghist on every lane of a map (the lanes times the segments), any operator."""
+    rng = np.random.default_rng(1)
+    x3 = rng.integers(-2, 6, (3, 4, 9)).astype(np.int32)
+    d3 = rng.integers(-3, 3, (3, 4, 5)).astype(np.int32)
+    (got,) = run(SEGHIST_IN_A_MAP, x3, d3)
+    want = [seghist_reference(abs_add, [d], m, [m])[0] for m, d in zip(x3, d3)]
+    np.testing.assert_array_equal(got, np.stack(want))
