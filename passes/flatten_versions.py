@@ -154,7 +154,8 @@ class Flattener:
         return Distributor(self, inner.child(), Builder(InsertPoint.at_end(block))).run(op.body.block)
 
     def intra_widths(self, builder: Builder, inner: Nest, op: MapOp) -> list[SSAValue] | None:
-        """The widths of the body's SOACs, if an intra-group version can be built (None otherwise)."""
+        """The widths of the body's SOACs, if an intra-group version can be built (None otherwise, and for bodies
+        that scatter or build histograms: those have no work-group form yet)."""
         soacs = group_soacs(op.body.block)
         if not soacs or any(isinstance(o, ScatterOp | HistOp) for o in op.body.block.walk()):
             return None
