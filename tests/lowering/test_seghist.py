@@ -203,3 +203,20 @@ def test_fused_hist_pair_with_atomics() -> None:
     for n, bins in [(5000, 7), (0, 7), (100, 3), (50, 0)]:
         args = [rng.integers(-10, 30, n).astype(np.int32), rng.integers(-(2**40), 2**40, n).astype(np.int64), bins]
         assert_same(program.call("main", args), interpret(original, "main", args), f"n={n} bins={bins}")
+
+
+def test_f32_sums_by_compare_and_swap(strategy: str) -> None:
+    """f32 (+) per segment: a compare-and-swap loop on the bits per point (`atomic`) or plain adds (`segment`);
+    integer-valued weights keep the sums exact in any order."""
+    module = parse_module(make_context(), seghist_program("%s = arith.addf %a, %b : f32", "f32"), "seghist.mlir")
+    assert f"main_seghist_{strategy}_0(" in opencl_source(lower_module(module))
+    program = compile_module(module)
+    rng = np.random.default_rng(5)
+    for shape in [(7, 500), (0, 3), (2, 0)]:
+        args = [
+            rng.integers(-2, 9, shape).astype(np.int32),
+            rng.integers(-8, 8, shape).astype(np.float32),
+            rng.integers(-3, 3, (shape[0], 6)).astype(np.float32),
+            np.float32(0),
+        ]
+        assert_same(program.call("main", args), interpret(module, "main", args), f"shape {shape}")
