@@ -57,6 +57,16 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
     soac.yield %e : f32
   }
+  %zeros = soac.replicate %n, %z : f32 -> tensor<?xf32>
+  %rows = soac.replicate %n, %zeros : tensor<?xf32> -> tensor<?x?xf32>
+  %sh = soac.seghist thread (%n, %n) into(%rows : tensor<?x?xf32>) neutral(%z : f32) -> tensor<?x?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%i0: index, %j0: index) {
+    %bin = soac.index %is[%j0] : tensor<?xindex> -> index
+    %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
+    soac.yield %bin, %e : index, f32
+  }
   %t = soac.transpose %m [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
   %tiled = soac.tiled_redomap (%n, %n) reduce %n tile "tile_0" block [64, 64] reg [4, 4] chunk 16 reads(%m[d0, k], %t[d1, k] : tensor<?x?xf32>, tensor<?x?xf32>) neutral(%z : f32) -> tensor<?x?xf32> combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32

@@ -1,7 +1,8 @@
 """What `soac-flatten` needs to know about ops: which are SOACs, which are cheap, which can move out of a nest.
 
-* A *SOAC* is map, reduce, scan, redomap, scanomap or scatter; the combining
-  ones (reduce, scan, redomap, scanomap) become `soac.segred`/`soac.segscan`.
+* A *SOAC* is map, reduce, scan, redomap, scanomap, scatter or hist; the combining
+  ones (reduce, scan, redomap, scanomap) become `soac.segred`/`soac.segscan`, a
+  hist becomes a `soac.seghist`.
 * A *cheap* op is scalar code (arith, math, an element or row read) that the
   flattener recomputes in every kernel that needs it, rather than storing its
   results in arrays over the nest ("skipping scalar computation", seed 004 (d)).
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from soac.dialect import (
+    HistOp,
     IndexOp,
     MapOp,
     RedomapOp,
@@ -22,17 +24,19 @@ from soac.dialect import (
     ScanomapOp,
     ScanOp,
     ScatterOp,
+    SeghistOp,
     SegmapOp,
     SegredOp,
     SegscanOp,
     SliceOp,
 )
+from soac.passes.fusion_graph import consumed_values
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-SOACS = (MapOp, ReduceOp, ScanOp, RedomapOp, ScanomapOp, ScatterOp)
+SOACS = (MapOp, ReduceOp, ScanOp, RedomapOp, ScanomapOp, ScatterOp, HistOp)
 COMBINING = (ReduceOp, ScanOp, RedomapOp, ScanomapOp)
-SEGOPS = (SegmapOp, SegredOp, SegscanOp)
+SEGOPS = (SegmapOp, SegredOp, SegscanOp, SeghistOp)
 
 _TRAPPING = frozenset({"divsi", "divui", "remsi", "remui", "ceildivsi", "ceildivui", "floordivsi"})
 _SAFE = frozenset({"arith.constant", "soac.iota", "soac.replicate", "soac.transpose", "tensor.dim"})
@@ -77,6 +81,11 @@ def is_hoistable(op: Operation) -> bool:
         return True
     dialect, _, name = op.name.partition(".")
     return dialect == "arith" and name not in _TRAPPING
+
+
+def is_consumed(value: SSAValue) -> bool:
+    """True if an op updates the array `value` in place (a destination of hist or scatter, an updated array...)."""
+    return any(value in consumed_values(use.operation) for use in value.uses)
 
 
 def is_cheap(op: Operation) -> bool:

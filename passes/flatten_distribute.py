@@ -3,11 +3,13 @@ r"""Map distribution (loop fission) of one body inside a map nest, the core of `
 The statements of the innermost lambda are taken in order (seed 004, steps
 (a)-(h)):
 
-* invariant code that cannot fail is hoisted before the nest;
+* invariant code that cannot fail is hoisted before the nest, except arrays
+  that an op of the nest consumes (each point of the nest needs its own);
 * cheap scalar code is recomputed by every kernel that needs it (d);
 * a parallel statement gets its own kernel(s) over the nest: an inner map
   extends the nest (map of maps, and versions in incremental mode), a
-  reduction or scan becomes a segred/segscan (e), a `transpose` or a
+  reduction or scan becomes a segred/segscan (e), a histogram a seghist into
+  its destinations over the nest (copied unless the flattener built them), a `transpose` or a
   `replicate` of a whole row is pushed out as one array op over the nest, a
   sequential loop containing parallelism is interchanged with the nest: the
   loop runs outside, its carried values become arrays over the nest (c);
@@ -37,10 +39,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from soac.dialect import Level, MapOp, ReplicateOp, TransposeOp
-from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_hoistable, used_after
+from soac.dialect import HistOp, Level, MapOp, ReplicateOp, TransposeOp
+from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
-from soac.passes.flatten_segops import Combining, combine_region, segcombine
+from soac.passes.flatten_segops import Combining, combine_region, segcombine, seghist_of
 from xdsl.builder import Builder
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
@@ -108,7 +110,7 @@ class Distributor:
 
     def hoist(self, op: Operation) -> bool:
         """Computes `op` before the nest if it is safe and independent of the nest."""
-        if not is_hoistable(op):
+        if not is_hoistable(op) or any(is_consumed(r) for r in op.results):
             return False
         operands = [self.outer(v) for v in op.operands]
         if any(v is None for v in operands):
@@ -128,6 +130,8 @@ class Distributor:
             return lambda: self.flattener.map_nest(self, op, width)
         if isinstance(op, COMBINING):
             return self.combining(op)
+        if isinstance(op, HistOp):
+            return self.hist(op)
         if isinstance(op, scf.ForOp):
             return self.interchange(op)
         if isinstance(op, TransposeOp) and (array := self.nest.full(op.array)) is not None:
@@ -151,6 +155,31 @@ class Distributor:
             self.nest.bind_full(op.results, results)
 
         return emit
+
+    def hist(self, op: HistOp) -> Handler | None:
+        """Σ ⊢ hist ⊙ d dests f ys ⇒ seghist over (Σ, the hist's width), into the destinations over Σ."""
+        if not self.flattener.flatten_combining:
+            return None
+        width = self.outer(op.width)
+        neutral = [self.outer(v) for v in op.neutral]
+        combine = combine_region(self.nest, op.combine)
+        if width is None or combine is None or any(v is None for v in neutral):
+            return None
+        if any(self.nest.shape_varies(d) for d in op.dests):
+            return None
+
+        def emit() -> None:
+            dests = [d if d in self.nest.fresh else self.copy(v) for v, d in zip(op.dests, self.arrays(list(op.dests)))]
+            seghist = self.builder.insert(seghist_of(self.nest, op, width, dests, neutral, combine))  # pyright: ignore
+            self.nest.bind_full(op.results, seghist.results)
+
+        return emit
+
+    def copy(self, value: SSAValue) -> SSAValue:
+        """A fresh array over the nest holding `value` (an array of the program that an op would consume)."""
+        kernel = self.builder.insert(KernelBody(self.nest).segmap(Level.THREAD, [value]))
+        kernel.outs[0].name_hint = value.name_hint
+        return kernel.outs[0]
 
     def push_transpose(self, op: TransposeOp, array: SSAValue) -> None:
         """Σ ⊢ rearrange (k...) x ⇒ rearrange (0..d-1, d+k...) over the whole nest (seed 004)."""

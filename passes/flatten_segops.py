@@ -5,6 +5,7 @@ The flattening rules of seed 004, with Σ = ⟨xs ∈ xss⟩ (here `%i < %n`):
     Σ ⊢ map f ys             ⇒ segmap (Σ, ⟨y ∈ ys⟩) f          (body of f run sequentially)
     Σ ⊢ redomap ⊙ f d ys     ⇒ segred (Σ, ⟨y ∈ ys⟩) ⊙ d f
     Σ ⊢ scanomap ⊙ f d ys    ⇒ segscan (Σ, ⟨y ∈ ys⟩) ⊙ d f     (+ a segmap for a post lambda)
+    Σ ⊢ hist ⊙ d dests f ys  ⇒ seghist (Σ, ⟨y ∈ ys⟩) ⊙ d Dests f (Dests: the destinations over Σ)
 
 For example `map (\row -> reduce (+) 0 row) xss`, inside the map, gives
 
@@ -23,7 +24,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.dialect import Level, MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp, SegmapOp, SegredOp, SegscanOp
+from soac.dialect import (
+    HistOp,
+    Level,
+    MapOp,
+    RedomapOp,
+    ReduceOp,
+    ScanomapOp,
+    ScanOp,
+    SeghistOp,
+    SegmapOp,
+    SegredOp,
+    SegscanOp,
+)
 from soac.passes.flatten_analysis import region_free_values
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.types import array_of
@@ -93,3 +106,15 @@ def segcombine(
     post_body.clone_all(post_ops)
     apply_post = post_body.segmap(level, post_yield.operands)
     return [seg, apply_post], [*apply_post.results, *seg.results[k:]]
+
+
+def seghist_of(
+    nest: Nest, op: HistOp, width: SSAValue, dests: Sequence[SSAValue], neutral: Sequence[SSAValue], combine: Region
+) -> SeghistOp:
+    """`hist` in Σ as `seghist (Σ, ⟨y ∈ ys⟩)` into `dests`, the destinations as arrays over Σ (consumed)."""
+    inner = nest.child([width])
+    inner.bind_rows(op.body.block.args, op.inputs, nest.depth)
+    body = KernelBody(inner)
+    *ops, yield_op = op.body.block.ops
+    body.clone_all(ops)
+    return SeghistOp(Level.THREAD, inner.widths, dests, neutral, combine, body.region(yield_op.operands))

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from soac.dialect import Level, MapOp, ScatterOp, ThresholdOp
+from soac.dialect import HistOp, Level, MapOp, ScatterOp, ThresholdOp
 from soac.passes.flatten_analysis import COMBINING, SOACS, worth_versions
 from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import KernelBody, Nest
@@ -154,9 +154,10 @@ class Flattener:
         return Distributor(self, inner.child(), Builder(InsertPoint.at_end(block))).run(op.body.block)
 
     def intra_widths(self, builder: Builder, inner: Nest, op: MapOp) -> list[SSAValue] | None:
-        """The widths of the body's SOACs, if an intra-group version can be built (None otherwise)."""
+        """The widths of the body's SOACs, if an intra-group version can be built (None otherwise, and for bodies
+        that scatter or build histograms: those have no work-group form yet)."""
         soacs = group_soacs(op.body.block)
-        if not soacs or any(isinstance(o, ScatterOp) for o in op.body.block.walk()):
+        if not soacs or any(isinstance(o, ScatterOp | HistOp) for o in op.body.block.walk()):
             return None
         outer = Distributor(self, inner, builder)
         widths = [outer.outer(soac.operands[0]) for soac in soacs]

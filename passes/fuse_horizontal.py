@@ -5,7 +5,8 @@ share at least one input array, and neither depends on the other, directly or
 through other ops (Futhark: not reachable from each other in the graph). Pairs:
 map+map, map+redomap, redomap+redomap (tupled operator), scanomap+scanomap
 (tupled operator, both post lambdas side by side), map+scanomap,
-reduce+reduce, scatter+scatter, and scan(omap)+reduce/redomap: a scanomap with
+reduce+reduce, scatter+scatter, hist+hist of one bin per row into destinations
+of one length (`hist_merge`), and scan(omap)+reduce/redomap: a scanomap with
 a reduction part, Futhark's Screma with scans and reductions (FU-23).
 
     %a = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... yield %y }
@@ -30,6 +31,7 @@ from __future__ import annotations
 from soac.dialect import HistOp, ScatterOp
 from soac.passes.fuse_vertical import input_operands, replace_pair
 from soac.passes.fusion_graph import BlockGraph
+from soac.passes.hist_merge import merge_hists, same_bin, same_length
 from soac.passes.screma import SCREMA_OPS, as_screma
 from soac.passes.screma_merge import Fused, merge_scatters, merge_scremas
 from xdsl.ir import Operation, SSAValue
@@ -47,6 +49,8 @@ def is_fusible(op: Operation) -> bool:
 def build_horizontal(first: Operation, second: Operation) -> Fused | None:
     if isinstance(first, ScatterOp) and isinstance(second, ScatterOp):
         return merge_scatters(first, second)
+    if isinstance(first, HistOp) and isinstance(second, HistOp):
+        return merge_hists(first, second) if same_bin(first, second) and same_length(first, second) else None
     a, b = as_screma(first), as_screma(second)
     if a is None or b is None:
         return None

@@ -4,7 +4,7 @@ Like Futhark's fusion graph (futhark-notes §1.3), but read directly off the IR:
 an edge from a consumer to a producer is a use of the producer's result; a use
 as a SOAC *input array* is fusible, any other use (indexing, a free variable of
 a lambda, a loop operand, a function result) is not. In-place updates
-(`soac.update`, the destinations of `soac.scatter` and `soac.hist`, arrays handed to a loop)
+(`soac.update`, the destinations of `soac.scatter`, `soac.hist` and `soac.seghist`, arrays handed to a loop)
 consume their array, and no computation that reads an array may move across
 the point where it is consumed.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from soac.dialect import HistOp, ScatterOp, UpdateOp
+from soac.dialect import HistOp, ScatterOp, SeghistOp, UpdateOp
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
@@ -52,7 +52,7 @@ def consumed_values(op: Operation) -> list[SSAValue]:
     for nested in op.walk():
         if isinstance(nested, UpdateOp):
             consumed.append(nested.array)
-        elif isinstance(nested, ScatterOp | HistOp):
+        elif isinstance(nested, ScatterOp | HistOp | SeghistOp):
             consumed.extend(nested.dests)
         elif isinstance(nested, scf.ForOp | scf.WhileOp):
             consumed.extend(v for v in nested.operands if _is_array(v))

@@ -974,6 +974,126 @@ class SegscanOp(_SegCombiningOp):
     SCANNED_DIMS: ClassVar[int] = 1
 
 
+@irdl_op_definition
+class SeghistOp(IRDLOperation):
+    """A segmented histogram (what `soac-flatten` makes of `map (hist ...)`): one histogram per segment.
+
+    The index space `d0 x ... x dk` is segments `d0 x ... x d(k-1)` of `dk` rows. The lambda gets the indices and
+    yields a bin and one value per destination; each destination holds a row of bins per segment (shape
+    `d0 x ... x d(k-1) x bins`), and `dest_j[i0, ..., i(k-1), bin] = combine(dest_j[i0, ..., i(k-1), bin], value_j)`
+    for every point whose bin is inside the row, as `soac.hist` does in each segment. The operator takes the
+    elements of all destinations together, is associative and commutative (the program's promise), and the
+    destinations are consumed.
+
+        %h = soac.seghist thread (%n, %m) into(%bins : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32>
+            combine(%a: i32, %b: i32) { ... } lambda(%i: index, %j: index) { ... soac.yield %bin, %v : index, i32 }
+    """
+
+    name = "soac.seghist"
+
+    level = prop_def(LevelAttr)
+    dims = var_operand_def(IndexType)
+    dests = var_operand_def(TensorType)
+    neutral = var_operand_def()
+    outs = var_result_def(TensorType)
+    combine = region_def("single_block")
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+
+    def __init__(
+        self,
+        level: Level,
+        dims: Sequence[SSAValue | Operation],
+        dests: Sequence[SSAValue | Operation],
+        neutral: Sequence[SSAValue | Operation],
+        combine: Region,
+        body: Region,
+    ):
+        super().__init__(
+            operands=[dims, dests, neutral],
+            result_types=[[SSAValue.get(d).type for d in dests]],
+            properties={"level": LevelAttr(level)},
+            regions=[combine, body],
+        )
+
+    def verify_(self) -> None:
+        rank = len(self.dims)
+        if not rank:
+            raise VerifyException(f"'{self.name}' needs at least one dimension")
+        dest_types = [d.type for d in self.dests]
+        if not dest_types:
+            raise VerifyException(f"'{self.name}' needs at least one destination")
+        for t in dest_types:
+            if not isinstance(t, TensorType) or t.get_num_dims() != rank:
+                raise VerifyException(
+                    f"'{self.name}' destinations must be {rank}-D tensors of scalars (a row of bins for each of the "
+                    f"{rank - 1}-D segments), got {t}"
+                )
+        shapes = [t.get_shape() for t in dest_types if isinstance(t, TensorType)]
+        if any(len({size for size in sizes if size >= 0}) > 1 for sizes in zip(*shapes)):
+            raise VerifyException(f"'{self.name}' destinations must have one shape, got {format_types(dest_types)}")
+        ne_types = _check_operator(self, self.combine, self.neutral)
+        bins = [peel(t, rank) for t in dest_types]
+        if not all_compatible(ne_types, bins):
+            raise VerifyException(
+                f"'{self.name}' neutral elements {format_types(ne_types)} do not match the destinations' {format_types(bins)}"
+            )
+        _check_params(self, self.body, "lambda", [IndexType()] * rank, "the index space")
+        yielded = _yielded_types(self, self.body, "lambda")
+        k = len(bins)
+        if len(yielded) != 1 + k or not is_integer_like(yielded[0]):
+            raise VerifyException(
+                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer bin and a value for each "
+                f"of its {k} destination{'' if k == 1 else 's'} {format_types(bins)}"
+            )
+        if not all_compatible(yielded[1:], bins):
+            raise VerifyException(
+                f"'{self.name}' lambda yields values {format_types(yielded[1:])} but the destinations hold {format_types(bins)}"
+            )
+        _check_results(self, self.outs.types, dest_types, "its destinations")
+        for dest in self.dests:
+            check_consumed(self, dest)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.level.data.value} ")
+        print_untyped_operand_list(printer, self.dims)
+        printer.print_string(" into")
+        print_operand_list(printer, self.dests)
+        printer.print_string(" neutral")
+        print_operand_list(printer, self.neutral)
+        print_result_types(printer, self.outs.types)
+        print_lambda(printer, "combine", self.combine)
+        print_lambda(printer, "lambda", self.body)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        level_pos = parser.pos
+        level_name = parser.parse_identifier()
+        if level_name not in {lvl.value for lvl in Level}:
+            parser.raise_error(f"expected level 'thread' or 'group', got '{level_name}'", level_pos, level_pos + len(level_name))
+        dims = parse_untyped_operand_list(parser, IndexType())
+        parser.parse_keyword("into")
+        dests = parse_operand_list(parser)
+        parser.parse_keyword("neutral")
+        neutral = parse_operand_list(parser)
+        result_types = parse_result_types(parser)
+        combine = parse_lambda(parser, "combine")
+        body = parse_lambda(parser, "lambda")
+        op = cls.create(
+            operands=[*dims, *dests, *neutral],
+            result_types=result_types,
+            properties={
+                "level": LevelAttr(Level(level_name)),
+                "operandSegmentSizes": DenseArrayBase.from_list(i32, [len(dims), len(dests), len(neutral)]),
+            },
+            regions=[combine, body],
+        )
+        return with_parsed_attributes(parser, op)
+
+
 # ---------------------------------------------------------------------------
 # Tiled reductions (soac-tile)
 # ---------------------------------------------------------------------------
@@ -1486,6 +1606,7 @@ SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (
     SegmapOp,
     SegredOp,
     SegscanOp,
+    SeghistOp,
     TiledRedomapOp,
 )
 
@@ -1502,6 +1623,7 @@ Soac = Dialect(
         SegmapOp,
         SegredOp,
         SegscanOp,
+        SeghistOp,
         TiledRedomapOp,
         IotaOp,
         ReplicateOp,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def hist_program(element: str, op: str, index: str = "index") -> str:
     cast = "" if index == "index" else f"%j = arith.index_cast %i : {index} to index\n    "
@@ -186,3 +188,199 @@ func.func @main(%is: tensor<?xi32>, %ws: tensor<?xi16>, %a: tensor<?xi16>, %b: t
   func.return %x, %y : tensor<?xi16>, tensor<?xi64>
 }
 """
+
+
+def seghist_program(combine: str, element: str = "i32") -> str:
+    """`soac.seghist` over (segments, rows): row `j` of segment `i` adds `ws[i, j]` to bin `iss[i, j]` of `dests[i]`;
+    `combine` is the operator's body over `%a`, `%b`, yielding `%s`."""
+    return f"""
+func.func @main(%iss: tensor<?x?xi32>, %ws: tensor<?x?x{element}>, %dests: tensor<?x?x{element}>, %ne: {element})
+    -> tensor<?x?x{element}> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %h = soac.seghist thread (%n, %m) into(%dests : tensor<?x?x{element}>) neutral(%ne : {element}) -> tensor<?x?x{element}>
+      combine(%a: {element}, %b: {element}) {{
+    {combine}
+    soac.yield %s : {element}
+  }} lambda(%i: index, %j: index) {{
+    %bin = soac.index %iss[%i, %j] : tensor<?x?xi32> -> i32
+    %w = soac.index %ws[%i, %j] : tensor<?x?x{element}> -> {element}
+    soac.yield %bin, %w : i32, {element}
+  }}
+  func.return %h : tensor<?x?x{element}>
+}}
+"""
+
+
+ADD = "%s = arith.addi %a, %b : i32"
+ABS_ADD = """%x = math.absi %a : i32
+    %y = math.absi %b : i32
+    %s = arith.addi %x, %y : i32"""
+
+# Two segment dimensions and two destinations (the count and the sum of each bin): a 3-D index space.
+SEGHIST_3D = """
+func.func @main(%iss: tensor<?x?x?xi32>, %counts: tensor<?x?x?xi32>, %sums: tensor<?x?x?xi64>)
+    -> (tensor<?x?x?xi32>, tensor<?x?x?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %iss, %c0 : tensor<?x?x?xi32>
+  %q = tensor.dim %iss, %c1 : tensor<?x?x?xi32>
+  %r = tensor.dim %iss, %c2 : tensor<?x?x?xi32>
+  %z = arith.constant 0 : i32
+  %z64 = arith.constant 0 : i64
+  %c, %s = soac.seghist thread (%p, %q, %r) into(%counts, %sums : tensor<?x?x?xi32>, tensor<?x?x?xi64>)
+      neutral(%z, %z64 : i32, i64) -> (tensor<?x?x?xi32>, tensor<?x?x?xi64>)
+      combine(%a: i32, %x: i64, %b: i32, %y: i64) {
+    %n = arith.addi %a, %b : i32
+    %t = arith.addi %x, %y : i64
+    soac.yield %n, %t : i32, i64
+  } lambda(%i: index, %j: index, %k: index) {
+    %v = soac.index %iss[%i, %j, %k] : tensor<?x?x?xi32> -> i32
+    %three = arith.constant 3 : i32
+    %bin = arith.remsi %v, %three : i32
+    %one = arith.constant 1 : i32
+    %w = arith.extsi %v : i32 to i64
+    soac.yield %bin, %one, %w : i32, i32, i64
+  }
+  func.return %c, %s : tensor<?x?x?xi32>, tensor<?x?x?xi64>
+}
+"""
+
+
+def seghist_reference(combine, dests: list, bins, values: list) -> list:
+    """Row by row: `dest[seg..., bin] = combine(dest[seg..., bin], value)` for bins inside the rows."""
+    outs = [d.copy() for d in dests]
+    width = outs[0].shape[-1]
+    for point in np.ndindex(bins.shape):
+        b = int(bins[point])
+        if 0 <= b < width:
+            at = (*point[:-1], b)
+            for out, new in zip(outs, combine([o[at] for o in outs], [v[point] for v in values])):
+                out[at] = new
+    return outs
+
+
+# map (hist ...) programs for soac-flatten: every row of `%iss` gives a histogram of `%bins` bins.
+
+# Into a row of an input array (which the flattened program must not consume: it is copied).
+MAP_HIST_INTO_ROWS = """
+func.func @main(%iss: tensor<?x?xi32>, %inits: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %r = soac.map %n (%iss, %inits : tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+      lambda(%is: tensor<?xi32>, %init: tensor<?xi32>) {
+    %z = arith.constant -2147483648 : i32
+    %c = soac.hist %m (%is : tensor<?xi32>) into(%init : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
+        combine(%a: i32, %b: i32) {
+      %s = arith.maxsi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%i: i32) {
+      %j = arith.index_cast %i : i32 to index
+      %w = arith.muli %i, %i : i32
+      soac.yield %j, %w : index, i32
+    }
+    soac.yield %c : tensor<?xi32>
+  }
+  func.return %r, %inits : tensor<?x?xi32>, tensor<?x?xi32>
+}
+"""
+
+# A map before the hist in each row, the bins computed from two arrays, an operator without an atomic (|a| + |b|),
+# and the hist's result used again in the row (a map over the bins after it).
+MAP_HIST_PIPELINE = """
+func.func @main(%iss: tensor<?x?xi32>, %wss: tensor<?x?xi32>, %bins: index) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %iss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %iss, %c1 : tensor<?x?xi32>
+  %r = soac.map %n (%iss, %wss : tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+      lambda(%is: tensor<?xi32>, %ws: tensor<?xi32>) {
+    %z = arith.constant 0 : i32
+    %empty = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+    %vs = soac.map %m (%ws : tensor<?xi32>) -> tensor<?xi32> lambda(%w: i32) {
+      %two = arith.constant 2 : i32
+      %v = arith.subi %w, %two : i32
+      soac.yield %v : i32
+    }
+    %h = soac.hist %m (%is, %vs : tensor<?xi32>, tensor<?xi32>) into(%empty : tensor<?xi32>) neutral(%z : i32)
+        -> tensor<?xi32> combine(%a: i32, %b: i32) {
+      %x = math.absi %a : i32
+      %y = math.absi %b : i32
+      %s = arith.addi %x, %y : i32
+      soac.yield %s : i32
+    } lambda(%i: i32, %v: i32) {
+      %k = arith.addi %i, %v : i32
+      %j = arith.index_cast %k : i32 to index
+      soac.yield %j, %v : index, i32
+    }
+    %out = soac.map %bins (%h : tensor<?xi32>) -> tensor<?xi32> lambda(%c: i32) {
+      %one = arith.constant 1 : i32
+      %d = arith.addi %c, %one : i32
+      soac.yield %d : i32
+    }
+    soac.yield %out : tensor<?xi32>
+  }
+  func.return %r : tensor<?x?xi32>
+}
+"""
+
+# A 3-D nest: a map over matrices whose rows each get a histogram (two destinations: counts and sums).
+MAP_MAP_HIST = """
+func.func @main(%x3: tensor<?x?x?xi32>, %bins: index) -> (tensor<?x?x?xi32>, tensor<?x?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %x3, %c0 : tensor<?x?x?xi32>
+  %q = tensor.dim %x3, %c1 : tensor<?x?x?xi32>
+  %r = tensor.dim %x3, %c2 : tensor<?x?x?xi32>
+  %counts, %sums = soac.map %p (%x3 : tensor<?x?x?xi32>) -> (tensor<?x?x?xi32>, tensor<?x?x?xi32>)
+      lambda(%mat: tensor<?x?xi32>) {
+    %cs, %ss = soac.map %q (%mat : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) lambda(%row: tensor<?xi32>) {
+      %z = arith.constant 0 : i32
+      %e1 = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+      %e2 = soac.replicate %bins, %z : i32 -> tensor<?xi32>
+      %c, %s = soac.hist %r (%row : tensor<?xi32>) into(%e1, %e2 : tensor<?xi32>, tensor<?xi32>) neutral(%z, %z : i32, i32)
+          -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %x: i32, %b: i32, %y: i32) {
+        %n = arith.addi %a, %b : i32
+        %t = arith.addi %x, %y : i32
+        soac.yield %n, %t : i32, i32
+      } lambda(%v: i32) {
+        %three = arith.constant 3 : i32
+        %k = arith.remsi %v, %three : i32
+        %j = arith.index_cast %k : i32 to index
+        %one = arith.constant 1 : i32
+        soac.yield %j, %one, %v : index, i32, i32
+      }
+      soac.yield %c, %s : tensor<?xi32>, tensor<?xi32>
+    }
+    soac.yield %cs, %ss : tensor<?x?xi32>, tensor<?x?xi32>
+  }
+  func.return %counts, %sums : tensor<?x?x?xi32>, tensor<?x?x?xi32>
+}
+"""
+
+MAP_HIST_PROGRAMS = {
+    "rows": ROWS,
+    "into_rows": MAP_HIST_INTO_ROWS,
+    "pipeline": MAP_HIST_PIPELINE,
+    "map_map": MAP_MAP_HIST,
+}
+
+
+def map_hist_args(name: str, shape: tuple[int, ...], seed: int = 0) -> list[object]:
+    """Random arguments of a `MAP_HIST_PROGRAMS` program: `shape` is (n, m), or (p, q, r) for "map_map"; values
+    in [-3, 12) so that some bins are out of bounds (below 0, or past the 9 or 10 bins)."""
+    rng = np.random.default_rng(seed)
+    data = rng.integers(-3, 12, shape).astype(np.int32)
+    if name == "rows":
+        return [data, 9]
+    if name == "into_rows":
+        return [data, rng.integers(-5, 5, (shape[0], 10)).astype(np.int32)]
+    if name == "pipeline":
+        return [data, rng.integers(-3, 6, shape).astype(np.int32), 9]
+    return [data, 4]

@@ -5,8 +5,8 @@
 (`%xss`, `%yss`: n x m; `%x3`: n x l x m) built from
 
 - maps over the rows of one or two matrices whose lambdas run SOACs of every kind over the rows (map, reduce,
-  scan, redomap and scanomap with map-outs and post lambdas, scan+reduce), yielding one to three rows and scalars
-  (multi-result maps);
+  scan, redomap and scanomap with map-outs and post lambdas, scan+reduce, hist alone and in pairs over one bin
+  array), yielding one to three rows and scalars (multi-result maps);
 - maps over a 3-D array whose lambdas map over the rows of each matrix in turn;
 - scans and reductions over the per-row results, maps over them, and loops around a nest;
 
@@ -56,11 +56,13 @@ class NestedGenerator:
         """SOACs over `rows` (width `width`): the lines, and the rows and scalars they make."""
         inner = RowGenerator(self.draw, list(rows), [], [], [], self.top.counter, 0, width)
         for _ in range(self.draw(1, 3)):
-            choice = inner.draw(0, 6)
+            choice = inner.draw(0, 8)
             if choice <= 1:
                 inner.stmt_map(indent)
             elif choice == 6:
                 inner.stmt_scan_reduce_pair(indent)
+            elif choice >= 7:
+                (inner.stmt_hist if choice == 7 else inner.stmt_hist_pair)(indent)
             else:
                 inner.stmt_combining(("reduce", "scan", "redomap", "scanomap")[choice - 2], indent)
         self.top.counter = inner.counter + 1

@@ -4,8 +4,8 @@
 one function `@main(%n: index, %m: index, %a0..: tensor<?xi32>, %mat: tensor<?x?xi32>)`
 and arguments to run it with. The function is a DAG of map, reduce, scan,
 redomap, scanomap (with map-outs, post lambdas and reduction parts), scan+reduce
-pairs over a shared array, scatter (with out-of-bounds indices), hist, in-place updates,
-indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
+pairs over a shared array, scatter (with out-of-bounds indices), hist (alone, and in pairs
+over one bin array), in-place updates, indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
 (rows of width `%m`). Everything a fusion pass must respect occurs: shared
 inputs, results used several times, results indexed or read inside lambdas,
 arrays consumed by updates and scatters, reduce results used as scalars.
@@ -239,15 +239,25 @@ class Generator:
     HIST_OPERATORS = (("arith.addi", "0"), ("arith.maxsi", "-2147483648"), ("arith.minsi", "2147483647"), ("arith.xori", "0"))
 
     def stmt_hist(self, indent: str = "  ") -> None:
-        """A histogram of one or two arrays into `%n` bins with an atomic operator: bin `x & 7` (out of bounds when
-        `%n` is smaller), weighted by the lambda's value."""
+        """A histogram of one or two arrays into as many bins as rows, with an atomic operator: bin `x & 7` (out of
+        bounds when there are fewer rows), weighted by the lambda's value."""
+        self.emit_hist(self.picks(self.arrays, 1, 2), indent)
+
+    def stmt_hist_pair(self, indent: str = "  ") -> None:
+        """Two histograms whose bins are `x & 7` of the same array (a horizontal pair for soac-fuse), with their own
+        operators and weights."""
+        first = self.pick(self.arrays)
+        values = [[first, *self.picks(self.arrays, 0, 1)] for _ in range(2)]  # neither reads the other's result
+        for chosen in values:
+            self.emit_hist(chosen, indent)
+
+    def emit_hist(self, values: list[str], indent: str) -> None:
         op, neutral = self.HIST_OPERATORS[self.draw(0, len(self.HIST_OPERATORS) - 1)]
         dest, ne, seven = self.fresh("bins"), self.fresh("ne"), self.fresh("seven")
         self.lines += [
             f"{indent}{ne} = arith.constant {neutral} : i32",
-            f"{indent}{dest} = soac.replicate %n, {ne} : i32 -> {T1}",
+            f"{indent}{dest} = soac.replicate {self.width}, {ne} : i32 -> {T1}",
         ]
-        values = self.picks(self.arrays, 1, 2)
         params = self.params(len(values))
         body, (value,) = self.lambda_body(params, 1, indent + "  ")
         low, j = self.fresh("low"), self.fresh("j")
@@ -259,7 +269,7 @@ class Generator:
         a, b, r, out = self.fresh("a"), self.fresh("b"), self.fresh("r"), self.fresh("h")
         inner = "\n".join([*body, f"{indent}  soac.yield {j}, {value} : index, i32"])
         self.lines.append(
-            f"{indent}{out} = soac.hist %n ({', '.join(values)} : {', '.join([T1] * len(values))}) into({dest} : {T1})"
+            f"{indent}{out} = soac.hist {self.width} ({', '.join(values)} : {', '.join([T1] * len(values))}) into({dest} : {T1})"
             f" neutral({ne} : i32) -> {T1} combine({a}: i32, {b}: i32) {{\n{indent}  {r} = {op} {a}, {b} : i32\n"
             f"{indent}  soac.yield {r} : i32\n{indent}}} lambda({', '.join(f'{p}: i32' for p in params)}) {{\n{inner}\n{indent}}}"
         )
@@ -341,7 +351,7 @@ class Generator:
         elif choice == 15:
             self.stmt_scan_reduce_pair()
         elif choice == 9:
-            self.stmt_scatter() if self.draw(0, 1) else self.stmt_hist()
+            (self.stmt_scatter, self.stmt_hist, self.stmt_hist_pair)[self.draw(0, 2)]()
         elif choice == 10:
             self.stmt_update() if len(self.arrays) > 1 else self.stmt_index()
         elif choice == 11:

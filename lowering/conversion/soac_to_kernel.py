@@ -333,7 +333,7 @@ class HostLowering:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._dims_of(owner.array)
-        if isinstance(owner, soac.ScatterOp | soac.HistOp):
+        if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp):
             return self._dims_of(owner.dests[list(owner.outs).index(value)])
         if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
             width = self._host_index(owner.width)
@@ -463,7 +463,7 @@ class FunctionLowering:
         lw = self.lw
         if isinstance(op, soac.IotaOp | soac.ReplicateOp):
             lw.check_size(op, lw.scalar(op.width), "size")
-        elif isinstance(op, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
+        elif isinstance(op, soac.SegmapOp | soac.SegredOp | soac.SegscanOp | soac.SeghistOp):
             for d in op.dims:
                 lw.check_size(op, lw.scalar(d), "dimension")
         elif isinstance(op, WIDE_SOACS):

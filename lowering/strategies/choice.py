@@ -9,6 +9,8 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
                        | reduce_then_scan.py
     segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
     segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
+    hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
+    seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
 The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in soac_to_kernel.py) is the pass's `scan` option or
 its target's default (`opencl/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
@@ -31,6 +33,7 @@ from soac.lowering.strategies import (
     outputs,
     reduce,
     reduce_then_scan,
+    seghist,
     segmented,
     segred_teams,
     segred_vector,
@@ -47,6 +50,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.MapOp: maps.lower_map,
         soac.ScatterOp: maps.lower_scatter,
         soac.HistOp: histogram.lower_hist,
+        soac.SeghistOp: seghist.lower_seghist,
         soac.IotaOp: maps.lower_iota,
         soac.ReplicateOp: maps.lower_replicate,
         soac.TransposeOp: maps.lower_transpose,

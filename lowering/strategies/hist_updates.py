@@ -2,7 +2,8 @@
 update methods of the SC'20 paper "Compiling Generalized Histograms for GPU" (hardware atomics, compare-and-swap,
 locking), chosen from the operator and the destinations' element types.
 
-* `atomic`: the operator is one arith op with an atomic (`addi`, `minsi`, ... on i32/i64, `addf` on f32):
+* `atomic`: the operator is one arith op with an atomic per destination (`addi`, `minsi`, ... on i32/i64, `addf`
+  on f32; several destinations, as horizontal hist+hist fusion makes them, take one atomic each):
 
       %old = kernel.atomic add %bins[%j], %v : !kernel.buffer<global, i32>, i32
 
@@ -40,7 +41,7 @@ from soac.lowering.kernel import AtomicCmpxchgOp, AtomicLoadOp, AtomicOp, Atomic
 from xdsl.builder import InsertPoint
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, TensorType, f32, i1, i32, i64
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 ATOMIC_KINDS = {
     arith.AddiOp: "add",
@@ -75,31 +76,40 @@ def _width(element: Attribute) -> int | None:
     return None
 
 
-def atomic_kind(op: soac.HistOp) -> str | None:
-    """The `kernel.atomic` kind that applies `op`'s operator, if it is one atomic op of both parameters."""
-    if len(op.dests) != 1:
+def atomic_kinds(combine: Region, elements: Sequence[Attribute]) -> list[str] | None:
+    """The `kernel.atomic` kind of each destination's part of `combine`, if every part is one atomic op of its two
+    parameters (`c_k = op(a_k, b_k)`) on a 32/64-bit integer (f32 for add); None otherwise."""
+    block = combine.block
+    k = len(elements)
+    *ops, yield_op = block.ops
+    if len(ops) != k:
         return None
-    (element,) = destination_elements(op)
-    block = op.combine.block
-    ops = list(block.ops)
-    if len(ops) != 2:
-        return None
-    first, last = ops
-    if isinstance(first, arith.AddfOp) != (element == f32):
-        return None
-    if element != f32 and (not isinstance(element, IntegerType) or element.width.data not in (32, 64)):
-        return None
-    kind = ATOMIC_KINDS.get(type(first))  # pyright: ignore[reportArgumentType]
-    if kind is None or set(first.operands) != set(block.args) or list(last.operands) != [first.results[0]]:
-        return None
-    return kind
+    kinds: list[str] = []
+    for j, (element, value) in enumerate(zip(elements, yield_op.operands, strict=True)):
+        op = value.owner
+        if not isinstance(op, Operation) or op.parent_block() is not block:
+            return None
+        kind = ATOMIC_KINDS.get(type(op))  # pyright: ignore[reportArgumentType]
+        if kind is None or len(op.operands) != 2 or set(op.operands) != {block.args[j], block.args[k + j]}:
+            return None
+        if isinstance(op, arith.AddfOp) != (element == f32):
+            return None
+        if element != f32 and (not isinstance(element, IntegerType) or element.width.data not in (32, 64)):
+            return None
+        kinds.append(kind)
+    return kinds
+
+
+def hist_atomic_kinds(op: soac.HistOp) -> list[str] | None:
+    """The atomic kind of each destination of `op`, if its operator is one atomic op per destination."""
+    return atomic_kinds(op.combine, destination_elements(op))
 
 
 def applicable_methods(op: soac.HistOp) -> list[str]:
     """The update methods that can apply `op`'s operator, fastest first."""
     elements = destination_elements(op)
     widths = [_width(e) for e in elements]
-    methods = ["atomic"] if atomic_kind(op) else []
+    methods = ["atomic"] if hist_atomic_kinds(op) else []
     if len(elements) == 1 and widths[0] in (32, 64):
         methods.append("cas")
     if all(w in PACKABLE_WIDTHS for w in widths) and sum(w or 0 for w in widths) <= 64:
@@ -141,8 +151,9 @@ class BinUpdate:
         return destination_elements(self.op)
 
     @property
-    def kind(self) -> str | None:
-        return atomic_kind(self.op) if self.method == "atomic" else None
+    def kinds(self) -> list[str] | None:
+        """The atomic kind of each destination, for `atomic`."""
+        return hist_atomic_kinds(self.op) if self.method == "atomic" else None
 
     @property
     def storage(self) -> list[Attribute]:
@@ -186,14 +197,15 @@ class BinUpdate:
     ) -> None:
         """Combine `values` into bin `j` of the storage views `targets` (`locks`: the lock words, for `lock`)."""
         if self.method == "atomic":
-            (target,), (value,) = targets, values
-            kind = self.kind
-            assert kind is not None
-            if target.buffer.type.space_name == "local" and _width(target.element) == 64:  # pyright: ignore[reportAttributeAccessIssue]
-                # 64-bit atomics on local memory: PoCL 3.1 aborts building `atom_and` on a local long
-                self._cas(kb, target, j, lambda old: self.combine(kb, [old], [value])[0])
-                return
-            kb.b.insert(AtomicOp(kind, target.buffer, kb.m.add(target.offset, j), value))
+            kinds = self.kinds
+            assert kinds is not None
+            parts = [value.owner for value in self.op.combine.block.last_op.operands]  # pyright: ignore[reportOptionalMemberAccess]
+            for target, value, kind, part in zip(targets, values, kinds, parts, strict=True):
+                if target.buffer.type.space_name == "local" and _width(target.element) == 64:  # pyright: ignore[reportAttributeAccessIssue]
+                    # 64-bit atomics on local memory: PoCL 3.1 aborts building `atom_and` on a local long
+                    self._cas(kb, target, j, lambda old, v=value, p=part: kb.m.insert(type(p)(old, v), "new"))  # pyright: ignore[reportCallIssue]
+                    continue
+                kb.b.insert(AtomicOp(kind, target.buffer, kb.m.add(target.offset, j), value))
         elif self.method == "cas":
             (target,), (value,) = targets, values
             self._cas(kb, target, j, lambda old: self.combine(kb, [old], [value])[0])

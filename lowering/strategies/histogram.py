@@ -45,13 +45,13 @@ from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_b
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.kernel.memory import element_bytes
-from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kind, choose_update
+from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kinds, choose_update
 from soac.lowering.strategies.maps import fresh_copy, grid_stride
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i32
 from xdsl.ir import SSAValue
 
-__all__ = ["ATOMIC_KINDS", "LOCAL_BINS", "STRATEGIES", "RowUpdates", "atomic_kind", "lower_hist", "subhistograms"]
+__all__ = ["ATOMIC_KINDS", "LOCAL_BINS", "STRATEGIES", "RowUpdates", "atomic_kinds", "lower_hist", "subhistograms"]
 
 Update = Callable[[SSAValue, list[SSAValue]], None]
 """Applies a row's values to bin `j` of some histogram: `update(j, values)`."""

@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.tiled_redomap'
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap'
 
 // -----
 
@@ -1152,3 +1152,95 @@ func.func @hist_value_type(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %
 }
 
 // CHECK: error: 'soac.hist' lambda yields values (f32) but the destinations hold (i32)
+
+// -----
+
+// seghist: destinations with a row of bins per segment
+func.func @seghist_rank(%n: index, %m: index, %d: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
+  %r = soac.seghist thread (%n, %m) into(%d : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index, %j: index) {
+    soac.yield %j, %z : index, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.seghist' destinations must be 2-D tensors of scalars (a row of bins for each of the 1-D segments), got tensor<?xi32>
+
+// -----
+
+// seghist: a bin, then a value per destination
+func.func @seghist_yield_count(%n: index, %m: index, %d: tensor<?x?xi32>, %z: i32) -> tensor<?x?xi32> {
+  %r = soac.seghist thread (%n, %m) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index, %j: index) {
+    soac.yield %j : index
+  }
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.seghist' lambda yields (index), expected an integer bin and a value for each of its 1 destination (i32)
+
+// -----
+
+// seghist: the lambda takes the indices of the index space
+func.func @seghist_params(%n: index, %m: index, %d: tensor<?x?xi32>, %z: i32) -> tensor<?x?xi32> {
+  %r = soac.seghist thread (%n, %m) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index) {
+    soac.yield %i, %z : index, i32
+  }
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.seghist' lambda takes 1 parameter but 2 are expected (the index space: (index, index))
+
+// -----
+
+// seghist: neutral elements of the destinations' type
+func.func @seghist_neutral(%n: index, %m: index, %d: tensor<?x?xi32>, %z: f32) -> tensor<?x?xi32> {
+  %r = soac.seghist thread (%n, %m) into(%d : tensor<?x?xi32>) neutral(%z : f32) -> tensor<?x?xi32> combine(%a: f32, %b: f32) {
+    %s = arith.addf %a, %b : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %j: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %j, %one : index, i32
+  }
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.seghist' neutral elements (f32) do not match the destinations' (i32)
+
+// -----
+
+// seghist: destinations of one shape
+func.func @seghist_shapes(%n: index, %m: index, %d: tensor<?x4xi32>, %e: tensor<?x5xi32>, %z: i32) -> (tensor<?x4xi32>, tensor<?x5xi32>) {
+  %r, %t = soac.seghist thread (%n, %m) into(%d, %e : tensor<?x4xi32>, tensor<?x5xi32>) neutral(%z, %z : i32, i32) -> (tensor<?x4xi32>, tensor<?x5xi32>) combine(%a: i32, %b: i32, %c: i32, %e2: i32) {
+    %s = arith.addi %a, %c : i32
+    %u = arith.addi %b, %e2 : i32
+    soac.yield %s, %u : i32, i32
+  } lambda(%i: index, %j: index) {
+    soac.yield %j, %z, %z : index, i32, i32
+  }
+  func.return %r, %t : tensor<?x4xi32>, tensor<?x5xi32>
+}
+
+// CHECK: error: 'soac.seghist' destinations must have one shape, got (tensor<?x4xi32>, tensor<?x5xi32>)
+
+// -----
+
+// seghist: destinations are consumed
+func.func @seghist_consumed(%n: index, %m: index, %d: tensor<?x?xi32>, %z: i32) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+  %r = soac.seghist thread (%n, %m) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index, %j: index) {
+    soac.yield %j, %z : index, i32
+  }
+  func.return %r, %d : tensor<?x?xi32>, tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.seghist' consumes %d, but 'func.return' uses it afterwards

@@ -1065,3 +1065,30 @@ func.func @hist_pair(%n: index, %is: tensor<?xi32>, %ws: tensor<?xf32>, %best: t
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "hist_pair"
 // CHECK-GENERIC:    "soac.hist"(%n, %is, %ws, %iota, %best, %arg, %lo, %none) <{operandSegmentSizes = array<i32: 1, 3, 2, 2>}> ({
+
+func.func @seghist(%n: index, %m: index, %iss: tensor<?x?xi32>, %ws: tensor<?x?xf32>, %d: tensor<?x8xf32>, %z: f32) -> tensor<?x8xf32> {
+  %h = soac.seghist thread (%n, %m) into(%d : tensor<?x8xf32>) neutral(%z : f32) -> tensor<?x8xf32> combine(%a: f32, %b: f32) {
+    %s = arith.addf %a, %b : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %j: index) {
+    %bin = soac.index %iss[%i, %j] : tensor<?x?xi32> -> i32
+    %w = soac.index %ws[%i, %j] : tensor<?x?xf32> -> f32
+    soac.yield %bin, %w : i32, f32
+  }
+  func.return %h : tensor<?x8xf32>
+}
+
+// CHECK-LABEL: func.func @seghist(%n: index, %m: index, %iss: tensor<?x?xi32>, %ws: tensor<?x?xf32>, %d: tensor<?x8xf32>, %z: f32) -> tensor<?x8xf32> {
+// CHECK-NEXT:    %h = soac.seghist thread (%n, %m) into(%d : tensor<?x8xf32>) neutral(%z : f32) -> tensor<?x8xf32> combine(%a: f32, %b: f32) {
+// CHECK-NEXT:      %s = arith.addf %a, %b : f32
+// CHECK-NEXT:      soac.yield %s : f32
+// CHECK-NEXT:    } lambda(%i: index, %j: index) {
+// CHECK-NEXT:      %bin = soac.index %iss[%i, %j] : tensor<?x?xi32> -> i32
+// CHECK-NEXT:      %w = soac.index %ws[%i, %j] : tensor<?x?xf32> -> f32
+// CHECK-NEXT:      soac.yield %bin, %w : i32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %h : tensor<?x8xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "seghist"
+// CHECK-GENERIC:    "soac.seghist"(%n, %m, %d, %z) <{level = #soac<level thread>, operandSegmentSizes = array<i32: 2, 1, 1>}> ({
