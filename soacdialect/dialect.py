@@ -896,9 +896,7 @@ class StencilOp(IRDLOperation):
         }
         if tile is not None:
             properties["tile"] = DenseArrayBase.from_list(i64, list(tile))
-        super().__init__(
-            operands=[dims, inputs, constants], result_types=[result_types], properties=properties, regions=[body]
-        )
+        super().__init__(operands=[dims, inputs, constants], result_types=[result_types], properties=properties, regions=[body])
 
     @property
     def window_shape(self) -> tuple[int, ...]:
@@ -922,6 +920,20 @@ class StencilOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' window extents must be odd and positive, got {list(window)}")
         if (tile := self.tile_shape) is not None and (len(tile) != rank or any(t < 1 for t in tile)):
             raise VerifyException(f"'{self.name}' tile {list(tile)} must give a positive size for each of {rank} dimensions")
+        elements = self._check_inputs_and_constants()
+        points = len(self.offsets)
+        _check_params(
+            self, self.body, "lambda", [e for e in elements for _ in range(points)], f"{points} neighbours of each input"
+        )
+        yielded = _yielded_types(self, self.body, "lambda")
+        if any(isinstance(t, TensorType) for t in yielded):
+            raise VerifyException(f"'{self.name}' lambda must yield scalars, got {format_types(yielded)}")
+        _check_results(self, self.outs.types, [array_of_rank(t, rank) for t in yielded])
+
+    def _check_inputs_and_constants(self) -> list[Attribute]:
+        """The boundary, the inputs (arrays of scalars of the index space's rank) and the constants; gives the
+        inputs' element types."""
+        rank = len(self.dims)
         boundary = self.boundary.data
         if boundary not in STENCIL_BOUNDARIES:
             raise VerifyException(f"'{self.name}' boundary must be one of {', '.join(STENCIL_BOUNDARIES)}, got '{boundary}'")
@@ -942,14 +954,7 @@ class StencilOp(IRDLOperation):
         for i, (value, element) in enumerate(zip(self.constants, elements)):
             if value.type != element:
                 raise VerifyException(f"'{self.name}' constant #{i} has type {value.type}, expected {element} from input #{i}")
-        points = len(self.offsets)
-        _check_params(
-            self, self.body, "lambda", [e for e in elements for _ in range(points)], f"{points} neighbours of each input"
-        )
-        yielded = _yielded_types(self, self.body, "lambda")
-        if any(isinstance(t, TensorType) for t in yielded):
-            raise VerifyException(f"'{self.name}' lambda must yield scalars, got {format_types(yielded)}")
-        _check_results(self, self.outs.types, [array_of_rank(t, rank) for t in yielded])
+        return elements
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -36,7 +36,9 @@ def stencil_program(window: Sequence[int], boundary: str, inputs: int = 1, tile:
     if tile is not None:
         head += f" tile [{', '.join(map(str, tile))}]"
     params = [f"%p{k}: i32" for k in range(math.prod(window) * inputs)]
-    lines.append(f"  %r = {head} ({', '.join(names)} : {', '.join([tensor] * inputs)}) -> {tensor} lambda({', '.join(params)}) {{")
+    lines.append(
+        f"  %r = {head} ({', '.join(names)} : {', '.join([tensor] * inputs)}) -> {tensor} lambda({', '.join(params)}) {{"
+    )
     lines.append("    %acc0 = arith.constant 0 : i32")
     acc = "%acc0"
     for k, w in enumerate(weights(window, inputs)):

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import stencil_reference  # noqa: E402  # pyright: ignore[reportMissingImports]
+import stencil_reference  # pyright: ignore[reportMissingImports]
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

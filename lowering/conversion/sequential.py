@@ -39,6 +39,7 @@ from soac.lowering.conversion.kernel_builder import (
     tensor_element,
     width_problem,
 )
+from soac.lowering.conversion.stencil_access import emit_sequential_stencil
 from soac.lowering.kernel import ERROR_VALUES
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
@@ -838,5 +839,6 @@ _HANDLERS = {
     soac.SegredOp: Inliner.emit_segcombine,
     soac.SegscanOp: Inliner.emit_segcombine,
     soac.ThresholdOp: Inliner.emit_threshold,
+    soac.StencilOp: lambda inliner, op: emit_sequential_stencil(inliner, op),
     tensor.DimOp: Inliner.emit_dim,
 }

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from soac import dialect as soac
-from soac.lowering.conversion.kernel_builder import IndexMath, KernelBuilder, View, zero_of
+from soac.lowering.conversion.kernel_builder import IndexMath, KernelBuilder, View, tensor_element, zero_of
 from xdsl.dialects import arith
 from xdsl.ir import Attribute, SSAValue
+
+if TYPE_CHECKING:
+    from soac.lowering.conversion.sequential import Inliner
 
 
 @dataclass
@@ -105,7 +109,9 @@ def read_bounded(
     return value if inside is None else m.select(inside, value, reads.constants[i])
 
 
-def interior_condition(m: IndexMath, coords: Sequence[SSAValue], dims: Sequence[SSAValue], radius: Sequence[int]) -> SSAValue | None:
+def interior_condition(
+    m: IndexMath, coords: Sequence[SSAValue], dims: Sequence[SSAValue], radius: Sequence[int]
+) -> SSAValue | None:
     """Whether the window around `coords` lies inside the array (None: a window of one element always does)."""
     ok: SSAValue | None = None
     for c, n, r in zip(coords, dims, radius):
@@ -118,7 +124,9 @@ def interior_condition(m: IndexMath, coords: Sequence[SSAValue], dims: Sequence[
     return ok
 
 
-def element_arguments(kb: KernelBuilder, reads: StencilReads, coords: Sequence[SSAValue], dims: Sequence[SSAValue]) -> list[SSAValue]:
+def element_arguments(
+    kb: KernelBuilder, reads: StencilReads, coords: Sequence[SSAValue], dims: Sequence[SSAValue]
+) -> list[SSAValue]:
     """The lambda's arguments at `coords`: plain loads at constant offsets from the element where the whole window
     is inside the array (the interior: no boundary tests), boundary-mapped loads elsewhere (the border)."""
     m = kb.m
@@ -139,8 +147,38 @@ def element_arguments(kb: KernelBuilder, reads: StencilReads, coords: Sequence[S
         return reads.arguments(kb, plain)
     loaded = [(i, k) for i in range(len(reads.views)) for k in range(len(reads.offsets)) if reads.used(i, k)]
     types = [reads.views[i].element for i, _ in loaded]
-    values = kb.if_values(
-        interior, types, lambda: [plain(i, k) for i, k in loaded], lambda: [bounded(i, k) for i, k in loaded]
-    )
+    values = kb.if_values(interior, types, lambda: [plain(i, k) for i, k in loaded], lambda: [bounded(i, k) for i, k in loaded])
     by_place = dict(zip(loaded, values))
     return reads.arguments(kb, lambda i, k: by_place[(i, k)])
+
+
+def emit_sequential_stencil(inliner: Inliner, op: soac.StencilOp) -> None:
+    """A stencil nested in a lambda: a loop over its elements inside the work-item, results in scratch memory."""
+    kb, m = inliner.kb, inliner.kb.m
+    sizes = [inliner.scalar(d) for d in op.dims]
+    outs = [kb.alloc_scratch(tensor_element(r.type), list(sizes), op) for r in op.outs]
+    dims = [inliner.checked_size(op, d, "dimension") for d in sizes]
+    views = [inliner.view(x) for x in op.inputs]
+    ok: SSAValue | None = None
+    for i, view in enumerate(views):
+        for d, (size, n) in enumerate(zip(view.dims, dims)):
+            if size is n:
+                continue
+            same = m.eq(size, n, "same_size")
+            kb.check(same, op, f"input #{i} has {{0}} elements in dimension {d}, but the index space has {{1}}", [size, n])
+            ok = m.both(ok, same)
+    reads = StencilReads(op, views, [inliner.scalar(c) for c in op.constants])
+    total = m.product(dims)
+    if ok is not None:
+        total = m.select(ok, total, m.c(0))
+
+    def element(p: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        coords = m.unflatten(p, dims, [None] * len(dims))
+        values = inliner.inline_scalars(op.body, element_arguments(kb, reads, coords, dims))
+        for value, out in zip(values, outs):
+            kb.store(value, out, p)
+        return []
+
+    kb.for_loop(m.c(0), total, m.c(1), [], "p", element)
+    for result, out in zip(op.outs, outs):
+        inliner.env[result] = out

@@ -142,8 +142,7 @@ class TiledStencil:
         used = self.reads.used_inputs()
         size = math.prod(self.halo)
         self.tiles = {
-            i: m.insert(LocalAllocOp(size, self.reads.views[i].element), f"{op.inputs[i].name_hint or 'in'}_tile")
-            for i in used
+            i: m.insert(LocalAllocOp(size, self.reads.views[i].element), f"{op.inputs[i].name_hint or 'in'}_tile") for i in used
         }
         group = m.unflatten(m.insert(GroupIdOp(0), "group"), [kb.scalar(c) for c in counts], [f"g{d}" for d in range(len(dims))])
         self.base = [m.mul(g, m.c(t), f"base{d}") for d, (g, t) in enumerate(zip(group, self.tile))]
