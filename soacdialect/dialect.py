@@ -17,6 +17,7 @@ arrays out ("tuples of arrays"), and lambdas as single-block regions ending in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Self
@@ -840,6 +841,19 @@ STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
 """What a neighbour outside the array reads: the nearest element, the element mirrored across the edge (the edge
 itself not repeated: -1 reads 1), the element a period away, or the op's constant."""
 STENCIL_MAX_RANK = 3
+STENCIL_DEFAULT_TILES = {1: (256,), 2: (8, 64), 3: (4, 4, 32)}
+"""The block of elements a work-group computes when a stencil gives no `tile`, by rank (256 or 512 work-items)."""
+STENCIL_MAX_GROUP = 1024
+"""The most elements of a stencil's tile: one work-item each (NVIDIA's limit of a work-group)."""
+
+
+def stencil_tile_problem(tile: Sequence[int]) -> str | None:
+    """Why a work-group cannot compute blocks of `tile` (None: it can)."""
+    if any(t < 1 for t in tile):
+        return f"tile {list(tile)} has a size below 1"
+    if math.prod(tile) > STENCIL_MAX_GROUP:
+        return f"tile {list(tile)} has {math.prod(tile)} elements, more than the {STENCIL_MAX_GROUP} work-items of a work-group"
+    return None
 
 
 def stencil_offsets(window: Sequence[int]) -> list[tuple[int, ...]]:
@@ -920,6 +934,8 @@ class StencilOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' window extents must be odd and positive, got {list(window)}")
         if (tile := self.tile_shape) is not None and (len(tile) != rank or any(t < 1 for t in tile)):
             raise VerifyException(f"'{self.name}' tile {list(tile)} must give a positive size for each of {rank} dimensions")
+        if tile is not None and (problem := stencil_tile_problem(tile)):
+            raise VerifyException(f"'{self.name}' {problem}")
         elements = self._check_inputs_and_constants()
         points = len(self.offsets)
         _check_params(

@@ -2,7 +2,7 @@
 one element per work-item.
 
 **tiled** (GPUs, `local_tiles` targets): a work-group computes a block of `tile[0] x ... ` elements (the op's `tile`,
-else `DEFAULT_TILES` by rank; a tuning parameter, see `passes/tile_sizes.py`). It first copies the block and its
+else `STENCIL_DEFAULT_TILES` by rank; a tuning parameter, see `passes/tile_sizes.py`). It first copies the block and its
 halo (the window's radius on each side) of every input whose neighbours the lambda uses into local memory, each
 element once (seed 003, "stencil sharing"), then every work-item runs the lambda on neighbours read from the tile:
 
@@ -40,24 +40,13 @@ from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, Loc
 from soac.lowering.strategies.maps import grid_stride
 from xdsl.ir import SSAValue
 
-DEFAULT_TILES = {1: (256,), 2: (8, 64), 3: (4, 4, 32)}
-"""The block a work-group computes when the op gives none, by rank (256 or 512 work-items)."""
-MAX_GROUP = 1024
-"""The most work-items of a tiled work-group (NVIDIA's limit)."""
 LOCAL_BYTES = 32 * 1024
 """The most local memory the tiles of one work-group may take; larger windows run `direct`."""
 STRATEGIES = ("tiled", "direct")
 
 
 def tile_of(op: soac.StencilOp) -> tuple[int, ...]:
-    return op.tile_shape or DEFAULT_TILES[len(op.dims)]
-
-
-def tile_problem(op: soac.StencilOp, tile: tuple[int, ...]) -> str | None:
-    """Why a work-group cannot compute blocks of `tile` (None: it can)."""
-    if math.prod(tile) > MAX_GROUP:
-        return f"a tile of {math.prod(tile)} elements is more than the {MAX_GROUP} work-items of a work-group"
-    return None
+    return op.tile_shape or soac.STENCIL_DEFAULT_TILES[len(op.dims)]
 
 
 def _tile_bytes(op: soac.StencilOp, tile: tuple[int, ...]) -> int:
@@ -75,8 +64,6 @@ def lower_stencil(lw: HostLowering, op: soac.StencilOp) -> None:
     if strategy not in STRATEGIES:
         raise LoweringError(f"SOAC_STENCIL must be one of {', '.join(STRATEGIES)}, got '{strategy}'")
     tile = tile_of(op)
-    if problem := tile_problem(op, tile):
-        raise LoweringError(f"{soac.StencilOp.name}: {problem}")
     if strategy == "tiled" and _tile_bytes(op, tile) <= LOCAL_BYTES:
         TiledStencil(lw, op, tile).lower()
     else:
