@@ -20,12 +20,14 @@ def weights(window: Sequence[int], inputs: int) -> list[int]:
     return [(3 * k + 1) % 5 - 2 for k in range(count)]
 
 
-def stencil_program(window: Sequence[int], boundary: str, inputs: int = 1, tile: Sequence[int] | None = None) -> str:
+def stencil_program(
+    window: Sequence[int], boundary: str, inputs: int = 1, tile: Sequence[int] | None = None, name: str = "main"
+) -> str:
     rank = len(window)
     tensor = f"tensor<{'x'.join('?' * rank)}xi32>"
     names = [f"%x{i}" for i in range(inputs)]
     dims = [f"%n{d}" for d in range(rank)]
-    lines = [f"func.func @main({', '.join(f'{x}: {tensor}' for x in names)}) -> {tensor} {{"]
+    lines = [f"func.func @{name}({', '.join(f'{x}: {tensor}' for x in names)}) -> {tensor} {{"]
     for d in range(rank):
         lines.append(f"  %c{d} = arith.constant {d} : index")
         lines.append(f"  %n{d} = tensor.dim %x0, %c{d} : {tensor}")
@@ -88,3 +90,16 @@ def cases() -> list[tuple[tuple[int, ...], str, tuple[int, ...]]]:
         for rank in (1, 2, 3)
         for window, boundary, shape in itertools.product(WINDOWS[rank], BOUNDARIES, AWKWARD_SHAPES[rank])
     ]
+
+
+def function_name(window: Sequence[int], boundary: str) -> str:
+    return f"{boundary}_{'x'.join(map(str, window))}"
+
+
+def stencil_module(windows: Sequence[Sequence[int]], inputs: int = 1) -> str:
+    """One function per window and boundary (`function_name`), to build a single program for many cases."""
+    return "\n\n".join(stencil_program(w, b, inputs, name=function_name(w, b)) for w, b in itertools.product(windows, BOUNDARIES))
+
+
+INPUTS = {1: 1, 2: 2, 3: 1}
+"""Inputs per stencil by rank: the 2-D cases read two arrays (Accelerate's `stencil2`)."""

@@ -58,9 +58,9 @@ def stencil(interp: SoacInterpreter, frame: Frame, op: soac.StencilOp) -> list[V
     args: list[Val] = []
     for i, (value, constant) in enumerate(zip(op.inputs, constants)):
         arr = expand(frame.lookup(value), batch, lanes)
-        if arr.shape[lanes:] != dims:
-            shape = "x".join(map(str, arr.shape[lanes:]))
-            raise fail(op, f"input #{i} has shape {shape}, but the index space is {'x'.join(map(str, dims))}")
+        for d, (size, n) in enumerate(zip(arr.shape[lanes:], dims)):
+            if size != n:
+                raise fail(op, f"input #{i} has {size} elements in dimension {d}, but the index space has {n}")
         if 0 in dims:
             args.extend((arr, lanes + len(dims)) for _ in op.offsets)
             continue
