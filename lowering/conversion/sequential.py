@@ -585,6 +585,9 @@ class Inliner:
             return self._built_dims(owner, value, depth)
         if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
+        if isinstance(owner, soac.StencilOp):
+            dims = [self._known_index(d, depth + 1) for d in owner.dims]
+            return None if None in dims else dims  # pyright: ignore[reportReturnType]
         return None
 
     def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
