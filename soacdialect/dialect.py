@@ -841,8 +841,8 @@ STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
 """What a neighbour outside the array reads: the nearest element, the element mirrored across the edge (the edge
 itself not repeated: -1 reads 1), the element a period away, or the op's constant."""
 STENCIL_MAX_RANK = 3
-STENCIL_DEFAULT_TILES = {1: (256,), 2: (8, 64), 3: (4, 4, 32)}
-"""The block of elements a work-group computes when a stencil gives no `tile`, by rank (256 or 512 work-items)."""
+STENCIL_DEFAULT_TILES = {1: (256,), 2: (16, 64), 3: (4, 4, 32)}
+"""The block of elements a work-group computes when a stencil gives no `tile`, by rank."""
 STENCIL_MAX_GROUP = 1024
 """The most elements of a stencil's tile: one work-item each (NVIDIA's limit of a work-group)."""
 

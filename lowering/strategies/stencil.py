@@ -2,12 +2,14 @@
 one element per work-item.
 
 **tiled** (GPUs, `local_tiles` targets): a work-group computes a block of `tile[0] x ... ` elements (the op's `tile`,
-else `STENCIL_DEFAULT_TILES` by rank; a tuning parameter, see `passes/tile_sizes.py`). It first copies the block and its
-halo (the window's radius on each side) of every input whose neighbours the lambda uses into local memory, each
-element once (seed 003, "stencil sharing"), then every work-item runs the lambda on neighbours read from the tile:
+else `STENCIL_DEFAULT_TILES` by rank; a tuning parameter, see `passes/tile_sizes.py`), each of its work-items
+`ROWS_PER_ITEM` consecutive elements along the first dimension (ranks 2 and 3). The group first copies the block and
+its halo (the window's radius on each side) of every input whose neighbours the lambda uses into local memory, each
+element once (seed 003, "stencil sharing"), then every work-item runs the lambda on neighbours read from the tile,
+each tile element it needs read once for all its elements:
 
     kernel.func @main_stencil_0(%img: !kernel.buffer<global, f32>, %out: ..., %n: index, %m: index) {
-      %img_tile = kernel.local_alloc 660 : !kernel.buffer<local, f32>      // (8 + 2) x (64 + 2)
+      %img_tile = kernel.local_alloc 1188 : !kernel.buffer<local, f32>     // (16 + 2) x (64 + 2)
       ... the group's block: %base0, %base1; %interior = the block and its halo lie inside the array
       scf.if %interior {
         (the tile copied with plain loads: no boundary tests)
@@ -15,7 +17,8 @@ element once (seed 003, "stencil sharing"), then every work-item runs the lambda
         (the tile copied with the boundary condition applied to each position)
       }
       kernel.barrier local
-      (the lambda on the tile's neighbours, at constant offsets from the work-item's centre; in-space results stored)
+      (the lambda on the tile's neighbours, at constant offsets from the work-item's first element; in-space
+       results stored)
     }
 
 **direct** (CPUs, where local memory is ordinary memory and the caches share; windows whose tiles do not fit; and
@@ -28,6 +31,7 @@ boundary condition (`conversion/stencil_access.py`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 
@@ -43,6 +47,8 @@ from xdsl.ir import SSAValue
 LOCAL_BYTES = 32 * 1024
 """The most local memory the tiles of one work-group may take; larger windows run `direct`."""
 STRATEGIES = ("tiled", "direct")
+ROWS_PER_ITEM = 4
+"""Elements along the first dimension each work-item of a tiled kernel computes, where the tile allows."""
 
 
 def tile_of(op: soac.StencilOp) -> tuple[int, ...]:
@@ -109,13 +115,28 @@ def direct(lw: HostLowering, op: soac.StencilOp) -> None:
     grid_stride(lw, kb, lw.m.product(dims, "count"), "p", element)
 
 
+def rows_per_item(tile: tuple[int, ...]) -> int:
+    """Elements along the first dimension each work-item computes (on arrays of rank 2 and 3): consecutive ones,
+    so that the neighbours it reads above and below are shared between them in registers."""
+    if len(tile) == 1:
+        return 1
+    return max(r for r in (ROWS_PER_ITEM, 2, 1) if tile[0] % r == 0)
+
+
 class TiledStencil:
-    """Builds the tiled kernel of one stencil and its launch."""
+    """Builds the tiled kernel of one stencil and its launch.
+
+    A work-group of `threads` work-items (the tile, with its first extent divided by `rows`) computes a block of
+    `tile` elements; work-item `t` computes elements `(t0 * rows + j, t1, ...)` for `j < rows`. The tile and its halo
+    (`halo`) are copied by the work-items as a box of `threads` shifted by whole multiples of `threads` along each
+    dimension: no division in the copy, and consecutive work-items read consecutive elements."""
 
     def __init__(self, lw: HostLowering, op: soac.StencilOp, tile: tuple[int, ...]):
         self.lw, self.op, self.tile = lw, op, tile
         self.radius = [e // 2 for e in op.window_shape]
         self.halo = [t + 2 * r for t, r in zip(tile, self.radius)]
+        self.rows = rows_per_item(tile)
+        self.threads = (tile[0] // self.rows, *tile[1:])
         self.kb: KernelBuilder = lw.kernel("stencil")
 
     def lower(self) -> None:
@@ -134,11 +155,12 @@ class TiledStencil:
         group = m.unflatten(m.insert(GroupIdOp(0), "group"), [kb.scalar(c) for c in counts], [f"g{d}" for d in range(len(dims))])
         self.base = [m.mul(g, m.c(t), f"base{d}") for d, (g, t) in enumerate(zip(group, self.tile))]
         self.tid = m.insert(LocalIdOp(0), "tid")
+        self.thread = m.unflatten(self.tid, [m.c(t) for t in self.threads], [f"t{d}" for d in range(len(dims))])
         if self.tiles:
             self.fill()
             kb.b.insert(BarrierOp(local=True))
         self.compute()
-        group_size = math.prod(self.tile)
+        group_size = math.prod(self.threads)
         lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
 
     def group_interior(self) -> SSAValue | None:
@@ -154,25 +176,27 @@ class TiledStencil:
     def fill(self) -> None:
         """The group copies the block and its halo of each used input into its tile, each element once."""
         kb, m = self.kb, self.kb.m
-        size, group_size = math.prod(self.halo), math.prod(self.tile)
+        steps = [range(-(-h // t)) for h, t in zip(self.halo, self.threads)]
         places = []
-        for q in range(-(-size // group_size)):
-            v = m.add(self.tid, m.c(q * group_size), "v")
-            exists = m.lt(v, m.c(size)) if (q + 1) * group_size > size else None
-            u = m.unflatten(v, [m.c(h) for h in self.halo], [None] * len(self.halo))
-            positions = [m.sub(m.add(b, x), m.c(r)) for b, x, r in zip(self.base, u, self.radius)]
-            places.append((v, exists, positions))
+        for shift in itertools.product(*steps):
+            u = [m.add(t, m.c(s * n)) for t, s, n in zip(self.thread, shift, self.threads)]
+            exists: SSAValue | None = None
+            for x, s, n, h in zip(u, shift, self.threads, self.halo):
+                if (s + 1) * n > h:
+                    exists = m.both(exists, m.lt(x, m.c(h)))
+            positions = [m.add(b, m.sub(x, m.c(r))) for b, x, r in zip(self.base, u, self.radius)]
+            places.append((m.row_major(u, [m.c(h) for h in self.halo]), exists, positions))
 
         def copy(bounded: bool) -> list[SSAValue]:
-            for v, exists, positions in places:
+            for place, exists, positions in places:
 
-                def one(v: SSAValue = v, positions: list[SSAValue] = positions) -> None:
+                def one(place: SSAValue = place, positions: list[SSAValue] = positions) -> None:
                     for i, tile in self.tiles.items():
                         if bounded:
                             value = read_bounded(kb, self.reads, i, positions, self.dims)
                         else:
                             value = kb.load(self.reads.views[i], m.row_major(positions, self.dims))
-                        kb.b.insert(StoreOp(value, tile, v))
+                        kb.b.insert(StoreOp(value, tile, place))
 
                 kb.when(exists, one)
             return []
@@ -185,21 +209,33 @@ class TiledStencil:
             kb.if_values(interior, [], lambda: copy(bounded=False), lambda: copy(bounded=True))
 
     def compute(self) -> None:
-        """Each work-item runs the lambda on its element's neighbours in the tiles and stores its results."""
+        """Each work-item runs the lambda on the neighbours of its elements in the tiles (each tile element it needs
+        loaded once) and stores the results of its elements inside the array."""
         kb, m = self.kb, self.kb.m
-        t = m.unflatten(self.tid, [m.c(x) for x in self.tile], [f"t{d}" for d in range(len(self.tile))])
-        coords = [m.add(b, x, f"i{d}") for d, (b, x) in enumerate(zip(self.base, t))]
-        centre = m.row_major([m.add(x, m.c(r)) for x, r in zip(t, self.radius)], [m.c(h) for h in self.halo])
+        first = [m.mul(self.thread[0], m.c(self.rows), "row"), *self.thread[1:]]
+        centre = m.row_major([m.add(x, m.c(r)) for x, r in zip(first, self.radius)], [m.c(h) for h in self.halo])
         strides = [math.prod(self.halo[d + 1 :]) for d in range(len(self.halo))]
+        loaded: dict[tuple[int, int], SSAValue] = {}
 
-        def neighbour(i: int, k: int) -> SSAValue:
-            offset = sum(o * s for o, s in zip(self.reads.offsets[k], strides))
-            return m.insert(LoadOp(self.tiles[i], m.add(centre, m.c(offset))))
+        def tile_value(i: int, offset: int) -> SSAValue:
+            if (i, offset) not in loaded:
+                loaded[(i, offset)] = m.insert(LoadOp(self.tiles[i], m.add(centre, m.c(offset))))
+            return loaded[(i, offset)]
 
-        values = Inliner(kb).inline_scalars(self.op.body, self.reads.arguments(kb, neighbour))
-        inside: SSAValue | None = None
-        for c, n in zip(coords, self.dims):
-            inside = m.both(inside, m.lt(c, n))
         out_views = [kb.array(self.lw.array(r), r.name_hint) for r in self.op.outs]
-        flat = m.row_major(coords, self.dims)
-        kb.when(inside, lambda: [kb.store(v, out, flat) for v, out in zip(values, out_views)] and None)
+        inliner = Inliner(kb)
+        for j in range(self.rows):
+
+            def neighbour(i: int, k: int, j: int = j) -> SSAValue:
+                return tile_value(i, j * strides[0] + sum(o * s for o, s in zip(self.reads.offsets[k], strides)))
+
+            values = inliner.inline_scalars(self.op.body, self.reads.arguments(kb, neighbour))
+            coords = [m.add(self.base[0], m.add(first[0], m.c(j)), "i0")]
+            coords += [m.add(b, x, f"i{d}") for d, (b, x) in enumerate(zip(self.base[1:], first[1:]), 1)]
+            inside: SSAValue | None = None
+            for c, n in zip(coords, self.dims):
+                inside = m.both(inside, m.lt(c, n))
+            flat = m.row_major(coords, self.dims)
+            kb.when(
+                inside, lambda values=values, flat=flat: [kb.store(v, out, flat) for v, out in zip(values, out_views)] and None
+            )
