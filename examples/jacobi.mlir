@@ -14,7 +14,10 @@
 // output { [[0f32, 2f32, 0f32], [2f32, 0f32, 2f32], [0f32, 2f32, 0f32]] }
 // input { [[0f32, 0f32, 0f32], [0f32, 8f32, 0f32], [0f32, 0f32, 0f32]] 2i64 }
 // output { [[1f32, 0f32, 1f32], [0f32, 2f32, 0f32], [1f32, 0f32, 1f32]] }
-// random input { [100][130]f32 10i64 }
+// input { [[1f32, 2f32], [3f32, 4f32]] 0i64 }
+// output { [[1f32, 2f32], [3f32, 4f32]] }
+// input { empty([0][3]f32) 3i64 }
+// output { empty([0][3]f32) }
 // structure { soac.stencil 1 scf.for 1 }
 
 func.func @main(%grid: tensor<?x?xf32>, %steps: i64) -> tensor<?x?xf32> {
