@@ -123,3 +123,50 @@ func.func @no_inputs(%n: index) -> tensor<?xf32> {
 }
 
 // CHECK: error: 'soac.stencil' needs at least one input
+
+// -----
+
+func.func @tile_too_large(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [1] clamp tile [2048] (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.stencil' tile [2048] has 2048 elements, more than the 1024 work-items of a work-group
+
+// -----
+
+func.func @yields_an_array(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [1] wrap (%xs : tensor<?xf32>) -> tensor<?x?xf32> lambda(%a: f32) {
+    %t = soac.replicate %n, %a : f32 -> tensor<?xf32>
+    soac.yield %t : tensor<?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.stencil' lambda must yield scalars, got (tensor<?xf32>)
+
+// -----
+
+func.func @constant_elsewhere(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %r = "soac.stencil"(%n, %xs, %z) <{window = array<i64: 1>, boundary = "wrap", operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+  ^bb0(%a: f32):
+    soac.yield %a : f32
+  }) : (index, tensor<?xf32>, f32) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.stencil' boundary wrap takes no constants
+
+// -----
+
+func.func @unknown_boundary(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = "soac.stencil"(%n, %xs) <{window = array<i64: 1>, boundary = "reflect", operandSegmentSizes = array<i32: 1, 1, 0>}> ({
+  ^bb0(%a: f32):
+    soac.yield %a : f32
+  }) : (index, tensor<?xf32>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.stencil' boundary must be one of clamp, mirror, wrap, constant, got 'reflect'
