@@ -1,5 +1,6 @@
-"""soac-fuse with stencils keeps the results: the fusion FileCheck programs (map->stencil, stencil->map, the
-hindrances) on random inputs in the interpreter and on OpenCL, and seeded random programs with stencils."""
+"""soac-fuse and soac-flatten with stencils keep the results: the fusion FileCheck programs (map->stencil,
+stencil->map, the hindrances) on random inputs in the interpreter and on OpenCL, seeded random programs with
+stencils, and maps of stencils flattened into one stencil."""
 
 from __future__ import annotations
 
@@ -104,3 +105,27 @@ def test_random_programs_with_stencils() -> None:
         for e, g in zip(expected, run_function(module, "main", args), strict=True):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(e), err_msg=text)
     assert fused_producers > 0
+
+
+FLATTEN = Path(__file__).resolve().parents[1] / "filecheck" / "passes" / "soac-flatten" / "stencil.mlir"
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (3, 4, 5), (2, 9, 1), (0, 2, 3)])
+@pytest.mark.parametrize("mode", ["incremental", "moderate"])
+def test_flattened_maps_of_stencils_keep_their_results(shape: tuple[int, int, int], mode: str) -> None:
+    """soac-flatten makes a map of stencils one stencil of rank 3; same results in the interpreter and on OpenCL."""
+    from soac.lowering.runtime import compile_module
+    from soac.passes.soac_flatten import SoacFlattenPass
+
+    text = FLATTEN.read_text().split("// -----")[0]
+    ctx = make_context()
+    module = parse_module(ctx, text, "stencil.mlir")
+    imgs = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    (expected,) = run_function(module, "map_of_stencils", [imgs])
+    SoacFlattenPass(mode=mode).apply(ctx, module)  # pyright: ignore[reportArgumentType]
+    module.verify()
+    assert [len(op.dims) for op in module.walk() if isinstance(op, StencilOp)] == [3]
+    (got,) = run_function(module, "map_of_stencils", [imgs])
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+    (on_device,) = compile_module(module, target="generic").call("map_of_stencils", [imgs])
+    np.testing.assert_allclose(np.asarray(on_device), np.asarray(expected), rtol=1e-6)
