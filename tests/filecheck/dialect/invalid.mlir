@@ -1152,3 +1152,15 @@ func.func @hist_value_type(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %
 }
 
 // CHECK: error: 'soac.hist' lambda yields values (f32) but the destinations hold (i32)
+
+// -----
+
+// stencil: the lambda takes each input's neighbours (tests/filecheck/dialect/stencil-invalid.mlir has the others)
+func.func @stencil_arity(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [3] mirror (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.stencil' lambda takes 1 parameter but 3 are expected (3 neighbours of each input: (f32, f32, f32))
