@@ -104,6 +104,33 @@ def _new_stencil(stencil: StencilOp, inputs: Sequence[SSAValue], body: Block, re
     )
 
 
+def _producer_arguments(
+    stencil: StencilOp,
+    nest: ElementwiseNest,
+    produced: dict[SSAValue, int],
+    new_params: dict[SSAValue, Sequence[SSAValue]],
+    body: Block,
+) -> list[SSAValue]:
+    """What each of the stencil lambda's old parameters becomes: a new parameter (inputs kept), the producer's lambda
+    on that neighbour of its inputs (cloned into `body` once per neighbour used), or itself (unused)."""
+    points, old = len(stencil.offsets), stencil.body.block
+    old_args: list[SSAValue] = []
+    computed: dict[int, list[SSAValue]] = {}
+    for i, x in enumerate(stencil.inputs):
+        for k in range(points):
+            param = old.args[i * points + k]
+            if x not in produced:
+                old_args.append(new_params[x][k])
+                continue
+            if not param.uses:
+                old_args.append(param)  # unused: bound to itself, never read
+                continue
+            if k not in computed:
+                computed[k] = _clone_body(nest.body, body, [new_params[a][k] for a in nest.inputs])
+            old_args.append(computed[k][produced[x]])
+    return old_args
+
+
 def fuse_map_into_stencil(producer: Operation, stencil: StencilOp) -> Fused | None:
     """map -> stencil, for a cheap producer under a boundary that commutes with it."""
     rank = len(stencil.dims)
@@ -127,20 +154,7 @@ def fuse_map_into_stencil(producer: Operation, stencil: StencilOp) -> Fused | No
     for x in inputs:
         for param, hint in zip(new_params[x], hints[x]):
             param.name_hint = hint
-    old_args: list[SSAValue] = []
-    computed: dict[int, list[SSAValue]] = {}
-    for i, x in enumerate(stencil.inputs):
-        for k in range(points):
-            param = old.args[i * points + k]
-            if x not in produced:
-                old_args.append(new_params[x][k])
-                continue
-            if not param.uses:
-                old_args.append(param)  # unused: bound to itself, never read
-                continue
-            if k not in computed:
-                computed[k] = _clone_body(nest.body, body, [new_params[a][k] for a in nest.inputs])
-            old_args.append(computed[k][produced[x]])
+    old_args = _producer_arguments(stencil, nest, produced, new_params, body)
     for op in list(old.ops):
         op.detach()
         body.add_op(op)

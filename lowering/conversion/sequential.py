@@ -581,13 +581,12 @@ class Inliner:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._known_dims(owner.array, depth + 1)
-        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
+        if isinstance(
+            owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
+        ):
             return self._built_dims(owner, value, depth)
         if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
-        if isinstance(owner, soac.StencilOp):
-            dims = [self._known_index(d, depth + 1) for d in owner.dims]
-            return None if None in dims else dims  # pyright: ignore[reportReturnType]
         return None
 
     def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
@@ -602,11 +601,15 @@ class Inliner:
 
     def _built_dims(
         self,
-        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp,
+        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp,
         value: SSAValue,
         depth: int,
     ) -> list[SSAValue] | None:
-        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows."""
+        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows (a stencil's:
+        its index space)."""
+        if isinstance(op, soac.StencilOp):
+            dims = [self._known_index(d, depth + 1) for d in op.dims]
+            return None if None in dims else dims  # pyright: ignore[reportReturnType]
         if (width := self._known_index(op.width, depth + 1)) is None:
             return None
         assert isinstance(value.type, TensorType)
