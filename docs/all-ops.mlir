@@ -75,6 +75,14 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     %p = arith.mulf %x, %y : f32
     soac.yield %p : f32
   }
+  %blur = soac.stencil (%n, %n) window [1, 3] mirror (%m : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%w: f32, %c: f32, %e: f32) {
+    %s = arith.addf %w, %e : f32
+    soac.yield %s : f32
+  }
+  %lap = soac.stencil (%n) window [3] constant(%z : f32) tile [128] (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%lf: f32, %c: f32, %rt: f32) {
+    %s = arith.addf %lf, %rt : f32
+    soac.yield %s : f32
+  }
   %io = soac.iota %n : tensor<?xi32>
   %rep = soac.replicate %n, %z : f32 -> tensor<?xf32>
   %row = soac.index %m[%i] : tensor<?x?xf32> -> tensor<?xf32>

@@ -201,7 +201,7 @@ class DeviceArray:
 
 
 class BufferPool:
-    """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size (CPU devices).
+    """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size.
 
     On a CPU a fresh buffer is fresh host memory: the kernel that first writes it takes a page fault per
     4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it). Like the caching
@@ -360,10 +360,9 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.source = opencl_source(module)
-        self.pool: BufferPool | None = None
-        """Reused buffers of dead arrays; on CPU devices only (see `BufferPool`)."""
-        if device.type & cl.device_type.CPU:
-            self.pool = BufferPool(min(device.global_mem_size // 8, 2**31))
+        self.pool: BufferPool | None = BufferPool(min(device.global_mem_size // 8, 2**31))
+        """Reused buffers of dead arrays (see `BufferPool`): on a GPU, a loop whose body makes a new array each
+        iteration (a Jacobi solver's stencil) takes the buffer of the array two iterations back instead of a new one."""
         self.kernels: dict[str, cl.Kernel] = {}
         if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
             program = build_program(self.source, device)

@@ -6,6 +6,7 @@ Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
   redomap or scanomap) fuse into any consumer of the same width: map->map,
   map->reduce (redomap), map->scan (scanomap), map->redomap, map->scanomap,
   redomap->reduce of its map-outs, map->scatter, map->hist (into the histogram's lambda);
+* a cheap map into a stencil, and a stencil into a map (`fuse_stencil.py`);
 * a scan or scanomap (with or without a reduction part) fuses into a consumer
   *map* of its scanned arrays through the post lambda (scanomap->map);
 * a scan part and a reduction part join in one scanomap with a reduction part
@@ -34,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.dialect import HistOp, MapOp, ScatterOp
+from soac.dialect import HistOp, MapOp, ScatterOp, StencilOp
+from soac.passes.fuse_stencil import try_fuse_stencil
 from soac.passes.fusion_graph import BlockGraph, free_values
 from soac.passes.screma import SCREMA_OPS, Screma, as_screma
 from soac.passes.screma_merge import Fused, fuse_into_hist, fuse_into_post, fuse_into_scatter, merge_scremas
@@ -45,6 +47,8 @@ def input_operands(op: Operation) -> tuple[int, int]:
     """The operand index range `[start, end)` of `op`'s input arrays."""
     if isinstance(op, ScatterOp | HistOp | MapOp):
         return 1, 1 + len(op.inputs)
+    if isinstance(op, StencilOp):
+        return len(op.dims), len(op.dims) + len(op.inputs)
     assert isinstance(op, SCREMA_OPS)
     start = 1 + len(op.neutral)
     return start, start + len(op.inputs)
@@ -87,6 +91,8 @@ def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> F
 
 def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operation) -> Operation | None:
     """Fuse `producer` into `consumer` (both ops of `graph.block`); return the fused op or None."""
+    if isinstance(producer, StencilOp) or isinstance(consumer, StencilOp):
+        return try_fuse_stencil(graph, producer, consumer)
     if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, HistOp, *SCREMA_OPS)):
         return None
     if producer.operands[0] != consumer.operands[0]:

@@ -40,6 +40,7 @@ from soac.dialect import Level, MapOp
 from soac.passes.flatten_analysis import in_lambda
 from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
+from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
 from soac.passes.split_scan_reduce import split_scan_reductions
 from xdsl.builder import Builder
@@ -95,5 +96,6 @@ class SoacFlattenPass(ModulePass):
         if self.mode not in ("incremental", "moderate", "full"):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
         split_scan_reductions(op)  # the flattening rules know scanomaps and redomaps, not both in one op
+        PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

@@ -7,6 +7,10 @@ shape the kernels, so they are applied to the program before it is lowered:
     >>> [p.name for p in list_tile_parameters(module)]
     ['tile_0_block_0', 'tile_0_block_1', 'tile_0_reg_0', 'tile_0_reg_1', 'tile_0_chunk']
     >>> sized = with_tile_sizes(module, {"tile_0_chunk": 16})   # a copy; the module is unchanged
+
+The tile of each `soac.stencil` (the block of elements a work-group computes, which it loads with its halo into
+local memory) is a parameter too: the first stencil of a program over two dimensions has `stencil_0_block_0` and
+`stencil_0_block_1`, the stencils numbered in program order.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from soac.dialect import TiledRedomapOp, TileSizes
+from soac.dialect import STENCIL_DEFAULT_TILES, StencilOp, TiledRedomapOp, TileSizes, stencil_tile_problem
 from soac.parsing import location_of
 from soac.passes.thresholds import threshold_path
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
+from xdsl.ir import Operation
 
 CANDIDATES = {"block": (16, 32, 64, 128, 256), "reg": (1, 2, 4, 8), "chunk": (4, 8, 16, 32, 64, 128, 256)}
 """The values soac-autotune tries for each kind of parameter (those that make usable sizes)."""
@@ -48,9 +53,25 @@ def _parameters(op: TiledRedomapOp) -> list[TileParameter]:
     return [*found, TileParameter(f"{tile}_chunk", tile, "chunk", None, sizes.chunk, path)]
 
 
+def _stencil_parameters(op: StencilOp, index: int) -> list[TileParameter]:
+    tile, name = op.tile_shape or STENCIL_DEFAULT_TILES[len(op.dims)], f"stencil_{index}"
+    return [TileParameter(f"{name}_block_{d}", name, "block", d, t, threshold_path(op)) for d, t in enumerate(tile)]
+
+
+def _tiled_ops(module: ModuleOp) -> list[tuple[Operation, list[TileParameter]]]:
+    """The ops of `module` that have tile sizes, in program order, with their parameters."""
+    found: list[tuple[Operation, list[TileParameter]]] = []
+    for op in module.walk():
+        if isinstance(op, TiledRedomapOp):
+            found.append((op, _parameters(op)))
+        elif isinstance(op, StencilOp):
+            found.append((op, _stencil_parameters(op, sum(isinstance(o, StencilOp) for o, _ in found))))
+    return found
+
+
 def list_tile_parameters(module: ModuleOp) -> list[TileParameter]:
     """The tile sizes of `module`, in program order."""
-    return [p for op in module.walk() if isinstance(op, TiledRedomapOp) for p in _parameters(op)]
+    return [p for _, parameters in _tiled_ops(module) for p in parameters]
 
 
 def sized(sizes: TileSizes, parameters: list[TileParameter], values: Mapping[str, int]) -> TileSizes:
@@ -71,16 +92,25 @@ def with_tile_sizes(module: ModuleOp, values: Mapping[str, int] | None) -> Modul
     if not values or not any(p.name in values for p in list_tile_parameters(module)):
         return module
     copy = module.clone()
-    for op in copy.walk():
-        if not isinstance(op, TiledRedomapOp):
+    for op, parameters in _tiled_ops(copy):
+        if isinstance(op, StencilOp):
+            _size_stencil(op, parameters, values)
             continue
-        parameters = _parameters(op)
+        assert isinstance(op, TiledRedomapOp)
         chosen = sized(op.sizes, parameters, values)
         if problem := chosen.problem(len(op.dims)):
             names = ", ".join(f"{p.name}={values[p.name]}" for p in parameters if p.name in values)
             raise TileSizeError(f"{location_of(op) or op.name}: tile sizes {names}: '{op.name}' {problem}")
         op.properties.update(chosen.properties())
     return copy
+
+
+def _size_stencil(op: StencilOp, parameters: list[TileParameter], values: Mapping[str, int]) -> None:
+    tile = [values.get(p.name, p.default) for p in parameters]
+    if problem := stencil_tile_problem(tile):
+        names = ", ".join(f"{p.name}={values[p.name]}" for p in parameters if p.name in values)
+        raise TileSizeError(f"{location_of(op) or op.name}: tile sizes {names}: '{op.name}' {problem}")
+    op.properties["tile"] = DenseArrayBase.from_list(i64, tile)
 
 
 def tile_values(module: ModuleOp, values: Mapping[str, int] | None) -> tuple[tuple[str, int], ...]:

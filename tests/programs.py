@@ -5,7 +5,8 @@ one function `@main(%n: index, %m: index, %a0..: tensor<?xi32>, %mat: tensor<?x?
 and arguments to run it with. The function is a DAG of map, reduce, scan,
 redomap, scanomap (with map-outs, post lambdas and reduction parts), scan+reduce
 pairs over a shared array, scatter (with out-of-bounds indices), hist (alone, and in pairs
-over one bin array), in-place updates, indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
+over one bin array), stencils (1-D over arrays, 2-D over the matrix, every boundary), in-place updates,
+indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
 (rows of width `%m`). Everything a fusion pass must respect occurs: shared
 inputs, results used several times, results indexed or read inside lambdas,
 arrays consumed by updates and scatters, reduce results used as scalars.
@@ -276,6 +277,34 @@ class Generator:
         self.arrays.append(out)
         self.soacs += 1
 
+    STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
+
+    def stmt_stencil(self, indent: str = "  ") -> None:
+        """A stencil over one or two arrays of the width (window 1, 3 or 5) or over the matrix (3x1, 1x3, 3x3), with
+        any boundary; the lambda combines some of the neighbours."""
+        boundary = self.STENCIL_BOUNDARIES[self.draw(0, 3)]
+        if self.width == "%n" and self.matrices and self.draw(0, 2) == 0:
+            inputs, window, dims, type_ = [self.pick(self.matrices)], [(3, 1), (1, 3), (3, 3)][self.draw(0, 2)], "%n, %m", T2
+        else:
+            inputs, window, dims, type_ = self.picks(self.arrays, 1, 2), ((1, 3, 5)[self.draw(0, 2)],), self.width, T1
+        params = self.params(len(inputs) * window[0] * (window[1] if len(window) > 1 else 1))
+        k = self.draw(1, 2)
+        body, yielded = self.lambda_body(params, k, indent + "  ")
+        head = boundary
+        if boundary == "constant":
+            edges = [self.fresh("edge") for _ in inputs]
+            self.lines += [f"{indent}{e} = arith.constant {self.draw(-5, 5)} : i32" for e in edges]
+            head += f"({self.sig(edges, 'i32')})"
+        outs = [self.fresh("st") for _ in range(k)]
+        lam = self.emit_lambda("lambda", params, ["i32"] * len(params), body, yielded, indent)
+        extents = ", ".join(map(str, window))
+        self.lines.append(
+            f"{indent}{', '.join(outs)} = soac.stencil ({dims}) window [{extents}] {head} ({self.sig(inputs, type_)})"
+            f" -> ({', '.join([type_] * k)}){lam}"
+        )
+        (self.matrices if type_ == T2 else self.arrays).extend(outs)
+        self.soacs += 1
+
     def stmt_update(self, indent: str = "  ") -> None:
         """`xs with [0] = v`: consumes an array, which is never used again."""
         array = self.pick(self.arrays)
@@ -322,7 +351,7 @@ class Generator:
         for _ in range(self.draw(1, 3)):
             choice = outer.draw(0, 2)
             if choice == 0:
-                outer.stmt_map(inner_indent)
+                outer.stmt_map(inner_indent) if outer.draw(0, 3) else outer.stmt_stencil(inner_indent)
             else:
                 kinds = ("redomap", "scanomap", "scanred")
                 outer.stmt_combining(kinds[outer.draw(0, 2)] if outer.draw(0, 1) else "reduce", inner_indent)
@@ -351,7 +380,7 @@ class Generator:
         elif choice == 15:
             self.stmt_scan_reduce_pair()
         elif choice == 9:
-            (self.stmt_scatter, self.stmt_hist, self.stmt_hist_pair)[self.draw(0, 2)]()
+            (self.stmt_scatter, self.stmt_hist, self.stmt_hist_pair, self.stmt_stencil)[self.draw(0, 3)]()
         elif choice == 10:
             self.stmt_update() if len(self.arrays) > 1 else self.stmt_index()
         elif choice == 11:

@@ -27,6 +27,9 @@ from soac.tools.soac_opt import SoacOptMain
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import stencil_reference  # pyright: ignore[reportMissingImports]
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 EXAMPLE_NAMES = sorted(path.name for path in EXAMPLES.glob("*.mlir"))
@@ -207,6 +210,36 @@ def check_partition(run: Runner) -> None:
         np.testing.assert_array_equal(parts, np.concatenate([xs[xs > 0], xs[xs <= 0]]))
 
 
+def check_blur(run: Runner) -> None:
+    img = random().standard_normal((37, 50), dtype=np.float32)
+    (blurred,) = run("blur.mlir", img)
+    expected = stencil_reference.stencil(lambda *ns: sum(ns) * np.float32(1 / 9), [img], (3, 3), "clamp")
+    np.testing.assert_allclose(blurred, expected, rtol=1e-5, atol=1e-5)
+
+
+def check_jacobi(run: Runner) -> None:
+    grid = random().standard_normal((21, 34), dtype=np.float32)
+    for steps in (0, 1, 7):
+        (u,) = run("jacobi.mlir", grid, np.int64(steps))
+        expected = grid
+        for _ in range(steps):
+            expected = stencil_reference.stencil(
+                lambda _nw, no, _ne, we, _c, ea, _sw, so, _se: ((no + so) + (ea + we)) * np.float32(0.25),
+                [expected],
+                (3, 3),
+                "constant",
+            )
+        np.testing.assert_allclose(u, expected, rtol=1e-5, atol=1e-5)
+
+
+def check_moving_average(run: Runner) -> None:
+    for n in (1000, 3, 1):
+        xs = random().standard_normal(n, dtype=np.float32)
+        (avg,) = run("moving_average.mlir", xs)
+        expected = stencil_reference.stencil(lambda *ns: sum(ns) * np.float32(0.2), [xs], (5,), "mirror")
+        np.testing.assert_allclose(avg, expected, rtol=1e-5, atol=1e-5)
+
+
 CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "map_scan.mlir": [check_map_scan],
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
@@ -218,6 +251,9 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "inplace_update.mlir": [check_inplace_update],
     "seg_ops.mlir": [check_seg_ops],
     "partition.mlir": [check_partition],
+    "blur.mlir": [check_blur],
+    "jacobi.mlir": [check_jacobi],
+    "moving_average.mlir": [check_moving_average],
 }
 
 # The examples keep their meaning through each pipeline (one whose passes do not exist yet is skipped).

@@ -39,6 +39,7 @@ from soac.lowering.conversion.kernel_builder import (
     tensor_element,
     width_problem,
 )
+from soac.lowering.conversion.stencil_access import emit_sequential_stencil
 from soac.lowering.kernel import ERROR_VALUES
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
@@ -580,7 +581,9 @@ class Inliner:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._known_dims(owner.array, depth + 1)
-        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
+        if isinstance(
+            owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
+        ):
             return self._built_dims(owner, value, depth)
         if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
@@ -598,11 +601,15 @@ class Inliner:
 
     def _built_dims(
         self,
-        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp,
+        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp,
         value: SSAValue,
         depth: int,
     ) -> list[SSAValue] | None:
-        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows."""
+        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows (a stencil's:
+        its index space)."""
+        if isinstance(op, soac.StencilOp):
+            dims = [self._known_index(d, depth + 1) for d in op.dims]
+            return None if None in dims else dims  # pyright: ignore[reportReturnType]
         if (width := self._known_index(op.width, depth + 1)) is None:
             return None
         assert isinstance(value.type, TensorType)
@@ -838,5 +845,6 @@ _HANDLERS = {
     soac.SegredOp: Inliner.emit_segcombine,
     soac.SegscanOp: Inliner.emit_segcombine,
     soac.ThresholdOp: Inliner.emit_threshold,
+    soac.StencilOp: lambda inliner, op: emit_sequential_stencil(inliner, op),
     tensor.DimOp: Inliner.emit_dim,
 }

@@ -350,6 +350,9 @@ class HostLowering:
                 return [width, *inner] if inner is not None else None
         if isinstance(owner, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
             return self._seg_dims(owner, value)
+        if isinstance(owner, soac.StencilOp):
+            dims = [self._host_index(d) for d in owner.dims]
+            return None if None in dims else dims  # pyright: ignore[reportReturnType]
         return None
 
     def _loop_dims(self, loop: scf.ForOp, k: int) -> list[SSAValue] | None:

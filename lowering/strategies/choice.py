@@ -37,6 +37,7 @@ from soac.lowering.strategies import (
     segmented,
     segred_teams,
     segred_vector,
+    stencil,
     tiled,
 )
 from xdsl.dialects import tensor
@@ -58,6 +59,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.SegredOp: lower_segred,
         soac.SegscanOp: lower_segscan,
         soac.TiledRedomapOp: tiled.lower_tiled_redomap,
+        soac.StencilOp: stencil.lower_stencil,
         soac.IndexOp: maps.lower_index,
         soac.SliceOp: maps.lower_slice,
         soac.UpdateOp: maps.lower_update,

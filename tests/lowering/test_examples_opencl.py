@@ -21,6 +21,7 @@ ARGS = {
     ],
     "inplace_update.mlir": lambda rng: [rng.integers(0, 7, 50).astype(np.int32), np.int64(7)],
     "map_scan.mlir": None,
+    "jacobi.mlir": lambda rng: [rng.uniform(-1, 1, (23, 70)).astype(np.float32), np.int64(5)],
 }
 
 

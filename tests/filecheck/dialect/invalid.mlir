@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap'
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap', 'soac.stencil'
 
 // -----
 
@@ -1244,3 +1244,15 @@ func.func @seghist_consumed(%n: index, %m: index, %d: tensor<?x?xi32>, %z: i32) 
 }
 
 // CHECK: error: 'soac.seghist' consumes %d, but 'func.return' uses it afterwards
+
+// -----
+
+// stencil: the lambda takes each input's neighbours (tests/filecheck/dialect/stencil-invalid.mlir has the others)
+func.func @stencil_arity(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [3] mirror (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.stencil' lambda takes 1 parameter but 3 are expected (3 neighbours of each input: (f32, f32, f32))

@@ -1092,3 +1092,26 @@ func.func @seghist(%n: index, %m: index, %iss: tensor<?x?xi32>, %ws: tensor<?x?x
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "seghist"
 // CHECK-GENERIC:    "soac.seghist"(%n, %m, %d, %z) <{level = #soac<level thread>, operandSegmentSizes = array<i32: 2, 1, 1>}> ({
+
+// -----
+
+func.func @stencil_two(%n: index, %m: index, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %z: f32) -> tensor<?x?xf32> {
+  %s = soac.stencil (%n, %m) window [1, 3] constant(%z, %z : f32, f32) tile [8, 32] (%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%a0: f32, %a1: f32, %a2: f32, %b0: f32, %b1: f32, %b2: f32) {
+    %d = arith.subf %a2, %a0 : f32
+    %e = arith.mulf %d, %b1 : f32
+    soac.yield %e : f32
+  }
+  func.return %s : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @stencil_two(%n: index, %m: index, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %z: f32) -> tensor<?x?xf32> {
+// CHECK-NEXT:    %s = soac.stencil (%n, %m) window [1, 3] constant(%z, %z : f32, f32) tile [8, 32] (%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%a0: f32, %a1: f32, %a2: f32, %b0: f32, %b1: f32, %b2: f32) {
+// CHECK-NEXT:      %d = arith.subf %a2, %a0 : f32
+// CHECK-NEXT:      %e = arith.mulf %d, %b1 : f32
+// CHECK-NEXT:      soac.yield %e : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %s : tensor<?x?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "stencil_two"
+// CHECK-GENERIC:    "soac.stencil"(%n, %m, %a, %b, %z, %z) <{window = array<i64: 1, 3>, boundary = "constant", tile = array<i64: 8, 32>, operandSegmentSizes = array<i32: 2, 2, 2>}> ({

@@ -1,0 +1,13 @@
+// RUN: soac-opt %s --parsing-diagnostics --split-input-file | filecheck %s
+
+// An unknown boundary condition is reported where it is written.
+
+func.func @boundary(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [3] reflect (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%a: f32, %b: f32, %c: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK:      {{.*}}stencil-parse-errors.mlir:6:37
+// CHECK:      expected a boundary (clamp, mirror, wrap, constant), got 'reflect'
