@@ -1,0 +1,633 @@
+"""Symbolic values: `Scalar` and `Array`, with Python's operators.
+
+A symbolic value wraps one SSA value of the function being traced and the scope
+(block) that defines it. Operators emit `arith`/`math` ops at once; on arrays
+they are element-wise (a `soac.map`, nested for higher ranks), with scalars
+broadcast. Python constants take the type of the symbolic operand (`x * 3` with
+`x: f32` multiplies by an f32 3); mixing two symbolic types is an error naming
+the line, as in Futhark: convert explicitly with `sl.f32(x)`, `x.astype(sl.i64)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from soac.lang import dtypes
+from soac.lang.dtypes import DType
+from soac.lang.errors import SoacTypeError, SourceLocation, SymbolicBoolError, located, user_location
+from soac.lang.tracer import Scope, Tracer
+from xdsl.dialects import arith, tensor
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import IndexType, IntegerType, TensorType, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+Constant = int | float | bool | np.generic
+
+
+class Value:
+    """A symbolic value of a traced function: an SSA value and the block that defines it."""
+
+    __hash__ = object.__hash__
+
+    def __init__(self, ssa: SSAValue, scope: Scope, origin: SourceLocation | None = None):
+        self.ssa = ssa
+        self.scope = scope
+        self.origin = origin
+
+    @property
+    def ir_type(self) -> Attribute:
+        return self.ssa.type
+
+    def __bool__(self) -> bool:
+        raise SymbolicBoolError(
+            located(
+                f"Python control flow (if, while, and, or, not, bool()) on a symbolic {self.describe()}: its value is "
+                "only known when the program runs; use sl.cond(p, then_fn, else_fn), sl.where(p, a, b), "
+                "sl.loop or sl.while_loop, and &, |, ~ on booleans"
+            )
+        )
+
+    def __iter__(self) -> Any:
+        raise SoacTypeError(located(f"cannot iterate over a symbolic {self.describe()} in Python; use sl.map or sl.loop"))
+
+    def __index__(self) -> int:
+        raise SoacTypeError(located(f"a symbolic {self.describe()} cannot be used where Python needs an int"))
+
+    def __float__(self) -> float:
+        raise SoacTypeError(
+            located(f"a symbolic {self.describe()} cannot be used where Python needs a float (math.*); use sl.sqrt, sl.exp, ...")
+        )
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class Scalar(Value):
+    """A symbolic scalar of an element type."""
+
+    def __init__(self, ssa: SSAValue, scope: Scope, dtype: DType, origin: SourceLocation | None = None):
+        super().__init__(ssa, scope, origin)
+        self.dtype = dtype
+
+    def describe(self) -> str:
+        return f"{self.dtype} scalar"
+
+    def __repr__(self) -> str:
+        return f"Scalar({self.dtype}, {self.ssa.name_hint or '?'})"
+
+    def astype(self, dtype: DType) -> Scalar:
+        return convert_scalar(self, dtype)
+
+    # arithmetic
+    def __add__(self, other: Any) -> Any:
+        return binary("+", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return binary("+", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return binary("-", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return binary("-", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return binary("*", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return binary("*", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return binary("/", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return binary("/", other, self)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return binary("//", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return binary("//", other, self)
+
+    def __mod__(self, other: Any) -> Any:
+        return binary("%", self, other)
+
+    def __rmod__(self, other: Any) -> Any:
+        return binary("%", other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return binary("**", self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return binary("**", other, self)
+
+    def __and__(self, other: Any) -> Any:
+        return binary("&", self, other)
+
+    def __rand__(self, other: Any) -> Any:
+        return binary("&", other, self)
+
+    def __or__(self, other: Any) -> Any:
+        return binary("|", self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return binary("|", other, self)
+
+    def __xor__(self, other: Any) -> Any:
+        return binary("^", self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        return binary("^", other, self)
+
+    def __lshift__(self, other: Any) -> Any:
+        return binary("<<", self, other)
+
+    def __rlshift__(self, other: Any) -> Any:
+        return binary("<<", other, self)
+
+    def __rshift__(self, other: Any) -> Any:
+        return binary(">>", self, other)
+
+    def __rrshift__(self, other: Any) -> Any:
+        return binary(">>", other, self)
+
+    def __lt__(self, other: Any) -> Any:
+        return binary("<", self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return binary("<=", self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return binary(">", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return binary(">=", self, other)
+
+    def __eq__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return binary("==", self, other)
+
+    def __ne__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return binary("!=", self, other)
+
+    def __neg__(self) -> Any:
+        return unary("-", self)
+
+    def __pos__(self) -> Any:
+        return self
+
+    def __abs__(self) -> Any:
+        return unary("abs", self)
+
+    def __invert__(self) -> Any:
+        return unary("~", self)
+
+
+class Array(Value):
+    """A symbolic array: an element type and a rank; its sizes are symbolic `index` scalars (`xs.shape`)."""
+
+    def __init__(
+        self,
+        ssa: SSAValue,
+        scope: Scope,
+        origin: SourceLocation | None = None,
+        dims: Sequence[Scalar | None] | None = None,
+        row_of: Array | None = None,
+    ):
+        super().__init__(ssa, scope, origin)
+        t = ssa.type
+        assert isinstance(t, TensorType)
+        self.dtype = dtypes.from_ir(t.get_element_type())
+        self.rank = t.get_num_dims()
+        self._dims: list[Scalar | None] = list(dims) if dims is not None else [None] * self.rank
+        self._row_of = row_of
+        """For a lambda's row of an array (or an element or slice of it): that array, which knows the sizes."""
+        self._offset = 1
+        """Dimension k of this array is dimension k + offset of `_row_of`."""
+
+    def describe(self) -> str:
+        return f"{self.rank}-D {self.dtype} array"
+
+    def __repr__(self) -> str:
+        return f"Array({self.dtype}, rank={self.rank}, {self.ssa.name_hint or '?'})"
+
+    def __len__(self) -> int:
+        raise SoacTypeError(located("len() of a symbolic array must be a Python int; use xs.shape[0] (a symbolic size)"))
+
+    def dim(self, k: int) -> Scalar:
+        """The size of dimension `k`, as an `index` scalar (made once, just after the array)."""
+        tracer = Tracer.current("a size")
+        known = self._dims[k]
+        if known is not None and known.scope.is_open_in(tracer.scope):
+            return known
+        if self._row_of is not None:
+            size = self._row_of.dim(k + self._offset)
+        else:
+            op = tensor.DimOp(self.ssa, tracer.index_constant(k, self.scope))
+            op.location = tracer_location()
+            tracer.emit_after(self.ssa, self.scope, op)
+            size = Scalar(op.results[0], self.scope, dtypes.index)
+            if self.ssa.name_hint and k == 0:
+                op.results[0].name_hint = f"{self.ssa.name_hint}_len" if self.rank == 1 else None
+        self._dims[k] = size
+        return size
+
+    @property
+    def shape(self) -> tuple[Scalar, ...]:
+        return tuple(self.dim(k) for k in range(self.rank))
+
+    @property
+    def T(self) -> Array:  # noqa: N802  (numpy's name)
+        from soac.lang.soacs import transpose
+
+        return transpose(self)
+
+    def astype(self, dtype: DType) -> Array:
+        return elementwise(lambda x: convert_scalar(x, dtype), [self])
+
+    def __getitem__(self, key: Any) -> Any:
+        from soac.lang.soacs import getitem
+
+        return getitem(self, key)
+
+    def __add__(self, other: Any) -> Any:
+        return binary("+", self, other)
+
+    __radd__ = Scalar.__radd__
+    __sub__ = Scalar.__sub__
+    __rsub__ = Scalar.__rsub__
+    __mul__ = Scalar.__mul__
+    __rmul__ = Scalar.__rmul__
+    __truediv__ = Scalar.__truediv__
+    __rtruediv__ = Scalar.__rtruediv__
+    __floordiv__ = Scalar.__floordiv__
+    __rfloordiv__ = Scalar.__rfloordiv__
+    __mod__ = Scalar.__mod__
+    __rmod__ = Scalar.__rmod__
+    __pow__ = Scalar.__pow__
+    __rpow__ = Scalar.__rpow__
+    __and__ = Scalar.__and__
+    __rand__ = Scalar.__rand__
+    __or__ = Scalar.__or__
+    __ror__ = Scalar.__ror__
+    __xor__ = Scalar.__xor__
+    __rxor__ = Scalar.__rxor__
+    __lshift__ = Scalar.__lshift__
+    __rshift__ = Scalar.__rshift__
+    __lt__ = Scalar.__lt__
+    __le__ = Scalar.__le__
+    __gt__ = Scalar.__gt__
+    __ge__ = Scalar.__ge__
+    __eq__ = Scalar.__eq__  # pyright: ignore[reportAssignmentType]
+    __ne__ = Scalar.__ne__  # pyright: ignore[reportAssignmentType]
+    __neg__ = Scalar.__neg__
+    __abs__ = Scalar.__abs__
+    __invert__ = Scalar.__invert__
+
+
+def tracer_location() -> Any:
+    from soac.lang.tracer import _location
+
+    return _location(user_location())
+
+
+# ---------------------------------------------------------------------------
+# Wrapping and unwrapping
+# ---------------------------------------------------------------------------
+
+
+def wrap(ssa: SSAValue, scope: Scope, row_of: Array | None = None, dims: Sequence[Scalar | None] | None = None) -> Value:
+    """The symbolic value of `ssa` (defined in `scope`'s block)."""
+    if isinstance(ssa.type, TensorType):
+        return Array(ssa, scope, user_location(), dims=dims, row_of=row_of)
+    return Scalar(ssa, scope, dtypes.from_ir(ssa.type), user_location())
+
+
+def emit_value(op: Operation, dtype: DType | None = None) -> Any:
+    """Emit `op` (one result) and wrap its result."""
+    tracer = Tracer.current(op.name)
+    tracer.emit(op)
+    result = op.results[0]
+    if dtype is not None and not isinstance(result.type, TensorType):
+        return Scalar(result, tracer.scope, dtype, user_location())
+    return wrap(result, tracer.scope)
+
+
+def use(value: Value) -> SSAValue:
+    """The SSA value of `value`, checking that it may be used here."""
+    Tracer.current("a symbolic value").check_usable(value)
+    return value.ssa
+
+
+def constant(value: Constant, dtype: DType) -> Scalar:
+    """A constant of `dtype` in the current block; a Python value that `dtype` cannot hold exactly is an error."""
+    tracer = Tracer.current("a constant")
+    check_constant(value, dtype)
+    python_value: int | float | bool = bool(value) if dtype.kind == "b" else float(value) if dtype.is_float else int(value)  # pyright: ignore[reportArgumentType]
+    ssa = tracer.constant(python_value, dtype.ir)
+    return Scalar(ssa, tracer.scope, dtype, user_location())
+
+
+def check_constant(value: Constant, dtype: DType) -> None:
+    kind = dtypes.of_python(value)
+    if kind is None:
+        raise SoacTypeError(located(f"{type(value).__name__} {value!r} is no scalar of the embedding"))
+    if dtype.kind == "b" and kind.kind != "b":
+        raise SoacTypeError(located(f"the constant {value!r} where a bool is needed; write True or False"))
+    if dtype.is_integer and kind.is_float:
+        raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
+    if dtype.kind in "i" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
+        raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
+
+
+def as_value(value: Any, like: DType | None = None, what: str = "a value") -> Value:
+    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them)."""
+    if isinstance(value, Value):
+        use(value)
+        return value
+    if isinstance(value, np.ndarray):
+        raise SoacTypeError(
+            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function")
+        )
+    dtype = like or dtypes.of_python(value)
+    if dtype is None:
+        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant"))
+    if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
+        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed"))
+    return constant(value, dtype)
+
+
+def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:
+    result = as_value(value, like, what)
+    if not isinstance(result, Scalar):
+        raise SoacTypeError(located(f"{what} must be a scalar, not a {result.describe()}"))
+    return result
+
+
+def as_array(value: Any, what: str = "an array") -> Array:
+    if not isinstance(value, Array):
+        got = value.describe() if isinstance(value, Value) else type(value).__name__
+        raise SoacTypeError(located(f"{what} must be a symbolic array, not a {got}"))
+    use(value)
+    return value
+
+
+def as_index(value: Any, what: str = "an index") -> SSAValue:
+    """An `index` SSA value for a size or position given as an int constant or an integer scalar."""
+    if isinstance(value, bool) or (isinstance(value, Value) and not (isinstance(value, Scalar) and value.dtype.is_integer)):
+        got = value.describe() if isinstance(value, Value) else "bool"
+        raise SoacTypeError(located(f"{what} must be an integer, not a {got}"))
+    if not isinstance(value, Value):
+        return constant(value, dtypes.index).ssa
+    return use(convert_scalar(value, dtypes.index))
+
+
+# ---------------------------------------------------------------------------
+# Conversions
+# ---------------------------------------------------------------------------
+
+
+def convert(value: Any, dtype: DType) -> Any:
+    """`dtype(value)`: converts a symbolic value (element-wise for arrays), or makes a constant."""
+    if isinstance(value, Array):
+        return value.astype(dtype)
+    if isinstance(value, Scalar):
+        return convert_scalar(value, dtype)
+    if Tracer.current_or_none() is None:
+        return dtype.numpy.type(value)
+    kind = dtypes.of_python(value)
+    if kind is None:
+        raise SoacTypeError(located(f"cannot convert {type(value).__name__} {value!r} to {dtype}"))
+    if dtype.is_integer and kind.is_float:
+        value = int(value)  # pyright: ignore[reportArgumentType]
+    return constant(value, dtype)
+
+
+def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
+    src = x.dtype
+    if src == dtype:
+        return x
+    v = use(x)
+    if src.kind == "x":  # index: through i64
+        v = _emit(arith.IndexCastOp(v, i64))
+        src = dtypes.int64
+        if dtype == src:
+            return Scalar(v, Tracer.current("").scope, dtype, user_location())
+    if dtype.kind == "x":
+        if src.is_float:
+            v = _emit(arith.FPToSIOp(v, i64))
+        elif src.kind == "b":
+            v = _emit(arith.ExtUIOp(v, i64))
+        return emit_value(arith.IndexCastOp(v, IndexType()), dtype)
+    if dtype.kind == "b":
+        zero = constant(0, src).ssa
+        return emit_value(arith.CmpfOp(v, zero, "une") if src.is_float else arith.CmpiOp(v, zero, "ne"), dtype)
+    if src.kind == "b":
+        op = arith.UIToFPOp(v, dtype.ir) if dtype.is_float else arith.ExtUIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+        return emit_value(op, dtype)
+    if src.is_float and dtype.is_float:
+        op = arith.ExtFOp(v, dtype.ir) if dtype.bits > src.bits else arith.TruncFOp(v, dtype.ir)
+    elif src.is_float:
+        op = arith.FPToSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    elif dtype.is_float:
+        op = arith.SIToFPOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    elif dtype.bits > src.bits:
+        op = arith.ExtSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    else:
+        op = arith.TruncIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    return emit_value(op, dtype)
+
+
+def _emit(op: Operation) -> SSAValue:
+    Tracer.current(op.name).emit(op)
+    return op.results[0]
+
+
+# ---------------------------------------------------------------------------
+# Operators
+# ---------------------------------------------------------------------------
+
+_INT_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
+    "+": arith.AddiOp,
+    "-": arith.SubiOp,
+    "*": arith.MuliOp,
+    "//": arith.FloorDivSIOp,
+    "&": arith.AndIOp,
+    "|": arith.OrIOp,
+    "^": arith.XOrIOp,
+    "<<": arith.ShLIOp,
+    ">>": arith.ShRSIOp,
+}
+_FLOAT_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
+    "+": arith.AddfOp,
+    "-": arith.SubfOp,
+    "*": arith.MulfOp,
+    "/": arith.DivfOp,
+    "**": mathd.PowFOp,
+}
+_BOOL_OPS = {"&": arith.AndIOp, "|": arith.OrIOp, "^": arith.XOrIOp}
+_INT_COMPARE = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
+_FLOAT_COMPARE = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
+
+
+def _operand_types(symbol: str, a: Any, b: Any) -> DType:
+    """The type both operands of `a symbol b` take: the symbolic one's; two symbolic ones must agree."""
+    sa, sb = isinstance(a, Value), isinstance(b, Value)
+    ta = a.dtype if sa else None
+    tb = b.dtype if sb else None
+    if ta is not None and tb is not None and ta != tb:
+        raise SoacTypeError(
+            located(f"'{symbol}' of {ta} and {tb}: the types must agree; convert one explicitly, e.g. sl.{tb.name}(x)")
+        )
+    result = ta or tb
+    assert result is not None
+    return result
+
+
+def binary(symbol: str, a: Any, b: Any) -> Any:
+    """`a symbol b` on symbolic values (at least one of them), element-wise on arrays."""
+    if isinstance(a, Array) or isinstance(b, Array):
+        return elementwise(lambda x, y: binary(symbol, x, y), [a, b])
+    dtype = _operand_types(symbol, a, b)
+    x = as_scalar(a, dtype, f"the left operand of '{symbol}'")
+    y = as_scalar(b, dtype, f"the right operand of '{symbol}'")
+    return scalar_binary(symbol, x, y)
+
+
+def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
+    dtype = x.dtype
+    u, v = use(x), use(y)
+    if symbol in _INT_COMPARE:
+        if dtype.is_float:
+            return emit_value(arith.CmpfOp(u, v, _FLOAT_COMPARE[symbol]), dtypes.bool_)
+        if dtype.kind == "b" and symbol not in ("==", "!="):
+            raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first"))
+        return emit_value(arith.CmpiOp(u, v, _INT_COMPARE[symbol]), dtypes.bool_)
+    if dtype.kind == "b":
+        if symbol not in _BOOL_OPS:
+            raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first (sl.i32(b))"))
+        return emit_value(_BOOL_OPS[symbol](u, v), dtype)
+    if dtype.is_float:
+        if symbol == "//":
+            return unary("floor", scalar_binary("/", x, y))
+        if symbol == "%":
+            return _python_mod(x, y, emit_value(arith.RemFOp(u, v), dtype))
+        if symbol not in _FLOAT_OPS:
+            raise SoacTypeError(located(f"'{symbol}' on floats ({dtype}); it needs integers"))
+        return emit_value(_FLOAT_OPS[symbol](u, v), dtype)
+    if symbol == "/":
+        raise SoacTypeError(
+            located(f"'/' on integers ({dtype}): use '//' for integer division, or convert to a float type first")
+        )
+    if symbol == "%":
+        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype))
+    if symbol == "**":
+        return _integer_power(x, y)
+    return emit_value(_INT_OPS[symbol](u, v), dtype)
+
+
+def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
+    """Python's (and numpy's) modulo, whose sign is the divisor's, from C's remainder, whose sign is the dividend's."""
+    from soac.lang.control import where
+
+    zero = constant(0, x.dtype)
+    differs = (remainder != zero) & ((remainder < zero) ^ (y < zero))
+    return where(differs, remainder + y, remainder)
+
+
+def _integer_power(x: Scalar, y: Scalar) -> Scalar:
+    owner = y.ssa.owner
+    if not (isinstance(owner, arith.ConstantOp) and isinstance(owner.value.type, IntegerType | IndexType)):
+        raise SoacTypeError(located("'**' on integers needs a constant non-negative exponent; use floats for others"))
+    exponent = owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    if exponent < 0:
+        raise SoacTypeError(located("'**' on integers needs a non-negative exponent"))
+    result = constant(1, x.dtype)
+    for _ in range(exponent):
+        result = scalar_binary("*", result, x)
+    return result
+
+
+_FLOAT_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
+    "-": mathd.AbsFOp,  # replaced below
+    "abs": mathd.AbsFOp,
+    "floor": mathd.FloorOp,
+    "ceil": mathd.CeilOp,
+    "sqrt": mathd.SqrtOp,
+    "exp": mathd.ExpOp,
+    "log": mathd.LogOp,
+    "log2": mathd.Log2Op,
+    "exp2": mathd.Exp2Op,
+    "sin": mathd.SinOp,
+    "cos": mathd.CosOp,
+    "tan": mathd.TanOp,
+    "tanh": mathd.TanhOp,
+    "atan": mathd.AtanOp,
+    "erf": mathd.ErfOp,
+}
+_FLOAT_UNARY["-"] = arith.NegfOp
+
+
+def unary(name: str, a: Any) -> Any:
+    """`name(a)` for an operator or math function of one operand, element-wise on arrays."""
+    if isinstance(a, Array):
+        return elementwise(lambda x: unary(name, x), [a])
+    if not isinstance(a, Scalar):
+        a = as_scalar(a, None, f"the operand of {name}")
+    dtype = a.dtype
+    if dtype.is_float:
+        if name == "~":
+            raise SoacTypeError(located(f"'~' on a float ({dtype})"))
+        return emit_value(_FLOAT_UNARY[name](use(a)), dtype)
+    if name == "-":
+        return scalar_binary("-", constant(0, dtype), a)
+    if name == "abs":
+        from soac.lang.control import where
+
+        return where(a < constant(0, dtype), -a, a)
+    if name == "~":
+        return scalar_binary("^", a, constant(True if dtype.kind == "b" else -1, dtype))
+    if name in ("floor", "ceil"):
+        return a
+    raise SoacTypeError(located(f"{name} needs a float, not a {a.describe()}; convert first, e.g. sl.f32(x)"))
+
+
+def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
+    """`fn` applied to the elements of the array operands (all of one rank), with the others broadcast."""
+    arrays = [o for o in operands if isinstance(o, Array)]
+    if not arrays:
+        return fn(*operands)
+    ranks = {a.rank for a in arrays}
+    if len(ranks) > 1:
+        shapes = ", ".join(a.describe() for a in arrays)
+        raise SoacTypeError(located(f"element-wise operation on arrays of different ranks ({shapes})"))
+    positions = [i for i, o in enumerate(operands) if isinstance(o, Array)]
+
+    def on_rows(*rows: Any) -> Any:
+        args = list(operands)
+        for position, row in zip(positions, rows):
+            args[position] = row
+        return elementwise(fn, args)
+
+    from soac.lang.soacs import map_
+
+    return map_(on_rows, *arrays)
+
+
+def ir_types(values: Sequence[Value]) -> list[Attribute]:
+    return [v.ir_type for v in values]
+
+
+def describe_types(values: Sequence[Value]) -> str:
+    return "(" + ", ".join(type_name(v.ir_type) for v in values) + ")"
+
+
+def type_name(t: Attribute) -> str:
+    """`i32`, `[]f32`, `[][]i64`: Futhark's spelling of a type, for messages."""
+    if isinstance(t, TensorType):
+        return "[]" * t.get_num_dims() + type_name(t.get_element_type())
+    try:
+        return dtypes.from_ir(t).name
+    except ValueError:
+        return str(t)
