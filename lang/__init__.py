@@ -45,9 +45,8 @@ from soac.lang.control import (
 from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.jit import JitFunction, jit
-from soac.lang.soacs import copy, cumsum, hist, iota, replicate, scan, scatter, transpose
-from soac.lang.soacs import map_ as map  # noqa: A004
-from soac.lang.soacs import max, min, reduce, sum  # noqa: A004
+from soac.lang.soacs import copy, cumsum, hist, iota, max, min, reduce, replicate, scan, scatter, sum, transpose
+from soac.lang.soacs import map_ as map
 from soac.lang.values import Array, Scalar
 
 i8, i16, i32, i64, f32, f64 = int8, int16, int32, int64, float32, float64

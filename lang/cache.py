@@ -98,7 +98,7 @@ def store(key: str, entry: dict[str, Any]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "w") as f:
-            json.dump({k: v for k, v in entry.items() if not k.startswith('_')}, f)
+            json.dump({k: v for k, v in entry.items() if not k.startswith("_")}, f)
         os.replace(tmp, folder / f"{key}.json")
         STATS.disk_writes += 1
     except OSError:

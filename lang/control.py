@@ -37,9 +37,7 @@ from xdsl.ir import Attribute, BlockArgument, Region
 
 
 def _values(items: Sequence[Any], likes: Sequence[Value | None], what: str) -> list[Value]:
-    return [
-        as_value(item, like.dtype if isinstance(like, Scalar) else None, f"{what}") for item, like in zip(items, likes)
-    ]
+    return [as_value(item, like.dtype if isinstance(like, Scalar) else None, f"{what}") for item, like in zip(items, likes)]
 
 
 def _checked_finish(what: str, where: SourceLocation, expected: Sequence[Attribute], likes: Sequence[Value | None]):
@@ -136,13 +134,23 @@ def cond(pred: Any, then_fn: Callable[[], Any], else_fn: Callable[[], Any]) -> A
     if flag.dtype != dtypes.bool_:
         raise SoacTypeError(located(f"the condition of sl.cond must be a bool, not {flag.dtype}"))
     then_block, then_values = tracer.trace_block(
-        then_fn, [], lambda arg, scope: wrap(arg, scope), "the then branch of sl.cond", where,
-        lambda result: [as_value(item, None, "a result of sl.cond") for item in _results(result)], scf.YieldOp,
+        then_fn,
+        [],
+        lambda arg, scope: wrap(arg, scope),
+        "the then branch of sl.cond",
+        where,
+        lambda result: [as_value(item, None, "a result of sl.cond") for item in _results(result)],
+        scf.YieldOp,
     )
     types = ir_types(then_values)
     else_block, _ = tracer.trace_block(
-        else_fn, [], lambda arg, scope: wrap(arg, scope), "the else branch of sl.cond", where,
-        _checked_finish("the else branch of sl.cond", where, types, then_values), scf.YieldOp,
+        else_fn,
+        [],
+        lambda arg, scope: wrap(arg, scope),
+        "the else branch of sl.cond",
+        where,
+        _checked_finish("the else branch of sl.cond", where, types, then_values),
+        scf.YieldOp,
     )
     op = scf.IfOp(use(flag), types, Region(then_block), Region(else_block))
     tracer.emit(op, where)

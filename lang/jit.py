@@ -254,7 +254,8 @@ class JitFunction:
         device = choose_device(self.device)
         target = target_for(device)
         overrides = " ".join(f"{k}={os.environ.get(k, '')}" for k in ("SOAC_TARGET", "SOAC_SCAN", "SOAC_HIST"))
-        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{target.name}|{scan_strategy_for(device, target)}|{overrides}"
+        scan = scan_strategy_for(device, target)
+        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{target.name}|{scan}|{overrides}"
         return info, device
 
     def _build_entry(self, traced: ModuleOp) -> dict[str, Any]:

@@ -198,9 +198,7 @@ def _index_and_values(dests: Sequence[Array], indices: Array, values: Sequence[A
     for dest, vals in zip(dests, values):
         if row_type(vals.ir_type) != row_type(dest.ir_type):
             raise SoacTypeError(
-                located(
-                    f"{what}: the values are {type_name(vals.ir_type)} but the destination is {type_name(dest.ir_type)}"
-                )
+                located(f"{what}: the values are {type_name(vals.ir_type)} but the destination is {type_name(dest.ir_type)}")
             )
 
 
@@ -392,13 +390,13 @@ def _one_d(xs: Any, what: str) -> Array:
     return a
 
 
-def sum(xs: Any) -> Scalar:  # noqa: A001
+def sum(xs: Any) -> Scalar:
     """The sum of a 1-D array (a commutative reduce)."""
     a = _one_d(xs, "sl.sum")
     return reduce(lambda x, y: x + y, 0, a, commutative=True)
 
 
-def min(xs: Any) -> Scalar:  # noqa: A001
+def min(xs: Any) -> Scalar:
     """The smallest element of a 1-D array (its type's highest value when empty)."""
     from soac.lang.control import minimum
 
@@ -406,7 +404,7 @@ def min(xs: Any) -> Scalar:  # noqa: A001
     return reduce(minimum, _extreme(a.dtype, True), a, commutative=True)
 
 
-def max(xs: Any) -> Scalar:  # noqa: A001
+def max(xs: Any) -> Scalar:
     """The largest element of a 1-D array (its type's lowest value when empty)."""
     from soac.lang.control import maximum
 

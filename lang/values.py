@@ -238,7 +238,7 @@ class Array(Value):
         return tuple(self.dim(k) for k in range(self.rank))
 
     @property
-    def T(self) -> Array:  # noqa: N802  (numpy's name)
+    def T(self) -> Array:
         from soac.lang.soacs import transpose
 
         return transpose(self)
