@@ -6,7 +6,7 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
-from types import FrameType
+from types import CodeType, FrameType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -24,6 +24,23 @@ class SourceLocation:
 
     def source_line(self) -> str:
         return linecache.getline(self.filename, self.line).strip()
+
+
+_LIBRARY_DIRS = tuple(
+    {_PACKAGE_DIR, os.path.dirname(_PACKAGE_DIR) + os.sep + "soacdialect", sys.prefix, sys.base_prefix, sys.exec_prefix}
+)
+"""Where code is not the user's: this package, soac's dialect, Python's and the environment's libraries."""
+_USER_CODE: dict[CodeType, bool] = {}
+
+
+def is_user_code(code: CodeType) -> bool:
+    """True for code of the user's program: not this package's, nor Python's own (frozen modules, `<...>`)."""
+    known = _USER_CODE.get(code)
+    if known is None:
+        filename = code.co_filename
+        known = not filename.startswith("<") and not os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+        _USER_CODE[code] = known
+    return known
 
 
 def _is_user_frame(frame: FrameType) -> bool:

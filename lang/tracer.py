@@ -218,18 +218,17 @@ def _arity(fn: Callable[..., Any]) -> int | None:
     return code.co_argcount - (1 if hasattr(fn, "__self__") else 0)
 
 
-def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, dict[str, Any]]:
-    """Call `fn(*args)` and return its result with the local variables of its frame when it returned."""
-    code = getattr(fn, "__code__", None)
-    captured: dict[str, Any] = {}
-    if code is None:
-        return fn(*args), captured
+def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """Call `fn(*args)`; return its result and the local variables of each user function that returned meanwhile
+    (`fn` itself last), so that values can be named after the variables that hold them."""
+    from soac.lang.errors import is_user_code
 
+    captured: list[dict[str, Any]] = []
     previous = sys.getprofile()
 
     def profiler(frame: Any, event: str, arg: Any) -> None:
-        if event == "return" and frame.f_code is code and not captured:
-            captured.update(frame.f_locals)
+        if event == "return" and is_user_code(frame.f_code):
+            captured.append(dict(frame.f_locals))
         if previous is not None:
             previous(frame, event, arg)
 
@@ -241,13 +240,14 @@ def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[
     return result, captured
 
 
-def name_locals(local_names: dict[str, Any], scope: Scope) -> None:
-    """Name the values that `scope`'s block defined after the local variables that hold them."""
+def name_locals(frames: Sequence[dict[str, Any]], scope: Scope) -> None:
+    """Name the values that `scope`'s block defined after the local variables that hold them (innermost first)."""
     from soac.lang.values import Value
 
-    for name, value in local_names.items():
-        if isinstance(value, Value) and value.scope is scope and value.ssa.name_hint is None:
-            set_name(value.ssa, name)
+    for local_names in frames:
+        for name, value in local_names.items():
+            if isinstance(value, Value) and value.scope is scope and value.ssa.name_hint is None:
+                set_name(value.ssa, name)
 
 
 def set_name(value: SSAValue, name: str) -> None:

@@ -511,8 +511,8 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
     if dtype.is_float:
         if symbol == "//":
             return unary("floor", scalar_binary("/", x, y))
-        if symbol == "%":
-            return _python_mod(x, y, emit_value(arith.RemFOp(u, v), dtype))
+        if symbol == "%":  # x - floor(x / y) * y: the sign of y, as Python's
+            return scalar_binary("-", x, scalar_binary("*", unary("floor", scalar_binary("/", x, y)), y))
         if symbol not in _FLOAT_OPS:
             raise SoacTypeError(located(f"'{symbol}' on floats ({dtype}); it needs integers"))
         return emit_value(_FLOAT_OPS[symbol](u, v), dtype)
