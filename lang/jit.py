@@ -143,6 +143,7 @@ class Compiled:
     returns_tuple: bool
     key: str
     optimized_text: str
+    """The program after the pass pipeline, printed with its locations."""
     backend: str
     runner: Any
     """A `soac.lowering.runtime.Program` (OpenCL) or a `SoacInterpreter`."""
@@ -268,7 +269,7 @@ class JitFunction:
         optimized = traced.clone()
         PassPipeline.parse_spec(all_passes(), self.pipeline).apply(make_context(), optimized)
         verify_after(optimized, self.pipeline)
-        entry: dict[str, Any] = {"optimized": print_module(optimized)}
+        entry: dict[str, Any] = {"optimized": print_module(optimized, locations=True), "_optimized": optimized}
         if self.backend == "opencl":
             from soac.lowering.runtime import compile_module
 
@@ -281,7 +282,8 @@ class JitFunction:
         if self.backend == "interp":
             from soac.interpreter import SoacInterpreter
 
-            return SoacInterpreter(_parse(entry["optimized"]), self.thresholds)
+            module = entry.pop("_optimized", None) or _parse(entry["optimized"])
+            return SoacInterpreter(module, self.thresholds)
         program = entry.pop("_program", None)
         if program is not None:
             return program
@@ -301,7 +303,7 @@ class JitFunction:
     def ir(self, *args: object, optimized: bool = False) -> str:
         """The soac IR traced for the types of `args` (or of the last call), or after the pass pipeline."""
         compiled = self._compiled(args)
-        return compiled.optimized_text if optimized else print_module(compiled.traced)
+        return print_module(compiled.optimized if optimized else compiled.traced)
 
     def opencl(self, *args: object) -> str:
         """The OpenCL C of the kernels for the types of `args` (or of the last call)."""

@@ -366,6 +366,7 @@ def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> 
 
 
 def as_array(value: Any, what: str = "an array") -> Array:
+    Tracer.current(what.rpartition(" of ")[2] or what)
     if not isinstance(value, Array):
         got = value.describe() if isinstance(value, Value) else type(value).__name__
         raise SoacTypeError(located(f"{what} must be a symbolic array, not a {got}"))
