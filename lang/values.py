@@ -486,10 +486,21 @@ def _operand_types(symbol: str, a: Any, b: Any) -> DType:
     return result
 
 
+def _adapt_sizes(a: Any, b: Any) -> tuple[Any, Any]:
+    """A size (`index`) next to another integer takes that integer's type: `n - 1 - i` with `i: i64` is an i64."""
+    if isinstance(a, Scalar) and isinstance(b, Scalar) and a.dtype != b.dtype:
+        if a.dtype.kind == "x" and b.dtype.kind == "i":
+            return convert_scalar(a, b.dtype), b
+        if b.dtype.kind == "x" and a.dtype.kind == "i":
+            return a, convert_scalar(b, a.dtype)
+    return a, b
+
+
 def binary(symbol: str, a: Any, b: Any) -> Any:
     """`a symbol b` on symbolic values (at least one of them), element-wise on arrays."""
     if isinstance(a, Array) or isinstance(b, Array):
         return elementwise(lambda x, y: binary(symbol, x, y), [a, b])
+    a, b = _adapt_sizes(a, b)
     dtype = _operand_types(symbol, a, b)
     x = as_scalar(a, dtype, f"the left operand of '{symbol}'")
     y = as_scalar(b, dtype, f"the right operand of '{symbol}'")
