@@ -251,3 +251,10 @@ def test_python_control_flow_on_python_values_unrolls() -> None:
 
     xs = np.linspace(-1, 1, 5)
     np.testing.assert_allclose(poly(xs), 1 - 2 * xs + 0.5 * xs**2)
+
+
+def test_scatter_into_an_argument_leaves_the_callers_array() -> None:
+    f = interp(lambda dest, idx, vals: sl.scatter(dest, idx, vals))
+    dest = np.zeros(4, np.float32)
+    np.testing.assert_array_equal(f(dest, np.array([1, 3], np.int32), np.array([5, 6], np.float32)), [0, 5, 0, 6])
+    np.testing.assert_array_equal(dest, np.zeros(4))
