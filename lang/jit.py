@@ -204,6 +204,8 @@ class JitFunction:
     # -- calling -------------------------------------------------------------
 
     def __call__(self, *args: object) -> Any:
+        if Tracer.current_or_none() is not None:  # called from another traced function: inline it
+            return self.fn(*args)
         types = tuple(argument_type(k, a) for k, a in enumerate(args))
         compiled = self.specializations.get(types)
         if compiled is None:

@@ -258,3 +258,16 @@ def test_scatter_into_an_argument_leaves_the_callers_array() -> None:
     dest = np.zeros(4, np.float32)
     np.testing.assert_array_equal(f(dest, np.array([1, 3], np.int32), np.array([5, 6], np.float32)), [0, 5, 0, 6])
     np.testing.assert_array_equal(dest, np.zeros(4))
+
+
+def test_a_jitted_function_called_while_tracing_another_is_inlined() -> None:
+    square = sl.jit(lambda xs: sl.map(lambda x: x * x, xs), backend="interp")
+
+    @interp
+    def sum_of_squares(xs):
+        return sl.sum(square(xs))
+
+    xs = np.arange(5, dtype=np.int32)
+    assert sum_of_squares(xs) == 30
+    assert sum_of_squares.ir(xs).count("soac.map") == 1
+    np.testing.assert_array_equal(square(xs), xs * xs)
