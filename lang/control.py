@@ -8,6 +8,7 @@ bodies are traced Python functions as the lambdas of SOACs are.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,9 +27,12 @@ from soac.lang.values import (
     elementwise,
     emit_value,
     ir_types,
+    retyped,
     type_name,
     unary,
+    unify,
     use,
+    weak,
     wrap,
 )
 from xdsl.dialects import arith, scf
@@ -45,7 +49,7 @@ def _checked_finish(what: str, where: SourceLocation, expected: Sequence[Attribu
         items = _results(result)
         if len(items) != len(expected):
             raise SoacTypeError(located(f"{what} returns {len(items)} value(s), expected {len(expected)}", where))
-        values = _values(items, likes, f"a result of {what}")
+        values = [retyped(v, t) for v, t in zip(_values(items, likes, f"a result of {what}"), expected)]
         if ir_types(values) != list(expected):
             want = "(" + ", ".join(type_name(t) for t in expected) + ")"
             raise SoacTypeError(located(f"{what} returns {describe_types(values)}, expected {want}", where))
@@ -161,20 +165,26 @@ def where(pred: Any, a: Any, b: Any) -> Any:
     """`a if pred else b`, element-wise on arrays: both sides are computed (arith.select)."""
     if any(isinstance(x, Array) for x in (pred, a, b)):
         return elementwise(lambda p, x, y: where(p, x, y), [pred, a, b])
+    if not isinstance(pred, Value):
+        return a if pred else b
     flag = as_scalar(pred, dtypes.bool_, "the condition of sl.where")
     if flag.dtype != dtypes.bool_:
         raise SoacTypeError(located(f"the condition of sl.where must be a bool, not {flag.dtype}"))
+    a, b = unify(a, b)
     like = a.dtype if isinstance(a, Scalar) else b.dtype if isinstance(b, Scalar) else None
     x = as_scalar(a, like, "the second argument of sl.where")
     y = as_scalar(b, like, "the third argument of sl.where")
     if x.dtype != y.dtype:
         raise SoacTypeError(located(f"sl.where of {x.dtype} and {y.dtype}: the types must agree"))
-    return emit_value(arith.SelectOp(use(flag), use(x), use(y)), x.dtype)
+    return emit_value(arith.SelectOp(use(flag), use(x), use(y)), x.dtype, weak(x, y))
 
 
 def _extremum(a: Any, b: Any, largest: bool) -> Any:
     if isinstance(a, Array) or isinstance(b, Array):
         return elementwise(lambda x, y: _extremum(x, y, largest), [a, b])
+    if not isinstance(a, Value) and not isinstance(b, Value):  # Python values: computed now, still Python values
+        return builtins.max(a, b) if largest else builtins.min(a, b)
+    a, b = unify(a, b)
     like = a.dtype if isinstance(a, Scalar) else b.dtype if isinstance(b, Scalar) else None
     x = as_scalar(a, like, "an argument")
     y = as_scalar(b, like, "an argument")
@@ -186,7 +196,7 @@ def _extremum(a: Any, b: Any, largest: bool) -> Any:
         op = arith.OrIOp(use(x), use(y)) if largest else arith.AndIOp(use(x), use(y))
     else:
         op = arith.MaxSIOp(use(x), use(y)) if largest else arith.MinSIOp(use(x), use(y))
-    return emit_value(op, x.dtype)
+    return emit_value(op, x.dtype, weak(x, y))
 
 
 def maximum(a: Any, b: Any) -> Any:
@@ -202,12 +212,13 @@ def minimum(a: Any, b: Any) -> Any:
 def _float_binary(name: str, op_type: type, a: Any, b: Any) -> Any:
     if isinstance(a, Array) or isinstance(b, Array):
         return elementwise(lambda x, y: _float_binary(name, op_type, x, y), [a, b])
+    a, b = unify(a, b)
     like = a.dtype if isinstance(a, Scalar) else b.dtype if isinstance(b, Scalar) else None
     x = as_scalar(a, like, f"an argument of sl.{name}")
     y = as_scalar(b, like, f"an argument of sl.{name}")
     if x.dtype != y.dtype or not x.dtype.is_float:
         raise SoacTypeError(located(f"sl.{name} takes two floats of one type, not {x.dtype} and {y.dtype}"))
-    return emit_value(op_type(use(x), use(y)), x.dtype)
+    return emit_value(op_type(use(x), use(y)), x.dtype, weak(x, y))
 
 
 def atan2(y: Any, x: Any) -> Any:
@@ -249,16 +260,17 @@ def isnan(x: Any) -> Any:
     value = as_scalar(x, None, "the argument of sl.isnan")
     if not value.dtype.is_float:
         raise SoacTypeError(located(f"sl.isnan takes a float, not {value.dtype}"))
-    return emit_value(arith.CmpfOp(use(value), use(value), "uno"), dtypes.bool_)
+    return emit_value(arith.CmpfOp(use(value), use(value), "uno"), dtypes.bool_, value.weak)
 
 
 def shift_right_logical(x: Any, k: Any) -> Any:
     """`x >> k` filling with zeros (on the bits of a signed integer; `>>` keeps the sign as Python does)."""
     if isinstance(x, Array) or isinstance(k, Array):
         return elementwise(shift_right_logical, [x, k])
+    x, k = unify(x, k)
     like = x.dtype if isinstance(x, Scalar) else k.dtype if isinstance(k, Scalar) else None
     a = as_scalar(x, like, "the value of sl.shift_right_logical")
     b = as_scalar(k, like, "the shift of sl.shift_right_logical")
     if a.dtype != b.dtype or a.dtype.kind not in "ix":
         raise SoacTypeError(located(f"sl.shift_right_logical takes integers of one type, not {a.dtype} and {b.dtype}"))
-    return emit_value(arith.ShRUIOp(use(a), use(b)), a.dtype)
+    return emit_value(arith.ShRUIOp(use(a), use(b)), a.dtype, weak(a, b))

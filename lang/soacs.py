@@ -22,12 +22,11 @@ from soac.lang.values import (
     Value,
     as_array,
     as_index,
-    as_scalar,
     as_value,
-    constant,
     convert_scalar,
     describe_types,
     ir_types,
+    retyped,
     type_name,
     use,
     wrap,
@@ -55,6 +54,8 @@ def _finish(what: str, where: SourceLocation, expected: Sequence[Attribute] | No
             raise SoacTypeError(located(f"{what} returns {len(items)} value(s), expected {len(expected)}", where))
         likes = [_like(t) for t in expected] if expected is not None else [None] * len(items)
         values = [as_value(item, like, f"a result of {what}") for item, like in zip(items, likes)]
+        if expected is not None:
+            values = [retyped(v, t) for v, t in zip(values, expected)]
         if expected is not None and ir_types(values) != list(expected):
             want = "(" + ", ".join(type_name(t) for t in expected) + ")"
             raise SoacTypeError(located(f"{what} returns {describe_types(values)}, expected {want}", where))
@@ -145,7 +146,7 @@ def _neutral(ne: Any, inputs: Sequence[Array], what: str) -> list[Value]:
     for item, array in zip(items, inputs):
         row = row_type(array.ir_type)
         assert row is not None
-        value = as_value(item, _like(row), f"the neutral element of {what}")
+        value = retyped(as_value(item, _like(row), f"the neutral element of {what}"), row)
         if value.ir_type != row:
             raise SoacTypeError(
                 located(f"{what}: the neutral element is {type_name(value.ir_type)} but the array's rows are {type_name(row)}")
@@ -416,6 +417,3 @@ def cumsum(xs: Any) -> Array:
     """The inclusive prefix sums of a 1-D array."""
     a = _one_d(xs, "sl.cumsum")
     return scan(lambda x, y: x + y, 0, a)
-
-
-__all__ = ["as_scalar", "constant"]

@@ -118,7 +118,7 @@ class Tracer:
     def constant(self, value: int | float | bool, t: Attribute, scope: Scope | None = None) -> SSAValue:
         """A constant of IR type `t`, one per block and value (made where first needed)."""
         scope = scope or self.scope
-        key = (t, value)
+        key = (t, float(value).hex() if _is_float_type(t) else int(value))  # -0.0 is not 0.0
         if (found := scope.constants.get(key)) is not None:
             return found
         attr = FloatAttr(float(value), t) if _is_float_type(t) else IntegerAttr(int(value), t)  # pyright: ignore[reportArgumentType]

@@ -65,11 +65,16 @@ class Value:
 
 
 class Scalar(Value):
-    """A symbolic scalar of an element type."""
+    """A symbolic scalar of an element type.
 
-    def __init__(self, ssa: SSAValue, scope: Scope, dtype: DType, origin: SourceLocation | None = None):
+    A scalar computed from Python constants only (`sl.where(x < 0, 1, -1)`) is *weak*, as Python constants are:
+    it takes the type of a typed value it meets (`... * x` with `x: i32` multiplies i32s).
+    """
+
+    def __init__(self, ssa: SSAValue, scope: Scope, dtype: DType, origin: SourceLocation | None = None, weak: bool = False):
         super().__init__(ssa, scope, origin)
         self.dtype = dtype
+        self.weak = weak
 
     def describe(self) -> str:
         return f"{self.dtype} scalar"
@@ -228,8 +233,8 @@ class Array(Value):
             op.location = tracer_location()
             tracer.emit_after(self.ssa, self.scope, op)
             size = Scalar(op.results[0], self.scope, dtypes.index)
-            if self.ssa.name_hint and k == 0:
-                op.results[0].name_hint = f"{self.ssa.name_hint}_len" if self.rank == 1 else None
+            if self.ssa.name_hint:
+                op.results[0].name_hint = f"{self.ssa.name_hint}_len" if k == 0 else f"{self.ssa.name_hint}_d{k}"
         self._dims[k] = size
         return size
 
@@ -304,13 +309,13 @@ def wrap(ssa: SSAValue, scope: Scope, row_of: Array | None = None, dims: Sequenc
     return Scalar(ssa, scope, dtypes.from_ir(ssa.type), user_location())
 
 
-def emit_value(op: Operation, dtype: DType | None = None) -> Any:
-    """Emit `op` (one result) and wrap its result."""
+def emit_value(op: Operation, dtype: DType | None = None, weak: bool = False) -> Any:
+    """Emit `op` (one result) and wrap its result (a weak scalar if `weak`)."""
     tracer = Tracer.current(op.name)
     tracer.emit(op)
     result = op.results[0]
     if dtype is not None and not isinstance(result.type, TensorType):
-        return Scalar(result, tracer.scope, dtype, user_location())
+        return Scalar(result, tracer.scope, dtype, user_location(), weak)
     return wrap(result, tracer.scope)
 
 
@@ -320,13 +325,13 @@ def use(value: Value) -> SSAValue:
     return value.ssa
 
 
-def constant(value: Constant, dtype: DType) -> Scalar:
+def constant(value: Constant, dtype: DType, weak: bool = False) -> Scalar:
     """A constant of `dtype` in the current block; a Python value that `dtype` cannot hold exactly is an error."""
     tracer = Tracer.current("a constant")
     check_constant(value, dtype)
     python_value: int | float | bool = bool(value) if dtype.kind == "b" else float(value) if dtype.is_float else int(value)  # pyright: ignore[reportArgumentType]
     ssa = tracer.constant(python_value, dtype.ir)
-    return Scalar(ssa, tracer.scope, dtype, user_location())
+    return Scalar(ssa, tracer.scope, dtype, user_location(), weak)
 
 
 def check_constant(value: Constant, dtype: DType) -> None:
@@ -355,7 +360,20 @@ def as_value(value: Any, like: DType | None = None, what: str = "a value") -> Va
         raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant"))
     if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
         raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed"))
-    return constant(value, dtype)
+    return constant(value, dtype, weak=not isinstance(value, np.generic))
+
+
+def retyped(value: Value, t: Attribute) -> Value:
+    """`value` as IR type `t` if it is a weak scalar of another type (else `value` itself)."""
+    if not (isinstance(value, Scalar) and value.weak) or value.ir_type == t or isinstance(t, TensorType):
+        return value
+    dtype = dtypes.from_ir(t)
+    owner = value.ssa.owner
+    if isinstance(owner, arith.ConstantOp):
+        return constant(owner.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
+    if value.dtype.is_float and not dtype.is_float:
+        raise SoacTypeError(located(f"a float computed from Python constants where a {dtype} is needed; convert explicitly"))
+    return convert_scalar(value, dtype)
 
 
 def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:
@@ -486,9 +504,12 @@ def _operand_types(symbol: str, a: Any, b: Any) -> DType:
     return result
 
 
-def _adapt_sizes(a: Any, b: Any) -> tuple[Any, Any]:
-    """A size (`index`) next to another integer takes that integer's type: `n - 1 - i` with `i: i64` is an i64."""
+def unify(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two operands of one type where the rules allow: a weak scalar takes the type of a typed one, and a size
+    (`index`) the type of another integer (`n - 1 - i` with `i: i64` is an i64)."""
     if isinstance(a, Scalar) and isinstance(b, Scalar) and a.dtype != b.dtype:
+        if a.weak != b.weak:
+            return (retyped(a, b.ir_type), b) if a.weak else (a, retyped(b, a.ir_type))
         if a.dtype.kind == "x" and b.dtype.kind == "i":
             return convert_scalar(a, b.dtype), b
         if b.dtype.kind == "x" and a.dtype.kind == "i":
@@ -496,11 +517,16 @@ def _adapt_sizes(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
+def weak(*values: Any) -> bool:
+    """A result is weak when every symbolic operand is (Python constants are)."""
+    return all(v.weak for v in values if isinstance(v, Scalar))
+
+
 def binary(symbol: str, a: Any, b: Any) -> Any:
     """`a symbol b` on symbolic values (at least one of them), element-wise on arrays."""
     if isinstance(a, Array) or isinstance(b, Array):
         return elementwise(lambda x, y: binary(symbol, x, y), [a, b])
-    a, b = _adapt_sizes(a, b)
+    a, b = unify(a, b)
     dtype = _operand_types(symbol, a, b)
     x = as_scalar(a, dtype, f"the left operand of '{symbol}'")
     y = as_scalar(b, dtype, f"the right operand of '{symbol}'")
@@ -510,33 +536,52 @@ def binary(symbol: str, a: Any, b: Any) -> Any:
 def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
     dtype = x.dtype
     u, v = use(x), use(y)
+    w = weak(x, y)
     if symbol in _INT_COMPARE:
         if dtype.is_float:
-            return emit_value(arith.CmpfOp(u, v, _FLOAT_COMPARE[symbol]), dtypes.bool_)
+            return emit_value(arith.CmpfOp(u, v, _FLOAT_COMPARE[symbol]), dtypes.bool_, w)
         if dtype.kind == "b" and symbol not in ("==", "!="):
             raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first"))
-        return emit_value(arith.CmpiOp(u, v, _INT_COMPARE[symbol]), dtypes.bool_)
+        return emit_value(arith.CmpiOp(u, v, _INT_COMPARE[symbol]), dtypes.bool_, w)
     if dtype.kind == "b":
         if symbol not in _BOOL_OPS:
             raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first (sl.i32(b))"))
-        return emit_value(_BOOL_OPS[symbol](u, v), dtype)
+        return emit_value(_BOOL_OPS[symbol](u, v), dtype, w)
     if dtype.is_float:
-        if symbol == "//":
-            return unary("floor", scalar_binary("/", x, y))
-        if symbol == "%":  # x - floor(x / y) * y: the sign of y, as Python's
-            return scalar_binary("-", x, scalar_binary("*", unary("floor", scalar_binary("/", x, y)), y))
+        if symbol == "//":  # as numpy: from the remainder, so that a quotient that underflows still floors
+            div = scalar_binary("/", scalar_binary("-", x, scalar_binary("%", x, y)), y)
+            down = unary("floor", div)
+            from soac.lang.control import where
+
+            half = constant(0.5, dtype, weak=True)
+            return where(scalar_binary(">", scalar_binary("-", div, down), half), down + 1, down)
+        if symbol == "%":
+            return _float_mod(x, y)
         if symbol not in _FLOAT_OPS:
             raise SoacTypeError(located(f"'{symbol}' on floats ({dtype}); it needs integers"))
-        return emit_value(_FLOAT_OPS[symbol](u, v), dtype)
+        return emit_value(_FLOAT_OPS[symbol](u, v), dtype, w)
     if symbol == "/":
         raise SoacTypeError(
             located(f"'/' on integers ({dtype}): use '//' for integer division, or convert to a float type first")
         )
     if symbol == "%":
-        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype))
+        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype, w))
     if symbol == "**":
         return _integer_power(x, y)
-    return emit_value(_INT_OPS[symbol](u, v), dtype)
+    return emit_value(_INT_OPS[symbol](u, v), dtype, w)
+
+
+def _float_mod(x: Scalar, y: Scalar) -> Scalar:
+    """Python's float modulo, x - floor(x / y) * y with the sign of y. On f32 it is computed in f64, where the
+    product and the difference are exact, so that it rounds as numpy's (exact fmod-based) result; on f64 it is within
+    a few ulps of x."""
+    if x.dtype == dtypes.float32:
+        wide = _float_mod(convert_scalar(x, dtypes.float64), convert_scalar(y, dtypes.float64))
+        result = convert_scalar(wide, dtypes.float32)
+        result.weak = weak(x, y)
+        return result
+    quotient = unary("floor", scalar_binary("/", x, y))
+    return _python_mod(x, y, scalar_binary("-", x, scalar_binary("*", quotient, y)))
 
 
 def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
@@ -562,7 +607,7 @@ def _integer_power(x: Scalar, y: Scalar) -> Scalar:
 
 
 _FLOAT_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
-    "-": mathd.AbsFOp,  # replaced below
+    "-": arith.NegfOp,
     "abs": mathd.AbsFOp,
     "floor": mathd.FloorOp,
     "ceil": mathd.CeilOp,
@@ -578,7 +623,6 @@ _FLOAT_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
     "atan": mathd.AtanOp,
     "erf": mathd.ErfOp,
 }
-_FLOAT_UNARY["-"] = arith.NegfOp
 
 
 def unary(name: str, a: Any) -> Any:
@@ -591,15 +635,15 @@ def unary(name: str, a: Any) -> Any:
     if dtype.is_float:
         if name == "~":
             raise SoacTypeError(located(f"'~' on a float ({dtype})"))
-        return emit_value(_FLOAT_UNARY[name](use(a)), dtype)
+        return emit_value(_FLOAT_UNARY[name](use(a)), dtype, a.weak)
     if name == "-":
-        return scalar_binary("-", constant(0, dtype), a)
+        return scalar_binary("-", constant(0, dtype, weak=True), a)
     if name == "abs":
         from soac.lang.control import where
 
-        return where(a < constant(0, dtype), -a, a)
+        return where(a < constant(0, dtype, weak=True), -a, a)
     if name == "~":
-        return scalar_binary("^", a, constant(True if dtype.kind == "b" else -1, dtype))
+        return scalar_binary("^", a, constant(True if dtype.kind == "b" else -1, dtype, weak=True))
     if name in ("floor", "ceil"):
         return a
     raise SoacTypeError(located(f"{name} needs a float, not a {a.describe()}; convert first, e.g. sl.f32(x)"))

@@ -271,3 +271,29 @@ def test_a_jitted_function_called_while_tracing_another_is_inlined() -> None:
     assert sum_of_squares(xs) == 30
     assert sum_of_squares.ir(xs).count("soac.map") == 1
     np.testing.assert_array_equal(square(xs), xs * xs)
+
+
+def test_values_made_of_python_constants_take_the_type_they_meet() -> None:
+    @interp
+    def f(xs):
+        signs = sl.map(lambda x: sl.where(x < 0, 1, -1) * x + sl.maximum(2, 3), xs)
+        total = sl.reduce(lambda a, b: a + b + sl.where(a > b, 0, 0), 0, signs)
+        return signs, total
+
+    xs = np.array([-4, 0, 7], np.int32)
+    signs, total = f(xs)
+    assert signs.dtype == np.int32
+    np.testing.assert_array_equal(signs, np.where(xs < 0, 1, -1) * xs + 3)
+    assert total == signs.sum()
+    assert "i64" not in f.ir(xs)
+
+
+def test_float_floor_division_and_modulo_round_as_numpy() -> None:
+    """On f32 both are bit for bit numpy's, also where x / y underflows (a tiny x)."""
+    f = interp(lambda xs, ys: sl.map(lambda x, y: (x // y, x % y), xs, ys))
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(-100, 100, 500), [-1e-45, 1e-45, -0.0, 5.0, -5.0, 7.5]]).astype(np.float32)
+    y = np.concatenate([rng.uniform(-10, 10, 500), [2, 3, -2, 2.5, 2.5, -2.5]]).astype(np.float32)
+    quotients, remainders = f(x, y)
+    np.testing.assert_array_equal(quotients, x // y)
+    np.testing.assert_array_equal(remainders, x % y)
