@@ -93,3 +93,17 @@ def test_embedded_map_scan_gives_the_opencl_of_the_hand_written_program() -> Non
 def test_examples_run_as_scripts() -> None:
     done = subprocess.run([sys.executable, str(EXAMPLES / "map_scan.py")], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "[ 4 11 21 34] [ 4 11 21 34]"
+
+
+def test_inspecting_a_program_found_on_disk_and_the_kernels_of_an_interpreted_one() -> None:
+    f = sl.jit(example("map_scan").map_scan, backend="interp")
+    xs = np.arange(8, dtype=np.int32)
+    f(xs)
+    again = sl.jit(example("map_scan").map_scan, backend="interp")  # found on disk: the IR is parsed back
+    hits = sl.cache_stats.disk_hits
+    np.testing.assert_array_equal(again(xs), f(xs))
+    assert sl.cache_stats.disk_hits == hits + 1
+    assert again.ir(optimized=True) == f.ir(optimized=True)
+    assert "soac.scanomap" in again.ir(optimized=True)
+    assert again.ir() == f.ir()
+    assert "__kernel void map_scan_" in again.opencl()
