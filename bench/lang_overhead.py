@@ -6,7 +6,8 @@ against the hand-written examples/map_scan.mlir (the same kernels: the OpenCL C 
 1. Overhead. `f = soac.lang.jit(map_scan)` is called once (traced, compiled); then, call by call in turn,
    `f(xs)` and `f.last.runner.call("main", [xs])` (the same `soac.lowering.runtime.Program`, called
    directly). The median of the differences of the pairs is what the embedding adds to a cached call. The
-   kernels' own time (the OpenCL profiling events of one call) is printed beside them.
+   kernels' own time (the OpenCL profiling events of one call) is printed beside them, and the least any call
+   can cost through pyopencl on the device: upload, two trivial kernel launches, a blocking read-back.
 2. Embedded vs hand-written. Both programs after `canonicalize,soac-fuse,soac-flatten`, compiled for the
    device, timed call by call in turn by wall clock (upload, kernels, read-back): `f(xs)` against the
    hand-written module's `Program.call`.
@@ -102,6 +103,28 @@ def dispatch_us(jitted: Any, xs: np.ndarray, reps: int = 20000) -> float:
     return float(np.median(np.subtract(with_jit, direct)))
 
 
+FLOOR_SOURCE = """
+__kernel void twice(__global int *xs, const long n) { long i = get_global_id(0); if (i < n) xs[i] *= 2; }
+"""
+
+
+def pyopencl_floor_us(program: Any, xs: np.ndarray, reps: int) -> float:
+    """The least a call can cost on this device through pyopencl: upload `xs`, launch two trivial kernels, read
+    back (what map->scan's host code does, without evaluating any host IR)."""
+    context, queue = program.context, program.queue
+    kernel = cl.Program(context, FLOOR_SOURCE).build().twice
+    out = np.empty_like(xs)
+
+    def round_trip() -> None:
+        buffer = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=xs)
+        for _ in range(2):
+            kernel(queue, (xs.size,), None, buffer, np.int64(xs.size))
+        cl.enqueue_copy(queue, out, buffer, is_blocking=True)
+
+    round_trip()
+    return float(np.median(per_call_us(round_trip, reps)))
+
+
 def stats(times: list[float]) -> dict[str, float]:
     return {"median_us": float(np.median(times)), "min_us": float(np.min(times)), "mean_us": float(np.mean(times))}
 
@@ -180,11 +203,13 @@ def main() -> None:
         jit_t, direct_t = alternate(lambda: embedded(xs), lambda: program.call("main", [xs]), reps)
         emb_t, hand_t = alternate(lambda: embedded(xs), lambda: hand.call("main", [xs]), reps)
         kernels = kernel_us(program, "main", [xs])
+        floor = pyopencl_floor_us(program, xs, reps)
         row = {
             "jit_call": stats(jit_t),
             "direct_call": stats(direct_t),
             "overhead_us": float(np.median(np.subtract(jit_t, direct_t))),
             "kernels_us": kernels,
+            "pyopencl_floor_us": floor,
             "embedded": stats(emb_t),
             "hand_written": stats(hand_t),
             "embedded_over_hand_written": float(np.median(emb_t) / np.median(hand_t)),
@@ -194,7 +219,8 @@ def main() -> None:
         print(
             f"n={n:>9}: cached jit call {row['jit_call']['median_us']:9.1f} us, direct Program.call "
             f"{row['direct_call']['median_us']:9.1f} us -> overhead {row['overhead_us']:6.1f} us; "
-            f"kernels {kernels:9.1f} us; embedded/hand-written {row['embedded_over_hand_written']:.3f} "
+            f"kernels {kernels:9.1f} us; pyopencl floor {floor:8.1f} us;\n{'':>12}"
+            f"embedded/hand-written {row['embedded_over_hand_written']:.3f} "
             f"({row['embedded']['median_us']:.1f} / {row['hand_written']['median_us']:.1f} us, medians of {reps})"
         )
 
