@@ -626,9 +626,9 @@ def lower_module(
     contiguous: bool | None = None,
     target: str = "generic",
 ) -> ModuleOp:
-    """A lowered copy of `module` (the module itself if it has no soac ops); see `SoacToKernelPass` for the options
-    (`scan` and `contiguous` default to the target's)."""
-    if not any(op.dialect_name() == "soac" for op in module.walk()):
+    """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays); see
+    `SoacToKernelPass` for the options (`scan` and `contiguous` default to the target's)."""
+    if "kernel.target" in module.attributes or not any(_needs_lowering(op) for op in module.walk()):
         return module
     from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
@@ -638,6 +638,14 @@ def lower_module(
         Context(), lowered
     )
     return lowered
+
+
+def _needs_lowering(op: Operation) -> bool:
+    """A soac op, or an op with arrays (a function taking or returning one, `tensor.dim`): the host holds buffers."""
+    if op.dialect_name() == "soac":
+        return True
+    types = list(op.function_type.inputs) + list(op.function_type.outputs) if isinstance(op, func.FuncOp) else []
+    return any(isinstance(t, TensorType) for t in [*types, *op.operand_types, *op.result_types])
 
 
 def target_for(device: cl.Device) -> DeviceTarget:

@@ -47,3 +47,12 @@ def test_all_combinators_on_opencl_match_the_interpreter_and_numpy() -> None:
     np.testing.assert_array_equal(halvings, np.floor(np.log2(xs)).astype(np.int32))
     np.testing.assert_allclose(roots, np.where(m > 0.5, np.sqrt(m), -m), rtol=1e-6)
     assert corner == m[0, 1]
+
+
+def test_programs_without_soacs_on_opencl() -> None:
+    """Returning an argument, a size and scalar arithmetic: the runtime lowers such programs too."""
+    identity = sl.jit(lambda xs: xs)
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(identity(xs), xs)
+    sizes = sl.jit(lambda xs, a: (xs.shape[1] + 1, a * a + 1))
+    assert sizes(xs, np.float32(3)) == (4, 10)
