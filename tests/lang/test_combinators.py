@@ -297,3 +297,15 @@ def test_float_floor_division_and_modulo_round_as_numpy() -> None:
     quotients, remainders = f(x, y)
     np.testing.assert_array_equal(quotients, x // y)
     np.testing.assert_array_equal(remainders, x % y)
+
+
+def test_soac_jit_is_the_embeddings_decorator() -> None:
+    import soac
+
+    assert soac.jit is sl.jit
+
+    @soac.jit(backend="interp")
+    def double(xs):
+        return xs * 2
+
+    np.testing.assert_array_equal(double(np.arange(3)), [0, 2, 4])
