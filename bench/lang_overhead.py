@@ -198,7 +198,7 @@ def main() -> None:
 
     for n in (int(s) for s in args.sizes.split(",")):
         xs = rng.integers(-1000, 1000, n).astype(np.int32)
-        reps = max(200, args.reps * 1000 // max(n, 1000))
+        reps = max(min(200, args.reps), args.reps * 1000 // max(n, 1000))
         np.testing.assert_array_equal(embedded(xs), hand.call("main", [xs])[0])
         jit_t, direct_t = alternate(lambda: embedded(xs), lambda: program.call("main", [xs]), reps)
         emb_t, hand_t = alternate(lambda: embedded(xs), lambda: hand.call("main", [xs]), reps)
