@@ -553,15 +553,19 @@ class Program:
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         dtype = _storage(dtype_of(element))
         nbytes = size * dtype.itemsize
-        what = f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
-        self._check_size(nbytes, what)
+
+        def what() -> str:  # printing the type costs more than allocating: only on failure
+            return f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
+
+        if nbytes > self.device.max_mem_alloc_size:
+            self._check_size(nbytes, what())
         nbytes = max(nbytes, dtype.itemsize)
         buffer = self.pool.take(nbytes) if self.pool is not None else None
         if buffer is None:
             try:
                 buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
             except cl.Error as error:
-                raise AllocationError(f"allocating {nbytes} bytes for {what} failed: {error}") from None
+                raise AllocationError(f"allocating {nbytes} bytes for {what()} failed: {error}") from None
         array = DeviceArray(buffer, dtype, size)
         if os.environ.get("SOAC_POISON", "") not in ("", "0"):
             cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
