@@ -222,7 +222,7 @@ def scatter(dest: Any, indices: Any, values: Any) -> Any:
     (result,) = _wrap_results(op, None)
     assert isinstance(result, Array)
     result._dims = list(target._dims)
-    result._row_of = target
+    result._row_of, result._offset = target, 0
     return result
 
 

@@ -309,3 +309,18 @@ def test_soac_jit_is_the_embeddings_decorator() -> None:
         return xs * 2
 
     np.testing.assert_array_equal(double(np.arange(3)), [0, 2, 4])
+
+
+def test_scatter_of_rows_and_the_sizes_of_its_result() -> None:
+    @interp
+    def f(m, idx, rows):
+        scattered = sl.scatter(sl.copy(m), idx, rows)
+        return scattered, scattered.shape[1] * 10 + scattered.shape[0]
+
+    m = np.zeros((4, 3), np.int32)
+    rows = np.arange(6, dtype=np.int32).reshape(2, 3) + 1
+    scattered, sizes = f(m, np.array([2, 0], np.int64), rows)
+    expected = m.copy()
+    expected[[2, 0]] = rows
+    np.testing.assert_array_equal(scattered, expected)
+    assert sizes == 34
