@@ -324,3 +324,17 @@ def test_scatter_of_rows_and_the_sizes_of_its_result() -> None:
     expected[[2, 0]] = rows
     np.testing.assert_array_equal(scattered, expected)
     assert sizes == 34
+
+
+def test_the_sizes_of_derived_arrays() -> None:
+    """Sizes come from where an array was made (its source's sizes) or from tensor.dim; each is checked here."""
+
+    @interp
+    def f(m):
+        rep = sl.replicate(5, m[0])
+        rows = sl.map(lambda row: row * 2, m)
+        inner = sl.map(lambda row: sl.sum(row) + row.shape[0], m)
+        return (*rep.shape, *m.T.shape, *m[1:3].shape, *m[1].shape, *rows.shape, inner[0], *sl.iota(7).shape)
+
+    m = np.ones((4, 3), np.int32)
+    assert [int(v) for v in f(m)] == [5, 3, 3, 4, 2, 3, 3, 4, 3, 6, 7]
