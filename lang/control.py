@@ -14,6 +14,7 @@ from typing import Any
 
 from soac.lang import dtypes
 from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
+from soac.lang.operators import elementwise, unary, unify, weak
 from soac.lang.soacs import _results, _single
 from soac.lang.tracer import Scope, Tracer
 from soac.lang.values import (
@@ -24,15 +25,11 @@ from soac.lang.values import (
     as_scalar,
     as_value,
     describe_types,
-    elementwise,
     emit_value,
     ir_types,
     retyped,
     type_name,
-    unary,
-    unify,
     use,
-    weak,
     wrap,
 )
 from xdsl.dialects import arith, scf

@@ -37,7 +37,7 @@ class DType:
         return self.kind in "ix"
 
     def __call__(self, value: Any) -> Any:
-        from soac.lang.values import convert
+        from soac.lang.operators import convert
 
         return convert(value, self)
 

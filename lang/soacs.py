@@ -15,6 +15,7 @@ from soac import dialect as soac
 from soac.lang import dtypes
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
+from soac.lang.operators import convert_scalar
 from soac.lang.tracer import Scope, Tracer
 from soac.lang.values import (
     Array,
@@ -23,7 +24,6 @@ from soac.lang.values import (
     as_array,
     as_index,
     as_value,
-    convert_scalar,
     describe_types,
     ir_types,
     retyped,
