@@ -352,6 +352,29 @@ def eval_scalar(op: Operation, args: list[Any]) -> Any:
     raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
 
 
+def scalar_evaluator(op: Operation) -> Callable[[list[Any]], Any] | None:
+    """`eval_scalar` for `op` with what depends only on the op worked out once (a host function's index arithmetic
+    runs on every call); None where there is nothing to gain."""
+    kind = type(op)
+    if isinstance(op, arith.ConstantOp):
+        value = eval_scalar(op, [])
+        return lambda args: value
+    function = _BINARY.get(kind) or _UNARY.get(kind)
+    if function is None:
+        return None
+    dtype = dtype_of(op.results[0].type)
+    if not isinstance(op, DIVISIONS):
+        return lambda args: np.asarray(function(*args)).astype(dtype)[()]
+    message = error_message(op, DIVISION_PROBLEM).format()
+
+    def divide(args: list[Any]) -> Any:
+        if not args[1]:
+            raise ProgramError(message)
+        return np.asarray(function(*args)).astype(dtype)[()]
+
+    return divide
+
+
 class Program:
     """A lowered module built for one device; `call` runs its functions on numpy inputs."""
 
@@ -377,6 +400,8 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
+        self.scalar_ops: dict[Operation, Callable[[list[Any]], Any] | None] = {}
+        """Host arith/math ops evaluated before, with their evaluators made once (see `scalar_evaluator`)."""
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
             self.errors = self.upload(_NO_ERROR)
 
@@ -481,6 +506,8 @@ class Program:
         return []
 
     def run_op(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:  # noqa: C901
+        if (evaluate := self.scalar_ops.get(op)) is not None:
+            return [evaluate(args)]
         if isinstance(op, kd.AllocOp):
             return [self.alloc(op, int(args[0]))]
         if isinstance(op, kd.LaunchOp):
@@ -522,7 +549,9 @@ class Program:
             return self.run_block(callee.body.block, args)
         if isinstance(op, DIVISIONS) and not args[1]:
             raise ProgramError(error_message(op, DIVISION_PROBLEM).format())
-        return [eval_scalar(op, args)]
+        result = eval_scalar(op, args)
+        self.scalar_ops[op] = scalar_evaluator(op)
+        return [result]
 
     def run_while(self, op: scf.WhileOp, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
         state = args
