@@ -352,6 +352,29 @@ def eval_scalar(op: Operation, args: list[Any]) -> Any:
     raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
 
 
+def scalar_evaluator(op: Operation) -> Callable[[list[Any]], Any] | None:
+    """`eval_scalar` for `op` with what depends only on the op worked out once (a host function's index arithmetic
+    runs on every call); None where there is nothing to gain."""
+    kind = type(op)
+    if isinstance(op, arith.ConstantOp):
+        value = eval_scalar(op, [])
+        return lambda args: value
+    function = _BINARY.get(kind) or _UNARY.get(kind)
+    if function is None:
+        return None
+    dtype = dtype_of(op.results[0].type)
+    if not isinstance(op, DIVISIONS):
+        return lambda args: np.asarray(function(*args)).astype(dtype)[()]
+    message = error_message(op, DIVISION_PROBLEM).format()
+
+    def divide(args: list[Any]) -> Any:
+        if not args[1]:
+            raise ProgramError(message)
+        return np.asarray(function(*args)).astype(dtype)[()]
+
+    return divide
+
+
 class Program:
     """A lowered module built for one device; `call` runs its functions on numpy inputs."""
 
@@ -376,6 +399,8 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
+        self.scalar_ops: dict[Operation, Callable[[list[Any]], Any] | None] = {}
+        """Host arith/math ops evaluated before, with their evaluators made once (see `scalar_evaluator`)."""
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
             self.errors = self.upload(_NO_ERROR)
 
@@ -480,6 +505,8 @@ class Program:
         return []
 
     def run_op(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:  # noqa: C901
+        if (evaluate := self.scalar_ops.get(op)) is not None:
+            return [evaluate(args)]
         if isinstance(op, kd.AllocOp):
             return [self.alloc(op, int(args[0]))]
         if isinstance(op, kd.LaunchOp):
@@ -521,7 +548,9 @@ class Program:
             return self.run_block(callee.body.block, args)
         if isinstance(op, DIVISIONS) and not args[1]:
             raise ProgramError(error_message(op, DIVISION_PROBLEM).format())
-        return [eval_scalar(op, args)]
+        result = eval_scalar(op, args)
+        self.scalar_ops[op] = scalar_evaluator(op)
+        return [result]
 
     def run_while(self, op: scf.WhileOp, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
         state = args
@@ -552,15 +581,19 @@ class Program:
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         dtype = _storage(dtype_of(element))
         nbytes = size * dtype.itemsize
-        what = f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
-        self._check_size(nbytes, what)
+
+        def what() -> str:  # printing the type costs more than allocating: only on failure
+            return f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
+
+        if nbytes > self.device.max_mem_alloc_size:
+            self._check_size(nbytes, what())
         nbytes = max(nbytes, dtype.itemsize)
         buffer = self.pool.take(nbytes) if self.pool is not None else None
         if buffer is None:
             try:
                 buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
             except cl.Error as error:
-                raise AllocationError(f"allocating {nbytes} bytes for {what} failed: {error}") from None
+                raise AllocationError(f"allocating {nbytes} bytes for {what()} failed: {error}") from None
         array = DeviceArray(buffer, dtype, size)
         if os.environ.get("SOAC_POISON", "") not in ("", "0"):
             cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
@@ -625,9 +658,9 @@ def lower_module(
     contiguous: bool | None = None,
     target: str = "generic",
 ) -> ModuleOp:
-    """A lowered copy of `module` (the module itself if it has no soac ops); see `SoacToKernelPass` for the options
-    (`scan` and `contiguous` default to the target's)."""
-    if not any(op.dialect_name() == "soac" for op in module.walk()):
+    """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays); see
+    `SoacToKernelPass` for the options (`scan` and `contiguous` default to the target's)."""
+    if "kernel.target" in module.attributes or not any(_needs_lowering(op) for op in module.walk()):
         return module
     from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
@@ -637,6 +670,14 @@ def lower_module(
         Context(), lowered
     )
     return lowered
+
+
+def _needs_lowering(op: Operation) -> bool:
+    """A soac op, or an op with arrays (a function taking or returning one, `tensor.dim`): the host holds buffers."""
+    if op.dialect_name() == "soac":
+        return True
+    types = list(op.function_type.inputs) + list(op.function_type.outputs) if isinstance(op, func.FuncOp) else []
+    return any(isinstance(t, TensorType) for t in [*types, *op.operand_types, *op.result_types])
 
 
 def target_for(device: cl.Device) -> DeviceTarget:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from soac.interpreter.errors import Irregular, ShapeMismatch, SoacRuntimeError, fail
@@ -127,14 +127,17 @@ class SoacInterpreter:
 def convert_argument(function: str, index: int, t: Attribute, arg: object) -> np.ndarray:
     """Check one argument against its parameter type and turn it into a read-only array."""
     dtype = dtype_of(t)
-    problem = f"argument #{index} of @{function}: expected {t}, got "
+
+    def problem() -> str:  # printing the type costs more than the checks: only on failure
+        return f"argument #{index} of @{function}: expected {t}, got "
+
     if isinstance(t, TensorType):
         arr = np.asarray(arg)
         if arr.ndim != t.get_num_dims() or not _lossless(arr.dtype, dtype):
-            raise SoacRuntimeError(problem + f"{arr.dtype} array of shape {arr.shape}")
+            raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape}")
         for i, (size, want) in enumerate(zip(arr.shape, t.get_shape())):
             if want >= 0 and size != want:
-                raise SoacRuntimeError(problem + f"{arr.dtype} array of shape {arr.shape} (dimension {i})")
+                raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape} (dimension {i})")
         arr = arr.astype(dtype, copy=False).view()
     else:
         arr = _convert_scalar(arg, dtype, problem)
@@ -153,10 +156,10 @@ def _lossless(have: np.dtype, want: np.dtype) -> bool:
     return False
 
 
-def _convert_scalar(arg: object, dtype: np.dtype, problem: str) -> np.ndarray:
+def _convert_scalar(arg: object, dtype: np.dtype, problem: Callable[[], str]) -> np.ndarray:
     arr = np.asarray(arg)
     if arr.ndim != 0:
-        raise SoacRuntimeError(problem + f"{arr.dtype} array of shape {arr.shape}")
+        raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape}")
     if dtype.kind == "b":
         ok = arr.dtype.kind == "b" or (arr.dtype.kind in "iu" and int(arr) in (0, 1))
     elif dtype.kind == "i":
@@ -166,5 +169,5 @@ def _convert_scalar(arg: object, dtype: np.dtype, problem: str) -> np.ndarray:
         # Python floats round to the parameter's precision; integers must convert exactly.
         ok = arr.dtype.kind == "f" or (arr.dtype.kind in "iu" and int(dtype.type(arr)) == int(arr))
     if not ok:
-        raise SoacRuntimeError(problem + f"{type(arg).__name__} {arg!r}")
+        raise SoacRuntimeError(problem() + f"{type(arg).__name__} {arg!r}")
     return np.array(arr, dtype=dtype)

@@ -1,0 +1,114 @@
+"""soac.lang: SOAC programs written in Python, traced into soac IR, compiled once and run on numpy arrays.
+
+A deep embedding (Accelerate's approach, seed 003): inside a function decorated
+with `@jit`, arrays and scalars are symbolic; the combinators below and Python's
+operators on them build soac IR as they run, Python lambdas become the SOACs'
+lambda regions, and the program is fused, flattened, lowered to OpenCL and
+cached. See README.md ("Python") and examples/python/.
+
+    import numpy as np
+    import soac.lang as sl
+
+    @sl.jit
+    def dot(xs, ys):
+        return sl.sum(sl.map(lambda x, y: x * y, xs, ys))
+
+    dot(np.ones(4, np.float32), np.arange(4, dtype=np.float32))   # 6.0
+"""
+
+from soac.lang.cache import STATS as cache_stats
+from soac.lang.control import (
+    atan,
+    atan2,
+    ceil,
+    cond,
+    cos,
+    erf,
+    exp,
+    exp2,
+    floor,
+    isnan,
+    log,
+    log2,
+    loop,
+    maximum,
+    minimum,
+    power,
+    shift_right_logical,
+    sin,
+    sqrt,
+    tan,
+    tanh,
+    where,
+    while_loop,
+)
+from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
+from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
+from soac.lang.jit import JitFunction, jit
+from soac.lang.soacs import copy, cumsum, hist, iota, max, min, reduce, replicate, scan, scatter, sum, transpose
+from soac.lang.soacs import map_ as map
+from soac.lang.values import Array, Scalar
+
+i8, i16, i32, i64, f32, f64 = int8, int16, int32, int64, float32, float64
+
+__all__ = [
+    "Array",
+    "DType",
+    "JitFunction",
+    "Scalar",
+    "SoacTraceError",
+    "SoacTypeError",
+    "SymbolicBoolError",
+    "atan",
+    "atan2",
+    "bool_",
+    "cache_stats",
+    "ceil",
+    "cond",
+    "copy",
+    "cos",
+    "cumsum",
+    "erf",
+    "exp",
+    "exp2",
+    "f32",
+    "f64",
+    "float32",
+    "float64",
+    "floor",
+    "hist",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "index",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "iota",
+    "isnan",
+    "jit",
+    "log",
+    "log2",
+    "loop",
+    "map",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "power",
+    "reduce",
+    "replicate",
+    "scan",
+    "scatter",
+    "shift_right_logical",
+    "sin",
+    "sqrt",
+    "sum",
+    "tan",
+    "tanh",
+    "transpose",
+    "where",
+    "while_loop",
+]

@@ -1,0 +1,93 @@
+"""The element types of the embedding and their numpy and IR counterparts.
+
+`soac.lang.i32` and friends are both type tags (`iota(n, dtype=i32)`) and
+conversions: `f32(x)` converts a symbolic scalar (or array, element-wise), and
+`f32(2.5)` makes a typed constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType, f32, f64, i1, i8, i16, i32, i64
+from xdsl.ir import Attribute
+
+
+@dataclass(frozen=True)
+class DType:
+    """An element type: its name, its IR type and its numpy dtype; `kind` is 'b' (bool), 'i', 'f' or 'x' (index)."""
+
+    name: str
+    ir: Attribute = field(repr=False)
+    numpy: np.dtype[Any] = field(repr=False)
+    kind: str = field(repr=False)
+
+    @property
+    def bits(self) -> int:
+        return 64 if self.kind == "x" else self.numpy.itemsize * 8 if self.kind != "b" else 1
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in "ix"
+
+    def __call__(self, value: Any) -> Any:
+        from soac.lang.operators import convert
+
+        return convert(value, self)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+bool_ = DType("bool", i1, np.dtype(np.bool_), "b")
+int8 = DType("i8", i8, np.dtype(np.int8), "i")
+int16 = DType("i16", i16, np.dtype(np.int16), "i")
+int32 = DType("i32", i32, np.dtype(np.int32), "i")
+int64 = DType("i64", i64, np.dtype(np.int64), "i")
+float32 = DType("f32", f32, np.dtype(np.float32), "f")
+float64 = DType("f64", f64, np.dtype(np.float64), "f")
+index = DType("index", IndexType(), np.dtype(np.int64), "x")
+"""Sizes and positions (`xs.shape[0]`, the counter of `loop`): MLIR's `index`, held as int64."""
+
+ALL = (bool_, int8, int16, int32, int64, float32, float64, index)
+_BY_NUMPY = {t.numpy: t for t in ALL if t is not index}
+_BY_IR = {t.ir: t for t in ALL}
+
+
+def from_numpy(dtype: np.dtype[Any]) -> DType | None:
+    """The element type of numpy `dtype`, or None if the embedding has none (unsigned, complex, ...)."""
+    return _BY_NUMPY.get(np.dtype(dtype))
+
+
+def from_ir(t: Attribute) -> DType:
+    found = _BY_IR.get(t)
+    if found is None:
+        raise ValueError(f"no element type of the embedding for {t}")
+    return found
+
+
+def of_python(value: object) -> DType | None:
+    """The type a Python or numpy constant takes when nothing else fixes it (numpy's defaults: i64, f64)."""
+    if isinstance(value, bool | np.bool_):
+        return bool_
+    if isinstance(value, np.generic):
+        return from_numpy(value.dtype)
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return float64
+    return None
+
+
+def is_ir_float(t: Attribute) -> bool:
+    return isinstance(t, Float32Type | Float64Type)
+
+
+def is_ir_int(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType)

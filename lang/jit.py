@@ -1,0 +1,352 @@
+"""`@jit`: Python functions on numpy arrays, traced once per argument types, compiled and cached.
+
+    import soac.lang as sl
+
+    @sl.jit
+    def map_scan(xs):
+        return sl.scan(lambda a, b: a + b, 0, sl.map(lambda x: 3 * x + 1, xs))
+
+    map_scan(np.arange(5, dtype=np.int32))      # traces, compiles, runs: array([ 1,  5, 12, 22, 35])
+    map_scan.ir()                               # the traced soac IR; ir(optimized=True) after the passes
+    map_scan.opencl()                           # the kernels that ran
+
+A call looks for a compiled program for its argument types and ranks (not the
+data) in memory; on a miss it traces the function, then looks for the traced
+structure in the on-disk cache (`soac.lang.cache`), and only then runs the pass
+pipeline and lowers. The `soac.lang` logger reports hits and misses at DEBUG
+level; `soac.lang.cache.STATS` counts them.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from soac.lang import cache, dtypes
+from soac.lang.dtypes import DType
+from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located
+from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
+from soac.lang.values import Value, as_value, wrap
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Block, Region
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+log = logging.getLogger("soac.lang")
+
+DEFAULT_PIPELINE = "canonicalize,soac-fuse,soac-flatten"
+BACKENDS = ("opencl", "interp")
+
+ArgType = tuple[DType, int | None]
+"""An argument's element type and rank (None for a scalar)."""
+
+
+def argument_type(position: int, arg: object) -> ArgType:
+    """The type of a call argument: a numpy array, a numpy scalar or a Python bool, int or float."""
+    if isinstance(arg, np.ndarray):
+        dtype = dtypes.from_numpy(arg.dtype)
+        rank: int | None = arg.ndim
+    else:
+        dtype = dtypes.of_python(arg)
+        rank = None
+    if dtype is None:
+        what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
+        raise SoacTypeError(
+            f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)"
+        )
+    if rank == 0:
+        raise SoacTypeError(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead")
+    return dtype, rank
+
+
+def _ir_type(arg: ArgType) -> Attribute:
+    dtype, rank = arg
+    return dtype.ir if rank is None else TensorType(dtype.ir, [DYNAMIC_INDEX] * rank)
+
+
+def _symbol(name: str) -> str:
+    cleaned = re.sub(r"\W", "_", name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"f_{cleaned}"
+
+
+def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return SourceLocation("<unknown>", 0, 0)
+    return SourceLocation(code.co_filename, code.co_firstlineno, 1)
+
+
+def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
+    """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
+
+    Returns the module and whether `fn` returned a tuple (else one value).
+    """
+    inputs = [_ir_type(t) for t in types]
+    block = Block(arg_types=inputs)
+    tracer = Tracer(block)
+    for arg, param in zip(block.args, parameter_names(fn)):
+        set_name(arg, param)
+    with tracer.active():
+        args = [wrap(arg, tracer.scope) for arg in block.args]
+        result, local_names = call_capturing_locals(fn, args)
+        name_locals(local_names, tracer.scope)
+        is_tuple = isinstance(result, tuple | list)
+        items = list(result) if is_tuple else [result]
+        if not items or (not is_tuple and result is None):
+            raise SoacTraceError(located("the function returns nothing", _definition_location(fn)))
+        values = [as_value(item, None, f"result {k + 1} of {name}") for k, item in enumerate(items)]
+        ret = func.ReturnOp(*(v.ssa for v in values))
+        block.add_op(ret)
+    where = _definition_location(fn)
+    function = func.FuncOp(name, FunctionType.from_lists(inputs, [v.ir_type for v in values]), Region(block))
+    function.location = FileLineColLoc(StringAttr(where.filename), IntAttr(where.line), IntAttr(where.column))
+    module = ModuleOp([function])
+    verify_traced(module)
+    return module, is_tuple
+
+
+def verify_traced(module: ModuleOp) -> None:
+    """Verify a traced module; a failure (such as an array used after sl.scatter consumed it) names the Python line."""
+    try:
+        module.verify()
+    except (VerifyException, DiagnosticException) as error:
+        for op in module.walk(region_first=True):
+            try:
+                op.verify(verify_nested_ops=False)
+            except (VerifyException, DiagnosticException) as op_error:
+                loc = op.location
+                if isinstance(loc, FileLineColLoc):
+                    where = SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+                    raise SoacTypeError(located(str(op_error), where)) from None
+        raise SoacTraceError(f"the traced program does not verify: {error}") from None
+
+
+def print_module(module: ModuleOp, locations: bool = False) -> str:
+    stream = io.StringIO()
+    Printer(stream, print_debuginfo=locations).print_op(module)
+    return stream.getvalue()
+
+
+@dataclass
+class Compiled:
+    """One specialisation of a jitted function: its IR before and after the passes, and what runs it."""
+
+    name: str
+    traced: ModuleOp
+    returns_tuple: bool
+    key: str
+    optimized_text: str
+    """The program after the pass pipeline, printed with its locations."""
+    backend: str
+    runner: Any
+    """A `soac.lowering.runtime.Program` (OpenCL) or a `SoacInterpreter`."""
+
+    @functools.cached_property
+    def optimized(self) -> ModuleOp:
+        from soac.context import make_context
+        from xdsl.parser import Parser
+
+        return Parser(make_context(), self.optimized_text).parse_module()
+
+    def run(self, args: Sequence[object], thresholds: Mapping[str, int]) -> Any:
+        if self.backend == "interp":
+            results = self.runner.call(self.name, args)
+        else:
+            results = self.runner.call(self.name, args, thresholds)
+        return tuple(results) if self.returns_tuple else results[0]
+
+    def opencl(self) -> str:
+        if self.backend == "opencl":
+            return self.runner.source
+        from soac.lowering.opencl.emitter import opencl_source
+        from soac.lowering.runtime import lower_module
+
+        return opencl_source(lower_module(self.optimized))
+
+
+class JitFunction:
+    """A Python function compiled to soac on first call for each combination of argument types and ranks."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        backend: str = "opencl",
+        pipeline: str = DEFAULT_PIPELINE,
+        tuning: str | None = None,
+        thresholds: Mapping[str, int] | None = None,
+        device: str | None = None,
+        name: str | None = None,
+    ):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        self.fn = fn
+        self.backend = backend
+        self.pipeline = pipeline
+        self.device = device
+        self.name = _symbol(name or getattr(fn, "__name__", "main"))
+        self.thresholds: dict[str, int] = {}
+        if tuning is not None:
+            from soac.tools.soac_run import read_tuning_file
+
+            self.thresholds.update(read_tuning_file(tuning))
+        self.thresholds.update(thresholds or {})
+        self.specializations: dict[tuple[ArgType, ...], Compiled] = {}
+        self.last: Compiled | None = None
+        functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
+
+    # -- calling -------------------------------------------------------------
+
+    def __call__(self, *args: object) -> Any:
+        if Tracer.current_or_none() is not None:  # called from another traced function: inline it
+            return self.fn(*args)
+        types = tuple(argument_type(k, a) for k, a in enumerate(args))
+        compiled = self.specializations.get(types)
+        if compiled is None:
+            compiled = self.compile(types)
+        else:
+            cache.STATS.memory_hits += 1
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("%s%s: cache hit in memory", self.name, _signature(types))
+        self.last = compiled
+        return compiled.run(args, self.thresholds)
+
+    def specialize(self, *args: object) -> Compiled:
+        """The compiled program for the types of `args` (compiled now if needed), without running it."""
+        types = tuple(argument_type(k, a) for k, a in enumerate(args))
+        compiled = self.specializations.get(types) or self.compile(types)
+        self.last = compiled
+        return compiled
+
+    def compile(self, types: tuple[ArgType, ...]) -> Compiled:
+        traced, returns_tuple = trace(self.fn, types, self.name)
+        cache.STATS.traces += 1
+        device_info, device = self._device()
+        from soac.passes.tile_sizes import tile_values
+
+        tiles = repr(tile_values(traced, self.thresholds))
+        key = cache.cache_key(print_module(traced, locations=True), self.pipeline, tiles, self.backend, device_info)
+        entry = cache.load(key)
+        if entry is not None:
+            cache.STATS.disk_hits += 1
+            log.debug("%s%s: cache miss in memory, hit on disk (%s)", self.name, _signature(types), key[:12])
+        else:
+            log.debug("%s%s: cache miss; running %s", self.name, _signature(types), self.pipeline)
+            cache.STATS.compiles += 1
+            entry = self._build_entry(traced)
+            cache.store(key, entry)
+        cache.STATS.keys.append(key)
+        runner = self._runner(entry, device)
+        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        self.specializations[types] = compiled
+        return compiled
+
+    def _device(self) -> tuple[str, Any]:
+        if self.backend == "interp":
+            return "interp", None
+        import os
+
+        from soac.lowering.runtime import choose_device, scan_strategy_for, target_for
+
+        device = choose_device(self.device)
+        target = target_for(device)
+        overrides = " ".join(f"{k}={os.environ.get(k, '')}" for k in ("SOAC_TARGET", "SOAC_SCAN", "SOAC_HIST"))
+        scan = scan_strategy_for(device, target)
+        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{target.name}|{scan}|{overrides}"
+        return info, device
+
+    def _build_entry(self, traced: ModuleOp) -> dict[str, Any]:
+        from soac.context import make_context
+        from soac.parsing import verify_after
+        from soac.passes.tile_sizes import with_tile_sizes
+        from soac.tools.soac_test import all_passes
+        from xdsl.passes import PassPipeline
+
+        optimized = traced.clone()
+        PassPipeline.parse_spec(all_passes(), self.pipeline).apply(make_context(), optimized)
+        verify_after(optimized, self.pipeline)
+        entry: dict[str, Any] = {"optimized": print_module(optimized, locations=True), "_optimized": optimized}
+        if self.backend == "opencl":
+            from soac.lowering.runtime import compile_module
+
+            program = compile_module(with_tile_sizes(optimized, self.thresholds), device=self.device)
+            entry["lowered"] = print_module(program.module)
+            entry["_program"] = program
+        return entry
+
+    def _runner(self, entry: dict[str, Any], device: Any) -> Any:
+        if self.backend == "interp":
+            from soac.interpreter import SoacInterpreter
+
+            module = entry.pop("_optimized", None) or _parse(entry["optimized"])
+            return SoacInterpreter(module, self.thresholds)
+        program = entry.pop("_program", None)
+        if program is not None:
+            return program
+        from soac.lowering.runtime import Program
+
+        return Program(_parse(entry["lowered"]), device)
+
+    # -- inspecting ----------------------------------------------------------
+
+    def _compiled(self, args: Sequence[object]) -> Compiled:
+        if args:
+            return self.specialize(*args)
+        if self.last is None:
+            raise SoacTraceError(f"{self.name} has not been called yet: pass example arguments, e.g. f.ir(xs)")
+        return self.last
+
+    def ir(self, *args: object, optimized: bool = False) -> str:
+        """The soac IR traced for the types of `args` (or of the last call), or after the pass pipeline."""
+        compiled = self._compiled(args)
+        return print_module(compiled.optimized if optimized else compiled.traced)
+
+    def opencl(self, *args: object) -> str:
+        """The OpenCL C of the kernels for the types of `args` (or of the last call)."""
+        return self._compiled(args).opencl()
+
+    def __repr__(self) -> str:
+        return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
+
+
+def _parse(text: str) -> ModuleOp:
+    from soac.context import make_context
+    from xdsl.parser import Parser
+
+    return Parser(make_context(), text).parse_module()
+
+
+def _signature(types: Sequence[ArgType]) -> str:
+    return "(" + ", ".join(("[]" * rank if rank else "") + dtype.name for dtype, rank in types) + ")"
+
+
+def jit(
+    fn: Callable[..., Any] | None = None,
+    *,
+    backend: str = "opencl",
+    pipeline: str = DEFAULT_PIPELINE,
+    tuning: str | None = None,
+    thresholds: Mapping[str, int] | None = None,
+    device: str | None = None,
+    name: str | None = None,
+) -> Any:
+    """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
+
+    `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
+    "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
+    tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them.
+    """
+
+    def decorate(f: Callable[..., Any]) -> JitFunction:
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name)
+
+    return decorate(fn) if fn is not None else decorate
+
+
+__all__ = ["Compiled", "JitFunction", "Value", "jit", "trace"]

@@ -1,0 +1,292 @@
+"""Python's operators, conversions and element-wise application on symbolic values.
+
+Scalars get `arith` and `math` ops with Python's and numpy's meaning: `//` and
+`%` round towards minus infinity, `/` on integers is an error (use `//`), integer
+`**` needs a constant exponent; on arrays every operator is element-wise (a
+`soac.map`, nested for higher ranks), with scalars broadcast. Operand types must
+agree, except that weak values (Python constants and what is computed from them
+only) and sizes take the type of the other operand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from soac.lang import dtypes
+from soac.lang.dtypes import DType
+from soac.lang.errors import SoacTypeError, located, user_location
+from soac.lang.tracer import Tracer
+from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, retyped, use
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import IndexType, IntegerType, i64
+from xdsl.ir import Operation, SSAValue
+
+# ---------------------------------------------------------------------------
+# Conversions
+# ---------------------------------------------------------------------------
+
+
+def convert(value: Any, dtype: DType) -> Any:
+    """`dtype(value)`: converts a symbolic value (element-wise for arrays), or makes a constant."""
+    if isinstance(value, Array):
+        return value.astype(dtype)
+    if isinstance(value, Scalar):
+        return convert_scalar(value, dtype)
+    if Tracer.current_or_none() is None:
+        return dtype.numpy.type(value)
+    kind = dtypes.of_python(value)
+    if kind is None:
+        raise SoacTypeError(located(f"cannot convert {type(value).__name__} {value!r} to {dtype}"))
+    if dtype.is_integer and kind.is_float:
+        value = int(value)  # pyright: ignore[reportArgumentType]
+    return constant(value, dtype)
+
+
+def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
+    src = x.dtype
+    if src == dtype:
+        return x
+    v = use(x)
+    if src.kind == "x":  # index: through i64
+        v = _emit(arith.IndexCastOp(v, i64))
+        src = dtypes.int64
+        if dtype == src:
+            return Scalar(v, Tracer.current("").scope, dtype, user_location())
+    if dtype.kind == "x":
+        if src.is_float:
+            v = _emit(arith.FPToSIOp(v, i64))
+        elif src.kind == "b":
+            v = _emit(arith.ExtUIOp(v, i64))
+        return emit_value(arith.IndexCastOp(v, IndexType()), dtype)
+    if dtype.kind == "b":
+        zero = constant(0, src).ssa
+        return emit_value(arith.CmpfOp(v, zero, "une") if src.is_float else arith.CmpiOp(v, zero, "ne"), dtype)
+    if src.kind == "b":
+        op = arith.UIToFPOp(v, dtype.ir) if dtype.is_float else arith.ExtUIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+        return emit_value(op, dtype)
+    if src.is_float and dtype.is_float:
+        op = arith.ExtFOp(v, dtype.ir) if dtype.bits > src.bits else arith.TruncFOp(v, dtype.ir)
+    elif src.is_float:
+        op = arith.FPToSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    elif dtype.is_float:
+        op = arith.SIToFPOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    elif dtype.bits > src.bits:
+        op = arith.ExtSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    else:
+        op = arith.TruncIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    return emit_value(op, dtype)
+
+
+def _emit(op: Operation) -> SSAValue:
+    Tracer.current(op.name).emit(op)
+    return op.results[0]
+
+
+# ---------------------------------------------------------------------------
+# Operators
+# ---------------------------------------------------------------------------
+
+_INT_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
+    "+": arith.AddiOp,
+    "-": arith.SubiOp,
+    "*": arith.MuliOp,
+    "//": arith.FloorDivSIOp,
+    "&": arith.AndIOp,
+    "|": arith.OrIOp,
+    "^": arith.XOrIOp,
+    "<<": arith.ShLIOp,
+    ">>": arith.ShRSIOp,
+}
+_FLOAT_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
+    "+": arith.AddfOp,
+    "-": arith.SubfOp,
+    "*": arith.MulfOp,
+    "/": arith.DivfOp,
+    "**": mathd.PowFOp,
+}
+_BOOL_OPS = {"&": arith.AndIOp, "|": arith.OrIOp, "^": arith.XOrIOp}
+_INT_COMPARE = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
+_FLOAT_COMPARE = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
+
+
+def _operand_types(symbol: str, a: Any, b: Any) -> DType:
+    """The type both operands of `a symbol b` take: the symbolic one's; two symbolic ones must agree."""
+    sa, sb = isinstance(a, Value), isinstance(b, Value)
+    ta = a.dtype if sa else None
+    tb = b.dtype if sb else None
+    if ta is not None and tb is not None and ta != tb:
+        raise SoacTypeError(
+            located(f"'{symbol}' of {ta} and {tb}: the types must agree; convert one explicitly, e.g. sl.{tb.name}(x)")
+        )
+    result = ta or tb
+    assert result is not None
+    return result
+
+
+def unify(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two operands of one type where the rules allow: a weak scalar takes the type of a typed one, and a size
+    (`index`) the type of another integer (`n - 1 - i` with `i: i64` is an i64)."""
+    if isinstance(a, Scalar) and isinstance(b, Scalar) and a.dtype != b.dtype:
+        if a.weak != b.weak:
+            return (retyped(a, b.ir_type), b) if a.weak else (a, retyped(b, a.ir_type))
+        if a.dtype.kind == "x" and b.dtype.kind == "i":
+            return convert_scalar(a, b.dtype), b
+        if b.dtype.kind == "x" and a.dtype.kind == "i":
+            return a, convert_scalar(b, a.dtype)
+    return a, b
+
+
+def weak(*values: Any) -> bool:
+    """A result is weak when every symbolic operand is (Python constants are)."""
+    return all(v.weak for v in values if isinstance(v, Scalar))
+
+
+def binary(symbol: str, a: Any, b: Any) -> Any:
+    """`a symbol b` on symbolic values (at least one of them), element-wise on arrays."""
+    if isinstance(a, Array) or isinstance(b, Array):
+        return elementwise(lambda x, y: binary(symbol, x, y), [a, b])
+    a, b = unify(a, b)
+    dtype = _operand_types(symbol, a, b)
+    x = as_scalar(a, dtype, f"the left operand of '{symbol}'")
+    y = as_scalar(b, dtype, f"the right operand of '{symbol}'")
+    return scalar_binary(symbol, x, y)
+
+
+def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
+    dtype = x.dtype
+    u, v = use(x), use(y)
+    w = weak(x, y)
+    if symbol in _INT_COMPARE:
+        if dtype.is_float:
+            return emit_value(arith.CmpfOp(u, v, _FLOAT_COMPARE[symbol]), dtypes.bool_, w)
+        if dtype.kind == "b" and symbol not in ("==", "!="):
+            raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first"))
+        return emit_value(arith.CmpiOp(u, v, _INT_COMPARE[symbol]), dtypes.bool_, w)
+    if dtype.kind == "b":
+        if symbol not in _BOOL_OPS:
+            raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first (sl.i32(b))"))
+        return emit_value(_BOOL_OPS[symbol](u, v), dtype, w)
+    if dtype.is_float:
+        if symbol == "//":  # as numpy: from the remainder, so that a quotient that underflows still floors
+            div = scalar_binary("/", scalar_binary("-", x, scalar_binary("%", x, y)), y)
+            down = unary("floor", div)
+            from soac.lang.control import where
+
+            half = constant(0.5, dtype, weak=True)
+            return where(scalar_binary(">", scalar_binary("-", div, down), half), down + 1, down)
+        if symbol == "%":
+            return _float_mod(x, y)
+        if symbol not in _FLOAT_OPS:
+            raise SoacTypeError(located(f"'{symbol}' on floats ({dtype}); it needs integers"))
+        return emit_value(_FLOAT_OPS[symbol](u, v), dtype, w)
+    if symbol == "/":
+        raise SoacTypeError(
+            located(f"'/' on integers ({dtype}): use '//' for integer division, or convert to a float type first")
+        )
+    if symbol == "%":
+        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype, w))
+    if symbol == "**":
+        return _integer_power(x, y)
+    return emit_value(_INT_OPS[symbol](u, v), dtype, w)
+
+
+def _float_mod(x: Scalar, y: Scalar) -> Scalar:
+    """Python's float modulo, x - floor(x / y) * y with the sign of y. On f32 it is computed in f64, where the
+    product and the difference are exact, so that it rounds as numpy's (exact fmod-based) result; on f64 it is within
+    a few ulps of x."""
+    if x.dtype == dtypes.float32:
+        wide = _float_mod(convert_scalar(x, dtypes.float64), convert_scalar(y, dtypes.float64))
+        result = convert_scalar(wide, dtypes.float32)
+        result.weak = weak(x, y)
+        return result
+    quotient = unary("floor", scalar_binary("/", x, y))
+    return _python_mod(x, y, scalar_binary("-", x, scalar_binary("*", quotient, y)))
+
+
+def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
+    """Python's (and numpy's) modulo, whose sign is the divisor's, from C's remainder, whose sign is the dividend's."""
+    from soac.lang.control import where
+
+    zero = constant(0, x.dtype)
+    differs = (remainder != zero) & ((remainder < zero) ^ (y < zero))
+    return where(differs, remainder + y, remainder)
+
+
+def _integer_power(x: Scalar, y: Scalar) -> Scalar:
+    owner = y.ssa.owner
+    if not (isinstance(owner, arith.ConstantOp) and isinstance(owner.value.type, IntegerType | IndexType)):
+        raise SoacTypeError(located("'**' on integers needs a constant non-negative exponent; use floats for others"))
+    exponent = owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    if exponent < 0:
+        raise SoacTypeError(located("'**' on integers needs a non-negative exponent"))
+    result = constant(1, x.dtype)
+    for _ in range(exponent):
+        result = scalar_binary("*", result, x)
+    return result
+
+
+_FLOAT_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
+    "-": arith.NegfOp,
+    "abs": mathd.AbsFOp,
+    "floor": mathd.FloorOp,
+    "ceil": mathd.CeilOp,
+    "sqrt": mathd.SqrtOp,
+    "exp": mathd.ExpOp,
+    "log": mathd.LogOp,
+    "log2": mathd.Log2Op,
+    "exp2": mathd.Exp2Op,
+    "sin": mathd.SinOp,
+    "cos": mathd.CosOp,
+    "tan": mathd.TanOp,
+    "tanh": mathd.TanhOp,
+    "atan": mathd.AtanOp,
+    "erf": mathd.ErfOp,
+}
+
+
+def unary(name: str, a: Any) -> Any:
+    """`name(a)` for an operator or math function of one operand, element-wise on arrays."""
+    if isinstance(a, Array):
+        return elementwise(lambda x: unary(name, x), [a])
+    if not isinstance(a, Scalar):
+        a = as_scalar(a, None, f"the operand of {name}")
+    dtype = a.dtype
+    if dtype.is_float:
+        if name == "~":
+            raise SoacTypeError(located(f"'~' on a float ({dtype})"))
+        return emit_value(_FLOAT_UNARY[name](use(a)), dtype, a.weak)
+    if name == "-":
+        return scalar_binary("-", constant(0, dtype, weak=True), a)
+    if name == "abs":
+        from soac.lang.control import where
+
+        return where(a < constant(0, dtype, weak=True), -a, a)
+    if name == "~":
+        return scalar_binary("^", a, constant(True if dtype.kind == "b" else -1, dtype, weak=True))
+    if name in ("floor", "ceil"):
+        return a
+    raise SoacTypeError(located(f"{name} needs a float, not a {a.describe()}; convert first, e.g. sl.f32(x)"))
+
+
+def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
+    """`fn` applied to the elements of the array operands (all of one rank), with the others broadcast."""
+    arrays = [o for o in operands if isinstance(o, Array)]
+    if not arrays:
+        return fn(*operands)
+    ranks = {a.rank for a in arrays}
+    if len(ranks) > 1:
+        shapes = ", ".join(a.describe() for a in arrays)
+        raise SoacTypeError(located(f"element-wise operation on arrays of different ranks ({shapes})"))
+    positions = [i for i, o in enumerate(operands) if isinstance(o, Array)]
+
+    def on_rows(*rows: Any) -> Any:
+        args = list(operands)
+        for position, row in zip(positions, rows):
+            args[position] = row
+        return elementwise(fn, args)
+
+    from soac.lang.soacs import map_
+
+    return map_(on_rows, *arrays)

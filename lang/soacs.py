@@ -1,0 +1,419 @@
+"""The second-order array combinators and array operations of the embedding.
+
+Each function emits one soac op (tracing its Python lambdas into the op's
+regions) and returns symbolic values. Widths are the sizes of the first array
+argument; the others must have as many rows when the program runs (checked
+then, and reported at the line of the call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from soac import dialect as soac
+from soac.lang import dtypes
+from soac.lang.dtypes import DType
+from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
+from soac.lang.operators import convert_scalar
+from soac.lang.tracer import Scope, Tracer
+from soac.lang.values import (
+    Array,
+    Scalar,
+    Value,
+    as_array,
+    as_index,
+    as_value,
+    describe_types,
+    ir_types,
+    retyped,
+    type_name,
+    use,
+    wrap,
+)
+from soac.types import array_of, row_type
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Attribute, BlockArgument, Operation, Region
+
+
+def _results(result: Any) -> list[Any]:
+    return list(result) if isinstance(result, tuple | list) else [result]
+
+
+def _like(t: Attribute) -> DType | None:
+    return None if isinstance(t, TensorType) else dtypes.from_ir(t)
+
+
+def _finish(what: str, where: SourceLocation, expected: Sequence[Attribute] | None = None) -> Callable[[Any], list[Value]]:
+    """Turn what a lambda returned into values (constants take the expected types) and check them."""
+
+    def finish(result: Any) -> list[Value]:
+        items = _results(result)
+        if expected is not None and len(items) != len(expected):
+            raise SoacTypeError(located(f"{what} returns {len(items)} value(s), expected {len(expected)}", where))
+        likes = [_like(t) for t in expected] if expected is not None else [None] * len(items)
+        values = [as_value(item, like, f"a result of {what}") for item, like in zip(items, likes)]
+        if expected is not None:
+            values = [retyped(v, t) for v, t in zip(values, expected)]
+        if expected is not None and ir_types(values) != list(expected):
+            want = "(" + ", ".join(type_name(t) for t in expected) + ")"
+            raise SoacTypeError(located(f"{what} returns {describe_types(values)}, expected {want}", where))
+        if not values:
+            raise SoacTypeError(located(f"{what} returns nothing", where))
+        return values
+
+    return finish
+
+
+def _row_wrapper(arrays: Sequence[Array]) -> Callable[[BlockArgument, Scope], Value]:
+    """Wraps the lambda parameter of each array's rows, the inner sizes of a row being its array's."""
+    remaining = list(arrays)
+
+    def wrap_row(arg: BlockArgument, scope: Scope) -> Value:
+        return wrap(arg, scope, row_of=remaining[arg.index] if arg.index < len(remaining) else None)
+
+    return wrap_row
+
+
+def _plain_wrapper(arg: BlockArgument, scope: Scope) -> Value:
+    return wrap(arg, scope)
+
+
+def _lambda(
+    fn: Callable[..., Any],
+    arg_types: Sequence[Attribute],
+    what: str,
+    where: SourceLocation,
+    expected: Sequence[Attribute] | None = None,
+    wrapper: Callable[[BlockArgument, Scope], Value] = _plain_wrapper,
+) -> tuple[Region, list[Value]]:
+    tracer = Tracer.current(what)
+    if not callable(fn):
+        raise SoacTypeError(located(f"{what} must be a Python function (a lambda or def), not {type(fn).__name__}", where))
+    block, yielded = tracer.trace_block(fn, arg_types, wrapper, what, where, _finish(what, where, expected), soac.YieldOp)
+    return Region(block), yielded
+
+
+def _arrays(arrays: Sequence[Any], what: str) -> list[Array]:
+    if not arrays:
+        raise SoacTypeError(located(f"{what} needs at least one array"))
+    return [as_array(a, f"argument {k + 1} of {what}") for k, a in enumerate(arrays)]
+
+
+def _emit(op: Operation, where: SourceLocation) -> Operation:
+    return Tracer.current(op.name).emit(op, where)
+
+
+def _wrap_results(op: Operation, width: Scalar | None) -> list[Value]:
+    tracer = Tracer.current(op.name)
+    out: list[Value] = []
+    for result in op.results:
+        value = wrap(result, tracer.scope)
+        if isinstance(value, Array) and width is not None:
+            value._dims[0] = width
+        out.append(value)
+    return out
+
+
+def _single(values: list[Value]) -> Any:
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+# ---------------------------------------------------------------------------
+# SOACs
+# ---------------------------------------------------------------------------
+
+
+def map_(fn: Callable[..., Any], *arrays: Any) -> Any:
+    """`map f xs ys ...`: `f` applied to the rows of the arrays (element-wise on 1-D arrays); a tuple of
+    results gives a tuple of arrays."""
+    where = user_location()
+    inputs = _arrays(arrays, "sl.map")
+    width = inputs[0].dim(0)
+    rows = [row_type(a.ir_type) for a in inputs]
+    region, yielded = _lambda(fn, rows, "the lambda of sl.map", where, wrapper=_row_wrapper(inputs))  # pyright: ignore[reportArgumentType]
+    op = soac.MapOp(width.ssa, [use(a) for a in inputs], [array_of(t) for t in ir_types(yielded)], region)
+    _emit(op, where)
+    return _single(_wrap_results(op, width))
+
+
+def _neutral(ne: Any, inputs: Sequence[Array], what: str) -> list[Value]:
+    items = _results(ne)
+    if len(items) != len(inputs):
+        raise SoacTypeError(located(f"{what} has {len(items)} neutral element(s) for {len(inputs)} array(s)"))
+    values = []
+    for item, array in zip(items, inputs):
+        row = row_type(array.ir_type)
+        assert row is not None
+        value = retyped(as_value(item, _like(row), f"the neutral element of {what}"), row)
+        if value.ir_type != row:
+            raise SoacTypeError(
+                located(f"{what}: the neutral element is {type_name(value.ir_type)} but the array's rows are {type_name(row)}")
+            )
+        values.append(value)
+    return values
+
+
+def _operator(op: Callable[..., Any], k: int) -> Callable[..., Any]:
+    """The operator as a function of 2k arguments: `op(a, b)` for one value, `op((a1, a2), (b1, b2))` for tuples."""
+    if k == 1:
+        return op
+
+    def paired(*args: Any) -> Any:
+        return op(tuple(args[:k]), tuple(args[k:]))
+
+    return paired
+
+
+def reduce(op: Callable[..., Any], ne: Any, *arrays: Any, commutative: bool = False) -> Any:
+    """`reduce op ne xs`: folds the rows with an associative operator `op` whose neutral element is `ne`
+    (tuples of neutral elements and arrays reduce together; `op` then takes two tuples)."""
+    where = user_location()
+    inputs = _arrays(arrays, "sl.reduce")
+    neutral = _neutral(ne, inputs, "sl.reduce")
+    types = ir_types(neutral)
+    width = inputs[0].dim(0)
+    region, _ = _lambda(_operator(op, len(types)), types * 2, "the operator of sl.reduce", where, types)
+    red = soac.ReduceOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region, commutative)
+    _emit(red, where)
+    return _single(_wrap_results(red, None))
+
+
+def scan(op: Callable[..., Any], ne: Any, *arrays: Any) -> Any:
+    """`scan op ne xs`: the inclusive prefix scan with an associative operator `op` and its neutral element `ne`."""
+    where = user_location()
+    inputs = _arrays(arrays, "sl.scan")
+    neutral = _neutral(ne, inputs, "sl.scan")
+    types = ir_types(neutral)
+    width = inputs[0].dim(0)
+    region, _ = _lambda(_operator(op, len(types)), types * 2, "the operator of sl.scan", where, types)
+    sc = soac.ScanOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region)
+    _emit(sc, where)
+    return _single(_wrap_results(sc, width))
+
+
+def _index_and_values(dests: Sequence[Array], indices: Array, values: Sequence[Array], what: str) -> None:
+    if indices.rank != 1 or not indices.dtype.is_integer:
+        raise SoacTypeError(located(f"{what}: the indices must be a 1-D integer array, not a {indices.describe()}"))
+    for dest, vals in zip(dests, values):
+        if row_type(vals.ir_type) != row_type(dest.ir_type):
+            raise SoacTypeError(
+                located(f"{what}: the values are {type_name(vals.ir_type)} but the destination is {type_name(dest.ir_type)}")
+            )
+
+
+def scatter(dest: Any, indices: Any, values: Any) -> Any:
+    """`scatter dest is vs`: `dest` with `dest[is[j]] = vs[j]` for every j whose index is in bounds (others are
+    dropped, as in Futhark). `dest` is consumed: it may not be used afterwards (write `sl.copy(xs)` to keep xs)."""
+    where = user_location()
+    target = as_array(dest, "the destination of sl.scatter")
+    idx = as_array(indices, "the indices of sl.scatter")
+    vals = as_array(values, "the values of sl.scatter")
+    _index_and_values([target], idx, [vals], "sl.scatter")
+    width = idx.dim(0)
+
+    def body(i: Scalar, v: Value) -> tuple[Scalar, Value]:
+        return convert_scalar(i, dtypes.index), v
+
+    region, _ = _lambda(body, [row_type(idx.ir_type), row_type(vals.ir_type)], "sl.scatter", where)  # pyright: ignore[reportArgumentType]
+    op = soac.ScatterOp(width.ssa, [use(idx), use(vals)], [use(target)], region)
+    _emit(op, where)
+    (result,) = _wrap_results(op, None)
+    assert isinstance(result, Array)
+    result._dims = list(target._dims)
+    result._row_of, result._offset = target, 0
+    return result
+
+
+def hist(dest: Any, op: Callable[..., Any], ne: Any, indices: Any, values: Any) -> Any:
+    """`reduce_by_index dest op ne is vs`: `dest[is[j]] = op(dest[is[j]], vs[j])` for every j whose index is in
+    bounds; `op` must be associative and commutative with neutral element `ne`. `dest` is consumed."""
+    where = user_location()
+    target = as_array(dest, "the destination of sl.hist")
+    idx = as_array(indices, "the indices of sl.hist")
+    vals = as_array(values, "the values of sl.hist")
+    if target.rank != 1:
+        raise SoacTypeError(located(f"sl.hist: the destination must be a 1-D array, not a {target.describe()}"))
+    _index_and_values([target], idx, [vals], "sl.hist")
+    (neutral,) = _neutral(ne, [target], "sl.hist")
+    types = [neutral.ir_type]
+    combine, _ = _lambda(op, types * 2, "the operator of sl.hist", where, types)
+    width = idx.dim(0)
+
+    def body(i: Scalar, v: Value) -> tuple[Scalar, Value]:
+        return convert_scalar(i, dtypes.index), v
+
+    region, _ = _lambda(body, [row_type(idx.ir_type), row_type(vals.ir_type)], "sl.hist", where)  # pyright: ignore[reportArgumentType]
+    h = soac.HistOp(width.ssa, [use(idx), use(vals)], [use(target)], [neutral.ssa], combine, region)
+    _emit(h, where)
+    (result,) = _wrap_results(h, target.dim(0))
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Array construction and rearrangement
+# ---------------------------------------------------------------------------
+
+
+def iota(n: Any, dtype: DType = dtypes.int64) -> Array:
+    """`[0, 1, ..., n-1]` (of `dtype`, i64 by default as numpy's arange)."""
+    where = user_location()
+    if not dtype.is_integer or dtype.kind == "x":
+        raise SoacTypeError(located(f"sl.iota makes integers, not {dtype}"))
+    width = as_index(n, "the size of sl.iota")
+    op = soac.IotaOp(width, TensorType(dtype.ir, [DYNAMIC_INDEX]))
+    _emit(op, where)
+    (result,) = _wrap_results(op, Scalar(width, Tracer.current("").scope, dtypes.index))
+    return result  # pyright: ignore[reportReturnType]
+
+
+def replicate(n: Any, value: Any, dtype: DType | None = None) -> Array:
+    """`[v, v, ..., v]`, n times (`v` may be an array: the result has one more dimension)."""
+    where = user_location()
+    width = as_index(n, "the size of sl.replicate")
+    v = as_value(value, dtype, "the value of sl.replicate")
+    op = soac.ReplicateOp(width, use(v))
+    _emit(op, where)
+    tracer = Tracer.current("")
+    size = Scalar(width, tracer.scope, dtypes.index)
+    result = wrap(op.results[0], tracer.scope)
+    assert isinstance(result, Array)
+    result._dims[0] = size
+    if isinstance(v, Array):
+        result._row_of = v
+        result._offset = -1
+    return result
+
+
+def transpose(array: Any, perm: Sequence[int] | None = None) -> Array:
+    """The array with its dimensions rearranged: result dimension i is dimension perm[i] (reversed by default)."""
+    where = user_location()
+    a = as_array(array, "the array of sl.transpose")
+    order = list(perm) if perm is not None else list(reversed(range(a.rank)))
+    if sorted(order) != list(range(a.rank)):
+        raise SoacTypeError(located(f"sl.transpose: {order} is not a permutation of the {a.rank} dimensions"))
+    known = [a._dims[p] for p in order]
+    op = soac.TransposeOp(use(a), order)
+    _emit(op, where)
+    result = wrap(op.results[0], Tracer.current("").scope, dims=known)
+    assert isinstance(result, Array)
+    return result
+
+
+def copy(array: Any) -> Array:
+    """A fresh copy of an array (what a consuming op such as sl.scatter may write into while the original lives on)."""
+    a = as_array(array, "the array of sl.copy")
+    return map_(lambda row: row, a)
+
+
+# ---------------------------------------------------------------------------
+# Indexing and slicing
+# ---------------------------------------------------------------------------
+
+
+def _position(array: Array, k: int, item: Any) -> Any:
+    """An index into dimension k: negative constants count from the end, as in Python."""
+    if isinstance(item, int) and not isinstance(item, bool) and item < 0:
+        return array.dim(k) + item
+    return item
+
+
+def getitem(array: Array, key: Any) -> Any:
+    """`xs[i]`, `xs[i, j]`, `xs[lo:hi]`, `xs[i, lo:hi]`: soac.index and soac.slice."""
+    where = user_location()
+    use(array)
+    items = list(key) if isinstance(key, tuple) else [key]
+    if len(items) > array.rank:
+        raise SoacTypeError(located(f"{len(items)} indices for a {array.describe()}"))
+    indices: list[Any] = []
+    for k, item in enumerate(items):
+        if isinstance(item, slice):
+            if k != len(items) - 1:
+                raise SoacTypeError(
+                    located("a slice must be the last index (xs[i, lo:hi]); slice other dimensions inside sl.map")
+                )
+            base = index_into(array, indices, where) if indices else array
+            return slice_rows(base, item, where)
+        if item is None or item is Ellipsis:
+            raise SoacTypeError(located("None and ... are not supported in indices"))
+        indices.append(as_index(_position(array, k, item), "an index"))
+    return index_into(array, indices, where)
+
+
+def index_into(array: Array, indices: list[Any], where: SourceLocation) -> Any:
+    op = soac.IndexOp(use(array), indices)
+    _emit(op, where)
+    tracer = Tracer.current("")
+    if isinstance(op.result.type, TensorType):
+        value = wrap(op.result, tracer.scope, row_of=array)
+        assert isinstance(value, Array)
+        value._offset = len(indices)
+        return value
+    return wrap(op.result, tracer.scope)
+
+
+def slice_rows(array: Array, item: slice, where: SourceLocation) -> Array:
+    if item.step not in (None, 1):
+        raise SoacTypeError(located("slices with a step are not supported; use sl.map over sl.iota"))
+    lo = as_index(_position(array, 0, item.start if item.start is not None else 0), "a slice bound")
+    hi_value = _position(array, 0, item.stop) if item.stop is not None else array.dim(0)
+    hi = as_index(hi_value, "a slice bound")
+    tracer = Tracer.current("")
+    length = tracer.emit(arith.SubiOp(hi, lo), where).results[0]
+    op = soac.SliceOp(use(array), lo, hi)
+    _emit(op, where)
+    value = wrap(op.result, tracer.scope, row_of=array)
+    assert isinstance(value, Array)
+    value._offset = 0
+    value._dims[0] = Scalar(length, tracer.scope, dtypes.index)
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Reductions and scans with known operators
+# ---------------------------------------------------------------------------
+
+
+def _extreme(dtype: DType, highest: bool) -> int | float | bool:
+    if dtype.is_float:
+        return float("inf") if highest else float("-inf")
+    if dtype.kind == "b":
+        return highest
+    info = __import__("numpy").iinfo(dtype.numpy)
+    return int(info.max if highest else info.min)
+
+
+def _one_d(xs: Any, what: str) -> Array:
+    a = as_array(xs, f"the array of {what}")
+    if a.rank != 1:
+        raise SoacTypeError(located(f"{what} takes a 1-D array, not a {a.describe()}; use sl.map over the rows"))
+    return a
+
+
+def sum(xs: Any) -> Scalar:
+    """The sum of a 1-D array (a commutative reduce)."""
+    a = _one_d(xs, "sl.sum")
+    return reduce(lambda x, y: x + y, 0, a, commutative=True)
+
+
+def min(xs: Any) -> Scalar:
+    """The smallest element of a 1-D array (its type's highest value when empty)."""
+    from soac.lang.control import minimum
+
+    a = _one_d(xs, "sl.min")
+    return reduce(minimum, _extreme(a.dtype, True), a, commutative=True)
+
+
+def max(xs: Any) -> Scalar:
+    """The largest element of a 1-D array (its type's lowest value when empty)."""
+    from soac.lang.control import maximum
+
+    a = _one_d(xs, "sl.max")
+    return reduce(maximum, _extreme(a.dtype, False), a, commutative=True)
+
+
+def cumsum(xs: Any) -> Array:
+    """The inclusive prefix sums of a 1-D array."""
+    a = _one_d(xs, "sl.cumsum")
+    return scan(lambda x, y: x + y, 0, a)

@@ -1,0 +1,438 @@
+"""Symbolic values: `Scalar` and `Array`, and turning Python values into them.
+
+A symbolic value wraps one SSA value of the function being traced and the scope
+(block) that defines it. Its Python operators are those of `soac.lang.operators`
+(which builds on this module, hence the three forwarding functions below); this
+module makes constants, checks that a value may be used where it is, and knows
+the sizes of arrays (`xs.shape`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from soac.lang import dtypes
+from soac.lang.dtypes import DType
+from soac.lang.errors import SoacTypeError, SourceLocation, SymbolicBoolError, located, user_location
+from soac.lang.tracer import Scope, Tracer
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+Constant = int | float | bool | np.generic
+
+
+def binary(symbol: str, a: Any, b: Any) -> Any:
+    from soac.lang.operators import binary as apply
+
+    return apply(symbol, a, b)
+
+
+def unary(name: str, a: Any) -> Any:
+    from soac.lang.operators import unary as apply
+
+    return apply(name, a)
+
+
+def convert_scalar(x: Scalar, dtype: DType) -> Scalar:
+    from soac.lang.operators import convert_scalar as apply
+
+    return apply(x, dtype)
+
+
+class Value:
+    """A symbolic value of a traced function: an SSA value and the block that defines it."""
+
+    __hash__ = object.__hash__
+
+    def __init__(self, ssa: SSAValue, scope: Scope, origin: SourceLocation | None = None):
+        self.ssa = ssa
+        self.scope = scope
+        self.origin = origin
+
+    @property
+    def ir_type(self) -> Attribute:
+        return self.ssa.type
+
+    def __bool__(self) -> bool:
+        raise SymbolicBoolError(
+            located(
+                f"Python control flow (if, while, and, or, not, bool()) on a symbolic {self.describe()}: its value is "
+                "only known when the program runs; use sl.cond(p, then_fn, else_fn), sl.where(p, a, b), "
+                "sl.loop or sl.while_loop, and &, |, ~ on booleans"
+            )
+        )
+
+    def __iter__(self) -> Any:
+        raise SoacTypeError(located(f"cannot iterate over a symbolic {self.describe()} in Python; use sl.map or sl.loop"))
+
+    def __index__(self) -> int:
+        raise SoacTypeError(located(f"a symbolic {self.describe()} cannot be used where Python needs an int"))
+
+    def __float__(self) -> float:
+        raise SoacTypeError(
+            located(f"a symbolic {self.describe()} cannot be used where Python needs a float (math.*); use sl.sqrt, sl.exp, ...")
+        )
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class Scalar(Value):
+    """A symbolic scalar of an element type.
+
+    A scalar computed from Python constants only (`sl.where(x < 0, 1, -1)`) is *weak*, as Python constants are:
+    it takes the type of a typed value it meets (`... * x` with `x: i32` multiplies i32s).
+    """
+
+    def __init__(self, ssa: SSAValue, scope: Scope, dtype: DType, origin: SourceLocation | None = None, weak: bool = False):
+        super().__init__(ssa, scope, origin)
+        self.dtype = dtype
+        self.weak = weak
+
+    def describe(self) -> str:
+        return f"{self.dtype} scalar"
+
+    def __repr__(self) -> str:
+        return f"Scalar({self.dtype}, {self.ssa.name_hint or '?'})"
+
+    def astype(self, dtype: DType) -> Scalar:
+        return convert_scalar(self, dtype)
+
+    # arithmetic
+    def __add__(self, other: Any) -> Any:
+        return binary("+", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return binary("+", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return binary("-", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return binary("-", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return binary("*", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return binary("*", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return binary("/", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return binary("/", other, self)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return binary("//", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return binary("//", other, self)
+
+    def __mod__(self, other: Any) -> Any:
+        return binary("%", self, other)
+
+    def __rmod__(self, other: Any) -> Any:
+        return binary("%", other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return binary("**", self, other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return binary("**", other, self)
+
+    def __and__(self, other: Any) -> Any:
+        return binary("&", self, other)
+
+    def __rand__(self, other: Any) -> Any:
+        return binary("&", other, self)
+
+    def __or__(self, other: Any) -> Any:
+        return binary("|", self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        return binary("|", other, self)
+
+    def __xor__(self, other: Any) -> Any:
+        return binary("^", self, other)
+
+    def __rxor__(self, other: Any) -> Any:
+        return binary("^", other, self)
+
+    def __lshift__(self, other: Any) -> Any:
+        return binary("<<", self, other)
+
+    def __rlshift__(self, other: Any) -> Any:
+        return binary("<<", other, self)
+
+    def __rshift__(self, other: Any) -> Any:
+        return binary(">>", self, other)
+
+    def __rrshift__(self, other: Any) -> Any:
+        return binary(">>", other, self)
+
+    def __lt__(self, other: Any) -> Any:
+        return binary("<", self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return binary("<=", self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return binary(">", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return binary(">=", self, other)
+
+    def __eq__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return binary("==", self, other)
+
+    def __ne__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return binary("!=", self, other)
+
+    def __neg__(self) -> Any:
+        return unary("-", self)
+
+    def __pos__(self) -> Any:
+        return self
+
+    def __abs__(self) -> Any:
+        return unary("abs", self)
+
+    def __invert__(self) -> Any:
+        return unary("~", self)
+
+
+class Array(Value):
+    """A symbolic array: an element type and a rank; its sizes are symbolic `index` scalars (`xs.shape`)."""
+
+    def __init__(
+        self,
+        ssa: SSAValue,
+        scope: Scope,
+        origin: SourceLocation | None = None,
+        dims: Sequence[Scalar | None] | None = None,
+        row_of: Array | None = None,
+    ):
+        super().__init__(ssa, scope, origin)
+        t = ssa.type
+        assert isinstance(t, TensorType)
+        self.dtype = dtypes.from_ir(t.get_element_type())
+        self.rank = t.get_num_dims()
+        self._dims: list[Scalar | None] = list(dims) if dims is not None else [None] * self.rank
+        self._row_of = row_of
+        """For a lambda's row of an array (or an element or slice of it): that array, which knows the sizes."""
+        self._offset = 1
+        """Dimension k of this array is dimension k + offset of `_row_of`."""
+
+    def describe(self) -> str:
+        return f"{self.rank}-D {self.dtype} array"
+
+    def __repr__(self) -> str:
+        return f"Array({self.dtype}, rank={self.rank}, {self.ssa.name_hint or '?'})"
+
+    def __len__(self) -> int:
+        raise SoacTypeError(located("len() of a symbolic array must be a Python int; use xs.shape[0] (a symbolic size)"))
+
+    def dim(self, k: int) -> Scalar:
+        """The size of dimension `k`, as an `index` scalar (made once, just after the array)."""
+        tracer = Tracer.current("a size")
+        known = self._dims[k]
+        if known is not None and known.scope.is_open_in(tracer.scope):
+            return known
+        if self._row_of is not None:
+            size = self._row_of.dim(k + self._offset)
+        else:
+            op = tensor.DimOp(self.ssa, tracer.index_constant(k, self.scope))
+            op.location = tracer_location()
+            tracer.emit_after(self.ssa, self.scope, op)
+            size = Scalar(op.results[0], self.scope, dtypes.index)
+            if self.ssa.name_hint:
+                op.results[0].name_hint = f"{self.ssa.name_hint}_len" if k == 0 else f"{self.ssa.name_hint}_d{k}"
+        self._dims[k] = size
+        return size
+
+    @property
+    def shape(self) -> tuple[Scalar, ...]:
+        return tuple(self.dim(k) for k in range(self.rank))
+
+    @property
+    def T(self) -> Array:
+        from soac.lang.soacs import transpose
+
+        return transpose(self)
+
+    def astype(self, dtype: DType) -> Array:
+        from soac.lang.operators import elementwise
+
+        return elementwise(lambda x: convert_scalar(x, dtype), [self])
+
+    def __getitem__(self, key: Any) -> Any:
+        from soac.lang.soacs import getitem
+
+        return getitem(self, key)
+
+    def __add__(self, other: Any) -> Any:
+        return binary("+", self, other)
+
+    __radd__ = Scalar.__radd__
+    __sub__ = Scalar.__sub__
+    __rsub__ = Scalar.__rsub__
+    __mul__ = Scalar.__mul__
+    __rmul__ = Scalar.__rmul__
+    __truediv__ = Scalar.__truediv__
+    __rtruediv__ = Scalar.__rtruediv__
+    __floordiv__ = Scalar.__floordiv__
+    __rfloordiv__ = Scalar.__rfloordiv__
+    __mod__ = Scalar.__mod__
+    __rmod__ = Scalar.__rmod__
+    __pow__ = Scalar.__pow__
+    __rpow__ = Scalar.__rpow__
+    __and__ = Scalar.__and__
+    __rand__ = Scalar.__rand__
+    __or__ = Scalar.__or__
+    __ror__ = Scalar.__ror__
+    __xor__ = Scalar.__xor__
+    __rxor__ = Scalar.__rxor__
+    __lshift__ = Scalar.__lshift__
+    __rshift__ = Scalar.__rshift__
+    __lt__ = Scalar.__lt__
+    __le__ = Scalar.__le__
+    __gt__ = Scalar.__gt__
+    __ge__ = Scalar.__ge__
+    __eq__ = Scalar.__eq__  # pyright: ignore[reportAssignmentType]
+    __ne__ = Scalar.__ne__  # pyright: ignore[reportAssignmentType]
+    __neg__ = Scalar.__neg__
+    __abs__ = Scalar.__abs__
+    __invert__ = Scalar.__invert__
+
+
+def tracer_location() -> Any:
+    from soac.lang.tracer import _location
+
+    return _location(user_location())
+
+
+# ---------------------------------------------------------------------------
+# Wrapping and unwrapping
+# ---------------------------------------------------------------------------
+
+
+def wrap(ssa: SSAValue, scope: Scope, row_of: Array | None = None, dims: Sequence[Scalar | None] | None = None) -> Value:
+    """The symbolic value of `ssa` (defined in `scope`'s block)."""
+    if isinstance(ssa.type, TensorType):
+        return Array(ssa, scope, user_location(), dims=dims, row_of=row_of)
+    return Scalar(ssa, scope, dtypes.from_ir(ssa.type), user_location())
+
+
+def emit_value(op: Operation, dtype: DType | None = None, weak: bool = False) -> Any:
+    """Emit `op` (one result) and wrap its result (a weak scalar if `weak`)."""
+    tracer = Tracer.current(op.name)
+    tracer.emit(op)
+    result = op.results[0]
+    if dtype is not None and not isinstance(result.type, TensorType):
+        return Scalar(result, tracer.scope, dtype, user_location(), weak)
+    return wrap(result, tracer.scope)
+
+
+def use(value: Value) -> SSAValue:
+    """The SSA value of `value`, checking that it may be used here."""
+    Tracer.current("a symbolic value").check_usable(value)
+    return value.ssa
+
+
+def constant(value: Constant, dtype: DType, weak: bool = False) -> Scalar:
+    """A constant of `dtype` in the current block; a Python value that `dtype` cannot hold exactly is an error."""
+    tracer = Tracer.current("a constant")
+    check_constant(value, dtype)
+    python_value: int | float | bool = bool(value) if dtype.kind == "b" else float(value) if dtype.is_float else int(value)  # pyright: ignore[reportArgumentType]
+    ssa = tracer.constant(python_value, dtype.ir)
+    return Scalar(ssa, tracer.scope, dtype, user_location(), weak)
+
+
+def check_constant(value: Constant, dtype: DType) -> None:
+    kind = dtypes.of_python(value)
+    if kind is None:
+        raise SoacTypeError(located(f"{type(value).__name__} {value!r} is no scalar of the embedding"))
+    if dtype.kind == "b" and kind.kind != "b":
+        raise SoacTypeError(located(f"the constant {value!r} where a bool is needed; write True or False"))
+    if dtype.is_integer and kind.is_float:
+        raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
+    if dtype.kind in "i" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
+        raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
+
+
+def as_value(value: Any, like: DType | None = None, what: str = "a value") -> Value:
+    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them)."""
+    if isinstance(value, Value):
+        use(value)
+        return value
+    if isinstance(value, np.ndarray):
+        raise SoacTypeError(
+            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function")
+        )
+    dtype = like or dtypes.of_python(value)
+    if dtype is None:
+        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant"))
+    if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
+        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed"))
+    return constant(value, dtype, weak=not isinstance(value, np.generic))
+
+
+def retyped(value: Value, t: Attribute) -> Value:
+    """`value` as IR type `t` if it is a weak scalar of another type (else `value` itself)."""
+    if not (isinstance(value, Scalar) and value.weak) or value.ir_type == t or isinstance(t, TensorType):
+        return value
+    dtype = dtypes.from_ir(t)
+    owner = value.ssa.owner
+    if isinstance(owner, arith.ConstantOp):
+        return constant(owner.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
+    if value.dtype.is_float and not dtype.is_float:
+        raise SoacTypeError(located(f"a float computed from Python constants where a {dtype} is needed; convert explicitly"))
+    return convert_scalar(value, dtype)
+
+
+def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:
+    result = as_value(value, like, what)
+    if not isinstance(result, Scalar):
+        raise SoacTypeError(located(f"{what} must be a scalar, not a {result.describe()}"))
+    return result
+
+
+def as_array(value: Any, what: str = "an array") -> Array:
+    Tracer.current(what.rpartition(" of ")[2] or what)
+    if not isinstance(value, Array):
+        got = value.describe() if isinstance(value, Value) else type(value).__name__
+        raise SoacTypeError(located(f"{what} must be a symbolic array, not a {got}"))
+    use(value)
+    return value
+
+
+def as_index(value: Any, what: str = "an index") -> SSAValue:
+    """An `index` SSA value for a size or position given as an int constant or an integer scalar."""
+    if isinstance(value, bool) or (isinstance(value, Value) and not (isinstance(value, Scalar) and value.dtype.is_integer)):
+        got = value.describe() if isinstance(value, Value) else "bool"
+        raise SoacTypeError(located(f"{what} must be an integer, not a {got}"))
+    if not isinstance(value, Value):
+        return constant(value, dtypes.index).ssa
+    return use(convert_scalar(value, dtypes.index))
+
+
+def ir_types(values: Sequence[Value]) -> list[Attribute]:
+    return [v.ir_type for v in values]
+
+
+def describe_types(values: Sequence[Value]) -> str:
+    return "(" + ", ".join(type_name(v.ir_type) for v in values) + ")"
+
+
+def type_name(t: Attribute) -> str:
+    """`i32`, `[]f32`, `[][]i64`: Futhark's spelling of a type, for messages."""
+    if isinstance(t, TensorType):
+        return "[]" * t.get_num_dims() + type_name(t.get_element_type())
+    try:
+        return dtypes.from_ir(t).name
+    except ValueError:
+        return str(t)

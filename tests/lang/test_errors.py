@@ -1,0 +1,145 @@
+"""Errors in Python terms: a mistake in a traced program is reported at the user's Python line (with the line's
+text), at trace time for type and shape mistakes and at run time for bounds, on both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soac.lang as sl
+from soac.interpreter import SoacRuntimeError
+
+HERE = Path(__file__)
+INTS = np.arange(5, dtype=np.int32)
+
+
+def line_of(marker: str) -> str:
+    """`test_errors.py:N` for the line of this file that ends with the comment `marker`."""
+    lines = HERE.read_text().splitlines()
+    (number,) = [k + 1 for k, line in enumerate(lines) if line.rstrip().endswith(f"# {marker}")]
+    return f"{HERE}:{number}"
+
+
+def test_mixing_types_names_the_line_and_the_fix() -> None:
+    @sl.jit(backend="interp")
+    def f(xs, scale):
+        return sl.map(lambda x: x * scale, xs)  # MIXED
+
+    with pytest.raises(sl.SoacTypeError) as error:
+        f(INTS, np.float32(2))
+    message = str(error.value)
+    assert message.startswith(line_of("MIXED") + ": '*' of i32 and f32")
+    assert "sl.f32(x)" in message
+    assert "return sl.map(lambda x: x * scale, xs)" in message
+
+
+def test_python_if_on_a_symbolic_value_is_refused_with_the_combinators_to_use() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        def clip(x):
+            if x > 3:  # PYTHON IF
+                return x
+            return 3
+
+        return sl.map(clip, xs)
+
+    with pytest.raises(sl.SymbolicBoolError, match="Python control flow") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("PYTHON IF"))
+    assert "sl.cond" in str(error.value)
+    assert "sl.where" in str(error.value)
+    assert isinstance(error.value, TypeError)
+
+
+def test_builtin_min_and_and_are_python_control_flow_too() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return sl.map(lambda x: x > 0 and x < 3, xs)  # AND
+
+    with pytest.raises(sl.SymbolicBoolError) as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("AND"))
+
+
+def test_an_operator_returning_the_wrong_type_names_the_reduce() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return sl.reduce(lambda a, b: sl.f32(a + b), 0, xs)  # OPERATOR TYPE
+
+    with pytest.raises(sl.SoacTypeError, match=r"the operator of sl.reduce returns \(f32\), expected \(i32\)") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("OPERATOR TYPE"))
+
+
+def test_a_lambda_with_the_wrong_number_of_parameters() -> None:
+    @sl.jit(backend="interp")
+    def f(xs, ys):
+        return sl.map(lambda x: x, xs, ys)  # ARITY
+
+    with pytest.raises(sl.SoacTraceError, match="gets 2 argument") as error:
+        f(INTS, INTS)
+    assert str(error.value).startswith(line_of("ARITY"))
+
+
+def test_a_value_leaking_out_of_its_lambda() -> None:
+    leaked = []
+
+    @sl.jit(backend="interp")
+    def f(xs):
+        sl.map(lambda x: leaked.append(x * 2) or x, xs)  # MADE
+        return leaked[0] + 1  # LEAKED
+
+    with pytest.raises(sl.SoacTraceError, match=r"inside the lambda of sl\.map") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("LEAKED"))
+    assert line_of("MADE") in str(error.value)
+
+
+def test_using_an_array_after_scatter_consumed_it() -> None:
+    @sl.jit(backend="interp")
+    def f(dest, idx, vals):
+        result = sl.scatter(dest, idx, vals)  # CONSUMES
+        return result, dest[0]
+
+    with pytest.raises(sl.SoacTypeError, match=r"consumes %dest, but 'soac\.index' uses it afterwards") as error:
+        f(np.zeros(3, np.float32), INTS, np.ones(5, np.float32))
+    assert str(error.value).startswith(line_of("CONSUMES"))
+
+
+def test_rank_and_argument_errors() -> None:
+    @sl.jit(backend="interp")
+    def f(m):
+        return sl.sum(m)  # RANK
+
+    with pytest.raises(sl.SoacTypeError, match="takes a 1-D array, not a 2-D i32 array") as error:
+        f(np.zeros((2, 2), np.int32))
+    assert str(error.value).startswith(line_of("RANK"))
+    with pytest.raises(sl.SoacTypeError, match="argument 1: a uint32 array has no type in soac"):
+        f(np.zeros(2, np.uint32))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return len(xs)  # LEN
+
+    with pytest.raises(sl.SoacTypeError, match=r"use xs.shape\[0\]") as error:
+        g(INTS)
+    assert str(error.value).startswith(line_of("LEN"))
+
+
+def test_combinators_outside_a_traced_function() -> None:
+    with pytest.raises(sl.SoacTraceError, match=r"inside a function decorated with @soac\.lang\.jit"):
+        sl.map(lambda x: x, INTS)
+
+
+@pytest.mark.parametrize("backend", ["interp", "opencl"])
+def test_out_of_bounds_at_run_time_names_the_line(backend: str) -> None:
+    @sl.jit(backend=backend)
+    def f(xs, i):
+        return xs[i] * 2  # OUT OF BOUNDS
+
+    assert f(INTS, 4) == 8
+    with pytest.raises(SoacRuntimeError) as error:
+        f(INTS, 7)
+    assert str(error.value).startswith(line_of("OUT OF BOUNDS") + ":")
+    assert "'soac.index': index 7 is out of bounds for dimension 0 of size 5" in str(error.value)
