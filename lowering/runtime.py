@@ -201,10 +201,11 @@ class DeviceArray:
 
 
 class BufferPool:
-    """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size (CPU devices).
+    """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size.
 
     On a CPU a fresh buffer is fresh host memory: the kernel that first writes it takes a page fault per
-    4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it). Like the caching
+    4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it); on a GPU the driver
+    allocates device memory on first use, again in every iteration of a host loop that makes arrays. Like the caching
     allocators of CuPy and torch, `Program.alloc` takes a buffer of the same byte size from here when
     there is one, and a finaliser gives it back when its array dies. The queue is in order, so a kernel
     that still uses the old array runs before any use of the new one. At most `limit` bytes are kept.
@@ -360,10 +361,9 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.source = opencl_source(module)
-        self.pool: BufferPool | None = None
-        """Reused buffers of dead arrays; on CPU devices only (see `BufferPool`)."""
-        if device.type & cl.device_type.CPU:
-            self.pool = BufferPool(min(device.global_mem_size // 8, 2**31))
+        cpu = device.type & cl.device_type.CPU
+        self.pool = BufferPool(min(device.global_mem_size // 8, 2**31) if cpu else device.global_mem_size // 4)
+        """Reused buffers of dead arrays (see `BufferPool`)."""
         self.kernels: dict[str, cl.Kernel] = {}
         if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
             program = build_program(self.source, device)

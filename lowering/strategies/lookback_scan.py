@@ -53,7 +53,7 @@ from xdsl.rewriter import InsertPoint
 
 ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 """Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-64 for one 32-bit value on NVIDIA, 32 for more (registers), 16 on other devices."""
+64 for one 32-bit value on NVIDIA, 32 for up to 4, fewer for more (registers, `_nvidia_items`), 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
 """Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
@@ -198,7 +198,7 @@ def lookback_scan(
     group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if warps else lw.group_size
     if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if warps else 16)
+    items = ITEMS_PER_THREAD or (_nvidia_items(k) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
@@ -223,6 +223,16 @@ def lookback_scan(
         kb = lw.kernel("scan_lookback_rows")
         _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
+
+
+def _nvidia_items(values: int) -> int:
+    """Items per work-item on NVIDIA for `values` scanned values: 64 for one, 32 for up to 4, then fewer so that a
+    work-item keeps about 128 values in registers (16 values, a radix sort's one-hot digit counters: 8)."""
+    if values == 1:
+        return 64
+    if values <= 4:
+        return 32
+    return max(4, 128 // values // 4 * 4)
 
 
 def _build_scan(  # noqa: C901

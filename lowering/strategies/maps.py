@@ -109,10 +109,20 @@ def fresh_copy(lw: HostLowering, array: HostArray, name: str | None) -> HostArra
     return copy
 
 
+def _scatter_target(lw: HostLowering, op: soac.ScatterOp, dest: SSAValue, name: str | None) -> HostArray:
+    """The buffer a scatter writes: the destination's own when a `soac.replicate` or `soac.iota` of the same block
+    (not one outside a loop that runs the scatter many times) made it for this scatter alone, so that no one else
+    sees the buffer; else a copy (`fresh_copy`)."""
+    maker = dest.owner
+    if isinstance(maker, soac.ReplicateOp | soac.IotaOp) and maker.parent is op.parent and dest.has_one_use():
+        return lw.array(dest)
+    return fresh_copy(lw, lw.array(dest), name)
+
+
 def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
-    dests = [fresh_copy(lw, lw.array(d), r.name_hint) for d, r in zip(op.dests, op.outs)]
+    dests = [_scatter_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs)]
     for result, dest in zip(op.outs, dests):
         lw.env[result] = dest
     kb = lw.kernel("scatter")
