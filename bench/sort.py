@@ -1,6 +1,7 @@
 """The radix sort (issue 12): examples/radix_sort.mlir against CUB, CuPy and torch, in one run on one GPU.
 
     python bench/sort.py [--sizes 100000000,1000000] [--runs 9] [--json OUT] [--device gpu] [--no-peers] [--breakdown]
+                         [--one-bit]
 
 For each size: uniformly random uint32 keys (held in int32). soac runs examples/radix_sort.mlir after
 `soac-fuse` with the keys resident on the device and the result left there; two times are reported:
@@ -9,7 +10,8 @@ around the call (the host evaluator's launches and its final wait included). The
 numpy's sort. Peers: `cupy.sort` and `torch.sort` (CUDA events; the same keys, uint32 where torch sorts it,
 else int32, which is the same work in another order), and `cub::DeviceRadixSort::SortKeys` (bench/cub_sort.cu,
 built with nvcc when it is there; CUDA events, its own uniformly random uint32 keys). Medians of `--runs` calls
-after a warm-up. `--breakdown` prints the kernel times of one soac call by kernel name.
+after a warm-up. `--breakdown` prints the kernel times of one soac call by kernel name; `--one-bit` also times the
+thesis' 1-bit sort (bench/programs/radix_sort.mlir: 32 steps of examples/radix_sort_step.mlir) the same way.
 """
 
 from __future__ import annotations
@@ -32,14 +34,15 @@ sys.path.insert(0, str(ROOT))
 from run import Timed, Variant  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 PROGRAM = ROOT.parent / "examples" / "radix_sort.mlir"
+ONE_BIT = ROOT / "programs" / "radix_sort.mlir"
 
 
-def soac_times(device: object, keys: np.ndarray, runs: int, breakdown: bool) -> dict[str, Any]:
-    timed = Timed(Variant("radix_sort", PROGRAM.read_text(), passes="soac-fuse"), device)
+def soac_times(device: object, keys: np.ndarray, runs: int, breakdown: bool, program: Path = PROGRAM) -> dict[str, Any]:
+    timed = Timed(Variant(program.stem, program.read_text(), passes="soac-fuse"), device)
     expected = np.sort(keys.view(np.uint32)).view(np.int32)
     _, (result,), _ = timed.run([keys])
     np.testing.assert_array_equal(result, expected)
-    program = timed.program
+    compiled = timed.program
     by_kernel: list[tuple[str, Any]] = []
 
     def named(name: str, kernel: Any) -> Any:
@@ -50,7 +53,7 @@ def soac_times(device: object, keys: np.ndarray, runs: int, breakdown: bool) -> 
 
         return launch
 
-    program.kernels = {name: named(name, k) for name, k in program.kernels.items()}
+    compiled.kernels = {name: named(name, k) for name, k in compiled.kernels.items()}
     timed.keep_on_device()
     kernels, walls = [], []
     for _ in range(runs + 1):
@@ -156,6 +159,7 @@ def main() -> None:
     parser.add_argument("--device", default="gpu", help="as SOAC_OPENCL_DEVICE (peers run only on an NVIDIA GPU)")
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
     parser.add_argument("--breakdown", action="store_true", help="print soac's kernel times by kernel")
+    parser.add_argument("--one-bit", action="store_true", help="also time the 1-bit sort (bench/programs/radix_sort.mlir)")
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
 
@@ -187,6 +191,10 @@ def main() -> None:
             row["breakdown"] = soac["breakdown"]
             for name, ms in soac["breakdown"].items():
                 print(f"{'':>12}{name:<28} {ms:9.3f}", flush=True)
+        if options.one_bit:
+            one_bit = soac_times(device, keys, min(options.runs, 3), False, ONE_BIT)
+            row["one_bit_kernels"], row["one_bit_wall"] = one_bit["kernels"], one_bit["wall"]
+            print(f"{'':>12}1-bit sort (32 steps): kernels {one_bit['kernels']:.3f} ms, wall {one_bit['wall']:.3f} ms")
         rows.append(row)
     if options.json:
         Path(options.json).write_text(json.dumps({"device": device.name, "rows": rows}, indent=2) + "\n")
