@@ -61,8 +61,9 @@ published), 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 item
 values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with rows of 16 ... 4096:
 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms."""
 
-LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
-"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
+LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "")
+"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items
+adjoin); empty picks striped for up to 4 scanned values and contiguous for more (`_striped`)."""
 
 ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
@@ -235,6 +236,16 @@ def _nvidia_items(values: int) -> int:
     return max(4, 128 // values // 4 * 4)
 
 
+def _striped(values: int) -> bool:
+    """Whether an NVIDIA tile is warp-striped. A striped tile scans each of its work-items' vectors across the warp
+    (`items / 4` warp scans of every value), a contiguous one a work-item's items once: for many values (a radix
+    sort's 16 digit counters) the shuffles, not the loads, are the larger cost. Not yet timed against each other
+    for many values (`SOAC_SCAN_LAYOUT` forces one)."""
+    if LAYOUT:
+        return LAYOUT == "striped"
+    return values <= 4
+
+
 def _build_scan(  # noqa: C901
     kb: KernelBuilder,
     body: ScanBody,
@@ -270,7 +281,7 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
-    striped = warps and LAYOUT == "striped"
+    striped = warps and _striped(k)
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
