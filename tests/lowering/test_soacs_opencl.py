@@ -470,4 +470,5 @@ def test_scatter_into_fresh_arrays_copies_only_in_the_loop():
     module = parse_module(ctx, SCATTER_INTO_FRESH, "scatter.mlir")
     SoacToKernelPass().apply(ctx, module)
     copies = [op for op in module.walk() if isinstance(op, CopyOp)]
-    assert len(copies) == 1 and isinstance(copies[0].parent_op(), scf.ForOp), copies
+    assert len(copies) == 1, copies
+    assert isinstance(copies[0].parent_op(), scf.ForOp)
