@@ -361,8 +361,8 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.source = opencl_source(module)
-        cpu = device.type & cl.device_type.CPU
-        self.pool = BufferPool(min(device.global_mem_size // 8, 2**31) if cpu else device.global_mem_size // 4)
+        limit = device.global_mem_size // 8
+        self.pool = BufferPool(min(limit, 2**31) if device.type & cl.device_type.CPU else limit)
         """Reused buffers of dead arrays (see `BufferPool`)."""
         self.kernels: dict[str, cl.Kernel] = {}
         if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
