@@ -1,7 +1,7 @@
 """The radix sort (issue 12): examples/radix_sort.mlir against CUB, CuPy and torch, in one run on one GPU.
 
     python bench/sort.py [--sizes 100000000,1000000] [--runs 9] [--json OUT] [--device gpu] [--no-peers] [--breakdown]
-                         [--one-bit]
+                         [--one-bit] [--scan-variants ITEMS:LAYOUT,...]
 
 For each size: uniformly random uint32 keys (held in int32). soac runs examples/radix_sort.mlir after
 `soac-fuse` with the keys resident on the device and the result left there; two times are reported:
@@ -11,13 +11,16 @@ numpy's sort. Peers: `cupy.sort` and `torch.sort` (CUDA events; the same keys, u
 else int32, which is the same work in another order), and `cub::DeviceRadixSort::SortKeys` (bench/cub_sort.cu,
 built with nvcc when it is there; CUDA events, its own uniformly random uint32 keys). Medians of `--runs` calls
 after a warm-up. `--breakdown` prints the kernel times of one soac call by kernel name; `--one-bit` also times the
-thesis' 1-bit sort (bench/programs/radix_sort.mlir: 32 steps of examples/radix_sort_step.mlir) the same way.
+thesis' 1-bit sort (bench/programs/radix_sort.mlir: 32 steps of examples/radix_sort_step.mlir) the same way;
+`--scan-variants 8:contiguous,8:striped,4:striped` times soac at the first size with the look-back scan's items per
+work-item and layout forced (SOAC_SCAN_ITEMS, SOAC_SCAN_LAYOUT), one process each.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -147,6 +150,30 @@ def dataset(n: int) -> tuple[np.ndarray, np.ndarray]:
     return keys, expected
 
 
+def scan_variants(spec: str, n: int, runs: int, device: str) -> list[dict[str, Any]]:
+    """soac's sort of `n` keys with the look-back scan's items per work-item and tile layout forced, one process per
+    `ITEMS:LAYOUT` of `spec` (the settings are read when soac is imported)."""
+    found = []
+    for variant in filter(None, spec.split(",")):
+        items, layout = variant.split(":")
+        env = {**os.environ, "SOAC_SCAN_ITEMS": items, "SOAC_SCAN_LAYOUT": layout}
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "variant.json"
+            command = [sys.executable, __file__, "--no-peers", "--breakdown", "--sizes", str(n), "--runs", str(runs)]
+            done = subprocess.run([*command, "--device", device, "--json", str(out)], env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"{'':>12}scan {variant}: failed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+                continue
+            (row,) = json.loads(out.read_text())["rows"]
+        scan = max((ms for name, ms in row["breakdown"].items() if "lookback" in name), default=None)
+        found.append({"variant": variant, "kernels": row["soac_kernels"], "wall": row["soac_wall"], "scan": scan})
+        scan_text = f", its slowest look-back kernel {scan:.3f} ms" if scan is not None else ""
+        print(
+            f"{'':>12}scan {variant}: kernels {row['soac_kernels']:.3f} ms, wall {row['soac_wall']:.3f} ms{scan_text}", flush=True
+        )
+    return found
+
+
 def show(t: float | None) -> str:
     return f"{t:9.3f}" if t is not None else f"{'-':>9}"
 
@@ -160,6 +187,9 @@ def main() -> None:
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
     parser.add_argument("--breakdown", action="store_true", help="print soac's kernel times by kernel")
     parser.add_argument("--one-bit", action="store_true", help="also time the 1-bit sort (bench/programs/radix_sort.mlir)")
+    parser.add_argument(
+        "--scan-variants", default="", metavar="ITEMS:LAYOUT,...", help="also time soac with these scan settings (first size)"
+    )
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
 
@@ -195,6 +225,8 @@ def main() -> None:
             one_bit = soac_times(device, keys, min(options.runs, 3), False, ONE_BIT)
             row["one_bit_kernels"], row["one_bit_wall"] = one_bit["kernels"], one_bit["wall"]
             print(f"{'':>12}1-bit sort (32 steps): kernels {one_bit['kernels']:.3f} ms, wall {one_bit['wall']:.3f} ms")
+        if options.scan_variants and not rows:
+            row["scan_variants"] = scan_variants(options.scan_variants, n, options.runs, options.device)
         rows.append(row)
     if options.json:
         Path(options.json).write_text(json.dumps({"device": device.name, "rows": rows}, indent=2) + "\n")
