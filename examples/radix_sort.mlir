@@ -11,9 +11,10 @@
 //     in scatter (replicate n 0) pos ks
 //   in loop ks for p < 8 do sort_pass ks (4 * p)
 //
-// The one-hot vector of 16 counters is 16 scanned i32 values, and the position is computed in the scan's post
-// lambda, so only the positions are stored. Fusion (`soac-opt -p soac-fuse`) turns the digit map into the
-// hist and the one-hot map and the position map into one scanomap.
+// The ranks and positions are written as one scanomap: its lambda yields the 16 one-hot counters (16 scanned i32
+// values), its post lambda the key's position, so only the positions are stored. Fusion (`soac-opt -p soac-fuse`)
+// moves the digit map into the hist and the `starts` map into the small scan's post lambda; per pass the kernels
+// are the hist, the small scan, the 16-value scan, the destination's replicate and the scatter.
 // numpy: np.sort(xs.view(np.uint32)).view(np.int32).
 //
 //   soac-run examples/radix_sort.mlir --input '[5,-1,7,300,0,7]'
