@@ -12,9 +12,10 @@
 //   in loop ks for p < 8 do sort_pass ks (4 * p)
 //
 // The ranks and positions are written as one scanomap: its lambda yields the 16 one-hot counters (16 scanned i32
-// values), its post lambda the key's position, so only the positions are stored. Fusion (`soac-opt -p soac-fuse`)
-// moves the digit map into the hist and the `starts` map into the small scan's post lambda; per pass the kernels
-// are the hist, the small scan, the 16-value scan, the destination's replicate and the scatter.
+// values), its post lambda the key's position, so the ranks are not stored. Fusion (`soac-opt -p soac-fuse`)
+// moves the digit map into the hist and the `starts` map into the small scan's post lambda. Per pass the kernels
+// are the hist, the small scan, the destination's replicate and the 16-value scan, which with the look-back scan
+// (GPUs) also does the scatter, so the positions are not even stored (lowering/strategies/scan_scatter.py).
 // numpy: np.sort(xs.view(np.uint32)).view(np.int32).
 //
 //   soac-run examples/radix_sort.mlir --input '[5,-1,7,300,0,7]'
@@ -92,6 +93,9 @@ func.func @main(%xs: tensor<?xi32>) -> tensor<?xi32> {
       %s = arith.subi %e, %c : i32
       soac.yield %s : i32
     }
+
+    // The sorted keys' array, made before the scanomap so that its kernel can scatter the keys itself.
+    %fresh = soac.replicate %n, %zero : i32 -> tensor<?xi32>
 
     // A scanomap: each key gives one counter per digit (1 for its digit, 0 for the others); the counters' prefix
     // sums give the key's rank among the keys of its digit (from 1), and the post lambda turns it into the
@@ -191,7 +195,6 @@ func.func @main(%xs: tensor<?xi32>) -> tensor<?xi32> {
       soac.yield %at : i32
     }
 
-    %fresh = soac.replicate %n, %zero : i32 -> tensor<?xi32>
     %next = soac.scatter %n (%pos, %ks : tensor<?xi32>, tensor<?xi32>) into(%fresh : tensor<?xi32>) -> tensor<?xi32>
         lambda(%q: i32, %k: i32) {
       %target = arith.index_cast %q : i32 to index

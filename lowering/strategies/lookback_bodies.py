@@ -11,7 +11,8 @@ the post lambda). `lookback_scan` makes the kernels:
                                                   // this one or the flat one, the other with no work-items)
 
 `_ScanomapBody` is the body of a 1-D scan or scanomap; where inputs and outputs are whole 1-D
-arrays of 32-bit values, full tiles move in 16-byte vectors.
+arrays of 32-bit values, full tiles move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
+step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
 all elements with the segment-start flag lifted into the operator; the flags are computed from
@@ -20,22 +21,28 @@ the index, not stored, and tiles that start a segment skip the look-back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
-from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import lookback_scan, segred_vector
 from soac.lowering.strategies.group_code import neutral_values, vectorizable, write_values
+from soac.lowering.strategies.maps import scatter_row
 from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, SSAValue
 
 
-def lookback_scan_1d(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool) -> None:
-    """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots."""
-    body = _ScanomapBody(lw, op, out)
+def lookback_scan_1d(
+    lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool, sink: ScatterSink | None = None
+) -> None:
+    """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots. With a `sink`,
+    the kernel runs the scatter on the results instead of storing them (`scan_scatter.py`)."""
+    body = _ScanomapBody(lw, op, out, sink)
     lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
 
 
@@ -47,11 +54,19 @@ def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warp
     lookback_scan.lookback_scan(lw, count, body.make, warps=warps, rows=rows)
 
 
+@dataclass
+class ScatterSink:
+    """A scatter that takes a scan's results (see `scan_scatter.py`) and the buffers it writes."""
+
+    op: soac.ScatterOp
+    dests: list[HostArray]
+
+
 class _ScanomapBody:
     """The element, combine and store code of a scan/scanomap for `lookback_scan`."""
 
-    def __init__(self, lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs):
-        self.lw, self.op, self.out = lw, op, out
+    def __init__(self, lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, sink: ScatterSink | None):
+        self.lw, self.op, self.out, self.sink = lw, op, out, sink
         self.lam = op.body if isinstance(op, soac.ScanomapOp) else None
         self.post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
 
@@ -117,17 +132,31 @@ class _ScanomapBody:
                 return list(acc)
             return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
 
+        def store_one(index: SSAValue, acc: list[SSAValue]) -> None:
+            results = finals(index, acc)
+            if self.sink is None:
+                write_values(kb, results, out_views, index)
+                return
+            outs = list(op.outs)
+            rows = [results[outs.index(x)] if x in outs else kb.row(sink_inputs[x], index) for x in self.sink.op.inputs]
+            scatter_row(kb, inliner, self.sink.op, rows, sink_views)
+
+        sink_views: list[View] = []
+        sink_inputs: dict[SSAValue, View] = {}
+        if self.sink is not None:
+            sink_views = [kb.array(d, r.name_hint) for d, r in zip(self.sink.dests, self.sink.op.dests)]
+            sink_inputs = {x: kb.array(lw.array(x), x.name_hint) for x in self.sink.op.inputs if x not in op.outs}
+
         def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
-            if full:
+            if full and self.sink is None:
                 write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
                 return
             for j, acc in enumerate(scanned):
                 index = kb.m.add(base, kb.m.c(j))
-
-                def present(index: SSAValue = index, acc: list[SSAValue] = acc) -> None:
-                    write_values(kb, finals(index, acc), out_views, index)
-
-                kb.if_then(kb.m.lt(index, end), present)
+                if full:
+                    store_one(index, acc)
+                else:
+                    kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
         return lookback_scan.ScanBody(types, neutral, combine, load, store)
 

@@ -119,26 +119,33 @@ def _scatter_target(lw: HostLowering, op: soac.ScatterOp, dest: SSAValue, name: 
     return fresh_copy(lw, lw.array(dest), name)
 
 
-def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
-    width = lw.scalar(op.width)
-    lw.check_rows(op, width, op.inputs)
+def scatter_destinations(lw: HostLowering, op: soac.ScatterOp) -> list[HostArray]:
+    """The buffers `op` writes (see `_scatter_target`), bound to its results."""
     dests = [_scatter_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs)]
     for result, dest in zip(op.outs, dests):
         lw.env[result] = dest
+    return dests
+
+
+def scatter_row(kb: KernelBuilder, inliner: Inliner, op: soac.ScatterOp, rows: Sequence[KValue], dests: Sequence[View]) -> None:
+    """Run `op`'s lambda on one row's values and write them where it says, dropping indices out of bounds."""
+    values = inliner.inline(op.body, list(rows))
+    k = len(dests)
+    for dest, index, value in zip(dests, values[:k], values[k:]):
+        assert isinstance(index, SSAValue)
+        j = _to_index(kb.b, index)
+        kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
+
+
+def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
+    width = lw.scalar(op.width)
+    lw.check_rows(op, width, op.inputs)
+    dests = scatter_destinations(lw, op)
     kb = lw.kernel("scatter")
     inliner = Inliner(kb)
     views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
     dest_views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.dests)]
-    k = len(dests)
-
-    def body(i: SSAValue) -> None:
-        values = inliner.inline(op.body, [kb.row(v, i) for v in views])
-        for dest, index, value in zip(dest_views, values[:k], values[k:]):
-            assert isinstance(index, SSAValue)
-            j = _to_index(kb.b, index)
-            kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
-
-    grid_stride(lw, kb, width, "i", body)
+    grid_stride(lw, kb, width, "i", lambda i: scatter_row(kb, inliner, op, [kb.row(v, i) for v in views], dest_views))
 
 
 def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
