@@ -5,8 +5,8 @@ Reductions, scans and segmented ops have several strategies; their `lower_*` fun
 allocate the op's outputs (`outputs.py`), pick one strategy, and bind the results:
 
     reduce / redomap   chunked_scan.py (scan strategy `chunked`) | reduce.py
-    scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values; doing the scatter that takes every result,
-                       scan_scatter.py) | chunked_scan.py (`chunked`) | reduce_then_scan.py
+    scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values) | chunked_scan.py (`chunked`) | reduce_then_scan.py;
+                       the first two also do a scatter that takes every result (scan_scatter.py)
     segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
     segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
 
@@ -85,14 +85,17 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     lookback = _lookback(lw, [v.type for v in op.neutral])
-    if lookback and (scatter := scan_scatter.scatter_of(op)) is not None:
-        # The scatter that takes every result runs in the scan kernel: the results are never stored.
+    if (lookback or lw.scan_strategy == "chunked") and (scatter := scan_scatter.scatter_of(op)) is not None:
+        # The scatter that takes every result runs in the scan's last kernel: the results are never stored.
         width = lw.scalar(op.width)
         lw.check_rows(op, width, op.inputs)
         lw.check_rows(scatter, width, scan_scatter.other_inputs(op, scatter))
-        sink = lookback_bodies.ScatterSink(scatter, maps.scatter_destinations(lw, scatter))
+        sink = scan_scatter.ScatterSink(scatter, maps.scatter_destinations(lw, scatter))
         lw.lowered_with.add(scatter)
-        lookback_bodies.lookback_scan_1d(lw, op, outputs.ScanOutputs(width, [], list(op.outs), [], []), lw.warps, sink)
+        if lookback:
+            lookback_bodies.lookback_scan_1d(lw, op, outputs.ScanOutputs(width, [], list(op.outs), [], []), lw.warps, sink)
+        else:
+            chunked_scan.lower_scan(lw, op, [], list(op.outs), [], [], sink)
         return
     out = outputs.scan_outputs(lw, op)
     if lookback:

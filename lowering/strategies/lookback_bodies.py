@@ -21,17 +21,15 @@ the index, not stored, and tiles that start a segment skip the look-back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
+from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import lookback_scan, segred_vector
 from soac.lowering.strategies.group_code import neutral_values, vectorizable, write_values
-from soac.lowering.strategies.maps import scatter_row
 from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
+from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, SSAValue
@@ -52,14 +50,6 @@ def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warp
     rows = (lw.m.product(seg.dims[:-1], "segments"), seg.dims[-1])
     count = lw.m.product(seg.dims, "count")
     lookback_scan.lookback_scan(lw, count, body.make, warps=warps, rows=rows)
-
-
-@dataclass
-class ScatterSink:
-    """A scatter that takes a scan's results (see `scan_scatter.py`) and the buffers it writes."""
-
-    op: soac.ScatterOp
-    dests: list[HostArray]
 
 
 class _ScanomapBody:
@@ -132,23 +122,16 @@ class _ScanomapBody:
                 return list(acc)
             return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
 
-        def store_one(index: SSAValue, acc: list[SSAValue]) -> None:
-            results = finals(index, acc)
-            if self.sink is None:
-                write_values(kb, results, out_views, index)
-                return
-            outs = list(op.outs)
-            rows = [results[outs.index(x)] if x in outs else kb.row(sink_inputs[x], index) for x in self.sink.op.inputs]
-            scatter_row(kb, inliner, self.sink.op, rows, sink_views)
+        scatter = sink_writer(lw, kb, inliner, op, self.sink) if self.sink is not None else None
 
-        sink_views: list[View] = []
-        sink_inputs: dict[SSAValue, View] = {}
-        if self.sink is not None:
-            sink_views = [kb.array(d, r.name_hint) for d, r in zip(self.sink.dests, self.sink.op.dests)]
-            sink_inputs = {x: kb.array(lw.array(x), x.name_hint) for x in self.sink.op.inputs if x not in op.outs}
+        def store_one(index: SSAValue, acc: list[SSAValue]) -> None:
+            if scatter is not None:
+                scatter(index, finals(index, acc))
+            else:
+                write_values(kb, finals(index, acc), out_views, index)
 
         def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
-            if full and self.sink is None:
+            if full and scatter is None:
                 write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
                 return
             for j, acc in enumerate(scanned):

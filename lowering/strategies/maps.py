@@ -32,10 +32,11 @@ from collections.abc import Sequence
 
 from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.conversion.sequential import Inliner, _cast_index, _to_index, scatter_in_bounds
+from soac.lowering.conversion.sequential import Inliner, _cast_index
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
+from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
 
@@ -125,16 +126,6 @@ def scatter_destinations(lw: HostLowering, op: soac.ScatterOp) -> list[HostArray
     for result, dest in zip(op.outs, dests):
         lw.env[result] = dest
     return dests
-
-
-def scatter_row(kb: KernelBuilder, inliner: Inliner, op: soac.ScatterOp, rows: Sequence[KValue], dests: Sequence[View]) -> None:
-    """Run `op`'s lambda on one row's values and write them where it says, dropping indices out of bounds."""
-    values = inliner.inline(op.body, list(rows))
-    k = len(dests)
-    for dest, index, value in zip(dests, values[:k], values[k:]):
-        assert isinstance(index, SSAValue)
-        j = _to_index(kb.b, index)
-        kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
 
 
 def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:

@@ -1,7 +1,8 @@
 """A scan whose results only a scatter reads runs the scatter in its kernel (lowering/strategies/scan_scatter.py).
 
-Each program runs on OpenCL (PoCL) with the look-back scan, which is where the scatter moves into the scan, and is
-compared with the interpreter; the lowered module shows whether a separate scatter kernel is left.
+Each program runs on OpenCL (PoCL) with each scan strategy (the look-back and chunked scans take the scatter in,
+reduce-then-scan does not) and is compared with the interpreter; the lowered module shows whether a separate scatter
+kernel is left.
 """
 
 from __future__ import annotations
@@ -80,34 +81,41 @@ def filter_program(dest_before: bool, extra_use: bool) -> str:
     )
 
 
-def scatter_kernels(text: str) -> int:
+SCANS = ["lookback", "chunked", "reduce-then-scan"]
+
+
+def scatter_kernels(text: str, scan: str) -> int:
     ctx = make_context()
     module = parse_module(ctx, text, "scan_scatter.mlir")
-    SoacToKernelPass(scan="lookback").apply(ctx, module)
+    SoacToKernelPass(scan=scan).apply(ctx, module)
     return sum(1 for op in module.walk() if isinstance(op, LaunchOp) and "scatter" in op.kernel_name)
 
 
-def differential(text: str, args: list[object]) -> None:
+def differential(text: str, args: list[object], scan: str) -> None:
     module = parse_module(make_context(), text, "scan_scatter.mlir")
     expected = interpret(module, "f", args)
-    got = compile_module(module, "pocl", scan="lookback").call("f", args)
+    got = compile_module(module, "pocl", scan=scan).call("f", args)
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_array_equal(g, e)
 
 
-@pytest.mark.parametrize(("dest_before", "extra_use", "fused"), [(True, False, True), (False, False, False), (True, True, False)])
-def test_filter_scatters_in_the_scan_kernel_when_it_can(dest_before: bool, extra_use: bool, fused: bool):
+@pytest.mark.parametrize("scan", SCANS)
+@pytest.mark.parametrize(
+    ("dest_before", "extra_use", "fusable"), [(True, False, True), (False, False, False), (True, True, False)]
+)
+def test_filter_scatters_in_the_scan_kernel_when_it_can(dest_before: bool, extra_use: bool, fusable: bool, scan: str):
     text = filter_program(dest_before, extra_use)
-    assert scatter_kernels(text) == (0 if fused else 1)
+    assert scatter_kernels(text, scan) == (0 if fusable and scan != "reduce-then-scan" else 1)
     rng = np.random.default_rng(7)
     for n, m in [(0, 0), (1, 1), (3000, 2000), (5001, 700)]:  # m < kept rows: places beyond the destination are dropped
-        differential(text, [rng.integers(-100, 100, n).astype(np.int32), np.int64(m)])
+        differential(text, [rng.integers(-100, 100, n).astype(np.int32), np.int64(m)], scan)
 
 
-def test_plain_scan_results_as_scatter_values():
-    assert scatter_kernels(PAIRS) == 0
+@pytest.mark.parametrize("scan", SCANS)
+def test_plain_scan_results_as_scatter_values(scan: str):
+    assert scatter_kernels(PAIRS, scan) == (1 if scan == "reduce-then-scan" else 0)
     rng = np.random.default_rng(8)
     for n in (0, 5, 4099):
         indices = np.where(np.arange(n) % 3 == 0, -1, rng.permutation(n) + 2).astype(np.int32)  # some out of bounds
         xs = rng.integers(-50, 50, n).astype(np.int32)
-        differential(PAIRS, [indices, xs, rng.integers(0, 9, n + 2).astype(np.int32)])
+        differential(PAIRS, [indices, xs, rng.integers(0, 9, n + 2).astype(np.int32)], scan)
