@@ -204,7 +204,8 @@ class BufferPool:
     """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size.
 
     On a CPU a fresh buffer is fresh host memory: the kernel that first writes it takes a page fault per
-    4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it). Like the caching
+    4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it); on a GPU the driver
+    allocates device memory on first use, again in every iteration of a host loop that makes arrays. Like the caching
     allocators of CuPy and torch, `Program.alloc` takes a buffer of the same byte size from here when
     there is one, and a finaliser gives it back when its array dies. The queue is in order, so a kernel
     that still uses the old array runs before any use of the new one. At most `limit` bytes are kept.
@@ -383,9 +384,10 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.source = opencl_source(module)
-        self.pool: BufferPool | None = BufferPool(min(device.global_mem_size // 8, 2**31))
-        """Reused buffers of dead arrays (see `BufferPool`): on a GPU, a loop whose body makes a new array each
-        iteration (a Jacobi solver's stencil) takes the buffer of the array two iterations back instead of a new one."""
+        limit = device.global_mem_size // 8
+        self.pool = BufferPool(min(limit, 2**31) if device.type & cl.device_type.CPU else limit)
+        """Reused buffers of dead arrays (see `BufferPool`): a loop whose body makes a new array each iteration (a
+        Jacobi solver's stencil, a radix sort's pass) takes the buffer of the array two iterations back instead of a new one."""
         self.kernels: dict[str, cl.Kernel] = {}
         if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
             program = build_program(self.source, device)

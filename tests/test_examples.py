@@ -148,6 +148,19 @@ def check_radix_sort_sorts(run: Runner) -> None:
     np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
 
 
+def check_radix_sort(run: Runner) -> None:
+    """u32 order: keys with the top bit set (negative as i32) come last; duplicates, n = 0 and 1."""
+    rng = random()
+    for xs in (
+        rng.integers(0, 2**32, 1000, dtype=np.uint32).view(np.int32),
+        rng.choice(np.array([5, -1, 1 << 20, 5, -(2**31)], np.int32), 300),
+        np.zeros(0, np.int32),
+        np.array([-7], np.int32),
+    ):
+        (out,) = run("radix_sort.mlir", xs)
+        np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
+
+
 def check_matmul(run: Runner) -> None:
     rng = random()
     a = rng.standard_normal((13, 7), dtype=np.float32)
@@ -244,6 +257,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "map_scan.mlir": [check_map_scan],
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
+    "radix_sort.mlir": [check_radix_sort],
     "matmul.mlir": [check_matmul],
     "all_pairs.mlir": [check_all_pairs],
     "sum_rows.mlir": [check_sum_rows],

@@ -130,6 +130,8 @@ class HostLowering:
     loops_assumed: set[tuple[Operation, int]] = field(default_factory=set)
     """Soac-level sizes inside lambdas that the host computed ahead of a launch (to size its outputs)."""
     errors: SSAValue | None = None
+    lowered_with: set[Operation] = field(default_factory=set)
+    """Ops whose work another op's kernels do (a scatter done by the scan that makes its indices): skipped."""
 
     @property
     def m(self) -> IndexMath:
@@ -436,6 +438,8 @@ class FunctionLowering:
                 position += 1
 
     def lower_op(self, op: Operation) -> None:
+        if op in self.lw.lowered_with:
+            return
         if (strategy := self.strategies.get(type(op))) is not None:
             self.check_sizes(op)
             strategy(self.lw, op)

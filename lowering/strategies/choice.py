@@ -5,8 +5,8 @@ Reductions, scans and segmented ops have several strategies; their `lower_*` fun
 allocate the op's outputs (`outputs.py`), pick one strategy, and bind the results:
 
     reduce / redomap   chunked_scan.py (scan strategy `chunked`) | reduce.py
-    scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values) | chunked_scan.py (`chunked`)
-                       | reduce_then_scan.py
+    scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values) | chunked_scan.py (`chunked`) | reduce_then_scan.py;
+                       the first two also do a scatter that takes every result (scan_scatter.py)
     segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
     segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
     hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
@@ -33,6 +33,7 @@ from soac.lowering.strategies import (
     outputs,
     reduce,
     reduce_then_scan,
+    scan_scatter,
     seghist,
     segmented,
     segred_teams,
@@ -89,8 +90,21 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
+    lookback = _lookback(lw, [v.type for v in op.neutral])
+    if (lookback or lw.scan_strategy == "chunked") and (scatter := scan_scatter.scatter_of(op)) is not None:
+        # The scatter that takes every result runs in the scan's last kernel: the results are never stored.
+        width = lw.scalar(op.width)
+        lw.check_rows(op, width, op.inputs)
+        lw.check_rows(scatter, width, scan_scatter.other_inputs(op, scatter))
+        sink = scan_scatter.ScatterSink(scatter, maps.scatter_destinations(lw, scatter))
+        lw.lowered_with.add(scatter)
+        if lookback:
+            lookback_bodies.lookback_scan_1d(lw, op, outputs.ScanOutputs(width, [], list(op.outs), [], []), lw.warps, sink)
+        else:
+            chunked_scan.lower_scan(lw, op, [], list(op.outs), [], [], sink)
+        return
     out = outputs.scan_outputs(lw, op)
-    if _lookback(lw, [v.type for v in op.neutral]):
+    if lookback:
         # One pass over the input: each tile waits for the prefix of the tiles before it.
         lookback_bodies.lookback_scan_1d(lw, op, out, warps=lw.warps)
     elif lw.scan_strategy == "chunked":

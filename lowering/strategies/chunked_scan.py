@@ -33,6 +33,7 @@ from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KV
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import ReadOp
+from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.ir import SSAValue
 
 CHUNK_MIN = 4096
@@ -132,8 +133,10 @@ def lower_scan(
     scanned: list[SSAValue],
     map_outs: list[HostArray],
     map_results: list[SSAValue],
+    sink: ScatterSink | None = None,
 ) -> None:
-    """A scan or scanomap whose outputs `outs` (scanned values) and `map_outs` are allocated."""
+    """A scan or scanomap whose outputs `outs` (scanned values) and `map_outs` are allocated; with a `sink`, the
+    scatter that takes its results runs on them instead (`scan_scatter.py`)."""
     m = lw.m
     chunks, size = _grid(lw, lw.scalar(op.width))
     aggs = [lw.alloc(v.type, [chunks], f"{v.name_hint or 'acc'}_chunk_aggs") for v in op.neutral]
@@ -152,12 +155,16 @@ def lower_scan(
     map_views = [kb.array(a, r.name_hint) for a, r in zip(map_outs, map_results)]
     prefix = ck.fold_array(aggs, kb.m.c(0), ck.chunk, ck.neutral())
     lo, hi = ck.bounds(size)
+    scatter = sink_writer(lw, kb, ck.inliner, op, sink) if sink is not None else None
 
     def write(i: SSAValue, values: list[KValue], acc: list[SSAValue]) -> None:
         finals: list[KValue] = list(acc)
         if post is not None:
             finals = ck.inliner.inline(post, [*acc, *(kb.row(v, i) for v in ck.views)])
-        _write(kb, finals, out_views, i)
+        if scatter is not None:
+            scatter(i, finals)
+        else:
+            _write(kb, finals, out_views, i)
         _write(kb, values[ck.k :], map_views, i)
 
     ck.fold(lo, hi, prefix, write)

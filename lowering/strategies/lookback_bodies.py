@@ -11,7 +11,8 @@ the post lambda). `lookback_scan` makes the kernels:
                                                   // this one or the flat one, the other with no work-items)
 
 `_ScanomapBody` is the body of a 1-D scan or scanomap; where inputs and outputs are whole 1-D
-arrays of 32-bit values, full tiles move in 16-byte vectors.
+arrays of 32-bit values, full tiles move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
+step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
 all elements with the segment-start flag lifted into the operator; the flags are computed from
@@ -28,14 +29,18 @@ from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import lookback_scan, segred_vector
 from soac.lowering.strategies.group_code import neutral_values, vectorizable, write_values
 from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
+from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, SSAValue
 
 
-def lookback_scan_1d(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool) -> None:
-    """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots."""
-    body = _ScanomapBody(lw, op, out)
+def lookback_scan_1d(
+    lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool, sink: ScatterSink | None = None
+) -> None:
+    """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots. With a `sink`,
+    the kernel runs the scatter on the results instead of storing them (`scan_scatter.py`)."""
+    body = _ScanomapBody(lw, op, out, sink)
     lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
 
 
@@ -50,8 +55,8 @@ def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warp
 class _ScanomapBody:
     """The element, combine and store code of a scan/scanomap for `lookback_scan`."""
 
-    def __init__(self, lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs):
-        self.lw, self.op, self.out = lw, op, out
+    def __init__(self, lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, sink: ScatterSink | None):
+        self.lw, self.op, self.out, self.sink = lw, op, out, sink
         self.lam = op.body if isinstance(op, soac.ScanomapOp) else None
         self.post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
 
@@ -117,17 +122,24 @@ class _ScanomapBody:
                 return list(acc)
             return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
 
+        scatter = sink_writer(lw, kb, inliner, op, self.sink) if self.sink is not None else None
+
+        def store_one(index: SSAValue, acc: list[SSAValue]) -> None:
+            if scatter is not None:
+                scatter(index, finals(index, acc))
+            else:
+                write_values(kb, finals(index, acc), out_views, index)
+
         def store(base: SSAValue, scanned: list[list[SSAValue]], full: bool, end: SSAValue) -> None:
-            if full:
+            if full and scatter is None:
                 write([finals(kb.m.add(base, kb.m.c(j)), acc) for j, acc in enumerate(scanned)], out_views, base)
                 return
             for j, acc in enumerate(scanned):
                 index = kb.m.add(base, kb.m.c(j))
-
-                def present(index: SSAValue = index, acc: list[SSAValue] = acc) -> None:
-                    write_values(kb, finals(index, acc), out_views, index)
-
-                kb.if_then(kb.m.lt(index, end), present)
+                if full:
+                    store_one(index, acc)
+                else:
+                    kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
         return lookback_scan.ScanBody(types, neutral, combine, load, store)
 

@@ -53,7 +53,7 @@ from xdsl.rewriter import InsertPoint
 
 ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 """Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-64 for one 32-bit value on NVIDIA, 32 for more (registers), 16 on other devices."""
+64 for one 32-bit value on NVIDIA, 32 for up to 4, fewer for more (registers, `_nvidia_items`), 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
 """Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
@@ -61,8 +61,9 @@ published), 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 item
 values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with rows of 16 ... 4096:
 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms."""
 
-LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "striped")
-"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items adjoin)."""
+LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "")
+"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items
+adjoin); empty picks striped for up to 4 scanned values and contiguous for more (`_striped`)."""
 
 ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
@@ -198,7 +199,7 @@ def lookback_scan(
     group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if warps else lw.group_size
     if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or ((64 if k == 1 else 32) if warps else 16)
+    items = ITEMS_PER_THREAD or (_nvidia_items(k) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
@@ -223,6 +224,26 @@ def lookback_scan(
         kb = lw.kernel("scan_lookback_rows")
         _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
+
+
+def _nvidia_items(values: int) -> int:
+    """Items per work-item on NVIDIA for `values` scanned values: 64 for one, 32 for up to 4, then fewer so that a
+    work-item keeps about 128 values in registers (16 values, a radix sort's one-hot digit counters: 8)."""
+    if values == 1:
+        return 64
+    if values <= 4:
+        return 32
+    return max(4, 128 // values // 4 * 4)
+
+
+def _striped(values: int) -> bool:
+    """Whether an NVIDIA tile is warp-striped. A striped tile scans each of its work-items' vectors across the warp
+    (`items / 4` warp scans of every value), a contiguous one a work-item's items once: for many values (a radix
+    sort's 16 digit counters) the shuffles, not the loads, are the larger cost. Not yet timed against each other
+    for many values (`SOAC_SCAN_LAYOUT` forces one)."""
+    if LAYOUT:
+        return LAYOUT == "striped"
+    return values <= 4
 
 
 def _build_scan(  # noqa: C901
@@ -260,7 +281,7 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
-    striped = warps and LAYOUT == "striped"
+    striped = warps and _striped(k)
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).

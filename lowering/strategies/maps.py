@@ -32,10 +32,11 @@ from collections.abc import Sequence
 
 from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.conversion.sequential import Inliner, _cast_index, _to_index, scatter_in_bounds
+from soac.lowering.conversion.sequential import Inliner, _cast_index
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
+from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
 
@@ -109,26 +110,33 @@ def fresh_copy(lw: HostLowering, array: HostArray, name: str | None) -> HostArra
     return copy
 
 
+def _scatter_target(lw: HostLowering, op: soac.ScatterOp, dest: SSAValue, name: str | None) -> HostArray:
+    """The buffer a scatter writes: the destination's own when a `soac.replicate` or `soac.iota` of the same block
+    (not one outside a loop that runs the scatter many times) made it for this scatter alone, so that no one else
+    sees the buffer; else a copy (`fresh_copy`)."""
+    maker = dest.owner
+    if isinstance(maker, soac.ReplicateOp | soac.IotaOp) and maker.parent is op.parent and dest.has_one_use():
+        return lw.array(dest)
+    return fresh_copy(lw, lw.array(dest), name)
+
+
+def scatter_destinations(lw: HostLowering, op: soac.ScatterOp) -> list[HostArray]:
+    """The buffers `op` writes (see `_scatter_target`), bound to its results."""
+    dests = [_scatter_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs)]
+    for result, dest in zip(op.outs, dests):
+        lw.env[result] = dest
+    return dests
+
+
 def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
-    dests = [fresh_copy(lw, lw.array(d), r.name_hint) for d, r in zip(op.dests, op.outs)]
-    for result, dest in zip(op.outs, dests):
-        lw.env[result] = dest
+    dests = scatter_destinations(lw, op)
     kb = lw.kernel("scatter")
     inliner = Inliner(kb)
     views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
     dest_views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.dests)]
-    k = len(dests)
-
-    def body(i: SSAValue) -> None:
-        values = inliner.inline(op.body, [kb.row(v, i) for v in views])
-        for dest, index, value in zip(dest_views, values[:k], values[k:]):
-            assert isinstance(index, SSAValue)
-            j = _to_index(kb.b, index)
-            kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
-
-    grid_stride(lw, kb, width, "i", body)
+    grid_stride(lw, kb, width, "i", lambda i: scatter_row(kb, inliner, op, [kb.row(v, i) for v in views], dest_views))
 
 
 def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:

@@ -32,3 +32,27 @@ def test_bench_smoke(tmp_path: Path) -> None:
     assert any(r["kind"] == "cpu" for r in rows), "numpy peers run in smoke mode"
     assert "map_scan" in (tmp_path / "table.txt").read_text()
     assert "[1/" in result.stderr, "progress is shown"
+
+
+OPTIONS = ["--sizes", "3001,0", "--runs", "1", "--device", "cpu", "--breakdown", "--one-bit", "--json"]
+
+
+@pytest.mark.slow
+def test_sort_bench_smoke(tmp_path: Path) -> None:
+    """bench/sort.py on PoCL: the soac sort is checked against numpy's inside; peers need an NVIDIA GPU."""
+    out = tmp_path / "sort.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "sort.py"), *OPTIONS, str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["n"] for r in rows] == [3001, 0]
+    assert rows[0]["soac_kernels"] > 0
+    assert rows[0]["one_bit_kernels"] > 0
+    names = rows[0]["breakdown"]
+    assert any("hist" in name for name in names)
+    assert not any("scatter" in name for name in names), "the scan kernel does the scatter"

@@ -416,3 +416,59 @@ def test_canonicalized_soacs(parse, random_args, assert_same, name: str) -> None
     CanonicalizePass().apply(make_context(), simplified)
     args = random_args(original, name, 37)
     assert_same(interpret(original, name, args), compile_module(simplified).call(name, args))
+
+
+SCATTER_INTO_FRESH = """
+func.func @f(%n: index, %m: index, %is: tensor<?xi32>, %vs: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %fresh = soac.replicate %m, %zero : i32 -> tensor<?xi32>
+  %once = soac.scatter %n (%is, %vs : tensor<?xi32>, tensor<?xi32>) into(%fresh : tensor<?xi32>) -> tensor<?xi32> lambda(%i: i32, %v: i32) {
+    %j = arith.index_cast %i : i32 to index
+    soac.yield %j, %v : index, i32
+  }
+  %outside = soac.replicate %m, %zero : i32 -> tensor<?xi32>
+  %looped = scf.for %t = %c0 to %c3 step %c1 iter_args(%acc = %once) -> (tensor<?xi32>) {
+    %t32 = arith.index_cast %t : index to i32
+    %next = soac.scatter %n (%is, %vs : tensor<?xi32>, tensor<?xi32>) into(%outside : tensor<?xi32>) -> tensor<?xi32> lambda(%i: i32, %v: i32) {
+      %shifted = arith.addi %i, %t32 : i32
+      %j = arith.index_cast %shifted : i32 to index
+      soac.yield %j, %v : index, i32
+    }
+    scf.yield %next : tensor<?xi32>
+  }
+  %iota = soac.iota %m : tensor<?xi32>
+  %into_iota = soac.scatter %n (%is, %vs : tensor<?xi32>, tensor<?xi32>) into(%iota : tensor<?xi32>) -> tensor<?xi32> lambda(%i: i32, %v: i32) {
+    %j = arith.index_cast %i : i32 to index
+    soac.yield %j, %v : index, i32
+  }
+  func.return %once, %looped, %into_iota : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 5, 300])
+def test_scatter_into_fresh_arrays(differential, rng, n):
+    """A scatter writes in place into a replicate or iota made for it alone, and into a copy of one made outside the
+    loop that runs it (each iteration starts from the replicate's zeros, not from the previous iteration's writes)."""
+    m = 2 * n + 3
+    indices = rng.permutation(m)[:n].astype(np.int32)
+    differential(SCATTER_INTO_FRESH, "f", [np.int64(n), np.int64(m), indices, rng.integers(1, 99, n).astype(np.int32)])
+
+
+def test_scatter_into_fresh_arrays_copies_only_in_the_loop():
+    from soac.context import make_context
+    from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
+    from soac.lowering.kernel import CopyOp
+    from soac.parsing import parse_module
+    from xdsl.dialects import scf
+
+    ctx = make_context()
+    module = parse_module(ctx, SCATTER_INTO_FRESH, "scatter.mlir")
+    SoacToKernelPass().apply(ctx, module)
+    copies = [op for op in module.walk() if isinstance(op, CopyOp)]
+    assert len(copies) == 1, copies
+    assert isinstance(copies[0].parent_op(), scf.ForOp)

@@ -1,0 +1,236 @@
+"""The radix sort (issue 12): examples/radix_sort.mlir against CUB, CuPy and torch, in one run on one GPU.
+
+    python bench/sort.py [--sizes 100000000,1000000] [--runs 9] [--json OUT] [--device gpu] [--no-peers] [--breakdown]
+                         [--one-bit] [--scan-variants ITEMS:LAYOUT,...]
+
+For each size: uniformly random uint32 keys (held in int32). soac runs examples/radix_sort.mlir after
+`soac-fuse` with the keys resident on the device and the result left there; two times are reported:
+`kernels`, the sum of the kernels' and copies' OpenCL profiling events of one call, and `wall`, the wall clock
+around the call (the host evaluator's launches and its final wait included). The result is checked against
+numpy's sort. Peers: `cupy.sort` and `torch.sort` (CUDA events; the same keys, uint32 where torch sorts it,
+else int32, which is the same work in another order), and `cub::DeviceRadixSort::SortKeys` (bench/cub_sort.cu,
+built with nvcc when it is there; CUDA events, its own uniformly random uint32 keys). Medians of `--runs` calls
+after a warm-up. `--breakdown` prints the kernel times of one soac call by kernel name; `--one-bit` also times the
+thesis' 1-bit sort (bench/programs/radix_sort.mlir: 32 steps of examples/radix_sort_step.mlir) the same way;
+`--scan-variants 8:contiguous,8:striped,4:striped` times soac at the first size with the look-back scan's items per
+work-item and layout forced (SOAC_SCAN_ITEMS, SOAC_SCAN_LAYOUT), one process each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from run import Timed, Variant  # noqa: E402  # pyright: ignore[reportMissingImports]
+
+PROGRAM = ROOT.parent / "examples" / "radix_sort.mlir"
+ONE_BIT = ROOT / "programs" / "radix_sort.mlir"
+
+
+def soac_times(device: object, keys: np.ndarray, runs: int, breakdown: bool, program: Path = PROGRAM) -> dict[str, Any]:
+    timed = Timed(Variant(program.stem, program.read_text(), passes="soac-fuse"), device)
+    expected = np.sort(keys.view(np.uint32)).view(np.int32)
+    _, (result,), _ = timed.run([keys])
+    np.testing.assert_array_equal(result, expected)
+    compiled = timed.program
+    by_kernel: list[tuple[str, Any]] = []
+
+    def named(name: str, kernel: Any) -> Any:
+        def launch(*args: Any) -> Any:
+            event = kernel(*args)
+            by_kernel.append((name, event))
+            return event
+
+        return launch
+
+    compiled.kernels = {name: named(name, k) for name, k in compiled.kernels.items()}
+    timed.keep_on_device()
+    kernels, walls = [], []
+    for _ in range(runs + 1):
+        by_kernel.clear()
+        start = time.perf_counter()
+        kernel_ms, _, launches = timed.run([keys])
+        walls.append((time.perf_counter() - start) * 1e3)
+        kernels.append(kernel_ms)
+    times = {"kernels": float(np.median(kernels[1:])), "wall": float(np.median(walls[1:])), "launches": launches}
+    if breakdown:
+        per_name: dict[str, float] = defaultdict(float)
+        for name, event in by_kernel:
+            per_name[name] += (event.profile.end - event.profile.start) * 1e-6
+        times["breakdown"] = dict(sorted(per_name.items(), key=lambda item: -item[1]))
+    return times
+
+
+def cupy_ms(keys: np.ndarray, expected: np.ndarray, runs: int) -> float | None:
+    try:
+        import cupy as cp
+    except ImportError:
+        return None
+    data = cp.asarray(keys.view(np.uint32))
+    np.testing.assert_array_equal(cp.sort(data).get(), expected)
+    cp.sort(data)
+    times = []
+    for _ in range(runs):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        cp.sort(data)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def torch_ms(keys: np.ndarray, expected: np.ndarray, runs: int) -> tuple[float, str] | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    try:
+        data, dtype = torch.from_numpy(keys.view(np.uint32)).cuda(), "uint32"
+        torch.sort(data)
+    except (RuntimeError, TypeError):
+        data, dtype = torch.from_numpy(keys).cuda(), "int32"
+    values = torch.sort(data).values.cpu().numpy()
+    want = expected if dtype == "uint32" else np.sort(keys)
+    np.testing.assert_array_equal(values.view(want.dtype), want)
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.sort(data)
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop))
+    return float(np.median(times)), dtype
+
+
+def build_cub() -> Path | None:
+    nvcc = shutil.which("nvcc") or next((str(p) for p in Path("/usr/local").glob("cuda*/bin/nvcc")), None)
+    if nvcc is None:
+        return None
+    binary = Path(tempfile.gettempdir()) / "soac_cub_sort"
+    subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(ROOT / "cub_sort.cu")], check=True)
+    return binary
+
+
+def cub_ms(binary: Path | None, n: int, runs: int) -> float | None:
+    if binary is None:
+        return None
+    done = subprocess.run([str(binary), str(n), str(runs)], capture_output=True, text=True, check=True)
+    ms, ok = done.stdout.split()
+    assert ok == "1", f"CUB's result is not sorted: {done.stdout}"
+    return float(ms)
+
+
+def dataset(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Uniformly random uint32 keys held in int32, and their sorted order as uint32 (kept in the temporary folder:
+    numpy takes seconds to sort 10^8 keys, and runs with other settings reuse them)."""
+    cache = Path(tempfile.gettempdir()) / f"soac_sort_{n}.npz"
+    if cache.exists():
+        saved = np.load(cache)
+        return saved["keys"], saved["expected"]
+    keys = np.random.default_rng(n).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.int32)
+    expected = np.sort(keys.view(np.uint32))
+    np.savez(cache, keys=keys, expected=expected)
+    return keys, expected
+
+
+def scan_variants(spec: str, n: int, runs: int, device: str) -> list[dict[str, Any]]:
+    """soac's sort of `n` keys with the look-back scan's items per work-item and tile layout forced, one process per
+    `ITEMS:LAYOUT` of `spec` (the settings are read when soac is imported)."""
+    found = []
+    for variant in filter(None, spec.split(",")):
+        items, layout = variant.split(":")
+        env = {**os.environ, "SOAC_SCAN_ITEMS": items, "SOAC_SCAN_LAYOUT": layout}
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "variant.json"
+            command = [sys.executable, __file__, "--no-peers", "--breakdown", "--sizes", str(n), "--runs", str(runs)]
+            done = subprocess.run([*command, "--device", device, "--json", str(out)], env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"{'':>12}scan {variant}: failed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+                continue
+            (row,) = json.loads(out.read_text())["rows"]
+        scan = max((ms for name, ms in row["breakdown"].items() if "lookback" in name), default=None)
+        found.append({"variant": variant, "kernels": row["soac_kernels"], "wall": row["soac_wall"], "scan": scan})
+        scan_text = f", its slowest look-back kernel {scan:.3f} ms" if scan is not None else ""
+        print(
+            f"{'':>12}scan {variant}: kernels {row['soac_kernels']:.3f} ms, wall {row['soac_wall']:.3f} ms{scan_text}", flush=True
+        )
+    return found
+
+
+def show(t: float | None) -> str:
+    return f"{t:9.3f}" if t is not None else f"{'-':>9}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000000,1000000")
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--device", default="gpu", help="as SOAC_OPENCL_DEVICE (peers run only on an NVIDIA GPU)")
+    parser.add_argument("--no-peers", action="store_true", help="time soac only")
+    parser.add_argument("--breakdown", action="store_true", help="print soac's kernel times by kernel")
+    parser.add_argument("--one-bit", action="store_true", help="also time the 1-bit sort (bench/programs/radix_sort.mlir)")
+    parser.add_argument(
+        "--scan-variants", default="", metavar="ITEMS:LAYOUT,...", help="also time soac with these scan settings (first size)"
+    )
+    options = parser.parse_args()
+    from soac.lowering.runtime import choose_device
+
+    device = choose_device(options.device)
+    nvidia = "nvidia" in device.platform.name.lower() and not options.no_peers  # pyright: ignore[reportAttributeAccessIssue]
+    cub = build_cub() if nvidia else None
+    print(f"device: {device.name}; runs = {options.runs}", flush=True)
+    header = ["soac kern", "soac wall", "CUB", "cupy", "torch", "soac/CUB", "soac/cupy"]
+    print(f"{'n':>10} " + " ".join(f"{h:>9}" for h in header) + "  (ms; soac/peer from kernel times)", flush=True)
+    rows = []
+    for n in (int(s) for s in options.sizes.split(",")):
+        keys, expected = dataset(n)
+        soac = soac_times(device, keys, options.runs, options.breakdown)
+        torch = torch_ms(keys, expected, options.runs) if nvidia else None
+        row: dict[str, Any] = {
+            "n": n,
+            "soac_kernels": soac["kernels"],
+            "soac_wall": soac["wall"],
+            "soac_launches": soac["launches"],
+            "cub": cub_ms(cub, n, options.runs),
+            "cupy": cupy_ms(keys, expected, options.runs) if nvidia else None,
+            "torch": torch[0] if torch else None,
+            "torch_dtype": torch[1] if torch else None,
+        }
+        ratios = [soac["kernels"] / row[p] if row[p] else None for p in ("cub", "cupy")]
+        times = [row["soac_kernels"], row["soac_wall"], row["cub"], row["cupy"], row["torch"], *ratios]
+        print(f"{n:>10} " + " ".join(show(t) for t in times), flush=True)
+        if "breakdown" in soac:
+            row["breakdown"] = soac["breakdown"]
+            for name, ms in soac["breakdown"].items():
+                print(f"{'':>12}{name:<28} {ms:9.3f}", flush=True)
+        if options.one_bit:
+            one_bit = soac_times(device, keys, min(options.runs, 3), False, ONE_BIT)
+            row["one_bit_kernels"], row["one_bit_wall"] = one_bit["kernels"], one_bit["wall"]
+            print(f"{'':>12}1-bit sort (32 steps): kernels {one_bit['kernels']:.3f} ms, wall {one_bit['wall']:.3f} ms")
+        if options.scan_variants and not rows:
+            row["scan_variants"] = scan_variants(options.scan_variants, n, options.runs, options.device)
+        rows.append(row)
+    if options.json:
+        Path(options.json).write_text(json.dumps({"device": device.name, "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
