@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -315,7 +315,7 @@ class KernelPrinter:
             kd.VectorStoreOp: self.print_vector_store,
             kd.AtomicLoadOp: self.print_atomic_load,
             kd.AtomicStoreOp: self.print_atomic_store,
-            kd.FenceOp: lambda op: self.line(f"mem_fence({' | '.join(FENCE_FLAGS[f] for f in op.space_names)});"),
+            kd.FenceOp: lambda op: self.line(self.fence(op.space_names, op.scope.data)),
             kd.AtomicOp: self.print_atomic,
             kd.AtomicCmpxchgOp: self.print_atomic_cmpxchg,
             kd.ShuffleOp: self.print_shuffle,
@@ -367,17 +367,24 @@ class KernelPrinter:
         pointer = f"volatile {SPACES[buffer_type.space_name]} {storage_type(buffer_type.element_type)}*"
         return f"*({pointer})&{self.element(buffer, index)}"
 
-    def fence_for(self, buffer: SSAValue) -> str:
-        return f"mem_fence({FENCE_FLAGS[_buffer_type(buffer).space_name]});"
+    def fence(self, spaces: Sequence[str], scope: str) -> str:
+        """`mem_fence`, which NVIDIA compiles to a fence of the work-group only: a device-scope fence on global
+        memory prints as PTX `membar.gl` on targets with `ptx_fences`."""
+        if scope == "device" and "global" in spaces and self.target.ptx_fences:
+            return 'asm volatile("membar.gl;" ::: "memory");'
+        return f"mem_fence({' | '.join(FENCE_FLAGS[f] for f in spaces)});"
+
+    def fence_for(self, op: kd.AtomicLoadOp | kd.AtomicStoreOp) -> str:
+        return self.fence([_buffer_type(op.buffer).space_name], op.scope.data)
 
     def print_atomic_load(self, op: kd.AtomicLoadOp) -> None:
         self.assign(op.result, self.volatile_element(op.buffer, op.index))
         if op.order.data == "acquire":
-            self.line(self.fence_for(op.buffer))
+            self.line(self.fence_for(op))
 
     def print_atomic_store(self, op: kd.AtomicStoreOp) -> None:
         if op.order.data == "release":
-            self.line(self.fence_for(op.buffer))
+            self.line(self.fence_for(op))
         self.line(f"{self.volatile_element(op.buffer, op.index)} = {self.expr(op.value)};")
 
     def atomic_call(self, function: str, op: kd.AtomicOp | kd.AtomicCmpxchgOp, operands: list[SSAValue]) -> str:

@@ -53,6 +53,10 @@ class DeviceTarget:
     """f32 `kernel.atomic add` prints as inline PTX `atom.global.add.f32` / `atom.shared.add.f32` (one hardware
     atomic) rather than OpenCL C's compare-and-swap loop on the bits, which retries under contention."""
 
+    ptx_fences: bool = False
+    """A device-scope fence on global memory prints as PTX `membar.gl`: NVIDIA's `mem_fence` orders accesses for
+    the work-group only, so a lock released by another work-group could be seen before the stores it guarded."""
+
     @property
     def has_subgroups(self) -> bool:
         return self.subgroup_width > 0
@@ -61,7 +65,13 @@ class DeviceTarget:
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
     "nvidia": DeviceTarget(
-        "nvidia", subgroup_width=32, scan="lookback", contiguous=False, ptx_min_max=True, ptx_float_atomics=True
+        "nvidia",
+        subgroup_width=32,
+        scan="lookback",
+        contiguous=False,
+        ptx_min_max=True,
+        ptx_float_atomics=True,
+        ptx_fences=True,
     ),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
 }

@@ -53,7 +53,7 @@ from xdsl.rewriter import InsertPoint
 
 ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 """Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-64 for one 32-bit value on NVIDIA, 32 for up to 4, fewer for more (registers, `_nvidia_items`), 16 on other devices."""
+64 for one 32-bit value on NVIDIA, 32 for up to 4, 16 for more (`_nvidia_items`), 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
 """Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
@@ -227,20 +227,21 @@ def lookback_scan(
 
 
 def _nvidia_items(values: int) -> int:
-    """Items per work-item on NVIDIA for `values` scanned values: 64 for one, 32 for up to 4, then fewer so that a
-    work-item keeps about 128 values in registers (16 values, a radix sort's one-hot digit counters: 8)."""
+    """Items per work-item on NVIDIA for `values` scanned values: 64 for one, 32 for up to 4, 16 for more. For 16 values
+    (a radix sort's one-hot digit counters, 10^8 keys, H200, contiguous tiles) the scans of 8 passes took 20.98 ms
+    of kernel time with 16 items, 22.89 with 8 and 34.07 with 4 (striped; bench/results/h200_issue12_sort_variants.txt)."""
     if values == 1:
         return 64
     if values <= 4:
         return 32
-    return max(4, 128 // values // 4 * 4)
+    return 16
 
 
 def _striped(values: int) -> bool:
     """Whether an NVIDIA tile is warp-striped. A striped tile scans each of its work-items' vectors across the warp
     (`items / 4` warp scans of every value), a contiguous one a work-item's items once: for many values (a radix
-    sort's 16 digit counters) the shuffles, not the loads, are the larger cost. Not yet timed against each other
-    for many values (`SOAC_SCAN_LAYOUT` forces one)."""
+    sort's 16 digit counters) the shuffles, not the loads, are the larger cost: with 8 items, 22.89 ms contiguous
+    against 23.65 striped on the H200 (bench/results/h200_issue12_sort_variants.txt; `SOAC_SCAN_LAYOUT` forces one)."""
     if LAYOUT:
         return LAYOUT == "striped"
     return values <= 4

@@ -644,6 +644,26 @@ def test_compare_and_swap_on_floats_swaps_their_bits() -> None:
 
 
 @pytest.mark.parametrize(("target", "ptx"), [("nvidia", True), ("generic", False), ("cpu", False)])
+def test_device_fences_on_global_memory_are_membar_gl_on_nvidia(target: str, ptx: bool) -> None:
+    """NVIDIA's `mem_fence` fences the work-group only; a lock taken and released across work-groups needs `membar.gl`
+    (the `copies` histogram with locks gave wrong bins on the H200 without it)."""
+    module = kernel_module(
+        """
+    kernel.fence global scope device
+    %v = kernel.atomic_load %xs[%gid] acquire device : !kernel.buffer<global, i32> -> i32
+    kernel.atomic_store %v, %xs[%gid] release device : i32, !kernel.buffer<global, i32>
+    kernel.fence local global scope workgroup
+    """,
+        target,
+    )
+    lines = kernel_lines(module)
+    membar = 'asm volatile("membar.gl;" ::: "memory");'
+    assert lines.count(membar) == (3 if ptx else 0)
+    assert lines.count("mem_fence(CLK_GLOBAL_MEM_FENCE);") == (0 if ptx else 3)
+    assert "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);" in lines
+
+
+@pytest.mark.parametrize(("target", "ptx"), [("nvidia", True), ("generic", False), ("cpu", False)])
 def test_f32_atomic_add_is_one_ptx_atomic_on_nvidia(target: str, ptx: bool) -> None:
     module = kernel_module(
         """

@@ -62,13 +62,13 @@
 // OPENCL:        const int4 vec_2 = *(const __local int4*)(tile + gid);
 // OPENCL:        *(__local int4*)(tile + gid) = (int4)(t3, t2, t1, t0);
 // OPENCL-NEXT:   const long w = *(volatile __global long*)&ws[gid];
-// OPENCL-NEXT:   mem_fence(CLK_GLOBAL_MEM_FENCE);
-// OPENCL-NEXT:   mem_fence(CLK_GLOBAL_MEM_FENCE);
+// OPENCL-NEXT:   asm volatile("membar.gl;" ::: "memory");
+// OPENCL-NEXT:   asm volatile("membar.gl;" ::: "memory");
 // OPENCL-NEXT:   *(volatile __global long*)&ws[gid] = w;
 // OPENCL-NEXT:   const int r = *(volatile __local int*)&tile[gid];
 // OPENCL-NEXT:   *(volatile __local int*)&tile[gid] = r;
 // OPENCL-NEXT:   mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-// OPENCL-NEXT:   mem_fence(CLK_GLOBAL_MEM_FENCE);
+// OPENCL-NEXT:   asm volatile("membar.gl;" ::: "memory");
 // OPENCL-NEXT:   const int add = atomic_add(&xs[gid], a);
 // OPENCL-NEXT:   const int umin = (int)atomic_min((volatile __global uint*)&xs[gid], (uint)b);
 // OPENCL-NEXT:   const long max_ = atom_max(&ws[gid], w);
