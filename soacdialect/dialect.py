@@ -843,9 +843,9 @@ itself not repeated: -1 reads 1), the element a period away, or the op's constan
 STENCIL_MAX_RANK = 3
 STENCIL_DEFAULT_TILES = {1: (256,), 2: (8, 128), 3: (4, 4, 32)}
 """The block of elements a work-group computes when a stencil gives no `tile`, by rank. 2-D: on the H200, one sweep
-of the 5-point stencil on 8192^2 f32 took 0.167-0.168 ms with 8 x 128 against 0.180 (16 x 64), 0.183 (32 x 32),
-0.187 (16 x 128) and 0.189 (4 x 256) ms (bench/results/h200_issue14_stencil*.txt); the 3x3 one the same with
-8 x 128 and 16 x 64 (0.191 and 0.190 ms)."""
+of the 5-point stencil on 8192^2 f32 took 0.167-0.168 ms with 8 x 128 against 0.180 (16 x 64), 0.183 (32 x 32)
+and 0.189 (4 x 256) ms (bench/results/h200_issue14_stencil*.txt); the 3x3 one about the same with 8 x 128 and
+16 x 64 (0.191 and 0.190 ms)."""
 STENCIL_MAX_GROUP = 1024
 """The most elements of a stencil's tile: one work-item each (NVIDIA's limit of a work-group)."""
 
