@@ -223,6 +223,20 @@ def check_partition(run: Runner) -> None:
         np.testing.assert_array_equal(parts, np.concatenate([xs[xs > 0], xs[xs <= 0]]))
 
 
+def check_histogram(run: Runner) -> None:
+    rng = random()
+    for xs, k in (
+        (rng.uniform(-0.5, 1.5, 5000).astype(np.float32), 37),
+        (np.zeros(0, np.float32), 4),
+        (np.ones(3, np.float32), 1),
+    ):
+        counts, sums = run("histogram.mlir", xs, np.int64(k))
+        bins = np.where(xs < 0, -1, (xs * np.float32(k)).astype(np.int32))
+        inside = (bins >= 0) & (bins < k)
+        np.testing.assert_array_equal(counts, np.bincount(bins[inside], minlength=k))
+        np.testing.assert_allclose(sums, np.bincount(bins[inside], weights=xs[inside], minlength=k), rtol=1e-4, atol=1e-4)
+
+
 def check_blur(run: Runner) -> None:
     img = random().standard_normal((37, 50), dtype=np.float32)
     (blurred,) = run("blur.mlir", img)
@@ -258,6 +272,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
     "radix_sort.mlir": [check_radix_sort],
+    "histogram.mlir": [check_histogram],
     "matmul.mlir": [check_matmul],
     "all_pairs.mlir": [check_all_pairs],
     "sum_rows.mlir": [check_sum_rows],
