@@ -733,6 +733,27 @@ class ScatterOp(IRDLOperation):
         return with_parsed_attributes(parser, op)
 
 
+def _verify_bins_yielded(
+    op: HistOp | SeghistOp, bins: Sequence[Attribute], dest_types: Sequence[Attribute], position: str
+) -> None:
+    """A histogram's lambda yields an integer `position` (index or bin) and a value per destination; its results
+    are its destinations, which it consumes."""
+    yielded = _yielded_types(op, op.body, "lambda")
+    k = len(bins)
+    if len(yielded) != 1 + k or not is_integer_like(yielded[0]):
+        raise VerifyException(
+            f"'{op.name}' lambda yields {format_types(yielded)}, expected an integer {position} and a value for each "
+            f"of its {k} destination{'' if k == 1 else 's'} {format_types(bins)}"
+        )
+    if not all_compatible(yielded[1:], bins):
+        raise VerifyException(
+            f"'{op.name}' lambda yields values {format_types(yielded[1:])} but the destinations hold {format_types(bins)}"
+        )
+    _check_results(op, op.outs.types, dest_types, "its destinations")
+    for dest in op.dests:
+        check_consumed(op, dest)
+
+
 @irdl_op_definition
 class HistOp(IRDLOperation):
     """The generalised histogram (Futhark's `reduce_by_index`, Accelerate's `permute` with a combining function).
@@ -792,20 +813,7 @@ class HistOp(IRDLOperation):
                 f"'{self.name}' neutral elements {format_types(ne_types)} do not match the destinations' {format_types(bins)}"
             )
         _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
-        yielded = _yielded_types(self, self.body, "lambda")
-        k = len(bins)
-        if len(yielded) != 1 + k or not is_integer_like(yielded[0]):
-            raise VerifyException(
-                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer index and a value for each "
-                f"of its {k} destination{'' if k == 1 else 's'} {format_types(bins)}"
-            )
-        if not all_compatible(yielded[1:], bins):
-            raise VerifyException(
-                f"'{self.name}' lambda yields values {format_types(yielded[1:])} but the destinations hold {format_types(bins)}"
-            )
-        _check_results(self, self.outs.types, dest_types, "its destinations")
-        for dest in self.dests:
-            check_consumed(self, dest)
+        _verify_bins_yielded(self, bins, dest_types, "index")
 
     def print(self, printer: Printer) -> None:
         _print_width_inputs_into(printer, self.width, self.inputs, self.dests)
@@ -1221,20 +1229,7 @@ class SeghistOp(IRDLOperation):
                 f"'{self.name}' neutral elements {format_types(ne_types)} do not match the destinations' {format_types(bins)}"
             )
         _check_params(self, self.body, "lambda", [IndexType()] * rank, "the index space")
-        yielded = _yielded_types(self, self.body, "lambda")
-        k = len(bins)
-        if len(yielded) != 1 + k or not is_integer_like(yielded[0]):
-            raise VerifyException(
-                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer bin and a value for each "
-                f"of its {k} destination{'' if k == 1 else 's'} {format_types(bins)}"
-            )
-        if not all_compatible(yielded[1:], bins):
-            raise VerifyException(
-                f"'{self.name}' lambda yields values {format_types(yielded[1:])} but the destinations hold {format_types(bins)}"
-            )
-        _check_results(self, self.outs.types, dest_types, "its destinations")
-        for dest in self.dests:
-            check_consumed(self, dest)
+        _verify_bins_yielded(self, bins, dest_types, "bin")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.level.data.value} ")
