@@ -19,10 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +28,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+from peers import build_cuda  # noqa: E402  # pyright: ignore[reportMissingImports]
 from run import Timed, Variant  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 
@@ -105,15 +104,6 @@ def torch_ms(indices: np.ndarray, bins: int, runs: int) -> float | None:
     return float(np.median(times))
 
 
-def build_cub() -> Path | None:
-    nvcc = shutil.which("nvcc") or next((str(p) for p in Path("/usr/local").glob("cuda*/bin/nvcc")), None)
-    if nvcc is None:
-        return None
-    binary = Path(tempfile.gettempdir()) / "soac_cub_hist"
-    subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(ROOT / "cub_hist.cu")], check=True)
-    return binary
-
-
 def cub_ms(binary: Path | None, n: int, bins: int, runs: int) -> float | None:
     if binary is None:
         return None
@@ -138,7 +128,7 @@ def main() -> None:
 
     device = choose_device(options.device)
     nvidia = "nvidia" in device.platform.name.lower()  # pyright: ignore[reportAttributeAccessIssue]
-    cub = build_cub() if nvidia else None
+    cub = build_cuda(ROOT / "cub_hist.cu") if nvidia else None
     print(f"device: {device.name}; n = {options.n}; runs = {options.runs}", flush=True)
     strategies = options.strategies.split(",")
     print(f"{'bins':>8} " + " ".join(f"{s:>10}" for s in strategies) + f" {'CUB':>9} {'torch':>9} {'default / best peer':>20}")

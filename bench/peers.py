@@ -9,9 +9,13 @@ after `block_until_ready` (JAX); numpy with wall time.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +43,16 @@ class Peer:
         host = [np.asarray(self.to_host(r)) for r in results]
         ms = self.timer(lambda: fn(*device_args), runs)
         return ms, host
+
+
+def build_cuda(source: Path) -> Path | None:
+    """`source` built with nvcc for this machine's GPU (a CUB peer), or None where there is no nvcc."""
+    nvcc = shutil.which("nvcc") or next((str(p) for p in Path("/usr/local").glob("cuda*/bin/nvcc")), None)
+    if nvcc is None:
+        return None
+    binary = Path(tempfile.gettempdir()) / f"soac_{source.stem}"
+    subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(source)], check=True)
+    return binary
 
 
 def _wall(fn: Fn, runs: int, sync: Fn = lambda r: r) -> float:

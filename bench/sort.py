@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+from peers import build_cuda  # noqa: E402  # pyright: ignore[reportMissingImports]
 from run import Timed, Variant  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 PROGRAM = ROOT.parent / "examples" / "radix_sort.mlir"
@@ -119,15 +119,6 @@ def torch_ms(keys: np.ndarray, expected: np.ndarray, runs: int) -> tuple[float, 
     return float(np.median(times)), dtype
 
 
-def build_cub() -> Path | None:
-    nvcc = shutil.which("nvcc") or next((str(p) for p in Path("/usr/local").glob("cuda*/bin/nvcc")), None)
-    if nvcc is None:
-        return None
-    binary = Path(tempfile.gettempdir()) / "soac_cub_sort"
-    subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(ROOT / "cub_sort.cu")], check=True)
-    return binary
-
-
 def cub_ms(binary: Path | None, n: int, runs: int) -> float | None:
     if binary is None:
         return None
@@ -195,7 +186,7 @@ def main() -> None:
 
     device = choose_device(options.device)
     nvidia = "nvidia" in device.platform.name.lower() and not options.no_peers  # pyright: ignore[reportAttributeAccessIssue]
-    cub = build_cub() if nvidia else None
+    cub = build_cuda(ROOT / "cub_sort.cu") if nvidia else None
     print(f"device: {device.name}; runs = {options.runs}", flush=True)
     header = ["soac kern", "soac wall", "CUB", "cupy", "torch", "soac/CUB", "soac/cupy"]
     print(f"{'n':>10} " + " ".join(f"{h:>9}" for h in header) + "  (ms; soac/peer from kernel times)", flush=True)

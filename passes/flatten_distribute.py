@@ -46,7 +46,7 @@ from soac.passes.flatten_segops import Combining, combine_region, segcombine, se
 from xdsl.builder import Builder
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 if TYPE_CHECKING:
@@ -140,7 +140,8 @@ class Distributor:
             return self.replicate(op)
         return None
 
-    def combining(self, op: Combining) -> Handler | None:
+    def flat_operator(self, op: Combining | HistOp) -> tuple[SSAValue, list[SSAValue], Region] | None:
+        """`op`'s width, neutral elements and operator as values and a region over the nest, if they exist there."""
         if not self.flattener.flatten_combining:
             return None
         width = self.outer(op.width)
@@ -148,6 +149,12 @@ class Distributor:
         combine = combine_region(self.nest, op.combine)
         if width is None or combine is None or any(v is None for v in neutral):
             return None
+        return width, neutral, combine  # pyright: ignore[reportReturnType]
+
+    def combining(self, op: Combining) -> Handler | None:
+        if (flat := self.flat_operator(op)) is None:
+            return None
+        width, neutral, combine = flat
 
         def emit() -> None:
             new_ops, results = segcombine(self.nest, op, width, neutral, combine, Level.THREAD)  # pyright: ignore
@@ -158,13 +165,9 @@ class Distributor:
 
     def hist(self, op: HistOp) -> Handler | None:
         """Σ ⊢ hist ⊙ d dests f ys ⇒ seghist over (Σ, the hist's width), into the destinations over Σ."""
-        if not self.flattener.flatten_combining:
+        if (flat := self.flat_operator(op)) is None:
             return None
-        width = self.outer(op.width)
-        neutral = [self.outer(v) for v in op.neutral]
-        combine = combine_region(self.nest, op.combine)
-        if width is None or combine is None or any(v is None for v in neutral):
-            return None
+        width, neutral, combine = flat
         if any(self.nest.shape_varies(d) for d in op.dests):
             return None
 

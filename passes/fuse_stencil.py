@@ -209,13 +209,7 @@ def try_fuse_stencil(graph: BlockGraph, producer: Operation, consumer: Operation
         build = fuse_stencil_into_map
     else:
         return None
-    if set(graph.consumed(consumer)) & graph.free(producer):
-        return None
-    if graph.can_sink(producer, consumer):
-        anchor = consumer
-    elif graph.can_hoist(consumer, producer, producer.results):
-        anchor = producer
-    else:
+    if (anchor := graph.vertical_anchor(producer, consumer)) is None:
         return None
     if (fused := build(producer, consumer)) is None:  # pyright: ignore[reportArgumentType]
         return None

@@ -100,13 +100,7 @@ def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operatio
     consumed = consumed_inputs(producer, consumer)
     if not consumed:
         return None
-    if set(graph.consumed(consumer)) & graph.free(producer):
-        return None
-    if graph.can_sink(producer, consumer):
-        anchor = consumer
-    elif graph.can_hoist(consumer, producer, producer.results):
-        anchor = producer
-    else:
+    if (anchor := graph.vertical_anchor(producer, consumer)) is None:
         return None
     p = as_screma(producer)
     assert p is not None

@@ -156,3 +156,15 @@ class BlockGraph:
         if not self.defined_before((v for v in self.free(consumer) if v not in skip), low):
             return False
         return not self.used_between(self.consumed(consumer), low, high)
+
+    def vertical_anchor(self, producer: Operation, consumer: Operation) -> Operation | None:
+        """Where `producer` and `consumer` may stand fused: the consumer's place if the producer can sink there, else
+        the producer's if the consumer can rise there; None if neither, or if the consumer consumes an array the
+        producer reads."""
+        if set(self.consumed(consumer)) & self.free(producer):
+            return None
+        if self.can_sink(producer, consumer):
+            return consumer
+        if self.can_hoist(consumer, producer, producer.results):
+            return producer
+        return None

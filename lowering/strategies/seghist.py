@@ -67,12 +67,17 @@ def lower_seghist(lw: HostLowering, op: soac.SeghistOp) -> None:
         _per_segment(lw, op, dims, dests)
 
 
-def _atomic_points(lw: HostLowering, op: soac.SeghistOp, dims: list[SSAValue], dests: list[HostArray], kinds: list[str]) -> None:
-    kb = lw.kernel("seghist_atomic")
-    inliner = Inliner(kb)
+def _kernel(
+    lw: HostLowering, name: str, op: soac.SeghistOp, dims: list[SSAValue], dests: list[HostArray]
+) -> tuple[KernelBuilder, Inliner, list[View], list[SSAValue], list[str | None]]:
+    """A new kernel with its inliner, the destinations' views, the index space's sizes and the lambda's index names."""
+    kb = lw.kernel(name)
     views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.outs, strict=True)]
-    kdims = [kb.scalar(d) for d in dims]
-    names = [a.name_hint for a in op.body.block.args]
+    return kb, Inliner(kb), views, [kb.scalar(d) for d in dims], [a.name_hint for a in op.body.block.args]
+
+
+def _atomic_points(lw: HostLowering, op: soac.SeghistOp, dims: list[SSAValue], dests: list[HostArray], kinds: list[str]) -> None:
+    kb, inliner, views, kdims, names = _kernel(lw, "seghist_atomic", op, dims, dests)
     num_bins = views[0].dims[-1]
 
     def point(p: SSAValue) -> None:
@@ -89,11 +94,7 @@ def _atomic_points(lw: HostLowering, op: soac.SeghistOp, dims: list[SSAValue], d
 
 
 def _per_segment(lw: HostLowering, op: soac.SeghistOp, dims: list[SSAValue], dests: list[HostArray]) -> None:
-    kb = lw.kernel("seghist_segment")
-    inliner = Inliner(kb)
-    views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.outs, strict=True)]
-    kdims = [kb.scalar(d) for d in dims]
-    names = [a.name_hint for a in op.body.block.args]
+    kb, inliner, views, kdims, names = _kernel(lw, "seghist_segment", op, dims, dests)
     num_bins = views[0].dims[-1]
     segments = lw.m.product(dims[:-1], "segments")
     gid = kb.global_id()
