@@ -1,5 +1,5 @@
-"""Check `soac.stencil` on a device against numpy: every boundary, rank 1 to 3 and awkward size, in both strategies
-(the tiled kernel on the device's own target, `direct` forced), with the default tiles and some odd ones.
+"""Check `soac.stencil` on a device against numpy: every boundary, rank 1 to 3 and awkward size, in every strategy
+(`streamed` and `tiled` on the device's own target with the default tiles and some odd ones, `direct` forced).
 
     python bench/check_stencil.py [--device gpu]
 
@@ -34,7 +34,7 @@ from stencil_programs import (  # noqa: E402  # pyright: ignore[reportMissingImp
 )
 
 EXTRA_SHAPES = {1: [(100003,)], 2: [(257, 1025), (1000, 3)], 3: [(17, 33, 65)]}
-TILES = {1: [None, (64,)], 2: [None, (2, 3), (32, 32), (4, 256)], 3: [None, (2, 4, 8)]}
+TILES = {1: [None, (64,)], 2: [None, (2, 3), (32, 32), (4, 256), (32, 128)], 3: [None, (2, 4, 8)]}
 
 
 def main() -> int:
@@ -47,8 +47,8 @@ def main() -> int:
     failures = 0
     for rank in (1, 2, 3):
         text = stencil_module(WINDOWS[rank], INPUTS[rank])
-        for strategy in ("tiled", "direct"):
-            for tile in TILES[rank] if strategy == "tiled" else [None]:
+        for strategy in ("streamed", "tiled", "direct"):
+            for tile in TILES[rank] if strategy != "direct" else [None]:
                 os.environ["SOAC_STENCIL"] = strategy
                 module = parse_module(make_context(), text, f"stencil_rank{rank}.mlir")
                 count = len(WINDOWS[rank]) * len(BOUNDARIES)
@@ -65,7 +65,7 @@ def main() -> int:
                                 bad += 1
                                 print(f"  FAIL rank {rank} {strategy} tile {tile} window {window} {boundary} shape {shape}")
                 failures += bad
-                print(f"rank {rank} {strategy:6} tile {tile or 'default'!s:12} {cases} cases, {bad} failures", flush=True)
+                print(f"rank {rank} {strategy:8} tile {tile or 'default'!s:12} {cases} cases, {bad} failures", flush=True)
     print(f"{failures} failures")
     return 1 if failures else 0
 

@@ -8,8 +8,8 @@ shape the kernels, so they are applied to the program before it is lowered:
     ['tile_0_block_0', 'tile_0_block_1', 'tile_0_reg_0', 'tile_0_reg_1', 'tile_0_chunk']
     >>> sized = with_tile_sizes(module, {"tile_0_chunk": 16})   # a copy; the module is unchanged
 
-The tile of each `soac.stencil` (the block of elements a work-group computes, which it loads with its halo into
-local memory) is a parameter too: the first stencil of a program over two dimensions has `stencil_0_block_0` and
+The tile of each `soac.stencil` (the block of elements a work-group computes, a column of it per work-item) is a
+parameter too: the first stencil of a program over two dimensions has `stencil_0_block_0` and
 `stencil_0_block_1`, the stencils numbered in program order.
 """
 

@@ -851,19 +851,36 @@ itself not repeated: -1 reads 1), the element a period away, or the op's constan
 STENCIL_MAX_RANK = 3
 STENCIL_DEFAULT_TILES = {1: (256,), 2: (8, 128), 3: (4, 4, 32)}
 """The block of elements a work-group computes when a stencil gives no `tile`, by rank. 2-D: on the H200, one sweep
-of the 5-point stencil on 8192^2 f32 took 0.167-0.168 ms with 8 x 128 against 0.180 (16 x 64), 0.183 (32 x 32)
-and 0.189 (4 x 256) ms (bench/results/h200_issue14_stencil*.txt); the 3x3 one about the same with 8 x 128 and
-16 x 64 (0.191 and 0.190 ms)."""
+of 8192^2 f32 with the `streamed` kernel took 0.1527 / 0.1580 ms (5-point / 3x3) with 8 x 128 against 0.1547 /
+0.1569 (16 x 128), 0.1668 / 0.1651 (32 x 128 in 4 strips of 8) and 0.1647 / 0.1710 (16 x 256) ms
+(bench/results/h200_issue14_stencil_variants.txt)."""
 STENCIL_MAX_GROUP = 1024
-"""The most elements of a stencil's tile: one work-item each (NVIDIA's limit of a work-group)."""
+"""The most work-items of a stencil's work-group (NVIDIA's limit of a work-group)."""
+STENCIL_MAX_ROWS = 32
+"""The most elements along the first dimension one work-item computes (ranks 2 and 3)."""
+
+
+def stencil_rows(tile: Sequence[int], most: int) -> int | None:
+    """Elements along the first dimension each work-item computes for blocks of `tile`: the largest divisor of
+    `tile[0]` up to `most`, or the smallest larger one (up to STENCIL_MAX_ROWS) that keeps the work-group within
+    STENCIL_MAX_GROUP; 1 on rank 1. None where no choice fits."""
+    rest = math.prod(tile[1:])
+    if len(tile) == 1:
+        return 1 if tile[0] <= STENCIL_MAX_GROUP else None
+    divisors = [r for r in range(1, STENCIL_MAX_ROWS + 1) if tile[0] % r == 0 and tile[0] // r * rest <= STENCIL_MAX_GROUP]
+    if not divisors:
+        return None
+    within = [r for r in divisors if r <= most]
+    return max(within) if within else min(divisors)
 
 
 def stencil_tile_problem(tile: Sequence[int]) -> str | None:
     """Why a work-group cannot compute blocks of `tile` (None: it can)."""
     if any(t < 1 for t in tile):
         return f"tile {list(tile)} has a size below 1"
-    if math.prod(tile) > STENCIL_MAX_GROUP:
-        return f"tile {list(tile)} has {math.prod(tile)} elements, more than the {STENCIL_MAX_GROUP} work-items of a work-group"
+    if stencil_rows(tile, STENCIL_MAX_ROWS) is None:
+        rows = "" if len(tile) == 1 else f", each computing at most {STENCIL_MAX_ROWS} elements along the first dimension"
+        return f"tile {list(tile)} needs more than the {STENCIL_MAX_GROUP} work-items of a work-group{rows}"
     return None
 
 

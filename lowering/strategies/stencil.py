@@ -1,31 +1,34 @@
-"""`soac.stencil` at the top level: a tiled kernel sharing each work-group's block in local memory, or a kernel of
-one element per work-item.
+"""`soac.stencil` at the top level: a kernel of blocks, each work-item computing a strip of consecutive elements
+whose neighbours it reads once (streamed from global memory, or shared in local memory), or a kernel of one element
+per work-item.
 
-**tiled** (GPUs, `local_tiles` targets): a work-group computes a block of `tile[0] x ... ` elements (the op's `tile`,
-else `STENCIL_DEFAULT_TILES` by rank; a tuning parameter, see `passes/tile_sizes.py`), each of its work-items
-`ROWS_PER_ITEM` consecutive elements along the first dimension (ranks 2 and 3). The group first copies the block and
-its halo (the window's radius on each side) of every input whose neighbours the lambda uses into local memory, each
-element once (seed 003, "stencil sharing"), then every work-item runs the lambda on neighbours read from the tile,
-each tile element it needs read once for all its elements:
+A work-group computes a block of `tile[0] x ...` elements (the op's `tile`, else `STENCIL_DEFAULT_TILES` by rank;
+a tuning parameter, see `passes/tile_sizes.py`); each of its work-items computes `rows` consecutive elements along
+the first dimension (ranks 2 and 3), so a neighbour above or below is read once for all of them and kept in
+registers. Groups whose block and halo (the window's radius on each side) lie inside the array read without
+boundary tests; the others apply the boundary condition to each read.
+
+**streamed** (the GPU default): no local memory and no barrier; a work-item covers a whole column of the block
+(`rows = tile[0]`, up to 32) and reads each neighbour straight from global memory, the horizontal ones hitting the
+lines its neighbours in the warp just loaded (L1):
 
     kernel.func @main_stencil_0(%img: !kernel.buffer<global, f32>, %out: ..., %n: index, %m: index) {
-      %img_tile = kernel.local_alloc 1188 : !kernel.buffer<local, f32>     // (16 + 2) x (64 + 2)
       ... the group's block: %base0, %base1; %interior = the block and its halo lie inside the array
-      scf.if %interior {
-        (the tile copied with plain loads: no boundary tests)
-      } else {
-        (the tile copied with the boundary condition applied to each position)
-      }
-      kernel.barrier local
-      (the lambda on the tile's neighbours, at constant offsets from the work-item's first element; in-space
-       results stored)
+      %no, %we, ... = scf.if %interior { (plain loads at constant offsets) } else { (boundary-mapped loads) }
+      (the lambda on each element's neighbours; in-space results stored)
     }
 
-**direct** (CPUs, where local memory is ordinary memory and the caches share; windows whose tiles do not fit; and
-`SOAC_STENCIL=direct`): a grid-stride loop over the elements; each reads its neighbours from global memory with
-plain loads at constant offsets where its window lies inside the array, and with boundary-mapped loads elsewhere.
+**tiled** (`SOAC_STENCIL=tiled`, seed 003's sharing): the group first copies its block and halo of every input
+whose neighbours the lambda uses into local memory, each element once, waits at a barrier, and its work-items
+(`rows = 4`) read the neighbours from the tile. On the H200 it lost to `streamed` (0.70-0.77 against 0.82-0.85 of
+memcpy bandwidth, bench/RESULTS.md "Stencils"): the L1 cache shares the neighbours as well, without the barrier.
 
-Both are right at any size, also arrays smaller than the window: every read outside the array goes through the
+**direct** (CPUs, where local memory is ordinary memory and the caches share; windows whose tiles do not fit in
+local memory; and `SOAC_STENCIL=direct`): a grid-stride loop over the elements; each reads its neighbours from
+global memory with plain loads at constant offsets where its window lies inside the array, and with
+boundary-mapped loads elsewhere.
+
+All are right at any size, also arrays smaller than the window: every read outside the array goes through the
 boundary condition (`conversion/stencil_access.py`).
 """
 
@@ -46,9 +49,9 @@ from xdsl.ir import SSAValue
 
 LOCAL_BYTES = 32 * 1024
 """The most local memory the tiles of one work-group may take; larger windows run `direct`."""
-STRATEGIES = ("tiled", "direct")
+STRATEGIES = ("streamed", "tiled", "direct")
 ROWS_PER_ITEM = 4
-"""Elements along the first dimension each work-item of a tiled kernel computes, where the tile allows."""
+"""Elements along the first dimension each work-item of a `tiled` kernel computes, where the tile allows."""
 
 
 def tile_of(op: soac.StencilOp) -> tuple[int, ...]:
@@ -66,12 +69,14 @@ def _bytes(element: object) -> int:
 
 
 def lower_stencil(lw: HostLowering, op: soac.StencilOp) -> None:
-    strategy = os.environ.get("SOAC_STENCIL") or ("tiled" if lw.target.local_tiles else "direct")
+    strategy = os.environ.get("SOAC_STENCIL") or ("streamed" if lw.target.local_tiles else "direct")
     if strategy not in STRATEGIES:
         raise LoweringError(f"SOAC_STENCIL must be one of {', '.join(STRATEGIES)}, got '{strategy}'")
     tile = tile_of(op)
-    if strategy == "tiled" and _tile_bytes(op, tile) <= LOCAL_BYTES:
-        TiledStencil(lw, op, tile).lower()
+    if strategy == "streamed":
+        BlockStencil(lw, op, tile, shared=False).lower()
+    elif strategy == "tiled" and _tile_bytes(op, tile) <= LOCAL_BYTES:
+        BlockStencil(lw, op, tile, shared=True).lower()
     else:
         direct(lw, op)
 
@@ -115,27 +120,27 @@ def direct(lw: HostLowering, op: soac.StencilOp) -> None:
     grid_stride(lw, kb, lw.m.product(dims, "count"), "p", element)
 
 
-def rows_per_item(tile: tuple[int, ...]) -> int:
+def rows_per_item(tile: tuple[int, ...], most: int = ROWS_PER_ITEM) -> int:
     """Elements along the first dimension each work-item computes (on arrays of rank 2 and 3): consecutive ones,
     so that the neighbours it reads above and below are shared between them in registers."""
-    if len(tile) == 1:
-        return 1
-    return max(r for r in (ROWS_PER_ITEM, 2, 1) if tile[0] % r == 0)
+    rows = soac.stencil_rows(tile, most)
+    assert rows is not None, "the verifier rejects tiles no work-group can compute"
+    return rows
 
 
-class TiledStencil:
-    """Builds the tiled kernel of one stencil and its launch.
+class BlockStencil:
+    """Builds the block kernel of one stencil (`streamed`, or `tiled` with `shared`) and its launch.
 
     A work-group of `threads` work-items (the tile, with its first extent divided by `rows`) computes a block of
-    `tile` elements; work-item `t` computes elements `(t0 * rows + j, t1, ...)` for `j < rows`. The tile and its halo
-    (`halo`) are copied by the work-items as a box of `threads` shifted by whole multiples of `threads` along each
+    `tile` elements; work-item `t` computes elements `(t0 * rows + j, t1, ...)` for `j < rows`. Shared, the block and
+    its halo (`halo`) are copied by the work-items as a box of `threads` shifted by whole multiples of `threads` along each
     dimension: no division in the copy, and consecutive work-items read consecutive elements."""
 
-    def __init__(self, lw: HostLowering, op: soac.StencilOp, tile: tuple[int, ...]):
-        self.lw, self.op, self.tile = lw, op, tile
+    def __init__(self, lw: HostLowering, op: soac.StencilOp, tile: tuple[int, ...], shared: bool):
+        self.lw, self.op, self.tile, self.shared = lw, op, tile, shared
         self.radius = [e // 2 for e in op.window_shape]
         self.halo = [t + 2 * r for t, r in zip(tile, self.radius)]
-        self.rows = rows_per_item(tile)
+        self.rows = rows_per_item(tile, ROWS_PER_ITEM if shared else tile[0])
         self.threads = (tile[0] // self.rows, *tile[1:])
         self.kb: KernelBuilder = lw.kernel("stencil")
 
@@ -150,7 +155,9 @@ class TiledStencil:
         used = self.reads.used_inputs()
         size = math.prod(self.halo)
         self.tiles = {
-            i: m.insert(LocalAllocOp(size, self.reads.views[i].element), f"{op.inputs[i].name_hint or 'in'}_tile") for i in used
+            i: m.insert(LocalAllocOp(size, self.reads.views[i].element), f"{op.inputs[i].name_hint or 'in'}_tile")
+            for i in used
+            if self.shared
         }
         group = m.unflatten(m.insert(GroupIdOp(0), "group"), [kb.scalar(c) for c in counts], [f"g{d}" for d in range(len(dims))])
         self.base = [m.mul(g, m.c(t), f"base{d}") for d, (g, t) in enumerate(zip(group, self.tile))]
@@ -209,25 +216,25 @@ class TiledStencil:
             kb.if_values(interior, [], lambda: copy(bounded=False), lambda: copy(bounded=True))
 
     def compute(self) -> None:
-        """Each work-item runs the lambda on the neighbours of its elements in the tiles (each tile element it needs
-        loaded once) and stores the results of its elements inside the array."""
+        """Each work-item runs the lambda on the neighbours of its elements (each neighbour it needs read once,
+        from the tiles or, streamed, from global memory) and stores the results of its elements inside the array."""
         kb, m = self.kb, self.kb.m
         first = [m.mul(self.thread[0], m.c(self.rows), "row"), *self.thread[1:]]
-        centre = m.row_major([m.add(x, m.c(r)) for x, r in zip(first, self.radius)], [m.c(h) for h in self.halo])
-        strides = [math.prod(self.halo[d + 1 :]) for d in range(len(self.halo))]
-        loaded: dict[tuple[int, int], SSAValue] = {}
-
-        def tile_value(i: int, offset: int) -> SSAValue:
-            if (i, offset) not in loaded:
-                loaded[(i, offset)] = m.insert(LoadOp(self.tiles[i], m.add(centre, m.c(offset))))
-            return loaded[(i, offset)]
-
+        needed: list[tuple[int, tuple[int, ...]]] = []
+        for j in range(self.rows):
+            for k, offset in enumerate(self.reads.offsets):
+                for i in range(len(self.reads.views)):
+                    key = (i, (offset[0] + j, *offset[1:]))
+                    if self.reads.used(i, k) and key not in needed:
+                        needed.append(key)
+        value = dict(zip(needed, self.tile_reads(first, needed) if self.shared else self.global_reads(first, needed)))
         out_views = [kb.array(self.lw.array(r), r.name_hint) for r in self.op.outs]
         inliner = Inliner(kb)
         for j in range(self.rows):
 
             def neighbour(i: int, k: int, j: int = j) -> SSAValue:
-                return tile_value(i, j * strides[0] + sum(o * s for o, s in zip(self.reads.offsets[k], strides)))
+                offset = self.reads.offsets[k]
+                return value[(i, (offset[0] + j, *offset[1:]))]
 
             values = inliner.inline_scalars(self.op.body, self.reads.arguments(kb, neighbour))
             coords = [m.add(self.base[0], m.add(first[0], m.c(j)), "i0")]
@@ -239,3 +246,43 @@ class TiledStencil:
             kb.when(
                 inside, lambda values=values, flat=flat: [kb.store(v, out, flat) for v, out in zip(values, out_views)] and None
             )
+
+    def tile_reads(self, first: list[SSAValue], needed: list[tuple[int, tuple[int, ...]]]) -> list[SSAValue]:
+        m = self.kb.m
+        centre = m.row_major([m.add(x, m.c(r)) for x, r in zip(first, self.radius)], [m.c(h) for h in self.halo])
+        strides = [math.prod(self.halo[d + 1 :]) for d in range(len(self.halo))]
+        return [
+            m.insert(LoadOp(self.tiles[i], m.add(centre, m.c(sum(o * s for o, s in zip(offset, strides))))))
+            for i, offset in needed
+        ]
+
+    def global_reads(self, first: list[SSAValue], needed: list[tuple[int, tuple[int, ...]]]) -> list[SSAValue]:
+        """The neighbours straight from global memory: plain loads in groups whose block and halo lie inside the
+        array, boundary-mapped ones elsewhere."""
+        kb, m = self.kb, self.kb.m
+        coords = [m.add(b, x) for b, x in zip(self.base, first)]
+        flat = m.row_major(coords, self.dims)
+        strides = [m.product(self.dims[d + 1 :]) for d in range(len(self.dims))]
+
+        def plain() -> list[SSAValue]:
+            result = []
+            for i, offset in needed:
+                shift = m.c(0)
+                for o, stride in zip(offset, strides):
+                    if o:
+                        shift = m.add(shift, m.mul(m.c(o), stride))
+                result.append(kb.load(self.reads.views[i], m.add(flat, shift)))
+            return result
+
+        def bounded() -> list[SSAValue]:
+            return [
+                read_bounded(kb, self.reads, i, [m.add(c, m.c(o)) for c, o in zip(coords, offset)], self.dims)
+                for i, offset in needed
+            ]
+
+        types = [self.reads.views[i].element for i, _ in needed]
+        interior = self.group_interior()
+        if interior is None:
+            return plain()
+        interior.name_hint = "interior"
+        return kb.if_values(interior, types, plain, bounded)

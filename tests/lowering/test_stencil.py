@@ -32,7 +32,12 @@ from stencil_programs import (  # pyright: ignore[reportMissingImports]
 
 ROOT = Path(__file__).resolve().parents[2]
 
-STRATEGIES = {"tiled": ("generic", None), "direct": ("cpu", None), "direct-strided": ("generic", "direct")}
+STRATEGIES = {
+    "streamed": ("generic", None),
+    "tiled": ("generic", "tiled"),
+    "direct": ("cpu", None),
+    "direct-strided": ("generic", "direct"),
+}
 
 
 @pytest.fixture(params=sorted(STRATEGIES))
@@ -76,9 +81,10 @@ def test_every_case(parse, target: str, rank: int) -> None:
     [(1, 1), pytest.param((2, 3), marks=pytest.mark.slow), pytest.param((1, 64), marks=pytest.mark.slow), (32, 32)],
     ids=str,
 )
-def test_tile_shapes(parse, tile: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("strategy", ["streamed", "tiled"])
+def test_tile_shapes(parse, tile: tuple[int, int], strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiles smaller than the window (its halo larger than the block), thin and square ones, at any size."""
-    monkeypatch.delenv("SOAC_STENCIL", raising=False)
+    monkeypatch.setenv("SOAC_STENCIL", strategy)
     sizes = {f"stencil_{k}_block_{d}": t for k in range(len(BOUNDARIES)) for d, t in enumerate(tile)}
     check_all(parse, stencil_module([(5, 3)], 1), [(5, 3)], [(1, 2), (4, 5), (37, 70)], "generic", 1, sizes)
 

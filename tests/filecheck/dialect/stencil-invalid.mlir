@@ -133,7 +133,18 @@ func.func @tile_too_large(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
   func.return %r : tensor<?xf32>
 }
 
-// CHECK: error: 'soac.stencil' tile [2048] has 2048 elements, more than the 1024 work-items of a work-group
+// CHECK: error: 'soac.stencil' tile [2048] needs more than the 1024 work-items of a work-group
+
+// -----
+
+func.func @tile_too_large_2d(%n: index, %m: index, %xs: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = soac.stencil (%n, %m) window [1, 1] clamp tile [64, 1024] (%xs : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.stencil' tile [64, 1024] needs more than the 1024 work-items of a work-group, each computing at most 32 elements along the first dimension
 
 // -----
 

@@ -1,7 +1,27 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s
+// RUN: env SOAC_STENCIL=tiled soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s --check-prefix=TILED
 // RUN: soac-opt %s -p 'soac-to-kernel{target=cpu}' | filecheck %s --check-prefix=CPU
 
-// The tiled kernel of a 2-D stencil (GPU targets): the block of 8 x 128 elements and its halo of 1 copied into a
+// The streamed kernel of a 2-D stencil (GPU targets): a block of 8 x 128 elements per work-group, a column of 8 per
+// work-item; where the block and its halo of 1 lie inside the array, plain loads of the neighbours, each once: the
+// 10 elements above, in and below the column and 2 beside each of its 8 rows (the corners and the centre are
+// unused, so not read); elsewhere loads at clamped positions. No local memory, no barrier.
+
+// CHECK:       kernel.launch @main_stencil_0({{.*}}) global %global_size local %{{.*}}
+// CHECK:       kernel.func @main_stencil_0(
+// CHECK-NOT:     kernel.local_alloc
+// CHECK:         %interior = arith.andi
+// CHECK:         scf.if %interior -> (f32, f32
+// CHECK-NOT:       arith.maxsi
+// CHECK-COUNT-26:  kernel.load %a[
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    } else {
+// CHECK:           arith.maxsi
+// CHECK:           arith.minsi
+// CHECK-NOT:     kernel.barrier
+// CHECK:         kernel.return
+
+// The tiled kernel (`SOAC_STENCIL=tiled`): the block of 8 x 128 elements and its halo of 1 copied into a
 // local tile of 10 x 130 once, with plain loads when the block and halo are inside the array and with the boundary
 // condition (clamped positions) elsewhere; a barrier; then each of the 2 x 128 work-items reads the neighbours of
 // its 4 rows from the tile, each tile element once: 6 above, in and below its column and 2 beside each row (the corners and the centre are unused, so not read) and stores the in-space results.
@@ -21,21 +41,21 @@ func.func @main(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   func.return %b : tensor<?x?xf32>
 }
 
-// CHECK:       kernel.launch @main_stencil_0({{.*}}) global %global_size local %{{.*}}
-// CHECK:       kernel.func @main_stencil_0(
-// CHECK:         %a_tile = kernel.local_alloc 1300 : !kernel.buffer<local, f32>
-// CHECK:         %interior = arith.andi
-// CHECK:         scf.if %interior {
-// CHECK-NOT:       arith.maxsi
-// CHECK:           kernel.store %{{.*}}, %a_tile[%{{.*}}]
-// CHECK:         } else {
-// CHECK:           arith.maxsi
-// CHECK:           arith.minsi
-// CHECK:           kernel.store %{{.*}}, %a_tile[%{{.*}}]
-// CHECK:         kernel.barrier local
-// CHECK-COUNT-14: kernel.load %a_tile
-// CHECK-NOT:     kernel.load %a_tile
-// CHECK:         kernel.return
+// TILED:       kernel.launch @main_stencil_0({{.*}}) global %global_size local %{{.*}}
+// TILED:       kernel.func @main_stencil_0(
+// TILED:         %a_tile = kernel.local_alloc 1300 : !kernel.buffer<local, f32>
+// TILED:         %interior = arith.andi
+// TILED:         scf.if %interior {
+// TILED-NOT:       arith.maxsi
+// TILED:           kernel.store %{{.*}}, %a_tile[%{{.*}}]
+// TILED:         } else {
+// TILED:           arith.maxsi
+// TILED:           arith.minsi
+// TILED:           kernel.store %{{.*}}, %a_tile[%{{.*}}]
+// TILED:         kernel.barrier local
+// TILED-COUNT-14: kernel.load %a_tile
+// TILED-NOT:     kernel.load %a_tile
+// TILED:         kernel.return
 
 // The direct kernel (CPUs): a loop over the elements, each with an interior branch of plain loads at constant
 // offsets and a border branch that clamps each neighbour's position.
