@@ -46,10 +46,10 @@ def lookback_scan_1d(
 
 def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warps: bool) -> None:
     """A segscan whose outputs `seg` are allocated, as one look-back scan over the flattened array."""
-    body = _SegscanBody(lw, op, seg)
+    body, aligned = _SegscanBody(lw, op, seg, flagged=True), _SegscanBody(lw, op, seg, flagged=False)
     rows = (lw.m.product(seg.dims[:-1], "segments"), seg.dims[-1])
     count = lw.m.product(seg.dims, "count")
-    lookback_scan.lookback_scan(lw, count, body.make, warps=warps, rows=rows)
+    lookback_scan.lookback_scan(lw, count, body.make, warps=warps, rows=rows, make_aligned=aligned.make)
 
 
 class _ScanomapBody:
@@ -149,11 +149,13 @@ class _SegscanBody:
 
     The operator is lifted to `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`, and the
     flag of element `i` is `i mod n == 0`, so no flags are stored, and tiles that start
-    a segment skip the look-back (`ScanBody.segment_start`).
+    a segment skip the look-back (`ScanBody.segment_start`). Not `flagged`, it scans the
+    plain values with the plain operator, for rows of whole tiles: a tile then starts a
+    segment or lies inside one.
     """
 
-    def __init__(self, lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs):
-        self.lw, self.op, self.seg = lw, op, seg
+    def __init__(self, lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, flagged: bool):
+        self.lw, self.op, self.seg, self.flagged = lw, op, seg, flagged
 
     def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
         lw, op = self.lw, self.op
@@ -232,4 +234,15 @@ class _SegscanBody:
         def segment_start(index: SSAValue) -> SSAValue:
             return km.eq(km.rem(index, inner), km.c(0), "segment_start")
 
-        return lookback_scan.ScanBody(types, neutral, combine, load, store, segment_start)
+        if self.flagged:
+            return lookback_scan.ScanBody(types, neutral, combine, load, store, segment_start)
+        no_flag = km.const(0, ir_i1)
+        return lookback_scan.ScanBody(
+            types[1:],
+            lambda: neutral()[1:],
+            lambda a, b: inliner.inline_scalars(op.combine, [*a, *b]),
+            lambda base, count_, full, end: [item[1:] for item in load(base, count_, full, end)],
+            lambda base, scanned, full, end: store(base, [[no_flag, *acc] for acc in scanned], full, end),
+            segment_start,
+            flagged=False,
+        )

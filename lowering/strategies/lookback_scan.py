@@ -94,7 +94,8 @@ class ScanBody:
     `(f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 . v2)`. The flag is not published:
     a tile whose aggregate carries it publishes its inclusive prefix at once, so an
     aggregate read in a look-back never does, and a tile that starts a segment does
-    not look back at all.
+    not look back at all. With `flagged` false the body scans the plain values: only
+    right when segments start nowhere inside a tile (segments a whole number of tiles).
     """
 
     types: list[Attribute]
@@ -103,10 +104,15 @@ class ScanBody:
     load: Callable[[SSAValue, int, bool, SSAValue], list[Values]]
     store: Callable[[SSAValue, list[Values], bool, SSAValue], None]
     segment_start: Callable[[SSAValue], SSAValue] | None = None
+    flagged: bool = True
+
+    @property
+    def has_flag(self) -> bool:
+        return self.segment_start is not None and self.flagged
 
     def published(self, kb: KernelBuilder) -> ScanBody:
         """The part of the scan that status words carry: all values, or all but the segment flag."""
-        if self.segment_start is None:
+        if not self.has_flag:
             return self
         no_flag = kb.m.const(0, i1)
 
@@ -181,6 +187,7 @@ def lookback_scan(
     make_body: Callable[[KernelBuilder], ScanBody],
     warps: bool,
     rows: tuple[SSAValue, SSAValue] | None = None,
+    make_aligned: Callable[[KernelBuilder], ScanBody] | None = None,
 ) -> None:
     """Launch the init and look-back kernels scanning `n` elements (a host value).
 
@@ -189,41 +196,61 @@ def lookback_scan(
     whose tiles follow the rows: ticket `t` takes chunk `t / segments` of row `t % segments` and looks back over
     tickets `t - segments, t - 2 segments, ...`. A row's consecutive tiles are then `segments` tickets apart, so
     rows make progress side by side instead of one look-back chain running through the whole array.
+    `make_aligned` gives the body of a third kernel, scanning without segment flags, that runs instead of both where
+    every row is a whole number of its tiles (`SOAC_SEGSCAN_ALIGNED=0` turns it off, for timing).
     """
     m = lw.m
     # The kernel is built first (it knows how many values are scanned); its launch goes after the init kernel's.
     kb = lw.kernel("scan_lookback")
     body = make_body(kb)
-    k = len(body.types)
-    shared = body.published(kb)
-    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if warps else lw.group_size
-    if warps and group % WARP:
-        raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or (_nvidia_items(k) if warps else 16)
-    if items % 4 or items <= 0:
-        raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
+    group, items = _tile_shape(lw, body, kb, warps)
     tile_size = group * items
     tiles = m.ceildiv(n, m.c(tile_size), "tiles")
     flat_size = m.mul(tiles, m.c(group), "global_size")
-    by_rows = None
+    by_rows = aligned = None
     if rows is not None:
         segments, length = rows
         many = m.insert(arith.CmpiOp(segments, m.c(ROWS_MIN_SEGMENTS), "uge"))
         long_rows = m.insert(arith.AndIOp(many, m.insert(arith.CmpiOp(length, m.c(tile_size), "ugt"))))
         by_rows = m.insert(arith.AndIOp(long_rows, m.eq(m.rem(length, m.c(4)), m.c(0))), "tiles_by_rows")
         row_tiles = m.mul(segments, m.ceildiv(length, m.c(tile_size)))
-        flat_size = m.insert(arith.SelectOp(by_rows, m.c(0), flat_size), "global_size")
         tiles = m.insert(arith.SelectOp(by_rows, row_tiles, tiles), "tiles")
-    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
+    aligned_kb = None
+    if rows is not None and make_aligned is not None and os.environ.get("SOAC_SEGSCAN_ALIGNED") != "0":
+        aligned_kb = lw.kernel("scan_lookback_aligned")
+        aligned_body = make_aligned(aligned_kb)
+        aligned_shape = _tile_shape(lw, aligned_body, aligned_kb, warps)
+        aligned_tile = m.c(aligned_shape[0] * aligned_shape[1])
+        aligned = m.eq(m.rem(rows[1], aligned_tile), m.c(0), "rows_of_whole_tiles")
+        assert by_rows is not None
+        by_rows = m.insert(arith.AndIOp(by_rows, m.insert(arith.XOrIOp(aligned, m.const(1, i1)))), "tiles_by_rows")
+    if by_rows is not None:
+        skip = by_rows if aligned is None else m.insert(arith.OrIOp(by_rows, aligned))
+        flat_size = m.insert(arith.SelectOp(skip, m.c(0), flat_size), "global_size")
+    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(body.published(kb).types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     _init_kernel(lw, tiles, status, counter)
-    shape = (group, items, warps)
-    _build_scan(kb, body, n, shape, status, counter, None)
+    _build_scan(kb, body, n, (group, items, warps), status, counter, None)
     lw.add_kernel(kb, flat_size, m.c(group))
     if rows is not None and by_rows is not None:
         kb = lw.kernel("scan_lookback_rows")
-        _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
+        _build_scan(kb, make_body(kb), n, (group, items, warps), status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
+    if aligned_kb is not None and aligned is not None:
+        _build_scan(aligned_kb, aligned_body, n, (*aligned_shape, warps), status, counter, None)
+        size = m.mul(m.div(n, aligned_tile), m.c(aligned_shape[0]))
+        lw.add_kernel(aligned_kb, m.insert(arith.SelectOp(aligned, size, m.c(0)), "global_size"), m.c(aligned_shape[0]))
+
+
+def _tile_shape(lw: HostLowering, body: ScanBody, kb: KernelBuilder, warps: bool) -> tuple[int, int]:
+    """(work-items, items per work-item) of a look-back tile of `body`."""
+    group = (NVIDIA_GROUP or (128 if len(body.published(kb).types) == 1 else 256)) if warps else lw.group_size
+    if warps and group % WARP:
+        raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
+    items = ITEMS_PER_THREAD or (_nvidia_items(len(body.types)) if warps else 16)
+    if items % 4 or items <= 0:
+        raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
+    return group, items
 
 
 def _nvidia_items(values: int) -> int:
@@ -332,7 +359,8 @@ def _build_scan(  # noqa: C901
     first_tile = kb.m.eq(tile, zero)
     alone, ready, total_shared = first_tile, first_tile, total
     if body.segment_start is not None:
-        alone = kb.m.insert(arith.OrIOp(first_tile, body.segment_start(tile_base)), "starts_segment")
+        alone = ready = kb.m.insert(arith.OrIOp(first_tile, body.segment_start(tile_base)), "starts_segment")
+    if body.has_flag:
         ready = kb.m.insert(arith.OrIOp(first_tile, total[0]), "has_segment_start")
         total_shared = total[1:]
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
@@ -342,7 +370,7 @@ def _build_scan(  # noqa: C901
     barrier(kb)
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
-    if body.segment_start is not None:
+    if body.has_flag:
         loaded_prefix = [kb.m.const(0, i1), *loaded_prefix]
     tile_prefix = select(kb, has_prefix, loaded_prefix, neutral)
     scanned_runs: list[list[Values]] = []

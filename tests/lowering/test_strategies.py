@@ -126,13 +126,19 @@ def test_strategy_by_device(monkeypatch) -> None:
     assert target_for(nvidia).name == "generic"  # pyright: ignore[reportArgumentType]
 
 
-@pytest.mark.parametrize(("scan", "group"), [("lookback", 256), ("lookback", 32), ("reduce-then-scan", 256)])
-def test_segscan_group(parse, rng, scan: str, group: int) -> None:
+@pytest.mark.parametrize(
+    ("scan", "group", "aligned"),
+    [("lookback", 256, "1"), ("lookback", 32, "1"), ("lookback", 32, "0"), ("reduce-then-scan", 256, "1")],
+)
+def test_segscan_group(parse, rng, monkeypatch, scan: str, group: int, aligned: str) -> None:
     """With 32 work-items a look-back tile is 512 elements: segments that fill whole tiles (no tile looks back), that
     span several tiles, several segments per tile, and segments that start inside a tile (short look-backs); with
-    64 rows or more, each longer than a tile, the row-major kernel."""
+    64 rows or more, each longer than a tile, the row-major kernel; rows of whole tiles go to the kernel without
+    segment flags unless SOAC_SEGSCAN_ALIGNED=0."""
+    monkeypatch.setenv("SOAC_SEGSCAN_ALIGNED", aligned)
     program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group)
     assert ("scan_lookback" in program.source) == (scan == "lookback")
+    assert ("scan_lookback_aligned" in program.source) == (scan == "lookback" and aligned == "1")
     shapes = ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000), (5, 512), (3, 2048), (9, 256), (4, 700), (40, 1000))
     shapes += ((70, 600), (64, 1024), (65, 2052), (64, 1026))  # 64 rows or more: row-major tiles (not 1026: odd rows)
     for m, n in shapes:
@@ -217,12 +223,46 @@ func.func @main(%x: tensor<?x?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?x?xi32>) {
 """
 
 
-@pytest.mark.parametrize("shape", [(3, 5, 16), (2, 7, 256), (4, 3, 1000), (2, 1, 40000), (3, 2, 7)])
+@pytest.mark.parametrize("shape", [(3, 5, 16), (2, 7, 256), (4, 3, 1000), (2, 1, 40000), (3, 2, 7), (2, 3, 2048)])
 @pytest.mark.slow
 def test_plain_segmented_ops_over_3d_arrays(differential, rng, shape: tuple[int, int, int]) -> None:
     """The vector segred and the look-back segscan index rows of a 3-D array by their flattened outer indices."""
     xs = rng.integers(-1000, 1000, shape).astype(np.int32)
     differential(PLAIN_3D, "main", [xs], group_size=64, max_groups=8, scan="lookback")  # pyright: ignore[reportCallIssue]
+
+
+SEGSCAN_PAIRS = """
+func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %three = arith.constant 3 : i32
+  %sums, %lasts, %tripled = soac.segscan group (%m, %n) neutral(%zero, %zero : i32, i32)
+      -> (tensor<?x?xi32>, tensor<?x?xi32>, tensor<?x?xi32>) combine(%a: i32, %la: i32, %b: i32, %lb: i32) {
+    %s = arith.addi %a, %b : i32
+    %z = arith.cmpi eq, %lb, %zero : i32
+    %l = arith.select %z, %la, %lb : i32
+    soac.yield %s, %l : i32, i32
+  } lambda(%i: index, %j: index) {
+    %x = soac.index %xss[%i, %j] : tensor<?x?xi32> -> i32
+    %y = arith.muli %x, %three : i32
+    soac.yield %y, %x, %y : i32, i32, i32
+  }
+  func.return %sums, %lasts, %tripled : tensor<?x?xi32>, tensor<?x?xi32>, tensor<?x?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("aligned", ["1", "0"])
+def test_segscan_of_whole_tiles_with_pairs_and_map_outs(differential, rng, monkeypatch, aligned: str) -> None:
+    """Two scanned values (one operator not commutative) and a map-out, in rows of whole tiles (1024 elements with
+    64 work-items on PoCL) and in other rows, with and without the kernel that drops the segment flags."""
+    monkeypatch.setenv("SOAC_SEGSCAN_ALIGNED", aligned)
+    for m, n in ((3, 1024), (2, 3072), (70, 2048), (5, 1000), (1, 4096)):
+        xss = rng.integers(-3, 3, (m, n)).astype(np.int32)
+        differential(SEGSCAN_PAIRS, "main", [xss], group_size=64, scan="lookback")  # pyright: ignore[reportCallIssue]
 
 
 def test_segred_non_commutative(differential, parse, rng) -> None:
