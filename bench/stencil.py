@@ -1,7 +1,7 @@
 """Stencils (issue 14): 2-D 5-point and 3x3 stencils on an n x n f32 grid, one sweep and `--steps` Jacobi iterations,
 against torch and CuPy and a device memcpy, in one run on one GPU.
 
-    python bench/stencil.py [--n 8192] [--steps 100] [--runs 5] [--tiles 8x128,16x64,...] [--strategies streamed,tiled]
+    python bench/stencil.py [--n 8192] [--steps 100] [--runs 5] [--tiles 16x128,8x128,...] [--strategies streamed,tiled]
                             [--json OUT] [--device gpu]
 
 soac runs bench/programs/jacobi_5pt.mlir and jacobi_3x3.mlir (zero outside the grid: boundary `constant`) with
@@ -186,7 +186,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=8192)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--tiles", default="8x128,16x128,16x64,32x32,8x256")
+    parser.add_argument("--tiles", default="16x128,8x128,16x64,32x32,8x256")
     parser.add_argument("--json", metavar="OUT")
     parser.add_argument("--device", default="gpu")
     parser.add_argument("--strategies", default="streamed,tiled", help="block strategies timed for each tile")

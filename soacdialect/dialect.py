@@ -849,11 +849,12 @@ STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
 """What a neighbour outside the array reads: the nearest element, the element mirrored across the edge (the edge
 itself not repeated: -1 reads 1), the element a period away, or the op's constant."""
 STENCIL_MAX_RANK = 3
-STENCIL_DEFAULT_TILES = {1: (256,), 2: (8, 128), 3: (4, 4, 32)}
+STENCIL_DEFAULT_TILES = {1: (256,), 2: (16, 128), 3: (4, 4, 32)}
 """The block of elements a work-group computes when a stencil gives no `tile`, by rank. 2-D: on the H200, one sweep
-of 8192^2 f32 with the `streamed` kernel took 0.1527 / 0.1580 ms (5-point / 3x3) with 8 x 128 against 0.1547 /
-0.1569 (16 x 128), 0.1668 / 0.1651 (32 x 128 in 4 strips of 8) and 0.1647 / 0.1710 (16 x 256) ms
-(bench/results/h200_issue14_stencil_variants.txt)."""
+of 8192^2 f32 with the `streamed` kernel took 0.1574 / 0.1574 ms (5-point / 3x3) with 16 x 128 against 0.1592 /
+0.1633 (8 x 128), 0.1586 / 0.1563 (16 x 64), 0.1615 / 0.1636 (8 x 256) and 0.1814 / 0.1873 (32 x 32) ms
+(bench/results/h200_issue14_stencil_streamed.txt); 8 x 128 was ahead by 1-4% in an earlier call
+(h200_issue14_stencil_variants.txt), so 16 x 128 is the choice that did not fall below 0.82 of memcpy in either."""
 STENCIL_MAX_GROUP = 1024
 """The most work-items of a stencil's work-group (NVIDIA's limit of a work-group)."""
 STENCIL_MAX_ROWS = 32
