@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
 from soac.lowering.conversion.soac_to_kernel import HostLowering
-from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -69,6 +69,18 @@ ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
 rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
 0.53."""
+
+VARIANT = frozenset(os.environ.get("SOAC_LOOKBACK_VARIANT", "").replace(",", " ").split())
+"""Look-back experiments, any of (comma-separated; empty = the default, `DEFAULT_VARIANT`):
+
+* `base`: none of the others;
+* `early` (NVIDIA, striped tiles, commutative operators: `ScanBody.commutative`): the tile's aggregate comes from a
+  reduction (each work-item's items, a butterfly across the warp, the warps' totals through local memory), so
+  warp 0 publishes it and looks back before the warps scan their vectors, which they do while it waits;
+* `groupid`: the tile is the work-group's id instead of a ticket (no atomic and no barrier before the loads; relies
+  on the device starting work-groups in order, as CUB does on NVIDIA)."""
+
+DEFAULT_VARIANT = frozenset({"early"})
 
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
@@ -103,6 +115,8 @@ class ScanBody:
     load: Callable[[SSAValue, int, bool, SSAValue], list[Values]]
     store: Callable[[SSAValue, list[Values], bool, SSAValue], None]
     segment_start: Callable[[SSAValue], SSAValue] | None = None
+    commutative: bool = False
+    """`combine(a, b) == combine(b, a)`: a tile's aggregate may be reduced in any order (the `early` variant)."""
 
     def published(self, kb: KernelBuilder) -> ScanBody:
         """The part of the scan that status words carry: all values, or all but the segment flag."""
@@ -268,11 +282,15 @@ def _build_scan(  # noqa: C901
     t = kb.m.insert(LocalIdOp(0), "tid")
     zero = kb.m.c(0)
 
-    ticket_local = local_array(kb, 1, IndexType(), "ticket")
-    kb.if_then(kb.m.eq(t, zero), lambda: lstore(kb, ix.atomic_ticket(kb, counter_view), ticket_local, zero))
-    barrier(kb)
-    tile = lload(kb, ticket_local, zero)
-    tile.name_hint = "tile"
+    variant = VARIANT or DEFAULT_VARIANT
+    if "groupid" in variant:
+        tile = kb.m.insert(GroupIdOp(0), "tile")
+    else:
+        ticket_local = local_array(kb, 1, IndexType(), "ticket")
+        kb.if_then(kb.m.eq(t, zero), lambda: lstore(kb, ix.atomic_ticket(kb, counter_view), ticket_local, zero))
+        barrier(kb)
+        tile = lload(kb, ticket_local, zero)
+        tile.name_hint = "tile"
     tile_base = kb.m.mul(tile, kb.m.c(tile_size), "tile_base")
     tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "tile_end")
     stride = kb.m.c(1)
@@ -308,8 +326,11 @@ def _build_scan(  # noqa: C901
             prefixes.append(body.combine(prefixes[-1], chunk[j * k : (j + 1) * k]))
         runs.append(prefixes)
 
-    if striped:
-        lane, warp = _lane_and_warp(kb, t)
+    early = striped and body.commutative and body.segment_start is None and "early" in variant
+
+    def warp_starts() -> tuple[list[Values], Values]:
+        """Each vector's exclusive prefix within the warp (striped order), and the warp's total."""
+        lane, _ = _lane_and_warp(kb, t)
         running = body.neutral()
         starts: list[Values] = []
         for prefixes in runs:
@@ -318,6 +339,17 @@ def _build_scan(  # noqa: C901
             exclusive = select(kb, kb.m.eq(lane, zero), body.neutral(), shifted)
             starts.append(body.combine(running, exclusive))
             running = body.combine(running, [ix.shuffle(kb, "idx", v, kb.m.c(WARP - 1)) for v in inclusive])
+        return starts, running
+
+    thread_prefixes: list[Values] = []
+    if early:
+        lane, _ = _lane_and_warp(kb, t)
+        own = runs[0][-1]
+        for prefixes in runs[1:]:
+            own = body.combine(own, prefixes[-1])
+        warp_prefix, total = _block_scan_warps(kb, body, t, _warp_reduce(kb, body, own), group, inclusive=False)
+    elif striped:
+        starts, running = warp_starts()
         warp_prefix, total = _block_scan_warps(kb, body, t, running, group, inclusive=False)
         thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     else:
@@ -339,6 +371,9 @@ def _build_scan(  # noqa: C901
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
+    if early:  # the warps scan their vectors while warp 0 looks back
+        starts, _ = warp_starts()
+        thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     barrier(kb)
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
@@ -415,6 +450,16 @@ def _warp_scan(kb: KernelBuilder, body: ScanBody, lane: SSAValue, values: Values
         has = kb.m.insert(arith.CmpiOp(lane, kb.m.c(step), "uge"))
         values = select(kb, has, body.combine(other, values), values)
         step *= 2
+    return values
+
+
+def _warp_reduce(kb: KernelBuilder, body: ScanBody, values: Values) -> Values:
+    """The combination of every lane's `values`, in every lane, by a butterfly (`shfl.sync.bfly`): for commutative
+    operators only (lanes combine in another order than theirs)."""
+    step = WARP // 2
+    while step:
+        values = body.combine(values, [ix.shuffle(kb, "xor", v, kb.m.c(step)) for v in values])
+        step //= 2
     return values
 
 
