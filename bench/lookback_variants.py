@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run  # noqa: E402  # pyright: ignore[reportMissingImports]
+import run  # pyright: ignore[reportMissingImports]
 
 CHECK_SIZES = [1, 4097, 8192 * 3 + 5, 2**20 + 3]
 Expected = Callable[[np.ndarray], list[np.ndarray]]
@@ -40,7 +40,7 @@ def configure(config: str) -> bool:
     """Set lookback_scan's knobs for `config`; whether the results can be checked."""
     from soac.lowering.strategies import lookback_scan
 
-    variant, items, group = (config.split("/") + ["0", "0"])[:3]
+    variant, items, group = ([*config.split("/"), "0", "0"])[:3]
     features = frozenset(f for f in variant.split("+") if f not in ("default", "nolookback"))
     lookback_scan.VARIANT = features
     lookback_scan.ITEMS_PER_THREAD = int(items)
@@ -84,7 +84,7 @@ def main() -> int:
                         for e, g in zip(expected_of(small), got, strict=True):
                             if not np.array_equal(e, np.asarray(g)):
                                 status = f"WRONG at n={size}"
-                first, got, _ = timed.run([xs])
+                _first, got, _ = timed.run([xs])
                 if checked and not all(np.array_equal(e, np.asarray(g)) for e, g in zip(expected, got, strict=True)):
                     status = f"WRONG at n=2^{options.log2_size}"
                 timed.keep_on_device()
