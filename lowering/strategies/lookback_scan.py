@@ -47,7 +47,7 @@ from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, Vi
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, i1, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -78,9 +78,15 @@ VARIANT = frozenset(os.environ.get("SOAC_LOOKBACK_VARIANT", "").replace(",", " "
   reduction (each work-item's items, a butterfly across the warp, the warps' totals through local memory), so
   warp 0 publishes it and looks back before the warps scan their vectors, which they do while it waits;
 * `groupid`: the tile is the work-group's id instead of a ticket (no atomic and no barrier before the loads; relies
-  on the device starting work-groups in order, as CUB does on NVIDIA)."""
+  on the device starting work-groups in order, as CUB does on NVIDIA);
+* `reqd`: the kernels declare their work-group size (`reqd_work_group_size`, the attribute REQD_GROUP_SIZE), which
+  tells NVIDIA's compiler how many registers a work-item may have."""
 
 DEFAULT_VARIANT = frozenset({"early"})
+
+REQD_GROUP_SIZE = "kernel.reqd_group_size"
+"""An i64 attribute on a `kernel.func`: the work-group size every launch of it uses (printed as
+`reqd_work_group_size`)."""
 
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
@@ -234,10 +240,17 @@ def lookback_scan(
     shape = (group, items, warps)
     _build_scan(kb, body, n, shape, status, counter, None)
     lw.add_kernel(kb, flat_size, m.c(group))
+    _declare_group_size(lw, group)
     if rows is not None and by_rows is not None:
         kb = lw.kernel("scan_lookback_rows")
         _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
+        _declare_group_size(lw, group)
+
+
+def _declare_group_size(lw: HostLowering, group: int) -> None:
+    if "reqd" in (VARIANT or DEFAULT_VARIANT):
+        lw.kernels[-1].attributes[REQD_GROUP_SIZE] = IntegerAttr(group, i64)
 
 
 def _nvidia_items(values: int) -> int:

@@ -21,7 +21,7 @@ from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
 ROOT = Path(__file__).resolve().parents[2]
-VARIANTS = ["base", "early", "groupid", "early,groupid"]
+VARIANTS = ["base", "early", "groupid", "reqd", "early,groupid,reqd"]
 SIZES = [1, 255, 257, 256 * 40 + 5]  # part of a tile, one and a bit, many tiles with a partial last one
 
 
@@ -74,7 +74,7 @@ def test_fused_variants(parse, rng, monkeypatch, one_warp_groups, variant: str) 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", ["base", "early,groupid"])
+@pytest.mark.parametrize("variant", ["base", "early,groupid,reqd"])
 def test_segscan_variants(differential, rng, monkeypatch, one_warp_groups, variant: str) -> None:
     """A segmented scan (not commutative: `early` keeps the scan's own aggregate) with rows shorter than a tile,
     rows over several tiles, and 64 rows of 260 over 256-element tiles (the row-major kernel)."""
@@ -106,6 +106,10 @@ def test_early_variant_reduces_before_the_look_back(parse, monkeypatch) -> None:
     set_variant(monkeypatch, "groupid")
     by_group = opencl_source(lower_module(bench_program(parse, "map_scan"), 256, 1024, "lookback", target="nvidia"))
     assert "atomic_add" not in by_group
+    assert "reqd_work_group_size" not in by_group
+    set_variant(monkeypatch, "reqd")
+    declared = opencl_source(lower_module(bench_program(parse, "map_scan"), 256, 1024, "lookback", target="nvidia"))
+    assert "__kernel __attribute__((reqd_work_group_size(128, 1, 1))) void main_scan_lookback_0(" in declared
 
 
 COMBINES = {
