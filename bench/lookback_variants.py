@@ -49,6 +49,34 @@ def configure(config: str) -> bool:
     return not lookback_scan.NO_LOOKBACK
 
 
+def ptxas_info(source: str, device: object) -> str:
+    """The register and spill lines of the NVIDIA compiler's verbose log for the look-back kernels of `source`."""
+    import pyopencl as cl
+    from soac.lowering.runtime import _context  # pyright: ignore[reportPrivateUsage]
+
+    try:
+        program = cl.Program(_context(device)[0], source).build(options=["-cl-nv-verbose"])
+        log = program.get_build_info(device, cl.program_build_info.LOG)
+    except Exception as error:
+        return f"; no ptxas log: {type(error).__name__}"
+    lines, kernel = [], ""
+    for line in log.splitlines():
+        if "Compiling entry function" in line:
+            kernel = line.split("'")[1] if "'" in line else line
+        elif "scan_lookback" in kernel and ("registers" in line or "spill" in line):
+            lines.append(line.split("info    :")[-1].strip())
+    return "; " + " | ".join(lines)
+
+
+def best_env(sweep: Path, bench: str) -> str:
+    """Shell assignments selecting the fastest correct configuration of `bench` in a sweep's output."""
+    rows = [line.split() for line in sweep.read_text().splitlines()]
+    timed = [(float(r[2]), r[1]) for r in rows if len(r) > 4 and r[0] == bench and r[4] == "ok" and "nolookback" not in r[1]]
+    variant, items, group = [*min(timed)[1].split("/"), "0", "0"][:3]
+    features = ",".join(f for f in variant.split("+") if f != "default") or "base"
+    return f"SOAC_LOOKBACK_VARIANT={features} SOAC_SCAN_ITEMS={items} SOAC_SCAN_GROUP={group}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", default="default,base,early,groupid,early+groupid")
@@ -56,7 +84,12 @@ def main() -> int:
     parser.add_argument("--log2-size", type=int, default=28)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--device", default=None)
+    parser.add_argument("--ptxas", action="store_true", help="print NVIDIA's register and spill counts of the scan kernels")
+    parser.add_argument("--best-env", nargs=2, metavar=("SWEEP", "BENCH"), help="print the settings of the fastest")
     options = parser.parse_args()
+    if options.best_env:
+        print(best_env(Path(options.best_env[0]), options.best_env[1]))
+        return 0
     from soac.lowering.runtime import choose_device
 
     device = choose_device(options.device)
@@ -90,6 +123,8 @@ def main() -> int:
                 timed.keep_on_device()
                 ms = float(np.median([timed.run([xs])[0] for _ in range(options.runs)]))
                 failures += status.startswith("WRONG")
+                if options.ptxas:
+                    status += ptxas_info(timed.program.source, device)
                 line = f"{ms:7.3f} {ms / memcpy:9.3f}  {status}"
             except Exception as error:
                 failures += 1

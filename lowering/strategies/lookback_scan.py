@@ -82,7 +82,7 @@ VARIANT = frozenset(os.environ.get("SOAC_LOOKBACK_VARIANT", "").replace(",", " "
 * `reqd`: the kernels declare their work-group size (`reqd_work_group_size`, the attribute REQD_GROUP_SIZE), which
   tells NVIDIA's compiler how many registers a work-item may have."""
 
-DEFAULT_VARIANT = frozenset({"early"})
+DEFAULT_VARIANT: frozenset[str] = frozenset()
 
 REQD_GROUP_SIZE = "kernel.reqd_group_size"
 """An i64 attribute on a `kernel.func`: the work-group size every launch of it uses (printed as
