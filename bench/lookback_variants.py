@@ -1,11 +1,12 @@
-"""Look-back scan variants side by side in one run (issue 17): each configuration checked, then timed like bench/run.py.
+"""Look-back scan tile shapes side by side in one run (issue 17): each configuration checked, then timed like bench/run.py.
 
-    python bench/lookback_variants.py [--configs early,base,early+groupid/32/256,...] [--benches map_scan,scan_scan]
-        [--log2-size 28] [--runs 5] [--device gpu]
+    python bench/lookback_variants.py [--configs default,default/96/128,nolookback,...] [--benches map_scan,scan_scan]
+        [--log2-size 28] [--runs 5] [--device gpu] [--ptxas]
 
-A configuration is `VARIANT[/ITEMS[/GROUP]]`: the features of SOAC_LOOKBACK_VARIANT joined by `+` (`default` for
-none given: the default), then optionally the items per work-item and the work-group size (SOAC_SCAN_ITEMS,
-SOAC_SCAN_GROUP; 0 = the default); `nolookback` skips the look-back (wrong results, the floor of the rest; not checked).
+A configuration is `NAME[/ITEMS[/GROUP]]`: `default`, or `nolookback` to skip the look-back (wrong results, the floor
+of the rest; not checked), then optionally the items per work-item and the work-group size (SOAC_SCAN_ITEMS,
+SOAC_SCAN_GROUP; 0 = the default). Variants of the kernel's code are compared the same way: the issue 17 runs
+selected them with a `+`-joined list of SOAC_LOOKBACK_VARIANT features in NAME (commit 738866d; see RESULTS.md).
 Benchmarks: map_scan, scan_scan (fused), and map_scan_unfused, scan_scan_unfused (no passes). Each configuration's
 program is first checked against numpy at awkward sizes, then its kernel time (OpenCL profiling, as bench/run.py)
 at 2^log2-size is the median of `--runs` calls, with the result of the first call checked, and printed as a ratio
@@ -40,12 +41,12 @@ def configure(config: str) -> bool:
     """Set lookback_scan's knobs for `config`; whether the results can be checked."""
     from soac.lowering.strategies import lookback_scan
 
-    variant, items, group = ([*config.split("/"), "0", "0"])[:3]
-    features = frozenset(f for f in variant.split("+") if f not in ("default", "nolookback"))
-    lookback_scan.VARIANT = features
+    name, items, group = [*config.split("/"), "0", "0"][:3]
+    if name not in ("default", "nolookback"):
+        raise ValueError(f"unknown configuration '{name}': expected default or nolookback")
     lookback_scan.ITEMS_PER_THREAD = int(items)
     lookback_scan.NVIDIA_GROUP = int(group)
-    lookback_scan.NO_LOOKBACK = "nolookback" in variant
+    lookback_scan.NO_LOOKBACK = name == "nolookback"
     return not lookback_scan.NO_LOOKBACK
 
 
@@ -68,28 +69,15 @@ def ptxas_info(source: str, device: object) -> str:
     return "; " + " | ".join(lines)
 
 
-def best_env(sweep: Path, bench: str) -> str:
-    """Shell assignments selecting the fastest correct configuration of `bench` in a sweep's output."""
-    rows = [line.split() for line in sweep.read_text().splitlines()]
-    timed = [(float(r[2]), r[1]) for r in rows if len(r) > 4 and r[0] == bench and r[4] == "ok" and "nolookback" not in r[1]]
-    variant, items, group = [*min(timed)[1].split("/"), "0", "0"][:3]
-    features = ",".join(f for f in variant.split("+") if f != "default") or "base"
-    return f"SOAC_LOOKBACK_VARIANT={features} SOAC_SCAN_ITEMS={items} SOAC_SCAN_GROUP={group}"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", default="default,base,early,groupid,early+groupid")
+    parser.add_argument("--configs", default="default,default/64/128,default/96/128,default/32/256,nolookback")
     parser.add_argument("--benches", default="map_scan,scan_scan")
     parser.add_argument("--log2-size", type=int, default=28)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--device", default=None)
     parser.add_argument("--ptxas", action="store_true", help="print NVIDIA's register and spill counts of the scan kernels")
-    parser.add_argument("--best-env", nargs=2, metavar=("SWEEP", "BENCH"), help="print the settings of the fastest")
     options = parser.parse_args()
-    if options.best_env:
-        print(best_env(Path(options.best_env[0]), options.best_env[1]))
-        return 0
     from soac.lowering.runtime import choose_device
 
     device = choose_device(options.device)

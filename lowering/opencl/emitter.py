@@ -282,9 +282,7 @@ class KernelPrinter:
                 params.append(f"__global {storage_type(arg.type.element_type)} *{restrict}{name}")
             else:
                 params.append(f"const {storage_type(arg.type)} {name}")
-        size = kernel.attributes.get("kernel.reqd_group_size")
-        declared = f"__attribute__((reqd_work_group_size({size.value.data}, 1, 1))) " if isinstance(size, IntegerAttr) else ""
-        self.out.write(f"__kernel {declared}void {kernel.kernel_name}({', '.join(params)}) {{\n")
+        self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
         if self.target.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
             self.lanes = self.fresh("lanes")

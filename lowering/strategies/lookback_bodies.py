@@ -32,7 +32,7 @@ from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
 from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 
 def lookback_scan_1d(
@@ -141,29 +141,7 @@ class _ScanomapBody:
                 else:
                     kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
-        commutative = commutative_combine(op.combine, k)
-        return lookback_scan.ScanBody(types, neutral, combine, load, store, commutative=commutative)
-
-
-COMMUTATIVE_OPS = (
-    arith.AddiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
-    arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp,
-)  # fmt: skip
-"""Integer ops whose operands may swap (float ops also may, but reducing in another order changes the rounding)."""
-
-
-def commutative_combine(combine: Region, k: int) -> bool:
-    """Whether an operator on `k` values is one commutative op per value: value `j` of the result is
-    `op(a_j, b_j)` or `op(b_j, a_j)` for an op of COMMUTATIVE_OPS (`combine(a_0 .. a_k-1, b_0 .. b_k-1)`)."""
-    block = combine.block
-    ops = list(block.ops)
-    if len(ops) != k + 1 or len(block.args) != 2 * k:
-        return False
-    for j, result in enumerate(ops[-1].operands):
-        op = result.owner
-        if not isinstance(op, COMMUTATIVE_OPS) or {op.lhs, op.rhs} != {block.args[j], block.args[k + j]}:
-            return False
-    return True
+        return lookback_scan.ScanBody(types, neutral, combine, load, store, scatters=scatter is not None)
 
 
 class _SegscanBody:

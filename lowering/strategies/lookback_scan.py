@@ -45,21 +45,24 @@ from dataclasses import dataclass
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
 from soac.lowering.conversion.soac_to_kernel import HostLowering
-from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i32, i64
+from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 """Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-64 for one 32-bit value on NVIDIA, 32 for up to 4, 16 for more (`_nvidia_items`), 16 on other devices."""
+on NVIDIA 64 for one 32-bit value, 96 for two published values of a plain scan (`_two_value_tiles`), 32 for up to
+4, 16 for more (`_nvidia_items`); 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
 """Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
-published), 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64 0.767 ms; two
-values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with rows of 16 ... 4096:
-128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms."""
+published) and for two values of a plain scan, 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items
+0.733 ms, 256 x 64 0.767 ms; two values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of
+2^27 i32 with rows of 16 ... 4096: 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms. Issue 17, one call
+(bench/results/h200_issue17_variants_sweep2_*.txt): map->scan 128 x 64 0.681 ms, 128 x 96 0.704, 128 x 128 0.737,
+256 x 64 0.720; scan_scan 128 x 96 1.159 ms, 256 x 32 1.295, 128 x 64 1.331, 256 x 64 1.234, 128 x 128 1.421."""
 
 LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "")
 """`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items
@@ -69,24 +72,6 @@ ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
 rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
 0.53."""
-
-VARIANT = frozenset(os.environ.get("SOAC_LOOKBACK_VARIANT", "").replace(",", " ").split())
-"""Look-back experiments, any of (comma-separated; empty = the default, `DEFAULT_VARIANT`):
-
-* `base`: none of the others;
-* `early` (NVIDIA, striped tiles, commutative operators: `ScanBody.commutative`): the tile's aggregate comes from a
-  reduction (each work-item's items, a butterfly across the warp, the warps' totals through local memory), so
-  warp 0 publishes it and looks back before the warps scan their vectors, which they do while it waits;
-* `groupid`: the tile is the work-group's id instead of a ticket (no atomic and no barrier before the loads; relies
-  on the device starting work-groups in order, as CUB does on NVIDIA);
-* `reqd`: the kernels declare their work-group size (`reqd_work_group_size`, the attribute REQD_GROUP_SIZE), which
-  tells NVIDIA's compiler how many registers a work-item may have."""
-
-DEFAULT_VARIANT: frozenset[str] = frozenset()
-
-REQD_GROUP_SIZE = "kernel.reqd_group_size"
-"""An i64 attribute on a `kernel.func`: the work-group size every launch of it uses (printed as
-`reqd_work_group_size`)."""
 
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
@@ -121,8 +106,8 @@ class ScanBody:
     load: Callable[[SSAValue, int, bool, SSAValue], list[Values]]
     store: Callable[[SSAValue, list[Values], bool, SSAValue], None]
     segment_start: Callable[[SSAValue], SSAValue] | None = None
-    commutative: bool = False
-    """`combine(a, b) == combine(b, a)`: a tile's aggregate may be reduced in any order (the `early` variant)."""
+    scatters: bool = False
+    """`store` scatters the results (scan_scatter.py) rather than storing them in place."""
 
     def published(self, kb: KernelBuilder) -> ScanBody:
         """The part of the scan that status words carry: all values, or all but the segment flag."""
@@ -216,10 +201,11 @@ def lookback_scan(
     body = make_body(kb)
     k = len(body.types)
     shared = body.published(kb)
-    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 else 256)) if warps else lw.group_size
+    two_values = _two_value_tiles(body)
+    group = (NVIDIA_GROUP or (128 if len(shared.types) == 1 or two_values else 256)) if warps else lw.group_size
     if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or (_nvidia_items(k) if warps else 16)
+    items = ITEMS_PER_THREAD or ((96 if two_values else _nvidia_items(k)) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     tile_size = group * items
@@ -240,17 +226,17 @@ def lookback_scan(
     shape = (group, items, warps)
     _build_scan(kb, body, n, shape, status, counter, None)
     lw.add_kernel(kb, flat_size, m.c(group))
-    _declare_group_size(lw, group)
     if rows is not None and by_rows is not None:
         kb = lw.kernel("scan_lookback_rows")
         _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
-        _declare_group_size(lw, group)
 
 
-def _declare_group_size(lw: HostLowering, group: int) -> None:
-    if "reqd" in (VARIANT or DEFAULT_VARIANT):
-        lw.kernels[-1].attributes[REQD_GROUP_SIZE] = IntegerAttr(group, i64)
+def _two_value_tiles(body: ScanBody) -> bool:
+    """Whether a scan takes NVIDIA's two-value tiles (128 x 96): two scanned values, no segment flag, no scatter.
+    On the H200 (2^28 i32, scan_scan fused, one call) 128 x 96 took 1.159 ms against 1.295 for 256 x 32, although
+    ptxas spills 32 bytes a work-item at 255 registers; 128 x 128 spilled 548 bytes and took 1.421."""
+    return len(body.types) == 2 and body.segment_start is None and not body.scatters
 
 
 def _nvidia_items(values: int) -> int:
@@ -295,15 +281,11 @@ def _build_scan(  # noqa: C901
     t = kb.m.insert(LocalIdOp(0), "tid")
     zero = kb.m.c(0)
 
-    variant = VARIANT or DEFAULT_VARIANT
-    if "groupid" in variant:
-        tile = kb.m.insert(GroupIdOp(0), "tile")
-    else:
-        ticket_local = local_array(kb, 1, IndexType(), "ticket")
-        kb.if_then(kb.m.eq(t, zero), lambda: lstore(kb, ix.atomic_ticket(kb, counter_view), ticket_local, zero))
-        barrier(kb)
-        tile = lload(kb, ticket_local, zero)
-        tile.name_hint = "tile"
+    ticket_local = local_array(kb, 1, IndexType(), "ticket")
+    kb.if_then(kb.m.eq(t, zero), lambda: lstore(kb, ix.atomic_ticket(kb, counter_view), ticket_local, zero))
+    barrier(kb)
+    tile = lload(kb, ticket_local, zero)
+    tile.name_hint = "tile"
     tile_base = kb.m.mul(tile, kb.m.c(tile_size), "tile_base")
     tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kn, "tile_end")
     stride = kb.m.c(1)
@@ -339,11 +321,8 @@ def _build_scan(  # noqa: C901
             prefixes.append(body.combine(prefixes[-1], chunk[j * k : (j + 1) * k]))
         runs.append(prefixes)
 
-    early = striped and body.commutative and body.segment_start is None and "early" in variant
-
-    def warp_starts() -> tuple[list[Values], Values]:
-        """Each vector's exclusive prefix within the warp (striped order), and the warp's total."""
-        lane, _ = _lane_and_warp(kb, t)
+    if striped:
+        lane, warp = _lane_and_warp(kb, t)
         running = body.neutral()
         starts: list[Values] = []
         for prefixes in runs:
@@ -352,17 +331,6 @@ def _build_scan(  # noqa: C901
             exclusive = select(kb, kb.m.eq(lane, zero), body.neutral(), shifted)
             starts.append(body.combine(running, exclusive))
             running = body.combine(running, [ix.shuffle(kb, "idx", v, kb.m.c(WARP - 1)) for v in inclusive])
-        return starts, running
-
-    thread_prefixes: list[Values] = []
-    if early:
-        lane, _ = _lane_and_warp(kb, t)
-        own = runs[0][-1]
-        for prefixes in runs[1:]:
-            own = body.combine(own, prefixes[-1])
-        warp_prefix, total = _block_scan_warps(kb, body, t, _warp_reduce(kb, body, own), group, inclusive=False)
-    elif striped:
-        starts, running = warp_starts()
         warp_prefix, total = _block_scan_warps(kb, body, t, running, group, inclusive=False)
         thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     else:
@@ -384,9 +352,6 @@ def _build_scan(  # noqa: C901
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
-    if early:  # the warps scan their vectors while warp 0 looks back
-        starts, _ = warp_starts()
-        thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     barrier(kb)
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
@@ -463,16 +428,6 @@ def _warp_scan(kb: KernelBuilder, body: ScanBody, lane: SSAValue, values: Values
         has = kb.m.insert(arith.CmpiOp(lane, kb.m.c(step), "uge"))
         values = select(kb, has, body.combine(other, values), values)
         step *= 2
-    return values
-
-
-def _warp_reduce(kb: KernelBuilder, body: ScanBody, values: Values) -> Values:
-    """The combination of every lane's `values`, in every lane, by a butterfly (`shfl.sync.bfly`): for commutative
-    operators only (lanes combine in another order than theirs)."""
-    step = WARP // 2
-    while step:
-        values = body.combine(values, [ix.shuffle(kb, "xor", v, kb.m.c(step)) for v in values])
-        step //= 2
     return values
 
 
