@@ -1,13 +1,15 @@
-"""Peer implementations of the benchmarks: numpy on the CPU; CuPy, torch and JAX on the GPU (when installed).
+"""Peer implementations of the benchmarks: numpy on the CPU; CuPy, torch, JAX and CUB on the GPU (when installed).
 
 Dtypes are pinned: torch and CuPy promote int32 sums and cumulative sums to
 int64 unless told (`dtype=`), which moves more bytes and is not the same
-computation. GPU peers are timed with CUDA events (torch, CuPy) or wall time
-after `block_until_ready` (JAX); numpy with wall time.
+computation. GPU peers are timed with CUDA events (torch, CuPy, CUB) or wall time
+after `block_until_ready` (JAX); numpy with wall time. CUB (bench/cub_scan.cu) is built
+with nvcc where there is one and called through ctypes on host arrays.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import subprocess
@@ -45,13 +47,15 @@ class Peer:
         return ms, host
 
 
-def build_cuda(source: Path) -> Path | None:
-    """`source` built with nvcc for this machine's GPU (a CUB peer), or None where there is no nvcc."""
+def build_cuda(source: Path, shared: bool = False) -> Path | None:
+    """`source` built with nvcc for this machine's GPU (a CUB peer: a program, or a shared library with `shared`),
+    or None where there is no nvcc."""
     nvcc = shutil.which("nvcc") or next((str(p) for p in Path("/usr/local").glob("cuda*/bin/nvcc")), None)
     if nvcc is None:
         return None
-    binary = Path(tempfile.gettempdir()) / f"soac_{source.stem}"
-    subprocess.run([nvcc, "-O3", "-arch=native", "-o", str(binary), str(source)], check=True)
+    binary = Path(tempfile.gettempdir()) / (f"libsoac_{source.stem}.so" if shared else f"soac_{source.stem}")
+    library = ["-shared", "-Xcompiler", "-fPIC"] if shared else []
+    subprocess.run([nvcc, "-O3", "-arch=native", *library, "-o", str(binary), str(source)], check=True)
     return binary
 
 
@@ -192,6 +196,48 @@ def jax_peer() -> Peer | None:
     )
 
 
+CUB_OPS = {"map_scan": 0, "scan": 1, "sum": 2, "scan_scan": 3}
+"""The ops of bench/cub_scan.cu's `soac_cub`."""
+
+
+class CubPeer(Peer):
+    """A CUB program of bench/cub_scan.cu: it copies the input to the GPU, times its op with CUDA events and gives
+    the results of the last call. `premap` applies x*3+1 on the host first (the plain scan of the mapped array)."""
+
+    def __init__(self, name: str, library: ctypes.CDLL, ops: dict[str, str], premap: bool = False):
+        super().__init__(name, "gpu", {bench: lambda: None for bench in ops}, lambda a: a, lambda r: r, lambda fn, runs: 0.0)
+        self.library, self.cub_ops, self.premap = library, ops, premap
+
+    def time(self, bench: str, args: list[Any], runs: int) -> tuple[float, list[np.ndarray]]:
+        xs = np.ascontiguousarray(args[0], dtype=np.int32)
+        if self.premap:
+            xs = xs * np.int32(3) + np.int32(1)
+        op = CUB_OPS[self.cub_ops[bench]]
+        outs = [np.empty(1 if op == 2 else len(xs), np.int32), np.empty(len(xs) if op == 3 else 1, np.int32)]
+        pointer = ctypes.POINTER(ctypes.c_int32)
+        ms = self.library.soac_cub(op, xs.ctypes.data_as(pointer), *(o.ctypes.data_as(pointer) for o in outs), len(xs), runs)
+        if ms < 0:
+            raise RuntimeError(f"CUB {self.cub_ops[bench]} failed with CUDA error {int(-ms)}")
+        return float(ms), (outs if op == 3 else [outs[0].reshape(()) if op == 2 else outs[0]])
+
+
+def cub_peers() -> list[Peer]:
+    """CUB on the same arrays as soac (fused map->scan, redomap sum, two scans; the plain scan of the mapped array),
+    where nvcc builds bench/cub_scan.cu."""
+    path = build_cuda(Path(__file__).resolve().parent / "cub_scan.cu", shared=True)
+    if path is None:
+        return []
+    library = ctypes.CDLL(str(path))
+    pointer = ctypes.POINTER(ctypes.c_int32)
+    library.soac_cub.argtypes = [ctypes.c_int, pointer, pointer, pointer, ctypes.c_long, ctypes.c_int]
+    library.soac_cub.restype = ctypes.c_float
+    fused = {"map_scan": "map_scan", "sum": "sum", "scan_scan": "scan_scan"}
+    return [
+        CubPeer("CUB (transform iterator; two scans for scan_scan)", library, fused),
+        CubPeer("CUB InclusiveSum of the mapped array (plain scan)", library, {"map_scan": "scan"}, premap=True),
+    ]
+
+
 def available_peers(gpu: bool, smoke: bool) -> list[Peer]:
     peers = [numpy_peer()]
     if gpu and not smoke:
@@ -202,4 +248,8 @@ def available_peers(gpu: bool, smoke: bool) -> list[Peer]:
                 peer = None
             if peer is not None:
                 peers.append(peer)
+        try:
+            peers.extend(cub_peers())
+        except Exception as error:  # a CUB build failure costs the CUB rows only
+            print(f"CUB peers not built: {type(error).__name__}: {error}", flush=True)
     return peers

@@ -6,7 +6,7 @@
     python bench/run.py --gpu --only map_scan,sum --runs 20 --out bench/out
 
 Benchmarks (programs in bench/programs/): map_scan, scan_scan (horizontal
-scanomap-scanomap), sum (redomap), radix_sort (32 steps), segred and segscan
+scanomap-scanomap), sum (redomap; CUB peers for these three where nvcc is there), radix_sort (32 steps), segred and segscan
 sweeps over segment lengths at a constant total size, matmul over a shape
 sweep, locvolcalib (examples/locvolcalib.mlir). Each soac program runs in
 pipeline variants (`unfused`: no passes; `fused`: soac-fuse; more where a pass
@@ -560,6 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="OpenCL device (see soac.lowering.runtime.choose_device)")
     parser.add_argument("--out", default=None, help="folder for results.json and plots (default bench/out-<mode>)")
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
+    parser.add_argument("--peers", help="comma-separated peers to time (by the start of their names), e.g. cub,torch")
     parser.add_argument("--group-size", type=int, default=None, help="work-group size (default: the runtime's)")
     parser.add_argument("--variants", help="comma-separated soac variants to run (default: all), e.g. fused,group")
     options = parser.parse_args(argv)
@@ -570,7 +571,11 @@ def main(argv: list[str] | None = None) -> int:
     from soac.lowering.runtime import choose_device, scan_strategy_for
 
     device = choose_device(device_spec)
-    PEERS.extend(available_peers(gpu=options.mode == "gpu", smoke=options.mode == "smoke"))
+    peers = available_peers(gpu=options.mode == "gpu", smoke=options.mode == "smoke" or options.no_peers)
+    if options.peers:
+        wanted = [w.lower() for w in options.peers.split(",")]
+        peers = [p for p in peers if any(p.name.lower().startswith(w) for w in wanted)]
+    PEERS.extend(peers)
     out = Path(options.out or ROOT / "bench" / f"out-{options.mode}")
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)

@@ -237,6 +237,8 @@ class KernelPrinter:
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
         self.indent = 1
+        self.lanes: str | None = None
+        """The local array that emulated shuffles and ballots go through (`DeviceTarget.emulated_subgroups`)."""
 
     # -- names and expressions -----------------------------------------------
 
@@ -281,6 +283,10 @@ class KernelPrinter:
             else:
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
+        self.lanes = None
+        if self.target.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
+            self.lanes = self.fresh("lanes")
+            self.line(f"__local int {self.lanes}[{self.target.subgroup_width}];")
         self.print_block(kernel.body.block)
         self.out.write("}\n")
 
@@ -436,6 +442,14 @@ class KernelPrinter:
         self.line(f"int {bits};")
         value = self.expr(op.value)
         value = f"as_int({value})" if op.value.type == f32 else value
+        if self.lanes is not None:
+            self.print_emulated_shuffle(op, bits, value)
+        else:
+            self.print_ptx_shuffle(op, bits, value)
+        if op.value.type == f32:
+            self.assign(op.result, f"as_float({bits})")
+
+    def print_ptx_shuffle(self, op: kd.ShuffleOp, bits: str, value: str) -> None:
         clamp = 0 if op.mode.data == "up" else op.lanes - 1
         control = (32 - op.lanes) << 8 | clamp
         c = "0" if control == 0 else f"{control:#x}"
@@ -444,8 +458,22 @@ class KernelPrinter:
             f'asm volatile("shfl.sync.{mode}.b32 %0, %1, %2, {c}, 0xffffffff;" '
             f': "=r"({bits}) : "r"({value}), "r"({self.expr(op.lane)}));'
         )
-        if op.value.type == f32:
-            self.assign(op.result, f"as_float({bits})")
+
+    def print_emulated_shuffle(self, op: kd.ShuffleOp, bits: str, value: str) -> None:
+        """`lanes[me] = value; barrier; bits = lanes[source]; barrier` (`emulated_subgroups`; PTX's clamping)."""
+        width, delta = op.lanes, f"(int){self.expr(op.lane)}"
+        me = f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
+        first = f"({me} & ~{width - 1})"
+        source = {
+            "up": f"({me} - {delta} >= {first} ? {me} - {delta} : {me})",
+            "down": f"({me} + {delta} < {first} + {width} ? {me} + {delta} : {me})",
+            "idx": f"({first} + ({delta} & {width - 1}))",
+            "xor": f"({first} + (({me} ^ {delta}) & {width - 1}))",
+        }[op.mode.data]
+        self.line(f"{self.lanes}[{me}] = {value};")
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+        self.line(f"{bits} = {self.lanes}[{source}];")
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);")
 
     def print_ballot(self, op: kd.BallotOp) -> None:
         """`vote.sync.ballot` in inline PTX, of the whole warp: narrower ballots would need their segment's bits."""
@@ -457,6 +485,14 @@ class KernelPrinter:
             )
         name = self.define(op.result)
         self.line(f"int {name};")
+        if self.lanes is not None:
+            me = f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
+            self.line(f"{self.lanes}[{me}] = {self.expr(op.predicate)} ? (int)(1u << {me}) : 0;")
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+            self.line(f"{name} = 0;")
+            self.line(f"for (int l = 0; l < {op.lanes}; l++) {name} |= {self.lanes}[l];")
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+            return
         self.line(
             'asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" '
             f': "=r"({name}) : "r"((uint){self.expr(op.predicate)}));'

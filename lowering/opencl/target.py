@@ -10,8 +10,11 @@ the runtime picks the target of the device it runs on (`target_for_device`).
 | `generic` | none | reduce-then-scan | strided | local-memory tiles | group per element |
 | `nvidia` | 32 lanes (`shfl.sync`, `vote.sync`, inline PTX) | look-back | strided | local-memory tiles | group per element |
 | `cpu` | none | chunked | contiguous | a result per work-item (caches share the reads) | work-item per element |
+| `emulated-warps` | 32 lanes, through local memory and barriers | look-back | strided | local-memory tiles | group per element |
 
-NVIDIA's OpenCL has no sub-group extension and no float atomics, hence the inline PTX.
+NVIDIA's OpenCL has no sub-group extension and no float atomics, hence the inline PTX. `emulated-warps` is for
+tests: it runs the kernels lowered as for NVIDIA (warp shuffles and ballots) on PoCL, where every work-group must
+be one warp of 32 work-items (e.g. `lookback_scan.NVIDIA_GROUP = 32`).
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 
@@ -57,6 +60,12 @@ class DeviceTarget:
     """A device-scope fence on global memory prints as PTX `membar.gl`: NVIDIA's `mem_fence` orders accesses for
     the work-group only, so a lock released by another work-group could be seen before the stores it guarded."""
 
+    emulated_subgroups: bool = False
+    """Shuffles and ballots print as exchanges through a local array with a barrier on each side, for devices with
+    no sub-groups (PoCL in the tests). Right only where a work-group is one sub-group and all its work-items reach
+    every shuffle and ballot together (a barrier's rule), as the NVIDIA look-back scan's code does with 32-work-item
+    groups."""
+
     @property
     def has_subgroups(self) -> bool:
         return self.subgroup_width > 0
@@ -74,6 +83,9 @@ TARGETS = {
         ptx_fences=True,
     ),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
+    "emulated-warps": DeviceTarget(
+        "emulated-warps", subgroup_width=32, scan="lookback", contiguous=False, emulated_subgroups=True
+    ),
 }
 
 

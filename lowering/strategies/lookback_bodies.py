@@ -141,7 +141,7 @@ class _ScanomapBody:
                 else:
                     kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
-        return lookback_scan.ScanBody(types, neutral, combine, load, store)
+        return lookback_scan.ScanBody(types, neutral, combine, load, store, scatters=scatter is not None)
 
 
 class _SegscanBody:

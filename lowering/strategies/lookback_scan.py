@@ -53,13 +53,16 @@ from xdsl.rewriter import InsertPoint
 
 ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
 """Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-64 for one 32-bit value on NVIDIA, 32 for up to 4, 16 for more (`_nvidia_items`), 16 on other devices."""
+on NVIDIA 64 for one 32-bit value, 96 for two published values of a plain scan (`_two_value_tiles`), 32 for up to
+4, 16 for more (`_nvidia_items`); 16 on other devices."""
 
 NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
 """Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
-published), 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64 0.767 ms; two
-values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with rows of 16 ... 4096:
-128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms."""
+published) and for two values of a plain scan, 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items
+0.733 ms, 256 x 64 0.767 ms; two values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of
+2^27 i32 with rows of 16 ... 4096: 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms. Issue 17, one call
+(bench/results/h200_issue17_variants_sweep2_*.txt): map->scan 128 x 64 0.681 ms, 128 x 96 0.704, 128 x 128 0.737,
+256 x 64 0.720; scan_scan 128 x 96 1.159 ms, 256 x 32 1.295, 128 x 64 1.331, 256 x 64 1.234, 128 x 128 1.421."""
 
 LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "")
 """`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items
@@ -105,6 +108,8 @@ class ScanBody:
     store: Callable[[SSAValue, list[Values], bool, SSAValue], None]
     segment_start: Callable[[SSAValue], SSAValue] | None = None
     flagged: bool = True
+    scatters: bool = False
+    """`store` scatters the results (scan_scatter.py) rather than storing them in place."""
 
     @property
     def has_flag(self) -> bool:
@@ -244,13 +249,21 @@ def lookback_scan(
 
 def _tile_shape(lw: HostLowering, body: ScanBody, kb: KernelBuilder, warps: bool) -> tuple[int, int]:
     """(work-items, items per work-item) of a look-back tile of `body`."""
-    group = (NVIDIA_GROUP or (128 if len(body.published(kb).types) == 1 else 256)) if warps else lw.group_size
+    two_values = _two_value_tiles(body)
+    group = (NVIDIA_GROUP or (128 if len(body.published(kb).types) == 1 or two_values else 256)) if warps else lw.group_size
     if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or (_nvidia_items(len(body.types)) if warps else 16)
+    items = ITEMS_PER_THREAD or ((96 if two_values else _nvidia_items(len(body.types))) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     return group, items
+
+
+def _two_value_tiles(body: ScanBody) -> bool:
+    """Whether a scan takes NVIDIA's two-value tiles (128 x 96): two scanned values, no segment flag, no scatter.
+    On the H200 (2^28 i32, scan_scan fused, one call) 128 x 96 took 1.159 ms against 1.295 for 256 x 32, although
+    ptxas spills 32 bytes a work-item at 255 registers; 128 x 128 spilled 548 bytes and took 1.421."""
+    return len(body.types) == 2 and body.segment_start is None and not body.scatters
 
 
 def _nvidia_items(values: int) -> int:

@@ -1,0 +1,89 @@
+"""The NVIDIA look-back scan (warp shuffles and ballots) on PoCL, against the interpreter, and its tile shapes.
+
+PoCL has no sub-groups: the `emulated-warps` target prints the kernels' shuffles and ballots as exchanges
+through local memory, which is right when a work-group is one warp, so these tests make the NVIDIA kernel's
+work-groups 32 work-items, with 8 items each (tiles of 256 elements; PoCL builds a kernel with many barriers
+slowly, and every emulated shuffle is two).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from soac.lowering.opencl.emitter import opencl_source
+from soac.lowering.runtime import compile_module, lower_module
+from soac.lowering.strategies import lookback_scan
+from soac.passes.soac_fuse import SoacFusePass
+from xdsl.context import Context
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZES = [1, 255, 257, 256 * 40 + 5]  # part of a tile, one and a bit, many tiles with a partial last one
+
+
+def program_text(name: str) -> str:
+    return (ROOT / "bench" / "programs" / f"{name}.mlir").read_text().replace("LEVEL", "group")
+
+
+def fused(parse, name: str):
+    module = parse(program_text(name), f"{name}.mlir")
+    SoacFusePass().apply(Context(), module)
+    return module
+
+
+@pytest.fixture
+def one_warp_groups(monkeypatch) -> None:
+    monkeypatch.setattr(lookback_scan, "NVIDIA_GROUP", 32)
+    monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
+
+
+def test_map_scan(differential, rng, one_warp_groups) -> None:
+    """The unfused map->scan: a look-back scan of one value (the map is its own kernel)."""
+    for n in SIZES:
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        differential(program_text("map_scan"), "main", [xs], device="pocl", scan="lookback", target="emulated-warps")  # pyright: ignore[reportCallIssue]
+
+
+@pytest.mark.slow
+def test_fused_one_and_two_values(parse, rng, one_warp_groups) -> None:
+    """The fused map->scan (one value) and the horizontally fused scan_scan ((+) and max: two status words)."""
+    map_scan = compile_module(fused(parse, "map_scan"), "pocl", scan="lookback", target="emulated-warps")
+    scan_scan = compile_module(fused(parse, "scan_scan"), "pocl", scan="lookback", target="emulated-warps")
+    for n in SIZES:
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        (got,) = map_scan.call("main", [xs])
+        np.testing.assert_array_equal(got, np.cumsum(3 * xs + 1, dtype=np.int32))
+        sums, maxs = scan_scan.call("main", [xs])
+        np.testing.assert_array_equal(sums, np.cumsum(xs * xs, dtype=np.int32))
+        np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs))
+
+
+@pytest.mark.slow
+def test_segscan(differential, rng, one_warp_groups) -> None:
+    """A segmented scan with rows shorter than a tile, rows over several tiles, and 64 rows of 260 over 256-element
+    tiles (the row-major kernel)."""
+    for m, n in ((3, 5), (5, 1000), (64, 260)):
+        xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
+        differential(program_text("segscan"), "main", [xss], device="pocl", scan="lookback", target="emulated-warps")  # pyright: ignore[reportCallIssue]
+
+
+def test_emulated_warps_source(parse, one_warp_groups) -> None:
+    """The emulated target prints no inline PTX: shuffles and ballots go through a local array between barriers."""
+    text = opencl_source(lower_module(fused(parse, "map_scan"), 32, 8, "lookback", target="emulated-warps"))
+    assert "asm" not in text
+    assert "__local int lanes[32];" in text
+    assert "lanes[((int)get_local_id(0) & 31)] = " in text
+
+
+@pytest.mark.parametrize(
+    ("name", "tile"),
+    [("map_scan", 128 * 64), ("scan_scan", 128 * 96), ("segscan", 128 * 32)],
+    ids=["one_value", "two_values", "segmented"],
+)
+def test_nvidia_tile_shapes(parse, name: str, tile: int) -> None:
+    """NVIDIA tiles: 128 x 64 for one value, 128 x 96 for the two values of a plain scan, and a segmented scan's
+    (flag, value) keeps 128 x 32 (its rows of up to 4096 fill whole tiles)."""
+    module = fused(parse, name) if name != "segscan" else parse(program_text(name), f"{name}.mlir")
+    text = opencl_source(lower_module(module, 256, 1024, "lookback", target="nvidia"))
+    assert f"tile * {tile}L" in text
