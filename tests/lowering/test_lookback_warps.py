@@ -61,9 +61,9 @@ def test_fused_one_and_two_values(parse, rng, one_warp_groups) -> None:
 
 @pytest.mark.slow
 def test_segscan(differential, rng, one_warp_groups) -> None:
-    """A segmented scan with rows shorter than a tile, rows over several tiles, and 64 rows of 260 over 256-element
-    tiles (the row-major kernel)."""
-    for m, n in ((3, 5), (5, 1000), (64, 260)):
+    """A segmented scan with rows shorter than a tile, rows over several tiles, 64 rows of 260 over 256-element
+    tiles (the row-major kernel), and rows of whole tiles (the kernel without segment flags)."""
+    for m, n in ((3, 5), (5, 1000), (64, 260), (3, 512), (64, 256)):
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
         differential(program_text("segscan"), "main", [xss], device="pocl", scan="lookback", target="emulated-warps")  # pyright: ignore[reportCallIssue]
 
