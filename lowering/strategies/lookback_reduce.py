@@ -57,6 +57,15 @@ REDUCED_TYPES = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "index")
 WARP = ix.WARP
 
 
+FAN_IN = 0
+"""Tiles per block (at most the group size; 0: the group size). Tests set fewer, so that a small input makes more
+blocks than work-items and the last block folds several block partials per work-item."""
+
+
+def fan_in(group: int) -> int:
+    return min(FAN_IN, group) if FAN_IN > 0 else group
+
+
 def supports(types: Sequence[Attribute]) -> bool:
     return bool(types) and all(str(t) in REDUCED_TYPES for t in types)
 
@@ -195,6 +204,7 @@ class TileReducer:
 
     def __init__(self, kb: KernelBuilder, red: TileReduction, arrays: ReductionArrays, t: SSAValue, group: int, warps: bool):
         self.kb, self.red, self.t, self.group, self.warps = kb, red, t, group, warps
+        self.fan_in = fan_in(group)
         self.partials = [kb.array(p) for p in arrays.partials]
         self.block_partials = [kb.array(p) for p in arrays.block_partials]
         self.tickets = kb.array(arrays.tickets)
@@ -215,7 +225,7 @@ class TileReducer:
         def leader() -> None:
             for value, view in zip(self.tile_combine.total(), self.partials):
                 kb.store(_to_stored(kb, value, view), view, tile)
-            block = m.div(tile, m.c(self.group), "block")
+            block = m.div(tile, m.c(self.fan_in), "block")
             last = self._ticket(block, self._tiles_in_block(block, tiles))
             kb.b.insert(StoreOp(last, self.last_block_tile, m.c(0)))
 
@@ -227,15 +237,15 @@ class TileReducer:
         zero = m.c(0)
         _barrier(kb)
         last_of_block = self._flag(self.last_block_tile)
-        block = m.div(tile, m.c(self.group), "block")
+        block = m.div(tile, m.c(self.fan_in), "block")
         in_block = self._tiles_in_block(block, tiles)
         reads = m.insert(arith.AndIOp(last_of_block, m.lt(self.t, in_block)))
-        index = m.add(m.mul(block, m.c(self.group)), self.t)
+        index = m.add(m.mul(block, m.c(self.fan_in)), self.t)
         mine = kb.if_values(reads, self.red.types, lambda: self._read(self.partials, index), self.red.neutral)
         blocks_combine = GroupCombine(kb, self.red, self.t, self.group, self.warps, "block_reduced")
         blocks_combine.start(mine)
         _barrier(kb)
-        blocks = m.ceildiv(tiles, m.c(self.group), "blocks")
+        blocks = m.ceildiv(tiles, m.c(self.fan_in), "blocks")
 
         def leader() -> None:
             def publish() -> list[SSAValue]:
@@ -270,7 +280,7 @@ class TileReducer:
 
     def _tiles_in_block(self, block: SSAValue, tiles: SSAValue) -> SSAValue:
         m = self.kb.m
-        return m.min(m.c(self.group), m.sub(tiles, m.mul(block, m.c(self.group))), "tiles_in_block")
+        return m.min(m.c(self.fan_in), m.sub(tiles, m.mul(block, m.c(self.fan_in))), "tiles_in_block")
 
     def _ticket(self, counter: SSAValue, count: SSAValue) -> SSAValue:
         """After a device-scope fence (the partials written before it are seen before the ticket), take a ticket of

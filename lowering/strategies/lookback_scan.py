@@ -46,7 +46,7 @@ from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
-from soac.lowering.strategies.lookback_reduce import ReductionArrays, TileReducer, TileReduction
+from soac.lowering.strategies.lookback_reduce import ReductionArrays, TileReducer, TileReduction, fan_in
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -221,7 +221,7 @@ def lookback_scan(
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(shared.types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     red = body.reduction
-    reduced = ReductionArrays.allocate(lw, red.types, tiles, group) if red is not None else None
+    reduced = ReductionArrays.allocate(lw, red.types, tiles, fan_in(group)) if red is not None else None
     _init_kernel(lw, tiles, status, counter, reduced)
     shape = (group, items, warps)
     _build_scan(kb, body, n, shape, status, counter, None, reduced)
