@@ -44,6 +44,8 @@ def lookback_scan_1d(
     reduced in the same kernel (`lookback_reduce.py`) and its results bound here."""
     body = _ScanomapBody(lw, op, out, sink)
     reduced = lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
+    for value, result in zip(reduced, out.reduced):
+        value.name_hint = result.name_hint
     bind(lw, out.reduced, reduced)
 
 
