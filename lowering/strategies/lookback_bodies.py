@@ -10,8 +10,9 @@ the post lambda). `lookback_scan` makes the kernels:
     kernel.launch @main_scan_lookback_rows_0(...) // segscan only: tiles along many long rows (the host launches
                                                   // this one or the flat one, the other with no work-items)
 
-`_ScanomapBody` is the body of a 1-D scan or scanomap; where inputs and outputs are whole 1-D
-arrays of 32-bit values, full tiles move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
+`_ScanomapBody` is the body of a 1-D scan or scanomap (with its reduction part, if any:
+`lookback_reduce.py`); where inputs and outputs are whole 1-D arrays of 32-bit values, full tiles
+move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
 step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over

@@ -25,6 +25,9 @@ counter); `scan_lookback` launches one work-group per tile of
 5. every work-item combines the tile prefix, its group prefix and its items'
    prefixes, applies the post lambda and stores (vector stores when possible).
 
+A scanomap's reduction part (`ScanBody.reduction`) is folded beside the scan and combined over the tiles
+without the look-back (`lookback_reduce.py`); a non-commutative one makes NVIDIA tiles contiguous.
+
 Regular segmented scans (`ScanBody.segment_start`) publish no flag, skip the look-back
 in tiles that start a segment, and, with many rows longer than a tile, use a second
 kernel whose tiles follow the rows (`scan_lookback_rows`, see `lookback_scan`).
