@@ -5,9 +5,10 @@ reductions) runs as one look-back kernel on targets whose scan strategy is `look
 no look-back, so they never touch the status words. In every tile
 
 1. each work-item folds the reduced values of its items in registers, in item order, beside the scan;
-2. the work-group combines the work-items' values in work-item order (`GroupCombine`): on NVIDIA a warp
-   shuffle tree, lane 0 of each warp writing to local memory before the barrier that follows the look-back,
-   and work-item 0 folding the warps after it; elsewhere an order-preserving tree in local memory;
+2. after the look-back (off its critical path: the other warps do it while warp 0 looks back), the work-group
+   combines the work-items' values in work-item order (`GroupCombine`): on NVIDIA a warp shuffle tree, lane 0 of
+   each warp writing to local memory before the barrier that follows the look-back, and work-item 0 folding the
+   warps after it; elsewhere an order-preserving tree in local memory;
 3. work-item 0 writes the tile's value to `partials[tile]`, fences global memory at device scope and takes a
    ticket of its block's counter; tiles come in blocks of `fan_in` (the group size) consecutive tiles;
 4. the tile that takes its block's last ticket combines the block's partials (one per work-item) into
@@ -199,7 +200,7 @@ class GroupCombine:
 
 
 class TileReducer:
-    """The reduction part's code in the look-back kernel, in the order `_build_scan` calls it: `start_tile` (before
+    """The reduction part's code in the look-back kernel, in the order `_build_scan` calls it: `start_tile` (after
     the look-back), `publish_tile` (after the barrier that follows it), `combine_tiles` (after the tile's stores)."""
 
     def __init__(self, kb: KernelBuilder, red: TileReduction, arrays: ReductionArrays, t: SSAValue, group: int, warps: bool):

@@ -352,7 +352,6 @@ def _build_scan(  # noqa: C901
     reducer = None
     if red is not None and reduced is not None:
         reducer = TileReducer(kb, red, reduced, t, group, warps)
-        reducer.start_tile(reduced_values)
     prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(shared.types)]
     first_tile = kb.m.eq(tile, zero)
     alone, ready, total_shared = first_tile, first_tile, total
@@ -364,6 +363,8 @@ def _build_scan(  # noqa: C901
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
+    if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
+        reducer.start_tile(reduced_values)
     barrier(kb)
     tiles = kb.m.ceildiv(kn, kb.m.c(tile_size), "tiles") if reducer is not None else None
     if reducer is not None and tiles is not None:

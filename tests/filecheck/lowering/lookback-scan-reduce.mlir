@@ -5,7 +5,8 @@
 
 // A scanomap with a reduction part (what soac-fuse makes of bench/programs/scan_reduce.mlir) under the look-back
 // strategy: one look-back kernel scans and reduces. Each tile folds its items' reduced values, combines them over
-// the work-group (warp shuffles on NVIDIA, lane 0 of each warp writing to local memory), and work-item 0 writes the
+// the work-group after its look-back (warp shuffles on NVIDIA, lane 0 of each warp writing to local memory before
+// the barrier that follows the look-back), and work-item 0 writes the
 // tile's partial, fences global memory at device scope and takes a ticket of its block's counter; the tile that
 // takes a block's last ticket combines the block's partials (read with relaxed atomic loads after a fence), writes
 // the block's partial and takes a ticket of the counter of all blocks (the last slot of `reduce_tickets`); the last
@@ -24,9 +25,9 @@
 // CHECK:         func.return %sums, %xs_d0, %total, %top : !kernel.buffer<global, i32>, index, i32, i32
 
 // CHECK-LABEL: kernel.func @main_scan_lookback_0(
+// CHECK:         kernel.atomic_store %{{.*}}, %status[%tile] relaxed device : i64, !kernel.buffer<global, i64>
 // CHECK:         kernel.shuffle down %{{.*}}, %{{.*}} width 32 : i32
 // CHECK:         kernel.store %{{.*}}, %tile_reduced{{.*}}[%{{.*}}] : i32, !kernel.buffer<local, i32>
-// CHECK:         kernel.atomic_store %{{.*}}, %status[%tile] relaxed device : i64, !kernel.buffer<global, i64>
 // CHECK:         kernel.barrier local
 // CHECK:         kernel.store %{{.*}}, %partials[%tile] : i32, !kernel.buffer<global, i32>
 // CHECK-NEXT:    kernel.store %{{.*}}, %partials_1[%tile] : i32, !kernel.buffer<global, i32>
