@@ -147,10 +147,11 @@ def case_scan_scan(size: int, rng: np.random.Generator) -> Case:
 
 
 def case_scan_reduce(size: int, rng: np.random.Generator, lookback: bool) -> Case:
-    """FU-24's shape: the prefix sums, the sum and the max of 3x+1, fused into one scanomap with a reduction part;
-    `fused` runs it as one look-back kernel where the scan strategy is `lookback`, `split` as a scanomap and a
-    redomap (two kernels, the input read twice), `unfused` as a scan and two reductions; with `lookback`,
-    `fused/lookback` forces the look-back strategy (the one-kernel version on PoCL, whose default is `chunked`)."""
+    """Two reductions and a scan of one mapped input: the prefix sums, the sum and the max of 3x+1, fused into one
+    scanomap with a reduction part. `fused` runs it as one look-back kernel where the scan strategy is `lookback`,
+    `split` as a scanomap and a redomap (two kernels, the input read twice), `unfused` as a scan and two reductions;
+    with `lookback`, `fused/lookback` forces the look-back strategy (the one-kernel version on PoCL, whose default is
+    `chunked`)."""
     xs = rng.integers(-100, 100, size).astype(np.int32)
     ys = 3 * xs + 1
     text = program_text("scan_reduce")

@@ -1,4 +1,5 @@
-// Two reductions and a scan over one mapped input (Futhark's FU-24 shape: a Screma with scans and reductions):
+// Two reductions and a scan over one mapped input (FU-23 of futhark-cases.md with one more reduction; a Screma with
+// scans and reductions, which Futhark's GPU backend runs as one SegScan):
 //   ys = map (\x -> 3*x + 1) xs; (scan (+) 0 ys, reduce (+) 0 ys, reduce max lowest ys)
 // soac-fuse makes one scanomap with a reduction part of two values; on look-back targets it runs as one kernel
 // (soac-split-scan-reduce before soac-to-kernel gives the two kernels of a scanomap and a redomap instead).

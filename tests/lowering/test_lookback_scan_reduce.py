@@ -51,7 +51,7 @@ def expected_bench(xs: np.ndarray) -> list[object]:
 
 @pytest.mark.parametrize("fan_in", [0, 2])
 def test_bench_program_in_one_kernel(parse, rng, monkeypatch, fan_in: int) -> None:
-    """Prefix sums, sum and max of 3x+1 (FU-24's shape): the init and look-back kernels only, no reduction kernel."""
+    """Prefix sums, sum and max of 3x+1 (FU-23 with a second reduction): the init and look-back kernels only."""
     monkeypatch.setattr(lookback_reduce, "FAN_IN", fan_in)
     program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP)
     kernels = [line for line in program.source.splitlines() if line.startswith("__kernel")]
