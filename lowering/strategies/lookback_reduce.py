@@ -25,13 +25,15 @@ combining steps on neutral elements. Partials are read with volatile loads after
 (`kernel.atomic_load relaxed`, 32 or 64 bits: i1, i8 and i16 values travel as i32), so that no cache holds an
 older copy. A scan of no elements runs no tile: the host then gives the neutral elements.
 
-    %partials = kernel.alloc %tiles : !kernel.buffer<global, i32>            // one per value of the reduction
+    %partials = kernel.alloc %tiles : !kernel.buffer<global, i32>       // one of each per value of the reduction
     %block_partials = kernel.alloc %blocks : !kernel.buffer<global, i32>
     %reduce_tickets = kernel.alloc %blocks_and_one : !kernel.buffer<global, i32>   // zeroed by scan_init
-    %result = kernel.alloc %c1 : !kernel.buffer<global, i32>
+    %reduced = kernel.alloc %c1 : !kernel.buffer<global, i32>
+    kernel.launch @main_scan_init_0(...)
     kernel.launch @main_scan_lookback_0(...)
-    %read = kernel.read %result[%c0] : !kernel.buffer<global, i32> -> i32
-    %total = arith.select %empty, %neutral, %read : i32
+    %no_elements = arith.cmpi eq, %n, %c0 : index
+    %read = kernel.read %reduced[%c0] : !kernel.buffer<global, i32> -> i32
+    %total = arith.select %no_elements, %zero, %read : i32
 """
 
 from __future__ import annotations
