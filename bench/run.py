@@ -164,8 +164,8 @@ def case_scan_reduce(size: int, rng: np.random.Generator, lookback: bool) -> Cas
         8 * size,
         4 * size,
         [
+            Variant("split", text, "soac-fuse,soac-split-scan-reduce"),  # first: `speedup` is against it
             Variant("fused", text, "soac-fuse"),
-            Variant("split", text, "soac-fuse,soac-split-scan-reduce"),
             Variant("unfused", text),
             *([Variant("fused/lookback", text, "soac-fuse", scan="lookback")] if lookback else []),
         ],
