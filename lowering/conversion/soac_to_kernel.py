@@ -317,14 +317,14 @@ class HostLowering:
                 return outer[1:] if outer is not None else None
             if isinstance(parent, scf.ForOp) and index > 0:
                 return self._loop_dims(parent, index - 1)
-            if isinstance(parent, scf.WhileOp) and _in_lambda(parent):  # the kernel keeps (and checks) the sizes
+            if isinstance(parent, scf.WhileOp) and in_soac_lambda(parent):  # the kernel keeps (and checks) the sizes
                 return self._dims_of(parent.arguments[index])
             return None
         if isinstance(owner, scf.ForOp):
             return self._loop_dims(owner, list(owner.results).index(value))
-        if isinstance(owner, scf.WhileOp) and _in_lambda(owner):
+        if isinstance(owner, scf.WhileOp) and in_soac_lambda(owner):
             return self._dims_of(owner.arguments[list(owner.results).index(value)])
-        if isinstance(owner, scf.IfOp) and _in_lambda(owner):
+        if isinstance(owner, scf.IfOp) and in_soac_lambda(owner):
             # the kernel sizes the branch's array before the branch runs, and checks the branch taken
             k = list(owner.results).index(value)
             branches = [list(r.block.last_op.operands)[k] for r in (owner.true_region, owner.false_region)]  # pyright: ignore[reportOptionalMemberAccess]
@@ -662,6 +662,3 @@ class SoacToKernelPass(ModulePass):
             function.detach()
             function.erase()
         set_target_of_module(op, target)
-
-
-_in_lambda = in_soac_lambda

@@ -205,14 +205,24 @@ class TileReducer:
     """The reduction part's code in the look-back kernel, in the order `_build_scan` calls it: `start_tile` (after
     the look-back), `publish_tile` (after the barrier that follows it), `combine_tiles` (after the tile's stores)."""
 
-    def __init__(self, kb: KernelBuilder, red: TileReduction, arrays: ReductionArrays, t: SSAValue, group: int, warps: bool):
-        self.kb, self.red, self.t, self.group, self.warps = kb, red, t, group, warps
+    def __init__(
+        self,
+        kb: KernelBuilder,
+        red: TileReduction,
+        arrays: ReductionArrays,
+        ids: tuple[SSAValue, SSAValue, SSAValue],
+        group: int,
+        warps: bool,
+    ):
+        """`ids`: the work-item's local id, the tile's index and the number of tiles."""
+        self.kb, self.red, self.group, self.warps = kb, red, group, warps
+        self.t, self.tile, self.tiles = ids
         self.fan_in = fan_in(group)
         self.partials = [kb.array(p) for p in arrays.partials]
         self.block_partials = [kb.array(p) for p in arrays.block_partials]
         self.tickets = kb.array(arrays.tickets)
         self.results = [kb.array(r) for r in arrays.results]
-        self.tile_combine = GroupCombine(kb, red, t, group, warps, "tile_reduced")
+        self.tile_combine = GroupCombine(kb, red, self.t, group, warps, "tile_reduced")
         self.last_block_tile = _local(kb, 1, i32, "last_of_block")
         self.last_block = _local(kb, 1, i32, "last_block")
 
@@ -220,28 +230,28 @@ class TileReducer:
         """Every work-item's fold of its items."""
         self.tile_combine.start(values)
 
-    def publish_tile(self, tile: SSAValue, tiles: SSAValue) -> None:
+    def publish_tile(self) -> None:
         """Work-item 0: write the tile's partial, take a ticket of its block; whether it was the block's last goes to
         local memory (read after the next barrier)."""
-        kb, m = self.kb, self.kb.m
+        kb, m, tile = self.kb, self.kb.m, self.tile
 
         def leader() -> None:
             for value, view in zip(self.tile_combine.total(), self.partials):
                 kb.store(_to_stored(kb, value, view), view, tile)
             block = m.div(tile, m.c(self.fan_in), "block")
-            last = self._ticket(block, self._tiles_in_block(block, tiles))
+            last = self._ticket(block, self._tiles_in_block(block))
             kb.b.insert(StoreOp(last, self.last_block_tile, m.c(0)))
 
         kb.if_then(m.eq(self.t, m.c(0)), leader)
 
-    def combine_tiles(self, tile: SSAValue, tiles: SSAValue) -> None:
+    def combine_tiles(self) -> None:
         """Every work-item: the last tile of each block combines the block's partials, the last block all blocks'."""
-        kb, m = self.kb, self.kb.m
+        kb, m, tile, tiles = self.kb, self.kb.m, self.tile, self.tiles
         zero = m.c(0)
         _barrier(kb)
         last_of_block = self._flag(self.last_block_tile)
         block = m.div(tile, m.c(self.fan_in), "block")
-        in_block = self._tiles_in_block(block, tiles)
+        in_block = self._tiles_in_block(block)
         reads = m.insert(arith.AndIOp(last_of_block, m.lt(self.t, in_block)))
         index = m.add(m.mul(block, m.c(self.fan_in)), self.t)
         mine = kb.if_values(reads, self.red.types, lambda: self._read(self.partials, index), self.red.neutral)
@@ -281,9 +291,9 @@ class TileReducer:
 
         kb.if_then(m.insert(arith.AndIOp(last_block, m.eq(self.t, zero))), write)
 
-    def _tiles_in_block(self, block: SSAValue, tiles: SSAValue) -> SSAValue:
+    def _tiles_in_block(self, block: SSAValue) -> SSAValue:
         m = self.kb.m
-        return m.min(m.c(self.fan_in), m.sub(tiles, m.mul(block, m.c(self.fan_in))), "tiles_in_block")
+        return m.min(m.c(self.fan_in), m.sub(self.tiles, m.mul(block, m.c(self.fan_in))), "tiles_in_block")
 
     def _ticket(self, counter: SSAValue, count: SSAValue) -> SSAValue:
         """After a device-scope fence (the partials written before it are seen before the ticket), take a ticket of

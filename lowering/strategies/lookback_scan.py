@@ -351,7 +351,7 @@ def _build_scan(  # noqa: C901
 
     reducer = None
     if red is not None and reduced is not None:
-        reducer = TileReducer(kb, red, reduced, t, group, warps)
+        reducer = TileReducer(kb, red, reduced, (t, tile, kb.m.ceildiv(kn, kb.m.c(tile_size), "tiles")), group, warps)
     prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(shared.types)]
     first_tile = kb.m.eq(tile, zero)
     alone, ready, total_shared = first_tile, first_tile, total
@@ -366,9 +366,8 @@ def _build_scan(  # noqa: C901
     if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
         reducer.start_tile(reduced_values)
     barrier(kb)
-    tiles = kb.m.ceildiv(kn, kb.m.c(tile_size), "tiles") if reducer is not None else None
-    if reducer is not None and tiles is not None:
-        reducer.publish_tile(tile, tiles)
+    if reducer is not None:
+        reducer.publish_tile()
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
     if body.segment_start is not None:
@@ -386,8 +385,8 @@ def _build_scan(  # noqa: C901
                 body.store(b, scanned, is_full, tile_end)
             kb.b.insert(scf.YieldOp())
     kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
-    if reducer is not None and tiles is not None:
-        reducer.combine_tiles(tile, tiles)
+    if reducer is not None:
+        reducer.combine_tiles()
 
 
 def _init_kernel(
