@@ -7,7 +7,8 @@
 
 Benchmarks (programs in bench/programs/): map_scan, scan_scan (horizontal
 scanomap-scanomap), sum (redomap), scan_reduce (a scan and two reductions of one
-mapped input: one look-back kernel, or split in two), radix_sort (32 steps), segred and segscan
+mapped input, and a scan with a non-commutative reduction part: one look-back kernel,
+or split in two), radix_sort (32 steps), segred and segscan
 sweeps over segment lengths at a constant total size, matmul over a shape
 sweep, locvolcalib (examples/locvolcalib.mlir). Each soac program runs in
 pipeline variants (`unfused`: no passes; `fused`: soac-fuse; more where a pass
@@ -170,6 +171,33 @@ def case_scan_reduce(size: int, rng: np.random.Generator, lookback: bool) -> Cas
             *([Variant("fused/lookback", text, "soac-fuse", scan="lookback")] if lookback else []),
         ],
         [p for p in PEERS if p.supports("scan_reduce")],
+    )
+
+
+def case_scan_reduce_ordered(size: int, rng: np.random.Generator, lookback: bool) -> Case:
+    """A scan and a non-commutative reduction part (the last non-zero element, the count of non-zero elements):
+    the one-kernel version takes contiguous tiles; `split` runs a scanomap and a redomap."""
+    xs = np.where(rng.random(size) < 0.5, 0, rng.integers(-100, 100, size)).astype(np.int32)
+    nonzero = np.flatnonzero(xs)
+    text = program_text("scan_reduce_ordered")
+    return Case(
+        "scan_reduce",
+        f"ordered n={size}",
+        {"n": size},
+        [xs],
+        [
+            np.cumsum(xs, dtype=np.int32),
+            np.asarray(xs[nonzero[-1]] if nonzero.size else 0, np.int32),
+            np.asarray(nonzero.size, np.int32),
+        ],
+        8 * size,
+        4 * size,
+        [
+            Variant("split", text, "soac-split-scan-reduce"),
+            Variant("fused", text),
+            *([Variant("fused/lookback", text, scan="lookback")] if lookback else []),
+        ],
+        [],
     )
 
 
@@ -426,7 +454,13 @@ def build_cases(options: argparse.Namespace, rng: np.random.Generator) -> list[C
         ("map_scan", lambda: [case_map_scan(2**big, rng, scans)]),
         ("scan_scan", lambda: [case_scan_scan(2**big, rng)]),
         ("sum", lambda: [case_sum(2**big, rng)]),
-        ("scan_reduce", lambda: [case_scan_reduce(2**big, rng, lookback=mode != "gpu")]),
+        (
+            "scan_reduce",
+            lambda: [
+                case_scan_reduce(2**big, rng, lookback=mode != "gpu"),
+                case_scan_reduce_ordered(2**big, rng, lookback=mode != "gpu"),
+            ],
+        ),
         ("radix_sort", lambda: [case_radix(n, rng) for n in radix_sizes]),
         ("segred", lambda: [case_seg("segred", sweep_total, s, rng) for s in seglens]),
         ("segscan", lambda: [case_seg("segscan", sweep_total, s, rng) for s in seglens]),
