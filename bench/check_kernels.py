@@ -3,7 +3,9 @@
     python bench/check_kernels.py [--device nvidia] [--scan lookback|reduce-then-scan|chunked]
 
 Covers map->scan and scan_scan (fused and unfused, the given scan strategy), sum,
-and the segmented reduction and scan at several segment lengths. Prints one
+scan_reduce (fused: one look-back kernel with the lookback strategy; and split), scanomaps with
+non-commutative reduction parts (scan_reduce_ordered: i32 and f64 values), and the segmented
+reduction and scan at several segment lengths. Prints one
 line per check and the full build log of any kernel that fails to build.
 """
 
@@ -27,8 +29,10 @@ def main() -> int:  # noqa: C901
     from soac.context import make_context
     from soac.lowering.runtime import choose_device, compile_module, scan_strategy_for
     from soac.parsing import parse_module
+    from soac.passes import get_all_passes
     from soac.passes.soac_fuse import SoacFusePass
     from xdsl.context import Context
+    from xdsl.passes import PassPipeline
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default=None)
@@ -57,6 +61,7 @@ def main() -> int:  # noqa: C901
             print(f"FAIL {label}\n{traceback.format_exc()}")
 
     sizes = [1, 7, 4096, 4097, 65536 * 3 + 5, 2**22 + 3]
+    reduce_sizes = [0, *sizes, 128 * 8192 + 1, 300 * 8192 + 77, 2**24 + 5]  # more blocks than work-items at the end
     for name in ("map_scan", "scan_scan", "sum"):
         for fuse in (False, True):
             program = compile_module(load(name, fuse), device, scan=scan)  # pyright: ignore[reportArgumentType]
@@ -75,6 +80,40 @@ def main() -> int:  # noqa: C901
                         assert np.array_equal(np.asarray(g), e), f"n={n}: {np.asarray(g).ravel()[:8]} != {e.ravel()[:8]}"
 
             check(f"{name} fused={fuse}", run)
+    for label, passes in (("fused", "soac-fuse"), ("split", "soac-fuse,soac-split-scan-reduce")):
+        module = parse_module(make_context(), (ROOT / "bench" / "programs" / "scan_reduce.mlir").read_text(), label)
+        PassPipeline.parse_spec(get_all_passes(), passes).apply(make_context(), module)
+        program = compile_module(module, device, scan=scan)  # pyright: ignore[reportArgumentType]
+
+        def run_scan_reduce(program: object = program) -> None:
+            for n in reduce_sizes:
+                xs = rng.integers(-100, 100, n).astype(np.int32)
+                got = program.call("main", [xs])  # pyright: ignore[reportAttributeAccessIssue]
+                ys = 3 * xs + 1
+                expected = [np.cumsum(ys, dtype=np.int32), np.sum(ys, dtype=np.int32), ys.max() if n else np.int32(-(2**31))]
+                for e, g in zip(expected, got, strict=True):
+                    assert np.array_equal(np.asarray(g), e), f"n={n}: {np.asarray(g).ravel()[:8]} != {np.asarray(e).ravel()[:8]}"
+
+        kernels = "two kernels" if "main_reduce" in program.source else "one kernel"
+        check(f"scan_reduce {label} ({kernels})", run_scan_reduce)
+    ordered = compile_module(  # pyright: ignore[reportArgumentType]
+        parse_module(make_context(), (ROOT / "bench" / "programs" / "scan_reduce_ordered.mlir").read_text(), "ordered"),
+        device,
+        scan=scan,
+    )
+    for function in ("main", "wide"):
+
+        def run_ordered(function: str = function) -> None:
+            for n in reduce_sizes:
+                xs = np.where(rng.random(n) < 0.5, 0, rng.integers(-100, 100, n)).astype(np.int32)
+                sums, last, other = ordered.call(function, [xs])  # pyright: ignore[reportAttributeAccessIssue]
+                nonzero = xs[xs != 0]
+                assert np.array_equal(sums, np.cumsum(xs, dtype=np.int32)), f"n={n}: scan"
+                assert last == (nonzero[-1] if nonzero.size else 0), f"n={n}: last non-zero {last}"
+                expected = np.count_nonzero(xs) if function == "main" else np.sum(xs, dtype=np.float64)
+                assert other == expected, f"n={n}: {other} != {expected}"
+
+        check(f"scan_reduce_ordered @{function}", run_ordered)
     for name in ("segred", "segscan"):
         for level in ("group", "thread"):
             program = compile_module(load(name, False, level), device, scan=scan)  # pyright: ignore[reportArgumentType]

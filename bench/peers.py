@@ -79,12 +79,18 @@ def _numpy_locvol(u0: np.ndarray, a: np.ndarray, steps: Any) -> np.ndarray:
     return u
 
 
+def _numpy_scan_reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ys = x * np.int32(3) + np.int32(1)
+    return np.cumsum(ys, dtype=np.int32), np.sum(ys, dtype=np.int32), ys.max()
+
+
 def numpy_peer() -> Peer:
     i32 = np.int32
     ops: dict[str, Fn] = {
         "map_scan": lambda x: np.cumsum(x * i32(3) + i32(1), dtype=i32),
         "scan_scan": lambda x: (np.cumsum(x * x, dtype=i32), np.maximum.accumulate(x)),
         "sum": lambda x: np.sum(x * i32(3) + i32(1), dtype=i32),
+        "scan_reduce": _numpy_scan_reduce,
         "radix_sort": lambda x: np.sort(x.view(np.uint32)).view(i32),
         "segred": lambda x: x.sum(axis=1, dtype=i32),
         "segscan": lambda x: np.cumsum(x, axis=1, dtype=i32),
@@ -119,10 +125,15 @@ def torch_peer() -> Peer | None:
     def to_device(a: Any) -> Any:
         return torch.from_numpy(np.ascontiguousarray(a)).cuda() if isinstance(a, np.ndarray) else a
 
+    def torch_scan_reduce(x: Any) -> tuple[Any, Any, Any]:
+        ys = x * 3 + 1
+        return torch.cumsum(ys, 0, dtype=i32), torch.sum(ys, dtype=i32), torch.max(ys)
+
     ops: dict[str, Fn] = {
         "map_scan": lambda x: torch.cumsum(x * 3 + 1, 0, dtype=i32),
         "scan_scan": lambda x: (torch.cumsum(x * x, 0, dtype=i32), torch.cummax(x, 0).values),
         "sum": lambda x: torch.sum(x * 3 + 1, dtype=i32),
+        "scan_reduce": torch_scan_reduce,
         "radix_sort": lambda x: torch.sort(x).values,
         "segred": lambda x: torch.sum(x, 1, dtype=i32),
         "segscan": lambda x: torch.cumsum(x, 1, dtype=i32),
@@ -137,6 +148,10 @@ def cupy_peer() -> Peer | None:
     except ImportError:
         return None
     i32 = cp.int32
+
+    def cupy_scan_reduce(x: Any) -> tuple[Any, Any, Any]:
+        ys = x * i32(3) + i32(1)
+        return cp.cumsum(ys, dtype=i32), cp.sum(ys, dtype=i32), cp.max(ys)
 
     def timer(fn: Fn, runs: int) -> float:
         fn()
@@ -154,6 +169,7 @@ def cupy_peer() -> Peer | None:
     ops: dict[str, Fn] = {
         "map_scan": lambda x: cp.cumsum(x * i32(3) + i32(1), dtype=i32),
         "sum": lambda x: cp.sum(x * i32(3) + i32(1), dtype=i32),
+        "scan_reduce": cupy_scan_reduce,
         "radix_sort": lambda x: cp.sort(x),
         "segred": lambda x: x.sum(axis=1, dtype=i32),
         "segscan": lambda x: cp.cumsum(x, axis=1, dtype=i32),
@@ -181,6 +197,7 @@ def jax_peer() -> Peer | None:
         "map_scan": jax.jit(lambda x: jnp.cumsum(x * 3 + 1, dtype=i32)),
         "scan_scan": jax.jit(lambda x: (jnp.cumsum(x * x, dtype=i32), jax.lax.cummax(x))),
         "sum": jax.jit(lambda x: jnp.sum(x * 3 + 1, dtype=i32)),
+        "scan_reduce": jax.jit(lambda x: (jnp.cumsum(x * 3 + 1, dtype=i32), jnp.sum(x * 3 + 1, dtype=i32), jnp.max(x * 3 + 1))),
         "radix_sort": jax.jit(jnp.sort),
         "segred": jax.jit(lambda x: jnp.sum(x, 1, dtype=i32)),
         "segscan": jax.jit(lambda x: jnp.cumsum(x, 1, dtype=i32)),

@@ -6,7 +6,9 @@
     python bench/run.py --gpu --only map_scan,sum --runs 20 --out bench/out
 
 Benchmarks (programs in bench/programs/): map_scan, scan_scan (horizontal
-scanomap-scanomap), sum (redomap; CUB peers for these three where nvcc is there), radix_sort (32 steps), segred and segscan
+scanomap-scanomap), sum (redomap; CUB peers for these three where nvcc is there), scan_reduce (a scan and two
+reductions of one mapped input, and a scan with a non-commutative reduction part: one look-back kernel, or split in
+two), radix_sort (32 steps), segred and segscan
 sweeps over segment lengths at a constant total size, matmul over a shape
 sweep, locvolcalib (examples/locvolcalib.mlir). Each soac program runs in
 pipeline variants (`unfused`: no passes; `fused`: soac-fuse; more where a pass
@@ -142,6 +144,60 @@ def case_scan_scan(size: int, rng: np.random.Generator) -> Case:
             Variant("fused", text, "soac-fuse"),
         ],
         [p for p in PEERS if p.supports("scan_scan")],
+    )
+
+
+def case_scan_reduce(size: int, rng: np.random.Generator, lookback: bool) -> Case:
+    """Two reductions and a scan of one mapped input: the prefix sums, the sum and the max of 3x+1, fused into one
+    scanomap with a reduction part. `fused` runs it as one look-back kernel where the scan strategy is `lookback`,
+    `split` as a scanomap and a redomap (two kernels, the input read twice), `unfused` as a scan and two reductions;
+    with `lookback`, `fused/lookback` forces the look-back strategy (the one-kernel version on PoCL, whose default is
+    `chunked`)."""
+    xs = rng.integers(-100, 100, size).astype(np.int32)
+    ys = 3 * xs + 1
+    text = program_text("scan_reduce")
+    return Case(
+        "scan_reduce",
+        f"n={size}",
+        {"n": size},
+        [xs],
+        [np.cumsum(ys, dtype=np.int32), np.asarray(np.sum(ys, dtype=np.int32)), np.asarray(ys.max())],
+        8 * size,
+        4 * size,
+        [
+            Variant("split", text, "soac-fuse,soac-split-scan-reduce"),  # first: `speedup` is against it
+            Variant("fused", text, "soac-fuse"),
+            Variant("unfused", text),
+            *([Variant("fused/lookback", text, "soac-fuse", scan="lookback")] if lookback else []),
+        ],
+        [p for p in PEERS if p.supports("scan_reduce")],
+    )
+
+
+def case_scan_reduce_ordered(size: int, rng: np.random.Generator, lookback: bool) -> Case:
+    """A scan and a non-commutative reduction part (the last non-zero element, the count of non-zero elements):
+    the one-kernel version takes contiguous tiles; `split` runs a scanomap and a redomap."""
+    xs = np.where(rng.random(size) < 0.5, 0, rng.integers(-100, 100, size)).astype(np.int32)
+    nonzero = np.flatnonzero(xs)
+    text = program_text("scan_reduce_ordered")
+    return Case(
+        "scan_reduce",
+        f"ordered n={size}",
+        {"n": size},
+        [xs],
+        [
+            np.cumsum(xs, dtype=np.int32),
+            np.asarray(xs[nonzero[-1]] if nonzero.size else 0, np.int32),
+            np.asarray(nonzero.size, np.int32),
+        ],
+        8 * size,
+        4 * size,
+        [
+            Variant("split", text, "soac-split-scan-reduce"),
+            Variant("fused", text),
+            *([Variant("fused/lookback", text, scan="lookback")] if lookback else []),
+        ],
+        [],
     )
 
 
@@ -398,6 +454,13 @@ def build_cases(options: argparse.Namespace, rng: np.random.Generator) -> list[C
         ("map_scan", lambda: [case_map_scan(2**big, rng, scans)]),
         ("scan_scan", lambda: [case_scan_scan(2**big, rng)]),
         ("sum", lambda: [case_sum(2**big, rng)]),
+        (
+            "scan_reduce",
+            lambda: [
+                case_scan_reduce(2**big, rng, lookback=mode != "gpu"),
+                case_scan_reduce_ordered(2**big, rng, lookback=mode != "gpu"),
+            ],
+        ),
         ("radix_sort", lambda: [case_radix(n, rng) for n in radix_sizes]),
         ("segred", lambda: [case_seg("segred", sweep_total, s, rng) for s in seglens]),
         ("segscan", lambda: [case_seg("segscan", sweep_total, s, rng) for s in seglens]),
@@ -530,7 +593,7 @@ def plots(rows: list[Row], out: Path) -> list[str]:
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(str(path))
-    summary = [r for r in rows if r.bench in ("map_scan", "scan_scan", "sum") and r.ms and r.kind != "baseline"]
+    summary = [r for r in rows if r.bench in ("map_scan", "scan_scan", "sum", "scan_reduce") and r.ms and r.kind != "baseline"]
     if summary:
         fig, ax = plt.subplots(figsize=(8, 4))
         labels = [f"{r.bench}\n{r.label}" for r in summary]
@@ -553,7 +616,8 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--cpu", dest="mode", action="store_const", const="cpu", help="PoCL on the CPU, medium sizes")
     group.add_argument("--smoke", dest="mode", action="store_const", const="smoke", help="tiny sizes on PoCL (CI)")
     parser.add_argument(
-        "--only", help="comma-separated benchmarks: " + "map_scan,scan_scan,sum,radix_sort,segred,segscan,matmul,locvolcalib"
+        "--only",
+        help="comma-separated benchmarks: map_scan,scan_scan,sum,scan_reduce,radix_sort,segred,segscan,matmul,locvolcalib",
     )
     parser.add_argument("--runs", type=int, default=None, help="timed calls per variant (median)")
     parser.add_argument("--log2-size", type=int, default=None, help="log2 of the 1-D sizes (default 28 on the GPU)")

@@ -42,7 +42,7 @@ from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
-from soac.passes.split_scan_reduce import split_scan_reductions
+from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -95,7 +95,8 @@ class SoacFlattenPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.mode not in ("incremental", "moderate", "full"):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
-        split_scan_reductions(op)  # the flattening rules know scanomaps and redomaps, not both in one op
+        # The flattening rules know scanomaps and redomaps, not both in one op; top-level ones go to soac-to-kernel whole.
+        split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

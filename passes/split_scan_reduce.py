@@ -2,12 +2,13 @@
 
 Horizontal scan+reduce fusion (`soac-fuse`, FU-23) gives a `soac.scanomap`
 with a reduction part, Futhark's Screma with scans and reductions. The
-flattening rules and the OpenCL lowering know scanomaps and redomaps only, so
-`soac-flatten` and `soac-to-kernel` first split such an op into two ops over
-the same inputs: the lambda is cloned into both, and each clone yields only
-what its op needs (dead code is then removed). The map part is thus computed
-twice, once per op; a kernel that scans and reduces in one pass over the
-input (the performance point of the fusion) is a later step of the lowering.
+flattening rules know scanomaps and redomaps only, so `soac-flatten` first
+splits such ops nested in lambdas into two ops over the same inputs: the
+lambda is cloned into both, and each clone yields only what its op needs
+(dead code is then removed). The map part is thus computed twice, once per op.
+`soac-to-kernel` splits the others too, except where its look-back scan kernel
+scans and reduces in one pass over the input (`fuses_scan_reduce` in
+`lowering/strategies/choice.py`); this pass, run before it, forces the split.
 
     %s, %t, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) reduce(%one : i32)
         -> (tensor<?xi32>, i32, tensor<?xi32>) combine(...) { S } reduce_combine(...) { R }
@@ -21,7 +22,7 @@ becomes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from soac.dialect import RedomapOp, ScanomapOp, YieldOp
@@ -85,10 +86,20 @@ def split_scan_reduce(op: ScanomapOp) -> tuple[ScanomapOp, RedomapOp]:
     return scan, red
 
 
-def split_scan_reductions(root: Operation) -> None:
-    """Split every scanomap with a reduction part nested in `root`, innermost first."""
+def in_soac_lambda(op: Operation) -> bool:
+    """Whether `op` sits inside the lambda of a SOAC (so that it runs sequentially inside a kernel)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.dialect_name() == "soac":
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def split_scan_reductions(root: Operation, keep: Callable[[ScanomapOp], bool] | None = None) -> None:
+    """Split every scanomap with a reduction part nested in `root`, innermost first, except those `keep` holds for."""
     for op in reversed(list(root.walk())):
-        if isinstance(op, ScanomapOp) and op.has_reduction:
+        if isinstance(op, ScanomapOp) and op.has_reduction and not (keep is not None and keep(op)):
             split_scan_reduce(op)
 
 

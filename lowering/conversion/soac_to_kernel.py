@@ -76,7 +76,7 @@ from soac.lowering.kernel import (
     global_buffer,
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
-from soac.passes.split_scan_reduce import split_scan_reductions
+from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf, tensor
@@ -317,14 +317,14 @@ class HostLowering:
                 return outer[1:] if outer is not None else None
             if isinstance(parent, scf.ForOp) and index > 0:
                 return self._loop_dims(parent, index - 1)
-            if isinstance(parent, scf.WhileOp) and _in_lambda(parent):  # the kernel keeps (and checks) the sizes
+            if isinstance(parent, scf.WhileOp) and in_soac_lambda(parent):  # the kernel keeps (and checks) the sizes
                 return self._dims_of(parent.arguments[index])
             return None
         if isinstance(owner, scf.ForOp):
             return self._loop_dims(owner, list(owner.results).index(value))
-        if isinstance(owner, scf.WhileOp) and _in_lambda(owner):
+        if isinstance(owner, scf.WhileOp) and in_soac_lambda(owner):
             return self._dims_of(owner.arguments[list(owner.results).index(value)])
-        if isinstance(owner, scf.IfOp) and _in_lambda(owner):
+        if isinstance(owner, scf.IfOp) and in_soac_lambda(owner):
             # the kernel sizes the branch's array before the branch runs, and checks the branch taken
             k = list(owner.results).index(value)
             branches = [list(r.block.last_op.operands)[k] for r in (owner.true_region, owner.false_region)]  # pyright: ignore[reportOptionalMemberAccess]
@@ -620,8 +620,10 @@ class SoacToKernelPass(ModulePass):
     `opencl/target.py`), `group-size` (work-group size, a power of two), `max-groups`
     (the most work-groups of a grid-stride launch), `scan` (the device-wide scan
     algorithm; empty: the target's), `layout` (`strided` or `contiguous` ranges per
-    work-item in grid-stride kernels; empty: the target's). The lowered module names
-    its target in its `kernel.target` attribute.
+    work-item in grid-stride kernels; empty: the target's), `scan-reduce` (`fused`: a
+    scanomap with a reduction part runs as one look-back kernel where the `lookback`
+    strategy takes it, `split`: as a scanomap and a redomap; empty: `$SOAC_SCAN_REDUCE`,
+    else `fused`). The lowered module names its target in its `kernel.target` attribute.
     """
 
     name = "soac-to-kernel"
@@ -631,6 +633,7 @@ class SoacToKernelPass(ModulePass):
     max_groups: int = 1024
     scan: str = ""
     layout: str = ""
+    scan_reduce: str = ""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = get_target(self.target)
@@ -644,7 +647,11 @@ class SoacToKernelPass(ModulePass):
             raise ValueError(f"soac-to-kernel: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'")
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
-        split_scan_reductions(op)  # scanomaps with a reduction part: a scanomap and a redomap (no fused kernel yet)
+        from soac.lowering.strategies.choice import fuses_scan_reduce, scan_reduce_mode  # lazily, as `_strategies`
+
+        # A scanomap with a reduction part: one look-back kernel where the strategy allows, else a scanomap and a redomap.
+        fused = scan_reduce_mode(self.scan_reduce) == "fused"
+        split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, scan))
         codes = ErrorCodes()
         contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):
@@ -655,13 +662,3 @@ class SoacToKernelPass(ModulePass):
             function.detach()
             function.erase()
         set_target_of_module(op, target)
-
-
-def _in_lambda(op: Operation) -> bool:
-    """Whether `op` sits inside the lambda of a SOAC (so that a kernel runs it)."""
-    parent = op.parent_op()
-    while parent is not None:
-        if parent.dialect_name() == "soac":
-            return True
-        parent = parent.parent_op()
-    return False

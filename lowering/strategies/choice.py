@@ -6,7 +6,9 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
 
     reduce / redomap   chunked_scan.py (scan strategy `chunked`) | reduce.py
     scan / scanomap    lookback_bodies.py (`lookback`, 32-bit values) | chunked_scan.py (`chunked`) | reduce_then_scan.py;
-                       the first two also do a scatter that takes every result (scan_scatter.py)
+                       the first two also do a scatter that takes every result (scan_scatter.py); a scanomap with a
+                       reduction part gets the look-back kernel with the reduction in it (lookback_reduce.py) where
+                       `fuses_scan_reduce` says so, else soac-to-kernel splits it first (passes/split_scan_reduce.py)
     segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
     segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
     hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
@@ -19,6 +21,7 @@ the target's too. Group-level segmaps choose in `intragroup.lower_segmap`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
@@ -28,6 +31,7 @@ from soac.lowering.strategies import (
     histogram,
     intragroup,
     lookback_bodies,
+    lookback_reduce,
     lookback_scan,
     maps,
     outputs,
@@ -41,6 +45,7 @@ from soac.lowering.strategies import (
     stencil,
     tiled,
 )
+from soac.passes.split_scan_reduce import in_soac_lambda
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import i1
 from xdsl.ir import Attribute, Operation
@@ -78,6 +83,31 @@ def _lookback(lw: HostLowering, types: Sequence[Attribute]) -> bool:
     return lw.scan_strategy == "lookback" and lookback_scan.supports(types)
 
 
+SCAN_REDUCE_MODES = ("fused", "split")
+
+
+def scan_reduce_mode(option: str = "") -> str:
+    """How a scanomap with a reduction part lowers: `fused` (one look-back kernel where `fuses_scan_reduce` allows)
+    or `split` (a scanomap and a redomap, as `soac-split-scan-reduce` makes); the pass option, else
+    `$SOAC_SCAN_REDUCE`, else `fused`."""
+    mode = option or os.environ.get("SOAC_SCAN_REDUCE") or "fused"
+    if mode not in SCAN_REDUCE_MODES:
+        raise ValueError(f"soac-to-kernel: scan-reduce must be one of {', '.join(SCAN_REDUCE_MODES)}, got '{mode}'")
+    return mode
+
+
+def fuses_scan_reduce(op: soac.ScanomapOp, scan_strategy: str) -> bool:
+    """Whether the look-back kernel scans and reduces `op` (a scanomap with a reduction part) in one pass: a top-level
+    op (ops in lambdas run sequentially) under the `lookback` strategy whose scanned values fit status words and whose
+    reduced values are scalars a partial can hold."""
+    return (
+        scan_strategy == "lookback"
+        and not in_soac_lambda(op)
+        and lookback_scan.supports([v.type for v in op.neutral])
+        and lookback_reduce.supports([v.type for v in op.reduce_neutral])
+    )
+
+
 def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
     width, map_outs = outputs.reduce_outputs(lw, op)
     if lw.scan_strategy == "chunked":
@@ -91,6 +121,12 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
     lookback = _lookback(lw, [v.type for v in op.neutral])
+    if isinstance(op, soac.ScanomapOp) and op.has_reduction:
+        # soac-to-kernel left it whole (`fuses_scan_reduce`): the reduced values are carried in the tiles' partials.
+        assert lookback
+        assert fuses_scan_reduce(op, lw.scan_strategy)
+        lookback_bodies.lookback_scan_1d(lw, op, outputs.scan_outputs(lw, op), warps=lw.warps)
+        return
     if (lookback or lw.scan_strategy == "chunked") and (scatter := scan_scatter.scatter_of(op)) is not None:
         # The scatter that takes every result runs in the scan's last kernel: the results are never stored.
         width = lw.scalar(op.width)

@@ -225,6 +225,22 @@ def is_commutative(combine: Region) -> bool:
     return set(ops[0].operands) == set(block.args) and list(ops[1].operands) == [ops[0].results[0]]
 
 
+def componentwise_commutative(combine: Region) -> bool:
+    """An operator over k values whose result j is one commutative arith op on parameters j and k + j (what
+    horizontal fusion makes of several commutative reductions), yielded in order."""
+    block = combine.block
+    args = list(block.args)
+    k = len(args) // 2
+    ops = list(block.ops)
+    if not k or len(args) != 2 * k or len(ops) != k + 1:
+        return False
+    computed = ops[:-1]
+    for j, op in enumerate(computed):
+        if not isinstance(op, _COMMUTATIVE) or set(op.operands) != {args[j], args[k + j]}:
+            return False
+    return list(ops[-1].operands) == [op.results[0] for op in computed]
+
+
 SEG_STREAMS = 4
 """Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
 

@@ -10,8 +10,9 @@ the post lambda). `lookback_scan` makes the kernels:
     kernel.launch @main_scan_lookback_rows_0(...) // segscan only: tiles along many long rows (the host launches
                                                   // this one or the flat one, the other with no work-items)
 
-`_ScanomapBody` is the body of a 1-D scan or scanomap; where inputs and outputs are whole 1-D
-arrays of 32-bit values, full tiles move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
+`_ScanomapBody` is the body of a 1-D scan or scanomap (with its reduction part, if any:
+`lookback_reduce.py`); where inputs and outputs are whole 1-D arrays of 32-bit values, full tiles
+move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
 step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
@@ -27,8 +28,9 @@ from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import lookback_scan, segred_vector
-from soac.lowering.strategies.group_code import neutral_values, vectorizable, write_values
-from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs
+from soac.lowering.strategies.group_code import componentwise_commutative, neutral_values, vectorizable, write_values
+from soac.lowering.strategies.lookback_reduce import TileReduction
+from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs, bind
 from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
@@ -39,9 +41,13 @@ def lookback_scan_1d(
     lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: ScanOutputs, warps: bool, sink: ScatterSink | None = None
 ) -> None:
     """A scan or scanomap whose outputs `out` are allocated; `warps`: with warp shuffles and ballots. With a `sink`,
-    the kernel runs the scatter on the results instead of storing them (`scan_scatter.py`)."""
+    the kernel runs the scatter on the results instead of storing them (`scan_scatter.py`). A reduction part is
+    reduced in the same kernel (`lookback_reduce.py`) and its results bound here."""
     body = _ScanomapBody(lw, op, out, sink)
-    lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
+    reduced = lookback_scan.lookback_scan(lw, out.width, body.make, warps=warps)
+    for value, result in zip(reduced, out.reduced):
+        value.name_hint = result.name_hint
+    bind(lw, out.reduced, reduced)
 
 
 def lookback_segscan(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, warps: bool) -> None:
@@ -63,14 +69,19 @@ class _ScanomapBody:
     def make(self, kb: KernelBuilder) -> lookback_scan.ScanBody:  # noqa: C901
         lw, op = self.lw, self.op
         inliner = Inliner(kb)
-        k = len(op.neutral)
+        reduction = self._reduction(kb, inliner)
+        k = len(op.neutral) + (len(reduction.types) if reduction is not None else 0)  # the values of an item
         views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
         out_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.outs, self.out.scanned)]
         map_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.map_outs, self.out.map_results)]
-        types = [v.type for v in op.neutral]
+        scan_types = [v.type for v in op.neutral]
+        types = [*scan_types, *(reduction.types if reduction is not None else [])]
+
+        def scan_neutral() -> list[SSAValue]:
+            return neutral_values(kb, lw, op.neutral)
 
         def neutral() -> list[SSAValue]:
-            return neutral_values(kb, lw, op.neutral)
+            return [*scan_neutral(), *(reduction.neutral() if reduction is not None else [])]
 
         def combine(a: list[SSAValue], b: list[SSAValue]) -> list[SSAValue]:
             return inliner.inline_scalars(op.combine, [*a, *b])
@@ -141,7 +152,20 @@ class _ScanomapBody:
                 else:
                     kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
-        return lookback_scan.ScanBody(types, neutral, combine, load, store, scatters=scatter is not None)
+        return lookback_scan.ScanBody(scan_types, scan_neutral, combine, load, store, scatters=scatter is not None, reduction=reduction)
+
+    def _reduction(self, kb: KernelBuilder, inliner: Inliner) -> TileReduction | None:
+        op, lw = self.op, self.lw
+        if not isinstance(op, soac.ScanomapOp) or op.reduce_combine is None:
+            return None
+        reduce_combine = op.reduce_combine
+        return TileReduction(
+            [v.type for v in op.reduce_neutral],
+            lambda: neutral_values(kb, lw, op.reduce_neutral),
+            [lw.scalar(v) for v in op.reduce_neutral],
+            lambda a, b: inliner.inline_scalars(reduce_combine, [*a, *b]),
+            op.reduce_commutative is not None or componentwise_commutative(reduce_combine),
+        )
 
 
 class _SegscanBody:

@@ -25,6 +25,9 @@ counter); `scan_lookback` launches one work-group per tile of
 5. every work-item combines the tile prefix, its group prefix and its items'
    prefixes, applies the post lambda and stores (vector stores when possible).
 
+A scanomap's reduction part (`ScanBody.reduction`) is folded beside the scan and combined over the tiles
+without the look-back (`lookback_reduce.py`); a non-commutative one makes NVIDIA tiles contiguous.
+
 Regular segmented scans (`ScanBody.segment_start`) publish no flag, skip the look-back
 in tiles that start a segment, and, with many rows longer than a tile, use a second
 kernel whose tiles follow the rows (`scan_lookback_rows`, see `lookback_scan`).
@@ -46,6 +49,7 @@ from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from soac.lowering.strategies.lookback_reduce import ReductionArrays, TileReducer, TileReduction, fan_in
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -114,6 +118,8 @@ class ScanBody:
     @property
     def has_flag(self) -> bool:
         return self.segment_start is not None and self.flagged
+    reduction: TileReduction | None = None
+    """A reduction part (`lookback_reduce.py`): each loaded item then has its reduced values after the scanned ones."""
 
     def published(self, kb: KernelBuilder) -> ScanBody:
         """The part of the scan that status words carry: all values, or all but the segment flag."""
@@ -193,8 +199,9 @@ def lookback_scan(
     warps: bool,
     rows: tuple[SSAValue, SSAValue] | None = None,
     make_aligned: Callable[[KernelBuilder], ScanBody] | None = None,
-) -> None:
-    """Launch the init and look-back kernels scanning `n` elements (a host value).
+) -> list[SSAValue]:
+    """Launch the init and look-back kernels scanning `n` elements (a host value); give the reduced values (host
+    values read after the kernel) of the body's reduction part (`lookback_reduce.py`), if it has one.
 
     `rows = (segments, length)` (host values) describes a regular segmented scan. When there are at least
     ROWS_MIN_SEGMENTS rows, each longer than a tile (and a multiple of 4), a second kernel runs instead,
@@ -234,17 +241,23 @@ def lookback_scan(
         flat_size = m.insert(arith.SelectOp(skip, m.c(0), flat_size), "global_size")
     status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(body.published(kb).types))]
     counter = lw.alloc(i32, [m.c(1)], "tickets")
-    _init_kernel(lw, tiles, status, counter)
-    _build_scan(kb, body, n, (group, items, warps), status, counter, None)
+    red = body.reduction
+    reduced = ReductionArrays.allocate(lw, red.types, tiles, fan_in(group)) if red is not None else None
+    _init_kernel(lw, tiles, status, counter, reduced)
+    shape = (group, items, warps)
+    _build_scan(kb, body, n, shape, status, counter, None, reduced)
     lw.add_kernel(kb, flat_size, m.c(group))
     if rows is not None and by_rows is not None:
         kb = lw.kernel("scan_lookback_rows")
-        _build_scan(kb, make_body(kb), n, (group, items, warps), status, counter, rows)
+        _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
     if aligned_kb is not None and aligned is not None:
         _build_scan(aligned_kb, aligned_body, n, (*aligned_shape, warps), status, counter, None)
         size = m.mul(m.div(n, aligned_tile), m.c(aligned_shape[0]))
         lw.add_kernel(aligned_kb, m.insert(arith.SelectOp(aligned, size, m.c(0)), "global_size"), m.c(aligned_shape[0]))
+    if red is None or reduced is None:
+        return []
+    return reduced.host_results(lw, n, red.host_neutral)
 
 
 def _tile_shape(lw: HostLowering, body: ScanBody, kb: KernelBuilder, warps: bool) -> tuple[int, int]:
@@ -295,10 +308,15 @@ def _build_scan(  # noqa: C901
     status: list[HostArray],
     counter: HostArray,
     rows: tuple[SSAValue, SSAValue] | None,
+    reduced: ReductionArrays | None = None,
 ) -> None:
-    """The look-back kernel's code: tiles of the flat array, or of the rows `rows = (segments, length)`."""
+    """The look-back kernel's code: tiles of the flat array, or of the rows `rows = (segments, length)`; with
+    `reduced`, the body's reduction part too (flat tiles only)."""
     group, items, warps = shape
     k = len(body.types)
+    red = body.reduction
+    assert (red is None) == (reduced is None)
+    assert red is None or rows is None
     shared = body.published(kb)
     tile_size = group * items
 
@@ -322,7 +340,7 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
-    striped = warps and _striped(k)
+    striped = warps and _striped(k) and (red is None or red.commutative)  # a non-commutative reduction folds in order
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
@@ -337,9 +355,13 @@ def _build_scan(  # noqa: C901
     flat_types = [ty for _ in range(items) for ty in body.types]
 
     def loaded(is_full: bool) -> Values:
-        return [v for b in bases for item in body.load(b, per_base, is_full, tile_end) for v in item]
+        """The scanned values of every item, then the work-item's fold of their reduced values (if any)."""
+        loaded_items = [item for b in bases for item in body.load(b, per_base, is_full, tile_end)]
+        scanned = [v for item in loaded_items for v in item[:k]]
+        return scanned if red is None else [*scanned, *red.fold([item[k:] for item in loaded_items])]
 
-    xs = kb.if_values(full, flat_types, lambda: loaded(True), lambda: loaded(False))
+    xs = kb.if_values(full, flat_types + (red.types if red else []), lambda: loaded(True), lambda: loaded(False))
+    xs, reduced_values = xs[: len(flat_types)], xs[len(flat_types) :]
     runs: list[list[Values]] = []  # per base: the inclusive prefixes of its items
     for r in range(len(bases)):
         chunk = xs[r * per_base * k : (r + 1) * per_base * k]
@@ -368,6 +390,9 @@ def _build_scan(  # noqa: C901
             thread_prefix, total = _block_scan_local(kb, body, t, aggregate, group)
         thread_prefixes = [thread_prefix]
 
+    reducer = None
+    if red is not None and reduced is not None:
+        reducer = TileReducer(kb, red, reduced, (t, tile, kb.m.ceildiv(kn, kb.m.c(tile_size), "tiles")), group, warps)
     prefix_local = [local_array(kb, 1, ty, f"tile_prefix_{j}") for j, ty in enumerate(shared.types)]
     first_tile = kb.m.eq(tile, zero)
     alone, ready, total_shared = first_tile, first_tile, total
@@ -380,7 +405,11 @@ def _build_scan(  # noqa: C901
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
+    if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
+        reducer.start_tile(reduced_values)
     barrier(kb)
+    if reducer is not None:
+        reducer.publish_tile()
     neutral = body.neutral()
     loaded_prefix = [lload(kb, p, zero) for p in prefix_local]
     if body.has_flag:
@@ -398,9 +427,13 @@ def _build_scan(  # noqa: C901
                 body.store(b, scanned, is_full, tile_end)
             kb.b.insert(scf.YieldOp())
     kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
+    if reducer is not None:
+        reducer.combine_tiles()
 
 
-def _init_kernel(lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray) -> None:
+def _init_kernel(
+    lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray, reduced: ReductionArrays | None
+) -> None:
     from soac.lowering.strategies.maps import grid_stride
 
     kb = lw.kernel("scan_init")
@@ -411,6 +444,8 @@ def _init_kernel(lw: HostLowering, tiles: SSAValue, status: list[HostArray], cou
         for view in views:
             kb.store(kb.m.const(0, i64), view, i)
         kb.if_then(kb.m.eq(i, kb.m.c(0)), lambda: kb.store(kb.m.const(0, i32), counter_view, kb.m.c(0)))
+        if reduced is not None:
+            reduced.zero_tickets(kb, i)
 
     grid_stride(lw, kb, tiles, "i", body)
 

@@ -3,7 +3,8 @@
 Every strategy of an op writes the same arrays, so they are made once, up front:
 
     reduce / redomap     the map-outs (the reduced values come from the strategy, read by the host);
-    scan / scanomap      the scanned (post-lambda) arrays and the map-outs, bound to the op's results at once;
+    scan / scanomap      the scanned (post-lambda) arrays and the map-outs, bound to the op's results at once (the
+                         reduced values of a reduction part come from the look-back kernel, read by the host);
     segred / segscan     one array of segment results per combined value (one element per segment for
                          segred, one per element for segscan) and the map-outs.
 """
@@ -11,7 +12,7 @@ Every strategy of an op writes the same arrays, so they are made once, up front:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import HostArray, HValue, tensor_element
@@ -41,31 +42,37 @@ def reduce_outputs(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> tupl
 
 @dataclass
 class ScanOutputs:
-    """The width of a scan or scanomap, its scanned results and their arrays, and its map-out results and arrays."""
+    """The width of a scan or scanomap, its scanned results and their arrays, its map-out results and arrays, and
+    the results of its reduction part (bound by the strategy)."""
 
     width: SSAValue
     outs: list[HostArray]
     scanned: list[SSAValue]
     map_outs: list[HostArray]
     map_results: list[SSAValue]
+    reduced: list[SSAValue] = field(default_factory=list)
 
 
 def scan_outputs(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> ScanOutputs:
-    """Check the inputs, allocate the scanned arrays and the map-outs, and bind them to the op's results."""
+    """Check the inputs, allocate the scanned arrays and the map-outs, and bind them to the op's results (not those of
+    a reduction part: scalars its strategy computes)."""
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
     k = len(op.neutral)
     lam = op.body if isinstance(op, soac.ScanomapOp) else None
     post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
-    n_map_outs = len(lam.block.last_op.operands) - k if lam is not None else 0  # pyright: ignore[reportOptionalMemberAccess]
-    scanned = list(op.outs)[: len(op.outs) - n_map_outs]
-    map_results = list(op.outs)[len(scanned) :]
+    kr = len(op.reduce_neutral) if isinstance(op, soac.ScanomapOp) else 0
+    n_map_outs = len(lam.block.last_op.operands) - k - kr if lam is not None else 0  # pyright: ignore[reportOptionalMemberAccess]
+    n_scanned = len(op.outs) - n_map_outs - kr
+    scanned = list(op.outs)[:n_scanned]
+    reduced = list(op.outs)[n_scanned : n_scanned + kr]
+    map_results = list(op.outs)[n_scanned + kr :]
     scanned_dims = lw.row_dims(op, post, scanned) if post is not None else [[] for _ in scanned]
-    map_dims = lw.row_dims(op, lam, map_results, k) if lam is not None else []
+    map_dims = lw.row_dims(op, lam, map_results, k + kr) if lam is not None else []
     outs = [lw.alloc(tensor_element(r.type), [width, *d], r.name_hint) for r, d in zip(scanned, scanned_dims)]
     map_outs = [lw.alloc(tensor_element(r.type), [width, *d], r.name_hint) for r, d in zip(map_results, map_dims)]
-    bind(lw, op.outs, [*outs, *map_outs])
-    return ScanOutputs(width, outs, scanned, map_outs, map_results)
+    bind(lw, [*scanned, *map_results], [*outs, *map_outs])
+    return ScanOutputs(width, outs, scanned, map_outs, map_results, reduced)
 
 
 @dataclass

@@ -25,10 +25,10 @@ def test_bench_smoke(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "results.json").read_text())
     rows = report["rows"]
     benches = {r["bench"] for r in rows}
-    assert {"map_scan", "scan_scan", "sum", "radix_sort", "segred", "segscan", "matmul", "locvolcalib"} <= benches
-    fused = [r for r in rows if r["bench"] == "map_scan" and r["label"] == "fused"]
-    assert fused
-    assert fused[0]["ms"] is not None
+    assert {"map_scan", "scan_scan", "sum", "scan_reduce", "radix_sort", "segred", "segscan", "matmul", "locvolcalib"} <= benches
+    fused = [r for r in rows if (r["bench"], r["label"]) in (("map_scan", "fused"), ("scan_reduce", "fused/lookback"))]
+    assert {r["bench"] for r in fused} == {"map_scan", "scan_reduce"}
+    assert all(r["ms"] is not None for r in fused)
     assert any(r["kind"] == "cpu" for r in rows), "numpy peers run in smoke mode"
     assert "map_scan" in (tmp_path / "table.txt").read_text()
     assert "[1/" in result.stderr, "progress is shown"

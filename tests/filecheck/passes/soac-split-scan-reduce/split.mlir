@@ -1,8 +1,10 @@
 // RUN: soac-opt %s -p soac-split-scan-reduce | filecheck %s
 // RUN: soac-opt %s -p soac-to-kernel > /dev/null
 
-// soac-split-scan-reduce (run first by soac-flatten and soac-to-kernel): a scanomap with a reduction
-// part becomes a scanomap and a redomap over the same inputs.
+// soac-split-scan-reduce: a scanomap with a reduction part becomes a scanomap and a redomap over the same
+// inputs. soac-flatten does the same to such ops in lambdas, and soac-to-kernel to those its look-back kernel
+// does not scan and reduce in one pass (tests/filecheck/lowering/lookback-scan-reduce.mlir); run before
+// soac-to-kernel, the pass forces the split.
 
 // The lambda is cloned into a scanomap (scanned values and map-outs, with the post lambda) and a
 // redomap (reduced values); each clone keeps only the code it needs. The redomap stays commutative.
