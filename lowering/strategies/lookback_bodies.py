@@ -152,7 +152,9 @@ class _ScanomapBody:
                 else:
                     kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
-        return lookback_scan.ScanBody(scan_types, scan_neutral, combine, load, store, scatters=scatter is not None, reduction=reduction)
+        return lookback_scan.ScanBody(
+            scan_types, scan_neutral, combine, load, store, scatters=scatter is not None, reduction=reduction
+        )
 
     def _reduction(self, kb: KernelBuilder, inliner: Inliner) -> TileReduction | None:
         op, lw = self.op, self.lw

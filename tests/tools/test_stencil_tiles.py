@@ -39,7 +39,8 @@ def test_applied_to_a_copy() -> None:
 
 
 def test_too_large_a_tile_is_refused() -> None:
-    with pytest.raises(TileSizeError, match=r"blur.mlir:24:3: tile sizes stencil_0_block_1=4096: 'soac.stencil' tile \[16, 4096\]"):
+    expected = r"blur.mlir:24:3: tile sizes stencil_0_block_1=4096: 'soac.stencil' tile \[16, 4096\]"
+    with pytest.raises(TileSizeError, match=expected):
         with_tile_sizes(blur(), {"stencil_0_block_1": 4096})
 
 
