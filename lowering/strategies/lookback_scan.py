@@ -118,6 +118,7 @@ class ScanBody:
     @property
     def has_flag(self) -> bool:
         return self.segment_start is not None and self.flagged
+
     reduction: TileReduction | None = None
     """A reduction part (`lookback_reduce.py`): each loaded item then has its reduced values after the scanned ones."""
 
