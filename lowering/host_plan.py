@@ -209,18 +209,18 @@ class PlanBuilder:
         return step
 
     def write(self, op: kd.WriteOp) -> Step:
-        write, value, buffer, index = self.device.write, self.slot(op.value), self.slot(op.buffer), self.slot(op.index)
+        device, value, buffer, index = self.device, self.slot(op.value), self.slot(op.buffer), self.slot(op.index)
 
         def step(frame: Frame) -> None:
-            write(frame[buffer], int(frame[index]), frame[value])
+            device.write(frame[buffer], int(frame[index]), frame[value])
 
         return step
 
     def copy(self, op: kd.CopyOp) -> Step:
-        copy, operands = self.device.copy, self.slots_of(op.operands)
+        device, operands = self.device, self.slots_of(op.operands)
 
-        def step(frame: Frame) -> None:
-            copy(*[frame[s] for s in operands])
+        def step(frame: Frame) -> None:  # looked up at each copy: a benchmark may record copies with its own
+            device.copy(*[frame[s] for s in operands])
 
         return step
 
