@@ -8,9 +8,10 @@
 
 `compile_module` lowers the module with soac-to-kernel (unless it already is
 lowered), prints its kernels as one OpenCL C source and builds it once per
-device (cached by source hash and device). `call` runs the host functions with a
-small evaluator: arrays live in device buffers, scalars on the host, and the
-`kernel.*` host ops allocate, copy, launch and read back.
+device (cached by source hash and device). `call` runs a host function as its
+plan, built once on the function's first call (`soac.lowering.host_plan`):
+arrays live in device buffers, scalars on the host (integers as Python ints),
+and the `kernel.*` host ops allocate, copy, launch and read back.
 
 Run-time errors are the interpreter's: a failing check raises `ProgramError`
 (both an `OpenCLRuntimeError` and the interpreter's `SoacRuntimeError`) with
@@ -29,7 +30,7 @@ platform or device name (`pocl`, `nvidia`).
 from __future__ import annotations
 
 import hashlib
-import operator
+import math
 import os
 import tempfile
 import weakref
@@ -39,44 +40,22 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
-from soac.interpreter.errors import SoacRuntimeError
+from soac.lowering import host_plan
 from soac.lowering import kernel as kd
-from soac.lowering.conversion.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
+from soac.lowering.errors import AllocationError as AllocationError
+from soac.lowering.errors import OpenCLBuildError as OpenCLBuildError
+from soac.lowering.errors import OpenCLRuntimeError as OpenCLRuntimeError
+from soac.lowering.errors import ProgramError as ProgramError
+from soac.lowering.errors import SizeMismatchError as SizeMismatchError
+from soac.lowering.host_scalars import dtype_of as dtype_of
+from soac.lowering.host_scalars import eval_scalar as eval_scalar
+from soac.lowering.host_scalars import to_numpy, to_python
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
-from soac.types import numpy_dtype
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import FloatAttr, FunctionType, IntegerAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
-
-
-class OpenCLRuntimeError(Exception):
-    """A failure while running a program on an OpenCL device."""
-
-
-class OpenCLBuildError(OpenCLRuntimeError):
-    """The generated OpenCL C did not compile; the message holds the build log and where the source was saved."""
-
-
-class AllocationError(OpenCLRuntimeError):
-    """A device buffer could not be allocated; the message says how much was asked."""
-
-
-class ProgramError(OpenCLRuntimeError, SoacRuntimeError):
-    """The program failed a run-time check, as in the interpreter: `file:line:col: 'op.name': problem`."""
-
-
-class SizeMismatchError(ProgramError):
-    """Array sizes that a SOAC needs to agree do not (caught before any launch that uses them)."""
-
-
-def dtype_of(t: Attribute) -> np.dtype[Any]:
-    if (dtype := numpy_dtype(t)) is None:
-        raise OpenCLRuntimeError(f"no numpy type for {t}")
-    return dtype
-
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
 
 # ---------------------------------------------------------------------------
 # Devices and the program cache
@@ -232,148 +211,7 @@ def _storage(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return np.dtype(np.uint8) if dtype == np.bool_ else dtype
 
 
-def _unsigned(x: Any) -> Any:
-    return x.astype(np.dtype(f"u{x.dtype.itemsize}")) if x.dtype.kind == "i" else x
-
-
-def _wrap(op: Operation, value: Any) -> Any:
-    return np.asarray(value).astype(dtype_of(op.results[0].type))[()]
-
-
-def _ceildiv_unsigned(a: Any, b: Any) -> Any:
-    """`ceil(a / b)` of unsigned numbers as `a / b + (a % b != 0)`: `(a + b - 1) / b` would wrap for large `a`."""
-    return a // b + (a % b != 0).astype(a.dtype)
-
-
-_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
-    arith.AddiOp: operator.add,
-    arith.SubiOp: operator.sub,
-    arith.MuliOp: operator.mul,
-    arith.AddfOp: operator.add,
-    arith.SubfOp: operator.sub,
-    arith.MulfOp: operator.mul,
-    arith.DivfOp: operator.truediv,
-    arith.AndIOp: operator.and_,
-    arith.OrIOp: operator.or_,
-    arith.XOrIOp: operator.xor,
-    arith.ShLIOp: operator.lshift,
-    arith.ShRSIOp: operator.rshift,
-    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (abs(a) // abs(b)),
-    arith.RemSIOp: np.fmod,
-    arith.DivUIOp: lambda a, b: _unsigned(a) // _unsigned(b),
-    arith.RemUIOp: lambda a, b: _unsigned(a) % _unsigned(b),
-    arith.ShRUIOp: lambda a, b: _unsigned(a) >> _unsigned(b),
-    arith.MinUIOp: lambda a, b: min(_unsigned(a), _unsigned(b)),
-    arith.MaxUIOp: lambda a, b: max(_unsigned(a), _unsigned(b)),
-    arith.MinSIOp: min,
-    arith.MaxSIOp: max,
-    arith.MaximumfOp: np.maximum,
-    arith.MinimumfOp: np.minimum,
-    arith.MaxnumfOp: np.fmax,
-    arith.MinnumfOp: np.fmin,
-    arith.FloorDivSIOp: operator.floordiv,
-    arith.CeilDivSIOp: lambda a, b: -((-a) // b),
-    arith.CeilDivUIOp: lambda a, b: _ceildiv_unsigned(_unsigned(a), _unsigned(b)),
-    mathd.PowFOp: np.power,
-    mathd.Atan2Op: np.arctan2,
-    mathd.CopySignOp: np.copysign,
-}
-_UNARY: dict[type[Operation], Callable[[Any], Any]] = {
-    arith.NegfOp: operator.neg,
-    mathd.ExpOp: np.exp,
-    mathd.LogOp: np.log,
-    mathd.SqrtOp: np.sqrt,
-    mathd.SinOp: np.sin,
-    mathd.CosOp: np.cos,
-    mathd.TanhOp: np.tanh,
-    mathd.AbsFOp: np.abs,
-    mathd.AbsIOp: np.abs,
-    mathd.FloorOp: np.floor,
-    mathd.CeilOp: np.ceil,
-    mathd.Log2Op: np.log2,
-    mathd.Log10Op: np.log10,
-    mathd.Exp2Op: np.exp2,
-    mathd.TruncOp: np.trunc,
-    mathd.RsqrtOp: lambda x: 1 / np.sqrt(x),
-}
-_CMPI = {
-    "eq": operator.eq,
-    "ne": operator.ne,
-    "slt": operator.lt,
-    "sle": operator.le,
-    "sgt": operator.gt,
-    "sge": operator.ge,
-    "ult": operator.lt,
-    "ule": operator.le,
-    "ugt": operator.gt,
-    "uge": operator.ge,
-}
-
-
-def _cmpf(predicate: str, a: Any, b: Any) -> bool:
-    unordered = bool(np.isnan(a) or np.isnan(b))
-    base = predicate[1:] if predicate[0] in "ou" else predicate
-    if predicate == "ord":
-        return not unordered
-    if predicate == "uno":
-        return unordered
-    if predicate in ("true", "false"):
-        return predicate == "true"
-    result = {"eq": a == b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "ne": a != b}[base]
-    return bool(result) if predicate[0] == "o" else unordered or bool(result)
-
-
-def eval_scalar(op: Operation, args: list[Any]) -> Any:
-    """Evaluate a scalar arith/math op on the host."""
-    kind = type(op)
-    if isinstance(op, arith.ConstantOp):
-        value = op.value
-        assert isinstance(value, IntegerAttr | FloatAttr)
-        return _wrap(op, value.value.data)
-    if kind in _BINARY:
-        return _wrap(op, _BINARY[kind](*args))
-    if kind in _UNARY:
-        return _wrap(op, _UNARY[kind](*args))
-    if isinstance(op, arith.CmpiOp):
-        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = args
-        if predicate.startswith("u"):
-            a, b = _unsigned(np.asarray(a)), _unsigned(np.asarray(b))
-        return np.bool_(_CMPI[predicate](a, b))
-    if isinstance(op, arith.CmpfOp):
-        return np.bool_(_cmpf(arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data], *args))
-    if isinstance(op, arith.SelectOp):
-        return args[1] if args[0] else args[2]
-    if isinstance(op, mathd.FmaOp):
-        return _wrap(op, args[0] * args[1] + args[2])
-    if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
-        return _wrap(op, _unsigned(np.asarray(args[0])))
-    if len(op.operands) == 1 and len(op.results) == 1 and op.name.startswith("arith."):
-        return _wrap(op, args[0])  # casts
-    raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
-
-
-def scalar_evaluator(op: Operation) -> Callable[[list[Any]], Any] | None:
-    """`eval_scalar` for `op` with what depends only on the op worked out once (a host function's index arithmetic
-    runs on every call); None where there is nothing to gain."""
-    kind = type(op)
-    if isinstance(op, arith.ConstantOp):
-        value = eval_scalar(op, [])
-        return lambda args: value
-    function = _BINARY.get(kind) or _UNARY.get(kind)
-    if function is None:
-        return None
-    dtype = dtype_of(op.results[0].type)
-    if not isinstance(op, DIVISIONS):
-        return lambda args: np.asarray(function(*args)).astype(dtype)[()]
-    message = error_message(op, DIVISION_PROBLEM).format()
-
-    def divide(args: list[Any]) -> Any:
-        if not args[1]:
-            raise ProgramError(message)
-        return np.asarray(function(*args)).astype(dtype)[()]
-
-    return divide
+Unbinder = tuple[int | None, Callable[..., Any]]
 
 
 class Program:
@@ -384,6 +222,7 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.source = opencl_source(module)
+        self.max_alloc_size: int = device.max_mem_alloc_size
         limit = device.global_mem_size // 8
         self.pool = BufferPool(min(limit, 2**31) if device.type & cl.device_type.CPU else limit)
         """Reused buffers of dead arrays (see `BufferPool`): a loop whose body makes a new array each iteration (a
@@ -392,8 +231,9 @@ class Program:
         if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
             program = build_program(self.source, device)
             self.kernels = {k.function_name: k for k in program.all_kernels()}
+            _declare_scalar_arguments(module, self.kernels)
         self.functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
-        self.thresholds: dict[str, int] = {}
+        self.thresholds: Mapping[str, int] = {}
         self.error_table: dict[int, kd.DeviceAssertOp] = {
             op.error_code: op for op in module.walk() if isinstance(op, kd.DeviceAssertOp)
         }
@@ -401,8 +241,12 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
-        self.scalar_ops: dict[Operation, Callable[[list[Any]], Any] | None] = {}
-        """Host arith/math ops evaluated before, with their evaluators made once (see `scalar_evaluator`)."""
+        self.poison = False
+        """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
+        self.plans: dict[str, host_plan.FunctionPlan] = {}
+        """Each host function's plan, built on its first call (see `host_plan`)."""
+        self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
+        self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
             self.errors = self.upload(_NO_ERROR)
 
@@ -418,22 +262,32 @@ class Program:
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
-        self.thresholds = dict(thresholds or {})
+        self.thresholds = dict(thresholds) if thresholds else {}
+        self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
+        plan = self.function_plan(name)
         if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
             cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
         self.errors_unread = True
         try:
-            with np.errstate(all="ignore"):
-                results = self.run_block(function.body.block, flat)
+            results = plan(flat)
         except Exception:
             self.raise_device_error()  # a kernel failing first is the cause
             raise
         self.raise_device_error()
+        outputs = tuple(self._unbind(source_type.outputs.data, results))
         self.queue.finish()
-        return tuple(self._unbind(source_type.outputs.data, results))
+        return outputs
+
+    def function_plan(self, name: str) -> host_plan.FunctionPlan:
+        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too)."""
+        if (plan := self.plans.get(name)) is None:
+            if (function := self.functions.get(name)) is None:
+                raise OpenCLRuntimeError(f"no function @{name} in the module")
+            plan = self.plans[name] = host_plan.compile_function(self, function)
+        return plan
 
     def raise_device_error(self) -> None:
         """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
@@ -452,21 +306,56 @@ class Program:
         values = [int(v) for v in recorded[1 : 1 + len(check.values)]]
         raise ProgramError(check.message.data.format(*values)) from None
 
+    # -- arguments and results ----------------------------------------------------
+
     def _bind(self, name: str, k: int, t: Attribute, arg: object) -> list[Any]:
+        """Argument `k` of `@name`, of type `t`, as the host function takes it: a buffer and its sizes, or a scalar."""
+        if (binder := self.binders.get((name, k))) is None:
+            binder = self.binders[(name, k)] = self._binder(name, k, t)
+        return binder(arg)
+
+    def _binder(self, name: str, k: int, t: Attribute) -> Callable[[object], list[Any]]:
         try:
             from soac.interpreter.core import convert_argument
-
-            value = convert_argument(name, k, t, arg)
         except ImportError:
-            value = np.asarray(arg, dtype=dtype_of(t.get_element_type() if isinstance(t, TensorType) else t))
+
+            def convert_argument(function: str, index: int, t: Attribute, arg: object) -> np.ndarray:
+                return np.asarray(arg, dtype=dtype_of(t))
+
         if not isinstance(t, TensorType):
-            return [value[()] if isinstance(value, np.ndarray) else value]
-        array = np.ascontiguousarray(value).astype(_storage(value.dtype), copy=False)
-        buffer = self.upload(array)
-        return [buffer, *(np.int64(d) for d in value.shape)]
+            enter = to_python(t)
+
+            def bind_scalar(arg: object) -> list[Any]:
+                value = convert_argument(name, k, t, arg)
+                return [enter(value[()] if isinstance(value, np.ndarray) else value)]
+
+            return bind_scalar
+        dtype = dtype_of(t)
+        storage = _storage(dtype)
+        rank = t.get_num_dims()
+        static = [(i, d) for i, d in enumerate(t.get_shape()) if d >= 0]
+        as_given = storage == dtype  # a C-contiguous array of the element type goes as it is, unchecked and not copied
+
+        def bind_array(arg: object) -> list[Any]:
+            if (
+                as_given
+                and type(arg) is np.ndarray
+                and arg.dtype == dtype
+                and arg.ndim == rank
+                and arg.flags.c_contiguous
+                and all(arg.shape[i] == d for i, d in static)
+            ):
+                array, shape = arg, arg.shape
+            else:
+                value = convert_argument(name, k, t, arg)
+                array, shape = np.ascontiguousarray(value).astype(storage, copy=False), value.shape
+            return [self.upload(array), *shape]
+
+        return bind_array
 
     def upload(self, array: np.ndarray) -> DeviceArray:
-        self._check_size(array.nbytes, "an input array")
+        if array.nbytes > self.max_alloc_size:
+            self._check_size(array.nbytes, "an input array")
         flags = cl.mem_flags.READ_WRITE
         if array.size:
             buffer = cl.Buffer(self.context, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
@@ -475,151 +364,112 @@ class Program:
         return DeviceArray(buffer, array.dtype, array.size)
 
     def _unbind(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results of a host function (buffers and sizes, scalars) as numpy arrays and scalars of `types`."""
+        cached = self.unbinders.get(id(types))
+        if cached is None or cached[0] is not types:
+            cached = self.unbinders[id(types)] = (types, [self._unbinder(t) for t in types])
         results: list[Any] = []
         position = 0
-        for t in types:
-            if not isinstance(t, TensorType):
-                results.append(flat[position])
+        for rank, leave in cached[1]:
+            if rank is None:
+                results.append(leave(flat[position]))
                 position += 1
-                continue
-            rank = t.get_num_dims()
-            array: DeviceArray = flat[position]
-            shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])
-            position += 1 + rank
-            dtype = dtype_of(t.get_element_type())
-            host = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=_storage(dtype))
-            if host.size:
-                cl.enqueue_copy(self.queue, host, array.buffer, is_blocking=True)
-            results.append(host.astype(dtype, copy=False).reshape(shape))
+            else:
+                results.append(leave(flat[position], flat[position + 1 : position + 1 + rank]))
+                position += 1 + rank
         return results
 
-    # -- the host evaluator -----------------------------------------------------
+    def _unbinder(self, t: Attribute) -> Unbinder:
+        if not isinstance(t, TensorType):
+            return None, to_numpy(t)
+        dtype = dtype_of(t.get_element_type())
+        storage = _storage(dtype)
 
-    def run_block(self, block: Block, args: Sequence[Any], env: dict[SSAValue, Any] | None = None) -> list[Any]:
-        """Run `block`; `env` holds the values of enclosing blocks (a new one per function call)."""
-        env = {} if env is None else env
-        env.update(zip(block.args, args, strict=True))
-        for op in block.ops:
-            if isinstance(op, func.ReturnOp | scf.YieldOp):
-                return [env[v] for v in op.operands]
-            results = self.run_op(op, [env[v] for v in op.operands], env)
-            env.update(zip(op.results, results))
-        return []
+        def read_back(array: DeviceArray, sizes: list[Any]) -> np.ndarray:
+            shape = tuple(int(d) for d in sizes)
+            host = np.empty(math.prod(shape), dtype=storage)
+            if host.size:
+                cl.enqueue_copy(self.queue, host, array.buffer, is_blocking=True)
+            return host.astype(dtype, copy=False).reshape(shape)
 
-    def run_op(self, op: Operation, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:  # noqa: C901
-        if (evaluate := self.scalar_ops.get(op)) is not None:
-            return [evaluate(args)]
-        if isinstance(op, kd.AllocOp):
-            return [self.alloc(op, int(args[0]))]
-        if isinstance(op, kd.LaunchOp):
-            self.launch(op, args)
-            return []
-        if isinstance(op, kd.ReadOp):
-            return [self.read(args[0], int(args[1]), op)]
-        if isinstance(op, kd.WriteOp):
-            self.write(args[1], int(args[2]), args[0])
-            return []
-        if isinstance(op, kd.CopyOp):
-            self.copy(*args)
-            return []
-        if isinstance(op, kd.ThresholdOp):
-            return [np.int64(self.thresholds.get(op.threshold_name, op.default_value))]
-        if isinstance(op, kd.CheckEqOp):
-            if int(args[0]) != int(args[1]):
-                raise SizeMismatchError(f"{op.message.data} ({int(args[0])} != {int(args[1])})")
-            return []
-        if isinstance(op, kd.AssertOp):
-            if not args[0]:
-                raise ProgramError(op.message.data.format(*(int(v) for v in args[1:])))
-            return []
-        if isinstance(op, kd.ErrorBufferOp):
-            assert self.errors is not None
-            return [self.errors]
-        if isinstance(op, scf.IfOp):
-            region = op.true_region if args[0] else op.false_region
-            return self.run_block(region.block, [], env) if region.blocks else []
-        if isinstance(op, scf.ForOp):
-            lb, ub, step, *carried = args
-            for i in range(int(lb), int(ub), int(step)):
-                carried = self.run_block(op.body.block, [np.int64(i), *carried], env)
-            return carried
-        if isinstance(op, scf.WhileOp):
-            return self.run_while(op, args, env)
-        if isinstance(op, func.CallOp):
-            callee = self.functions[op.callee.root_reference.data]
-            return self.run_block(callee.body.block, args)
-        if isinstance(op, DIVISIONS) and not args[1]:
-            raise ProgramError(error_message(op, DIVISION_PROBLEM).format())
-        result = eval_scalar(op, args)
-        self.scalar_ops[op] = scalar_evaluator(op)
-        return [result]
+        return t.get_num_dims(), read_back
 
-    def run_while(self, op: scf.WhileOp, args: list[Any], env: dict[SSAValue, Any]) -> list[Any]:
-        state = args
-        while True:
-            env.update(zip(op.before_region.block.args, state))
-            forwarded: list[Any] = []
-            for inner in op.before_region.block.ops:
-                if isinstance(inner, scf.ConditionOp):
-                    forwarded = [env[v] for v in inner.args]
-                    if not env[inner.condition]:
-                        return forwarded
-                    break
-                env.update(zip(inner.results, self.run_op(inner, [env[v] for v in inner.operands], env)))
-            state = self.run_block(op.after_region.block, forwarded, env)
-
-    # -- device operations --------------------------------------------------------
+    # -- device operations (the plans' steps call these) -----------------------------
 
     def _check_size(self, nbytes: int, what: str) -> None:
-        limit = self.device.max_mem_alloc_size
+        limit = self.max_alloc_size
         if nbytes > limit:
             raise AllocationError(
                 f"allocating {nbytes} bytes for {what} failed: {self.device.name} allows at most {limit} bytes per buffer"
             )
 
     def alloc(self, op: kd.AllocOp, size: int) -> DeviceArray:
-        """A buffer for `op`; with SOAC_POISON=1 (the tests set it) filled with 0xA5 bytes, so that a kernel that
-        reads what nothing wrote gives the same wrong answer on every run and device, not what the memory held."""
+        return self.allocator(op)(size)
+
+    def allocator(self, op: kd.AllocOp) -> Callable[[int], DeviceArray]:
+        """Buffers for `op` of a given size, from the pool where it has one; with SOAC_POISON=1 (the tests set it) filled
+        with 0xA5 bytes, so that a kernel that reads what nothing wrote gives the same wrong answer on every run and
+        device, not what the memory held."""
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         dtype = _storage(dtype_of(element))
-        nbytes = size * dtype.itemsize
+        itemsize = dtype.itemsize
+        name = op.result.name_hint or "buffer"
 
-        def what() -> str:  # printing the type costs more than allocating: only on failure
-            return f"%{op.result.name_hint or 'buffer'} ({size} elements of {element})"
+        def what(size: int) -> str:  # printing the type costs more than allocating: only on failure
+            return f"%{name} ({size} elements of {element})"
 
-        if nbytes > self.device.max_mem_alloc_size:
-            self._check_size(nbytes, what())
-        nbytes = max(nbytes, dtype.itemsize)
-        buffer = self.pool.take(nbytes) if self.pool is not None else None
-        if buffer is None:
+        def allocate(size: int) -> DeviceArray:
+            size = int(size)
+            nbytes = size * itemsize
+            if nbytes > self.max_alloc_size:
+                self._check_size(nbytes, what(size))
+            nbytes = max(nbytes, itemsize)
+            pool = self.pool
+            buffer = pool.take(nbytes) if pool is not None else None
+            if buffer is None:
+                try:
+                    buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
+                except cl.Error as error:
+                    raise AllocationError(f"allocating {nbytes} bytes for {what(size)} failed: {error}") from None
+            array = DeviceArray(buffer, dtype, size)
+            if self.poison:
+                cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
+            if pool is not None:
+                weakref.finalize(array, pool.give, nbytes, buffer)
+            return array
+
+        return allocate
+
+    def launcher(self, op: kd.LaunchOp) -> Callable[[list[Any], int, int], None]:
+        """Launches of `op`'s kernel, given its arguments (buffers as `DeviceArray`s) and the sizes; the kernel is
+        looked up at each launch, so that a benchmark may put a recording one in its place."""
+        name = op.kernel_name
+        buffers = tuple(isinstance(a.type, kd.BufferType) for a in op.args)
+
+        def launch(values: list[Any], global_size: int, local_size: int) -> None:
+            if not global_size:
+                return
+            args = [v.buffer if is_buffer else v for v, is_buffer in zip(values, buffers)]
             try:
-                buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
+                self.kernels[name](self.queue, (global_size,), (local_size,), *args)
             except cl.Error as error:
-                raise AllocationError(f"allocating {nbytes} bytes for {what()} failed: {error}") from None
-        array = DeviceArray(buffer, dtype, size)
-        if os.environ.get("SOAC_POISON", "") not in ("", "0"):
-            cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
-        if self.pool is not None:
-            weakref.finalize(array, self.pool.give, nbytes, buffer)
-        return array
+                raise OpenCLRuntimeError(
+                    f"launching {name} (global {int(global_size)}, local {int(local_size)}) failed: {error}"
+                ) from None
 
-    def launch(self, op: kd.LaunchOp, args: list[Any]) -> None:
-        *kernel_args, global_size, local_size = args
-        if int(global_size) == 0:
-            return
-        kernel = self.kernels[op.kernel_name]
-        values = [a.buffer if isinstance(a, DeviceArray) else _scalar_arg(a) for a in kernel_args]
-        try:
-            kernel(self.queue, (int(global_size),), (int(local_size),), *values)
-        except cl.Error as error:
-            raise OpenCLRuntimeError(
-                f"launching {op.kernel_name} (global {int(global_size)}, local {int(local_size)}) failed: {error}"
-            ) from None
+        return launch
 
-    def read(self, array: DeviceArray, index: int, op: kd.ReadOp) -> Any:
-        host = np.empty(1, dtype=array.dtype)
-        cl.enqueue_copy(self.queue, host, array.buffer, src_offset=index * array.dtype.itemsize, is_blocking=True)
-        return host.astype(dtype_of(op.result.type))[0]
+    def reader(self, op: kd.ReadOp) -> Callable[[DeviceArray, int], Any]:
+        """Reads of one element for `op` (blocking), as the plans hold a value of its type."""
+        result = dtype_of(op.result.type)
+        enter = to_python(op.result.type)
+
+        def read(array: DeviceArray, index: int) -> Any:
+            host = np.empty(1, dtype=array.dtype)
+            cl.enqueue_copy(self.queue, host, array.buffer, src_offset=int(index) * array.dtype.itemsize, is_blocking=True)
+            return enter(host.astype(result)[0])
+
+        return read
 
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
         host = np.asarray([value]).astype(array.dtype)
@@ -638,13 +488,22 @@ class Program:
             dst_offset=int(dest_offset) * size,
         )
 
+    def error_buffer(self) -> DeviceArray:
+        assert self.errors is not None
+        return self.errors
+
+
+def _declare_scalar_arguments(module: ModuleOp, kernels: Mapping[str, cl.Kernel]) -> None:
+    """Tell pyopencl the numpy types of each kernel's scalar parameters (None for buffers): it then packs a scalar
+    argument with `struct` instead of working out what it is (on PoCL 0.5 µs for a launch's arguments, against about
+    3.5 µs for each scalar)."""
+    for op in module.body.block.ops:
+        if isinstance(op, kd.FuncOp) and (kernel := kernels.get(op.kernel_name)) is not None:
+            inputs = op.function_type.inputs.data
+            kernel.set_scalar_arg_dtypes([None if isinstance(t, kd.BufferType) else _storage(dtype_of(t)) for t in inputs])
+
 
 _NO_ERROR = np.zeros(kd.ERROR_SLOTS, np.int64)
-
-
-def _scalar_arg(value: Any) -> Any:
-    array = np.asarray(value)
-    return array.astype(np.uint8)[()] if array.dtype == np.bool_ else array[()]
 
 
 # ---------------------------------------------------------------------------

@@ -95,7 +95,7 @@ def test_integer_operators_follow_python(xs: np.ndarray, k: int) -> None:
 
     k32 = np.int32(k)
     got = f(xs, k32)
-    for g, e in zip(got, (xs // k32, xs % k32, (xs << 2) ^ (xs >> 1), xs & 12 | 3, (xs < k32) + (xs == 4), -xs)):
+    for g, e in zip(got, (xs // k32, xs % k32, (xs << 2) ^ (xs >> 1), xs & 12 | 3, (xs < k32).astype(np.int32) + (xs == 4), -xs)):
         np.testing.assert_array_equal(g, e.astype(np.int32))
 
 
