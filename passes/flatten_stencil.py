@@ -17,8 +17,12 @@ must not read the rows whole.
 from __future__ import annotations
 
 from soac.dialect import STENCIL_MAX_RANK, MapOp, StencilOp, YieldOp, defined_inside
+from soac.passes.flatten_checks import check_width, input_sizes
+from soac.passes.flatten_nest import Nest
+from xdsl.builder import Builder
 from xdsl.ir import Block
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 
 class MapOfStencil(RewritePattern):
@@ -39,6 +43,8 @@ class MapOfStencil(RewritePattern):
             return
         if any(use.operation is not stencil for arg in block.args for use in arg.uses):
             return
+        nest = Nest(op, [])
+        check_width(Builder(InsertPoint.before(op)), nest, op, op.width, input_sizes(nest, op.inputs))  # pyright: ignore
         inputs = [op.inputs[block.args.index(x)] for x in stencil.inputs]  # pyright: ignore[reportArgumentType]
         body = stencil.body.clone()
         fused = StencilOp(

@@ -63,6 +63,7 @@ from soac.lowering.conversion.kernel_builder import (
     error_message,
     host_computable,
     index_problem,
+    located_message,
     shape_problem,
 )
 from soac.lowering.kernel import (
@@ -446,6 +447,9 @@ class FunctionLowering:
             return
         if isinstance(op, soac.ThresholdOp):
             self.lower_threshold(op)
+        elif isinstance(op, soac.AssertOp):
+            values = [self.lw.scalar(v) for v in op.values]
+            self.lw.builder.insert(AssertOp(self.lw.scalar(op.ok), located_message(op, op.message.data), values))
         elif isinstance(op, tensor.DimOp):
             self.lower_dim(op)
         elif isinstance(op, scf.IfOp):
