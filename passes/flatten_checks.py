@@ -13,8 +13,7 @@ applies when the nest is not empty, as the SOAC then never runs:
     soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%n, %rows : index, index)
     %s = soac.segred thread (%n, %m) ...
 
-A negative width fails the first of those checks (with the width in the message);
-a SOAC without inputs checks that its width is not negative instead.
+A width that may be negative is checked first, as the SOAC does (`negative width -1`).
 A size that is the width itself needs no check: `tensor.dim` of the same
 array and dimension, the width of the op that built the array (a `replicate`,
 `iota`, map or segmented op), a slice `[0 : width]`, equal constants.
@@ -198,7 +197,7 @@ class CheckBuilder:
 
     def width(self, width: SSAValue, sizes: Sequence[Size]) -> None:
         """The checks of `width` against `sizes`, the outer sizes of the SOAC's inputs in order."""
-        if not sizes and not never_negative(width):  # else a negative width fails the first check of the sizes
+        if not never_negative(width) and not any(same_size(width, s) for s in sizes):
             nonneg = self.insert(arith.CmpiOp(width, self.index(0), "sge"), "nonneg")
             self.check(nonneg, "negative width {0}", [width])
         for k, size in enumerate(sizes):

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from soac.dialect import HistOp, Level, MapOp, ReplicateOp, TransposeOp
+from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, TransposeOp
 from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
 from soac.passes.flatten_checks import check_width, input_sizes
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
@@ -92,8 +92,8 @@ class Distributor:
         return results  # pyright: ignore[reportReturnType]
 
     def flush(self, group: Sequence[Operation], values: Sequence[SSAValue]) -> None:
-        """One segmap over the nest runs `group` sequentially and stores `values` in arrays."""
-        if not values:
+        """One segmap over the nest runs `group` sequentially and stores `values` in arrays (or only checks)."""
+        if not values and not any(isinstance(inner, AssertOp) for op in group for inner in op.walk()):
             return
         body = KernelBody(self.nest)
         body.clone_all(group)

@@ -1828,7 +1828,10 @@ class AssertOp(IRDLOperation):
         try:
             self.message.data.format(*range(len(self.values)))
         except (IndexError, KeyError, ValueError) as error:
-            raise VerifyException(f"'{self.name}' message does not take {len(self.values)} values: {error}") from None
+            count = len(self.values)
+            raise VerifyException(
+                f"'{self.name}' message does not fit the {count} value{'' if count == 1 else 's'} it reports: {error}"
+            ) from None
 
 
 SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (
