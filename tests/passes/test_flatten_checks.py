@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the programs are MLIR text, one op per line)
 """soac-flatten keeps the SOACs' size checks: mismatched inputs fail as in the interpreter, matching ones do not.
 
 Each program zips arrays of their own lengths in a map nest whose SOACs flatten. On inputs whose sizes do not
@@ -122,7 +123,8 @@ def flattened(text: str, mode: str) -> ModuleOp:
 def assert_same(want: object, have: object, sizes: tuple[int, int, int, int]) -> None:
     want, have = np.asarray(want), np.asarray(have)
     if sizes == EMPTY_NEST:
-        assert have.size == want.size == 0 and have.ndim == want.ndim
+        assert have.size == want.size == 0
+        assert have.ndim == want.ndim
     else:
         np.testing.assert_array_equal(have, want)
 
