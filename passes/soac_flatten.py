@@ -43,6 +43,7 @@ from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
 from soac.passes.split_scan_reduce import split_scan_reductions
+from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -96,6 +97,7 @@ class SoacFlattenPass(ModulePass):
         if self.mode not in ("incremental", "moderate", "full"):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
         split_scan_reductions(op)  # the flattening rules know scanomaps and redomaps, not both in one op
+        interchange_vectorised_operators(op, in_maps=self.mode == "full")  # operators on rows: one per column
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

@@ -78,6 +78,7 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.passes.split_scan_reduce import split_scan_reductions
+from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf, tensor
@@ -649,6 +650,7 @@ class SoacToKernelPass(ModulePass):
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
         split_scan_reductions(op)  # scanomaps with a reduction part: a scanomap and a redomap (no fused kernel yet)
+        interchange_vectorised_operators(op, in_maps=False)  # top-level operators on rows: one per column
         codes = ErrorCodes()
         contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.kernel_builder import LoweringError, describe
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import (
     chunked_scan,
@@ -42,7 +43,7 @@ from soac.lowering.strategies import (
     tiled,
 )
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, Operation
 
 
@@ -78,7 +79,23 @@ def _lookback(lw: HostLowering, types: Sequence[Attribute]) -> bool:
     return lw.scan_strategy == "lookback" and lookback_scan.supports(types)
 
 
+def require_scalar_operator(
+    op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp | soac.SegredOp | soac.SegscanOp,
+) -> None:
+    """Kernels combine scalars: an operator on arrays outside a lambda is an error that says what does run."""
+    arrays = [v.type for v in op.neutral if isinstance(v.type, TensorType)]
+    if not arrays:
+        return
+    raise LoweringError(
+        f"{describe(op)}: its operator combines arrays ({', '.join(map(str, arrays))}), which no kernel does outside "
+        "a lambda; an element-wise operator (one soac.map of a scalar operator over the two rows) becomes a "
+        "reduction or scan per column when the rows are those of the input (soac-to-kernel, and soac-flatten "
+        "with mode=full in map nests); otherwise write it as a map over the columns"
+    )
+
+
 def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
+    require_scalar_operator(op)
     width, map_outs = outputs.reduce_outputs(lw, op)
     if lw.scan_strategy == "chunked":
         # CPUs: one sequential loop per contiguous chunk, no local memory, no barriers.
@@ -90,6 +107,7 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
+    require_scalar_operator(op)
     lookback = _lookback(lw, [v.type for v in op.neutral])
     if (lookback or lw.scan_strategy == "chunked") and (scatter := scan_scatter.scatter_of(op)) is not None:
         # The scatter that takes every result runs in the scan's last kernel: the results are never stored.
@@ -116,6 +134,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
 
 
 def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
+    require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
     if op.level.data == soac.Level.GROUP:
         # Teams sized by the segment length; plain rows of 32-bit values with a commutative operator also get the
@@ -128,6 +147,7 @@ def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
 
 
 def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
+    require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
     if op.level.data != soac.Level.GROUP:
         # Level `thread`: one work-item per segment.
