@@ -45,7 +45,6 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
 
 
 def element_wise_operator(op: ReduceOp | ScanOp) -> MapOp | None:
@@ -118,8 +117,7 @@ class VectorisedOperatorToMap(RewritePattern):
             results = [b.result for b in back]
         for result, old in zip(results, op.results):
             result.name_hint = old.name_hint
-        rewriter.insert_op(new_ops, InsertPoint.before(op))
-        rewriter.replace_op(op, (), results)
+        rewriter.replace(op, new_ops, results)
 
 
 def _replicated(row: SSAValue, width: SSAValue) -> SSAValue | None:
