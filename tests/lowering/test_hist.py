@@ -308,8 +308,8 @@ func.func @main(%bins: index, %is: tensor<?xindex>, %vs: tensor<?xi32>) -> (tens
   }
   %outside = soac.replicate %bins, %z : i32 -> tensor<?xi32>
   %looped = scf.for %t = %c0 to %c3 step %c1 iter_args(%acc = %once) -> (tensor<?xi32>) {
-    %next = soac.hist %n (%is, %vs : tensor<?xindex>, tensor<?xi32>) into(%outside : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
-      combine(%a: i32, %b: i32) {
+    %next = soac.hist %n (%is, %vs : tensor<?xindex>, tensor<?xi32>) into(%outside : tensor<?xi32>)
+      neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
       %s = arith.addi %a, %b : i32
       soac.yield %s : i32
     } lambda(%i: index, %v: i32) {
@@ -320,8 +320,8 @@ func.func @main(%bins: index, %is: tensor<?xindex>, %vs: tensor<?xi32>) -> (tens
   }
   %shared = soac.replicate %bins, %z : i32 -> tensor<?xi32>
   %first = soac.index %shared[%c0] : tensor<?xi32> -> i32
-  %counts = soac.hist %n (%is, %vs : tensor<?xindex>, tensor<?xi32>) into(%shared : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
-      combine(%a: i32, %b: i32) {
+  %counts = soac.hist %n (%is, %vs : tensor<?xindex>, tensor<?xi32>) into(%shared : tensor<?xi32>)
+      neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
     %s = arith.maxsi %a, %b : i32
     soac.yield %s : i32
   } lambda(%i: index, %v: i32) {
