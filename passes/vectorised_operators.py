@@ -91,6 +91,8 @@ class VectorisedOperatorToMap(RewritePattern):
         if (inner := element_wise_operator(op)) is None:
             return
         columns = [TransposeOp(x, [1, 0]) for x in op.inputs]
+        for transposed, x in zip(columns, op.inputs):
+            transposed.result.name_hint = f"{x.name_hint or 'rows'}_cols"
         replicated = [_replicated(ne, inner.width) for ne in op.neutral]
         if any(v is None for v in replicated):  # each column's neutral element: that column of the neutral rows
             replicated = []
