@@ -101,6 +101,8 @@ class VectorisedOperatorToMap(RewritePattern):
         cols, elements = body.args[: len(columns)], list(body.args[len(columns) :]) or replicated
         for col in cols:
             col.name_hint = "col"
+        for element, row in zip(body.args[len(columns) :], neutral_rows):
+            element.name_hint = f"{row.name_hint or 'ne'}_elem"
         operator = scalar_operator(op, inner)
         per_column = (
             ReduceOp(op.width, elements, cols, operator, op.commutative is not None)
@@ -114,6 +116,8 @@ class VectorisedOperatorToMap(RewritePattern):
         new_ops: list[Operation] = [*columns, mapped]
         results = list(mapped.results)
         if isinstance(op, ScanOp):
+            for scanned, old in zip(mapped.results, op.results):
+                scanned.name_hint = f"{old.name_hint or 'scan'}_cols"
             back = [TransposeOp(r, [1, 0]) for r in mapped.results]
             new_ops.extend(back)
             results = [b.result for b in back]
