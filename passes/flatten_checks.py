@@ -45,7 +45,7 @@ from soac.passes.flatten_nest import Bound, Nest, RowOf
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ def array_dim(array: SSAValue, axis: int) -> Size:
     if isinstance(t, TensorType) and axis < t.get_num_dims() and t.get_shape()[axis] >= 0:
         return t.get_shape()[axis]
     owner = array.owner
+    if isinstance(array, BlockArgument) and isinstance(parent := owner.parent_op(), MapOp) and owner is parent.body.block:
+        return array_dim(parent.inputs[array.index], axis + 1)  # a row of a map's input
     if isinstance(owner, IotaOp | ReplicateOp | MapOp | ScanOp | ScanomapOp) and axis == 0:
         return owner.width
     if isinstance(owner, SegmapOp | SegscanOp | SegredOp):

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from soac.dialect import SOAC_WITH_LAMBDAS, MapOp, ReduceOp, ReplicateOp, ScanOp, TransposeOp, YieldOp
 from soac.passes.flatten_analysis import region_free_values
-from soac.passes.flatten_checks import same_size
+from soac.passes.flatten_checks import array_dim, same_size
 from soac.types import row_type
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -48,7 +48,8 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 
 def element_wise_operator(op: ReduceOp | ScanOp) -> MapOp | None:
-    """The map of `op`'s operator if the operator is one map of a scalar operator over its two rows."""
+    """The map of `op`'s operator if the operator is one map of a scalar operator over its two rows, and the map's
+    width is the length of the inputs' rows (`tensor.dim` of dimension 1, or a width that made them)."""
     block = op.combine.block
     inner, terminator = block.first_op, block.last_op
     if not isinstance(inner, MapOp) or inner.next_op is not terminator or not isinstance(terminator, YieldOp):
@@ -60,7 +61,10 @@ def element_wise_operator(op: ReduceOp | ScanOp) -> MapOp | None:
     if any(arg in region_free_values(inner.body) for arg in block.args):
         return None
     ranks = [x.type.get_num_dims() if isinstance(x.type, TensorType) else 0 for x in op.inputs]
-    return inner if all(rank == 2 for rank in ranks) else None
+    if any(rank != 2 for rank in ranks):
+        return None
+    # the map over the columns checks their number against the width even for no rows, which the operator's does not
+    return inner if all(same_size(inner.width, array_dim(x, 1)) for x in op.inputs) else None
 
 
 def scalar_operator(op: ReduceOp | ScanOp, inner: MapOp) -> Region:

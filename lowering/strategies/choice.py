@@ -89,8 +89,8 @@ def require_scalar_operator(
     raise LoweringError(
         f"{describe(op)}: its operator combines arrays ({', '.join(map(str, arrays))}), which no kernel does outside "
         "a lambda; an element-wise operator (one soac.map of a scalar operator over the two rows) becomes a "
-        "reduction or scan per column when the rows are those of the input (soac-to-kernel, and soac-flatten "
-        "with mode=full in map nests); otherwise write it as a map over the columns"
+        "reduction or scan per column where the map's width is the inputs' row length (their tensor.dim 1; "
+        "soac-to-kernel does so, and soac-flatten with mode=full in map nests); else write it as a map over the columns"
     )
 
 

@@ -145,3 +145,12 @@ def test_operator_on_arrays_is_a_lowering_error() -> None:
         match=r"^'soac.reduce' at prog.mlir:7:3: its operator combines arrays \(tensor<\?xi32>\), which no kernel does outside a lambda; an element-wise operator",
     ):
         compile_module(module_of(NOT_ELEMENT_WISE, None))
+
+
+def test_element_wise_operator_of_another_width_is_a_lowering_error() -> None:
+    """A map over the columns would check their number against the operator's width even without rows, where the
+    reduction does not (it gives the neutral row): only a width that is the rows' length is rewritten."""
+    text = SUM_ROWS.replace("%m = tensor.dim %xss, %c1 : tensor<?x?xi32>", "%m = arith.constant 3 : index")
+    assert list(interpret(module_of(text, None), "main", [np.zeros((0, 2), np.int32)])[0]) == [0, 0, 0]
+    with pytest.raises(LoweringError, match=r"^'soac.reduce' at prog.mlir:\d+:3: its operator combines arrays"):
+        compile_module(module_of(text, None))
