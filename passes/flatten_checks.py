@@ -18,8 +18,8 @@ A size that is the width itself needs no check: `tensor.dim` of the same
 array and dimension, the width of the op that built the array (a `replicate`,
 `iota`, map or segmented op), a slice `[0 : width]`, equal constants.
 An input whose size may differ between the points of the nest (a slice with
-bounds that vary) has no such check before the nest: the SOAC then stays
-sequential (`input_sizes` gives None).
+bounds that vary) is checked in a segmap over the nest instead, which yields
+nothing: each point checks its own rows.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from soac.dialect import (
     AssertOp,
     IndexOp,
     IotaOp,
+    Level,
     MapOp,
     ReplicateOp,
     ScanomapOp,
@@ -41,11 +42,12 @@ from soac.dialect import (
     SliceOp,
     TransposeOp,
 )
-from soac.passes.flatten_nest import Bound, Nest, RowOf
+from soac.passes.flatten_nest import Bound, KernelBody, Nest, RowOf
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,15 @@ class CheckBuilder:
             self.check(same, f"width {{0}} does not match the outer size {{1}} of input #{k}", [width, rows])
 
 
-def check_width(builder: Builder, nest: Nest, op: Operation, width: SSAValue, sizes: Sequence[Size]) -> None:
-    """Emit the checks of the SOAC `op` of `nest` (width `width`, its inputs' sizes `sizes`) with `builder`."""
-    CheckBuilder(builder, nest, op).width(width, sizes)
+def check_width(builder: Builder, nest: Nest, op: Operation, width: SSAValue) -> None:
+    """Emit the checks of the SOAC `op` of `nest` (width `width`) with `builder`: before the nest where its inputs'
+    sizes are known there, else in a segmap over the nest that checks each point's rows and yields nothing."""
+    inputs = list(op.inputs)  # pyright: ignore[reportAttributeAccessIssue]
+    if (sizes := input_sizes(nest, inputs)) is not None:
+        CheckBuilder(builder, nest, op).width(width, sizes)
+        return
+    body = KernelBody(nest)
+    checks = CheckBuilder(Builder(InsertPoint.at_end(body.block)), Nest(nest.root, []), op)
+    rows = [checks.insert(tensor.DimOp(body.value(x), checks.index(0)), "rows") for x in inputs]
+    checks.width(width, rows)
+    builder.insert(body.segmap(Level.THREAD, []))

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, TransposeOp
 from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
-from soac.passes.flatten_checks import check_width, input_sizes
+from soac.passes.flatten_checks import check_width
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_segops import Combining, combine_region, segcombine, seghist_of
 from xdsl.builder import Builder
@@ -126,7 +126,7 @@ class Distributor:
     def handler(self, op: Operation) -> Handler | None:
         """How to exploit the parallelism of `op`, or None if it runs sequentially."""
         if isinstance(op, MapOp):
-            if (width := self.outer(op.width)) is None or input_sizes(self.nest, op.inputs) is None:
+            if (width := self.outer(op.width)) is None:
                 return None
             return lambda: self.flattener.map_nest(self, op, width)
         if isinstance(op, COMBINING):
@@ -142,9 +142,8 @@ class Distributor:
         return None
 
     def flat_operator(self, op: Combining | HistOp) -> tuple[SSAValue, list[SSAValue], Region] | None:
-        """`op`'s width, neutral elements and operator as values and a region over the nest, if they exist there
-        (and its inputs' sizes, to check against the width before the nest)."""
-        if not self.flattener.flatten_combining or input_sizes(self.nest, op.inputs) is None:
+        """`op`'s width, neutral elements and operator as values and a region over the nest, if they exist there."""
+        if not self.flattener.flatten_combining:
             return None
         width = self.outer(op.width)
         neutral = [self.outer(v) for v in op.neutral]
@@ -153,17 +152,13 @@ class Distributor:
             return None
         return width, neutral, combine  # pyright: ignore[reportReturnType]
 
-    def check_width(self, op: Combining | HistOp, width: SSAValue) -> None:
-        """The checks of `op`'s width against its inputs, which the segmented op replacing it does not make."""
-        check_width(self.builder, self.nest, op, width, input_sizes(self.nest, op.inputs))  # pyright: ignore
-
     def combining(self, op: Combining) -> Handler | None:
         if (flat := self.flat_operator(op)) is None:
             return None
         width, neutral, combine = flat
 
         def emit() -> None:
-            self.check_width(op, width)
+            check_width(self.builder, self.nest, op, width)  # the segmented op does not check its inputs
             new_ops, results = segcombine(self.nest, op, width, neutral, combine, Level.THREAD)  # pyright: ignore
             self.builder.insert(new_ops)
             self.nest.bind_full(op.results, results)
@@ -179,7 +174,7 @@ class Distributor:
             return None
 
         def emit() -> None:
-            self.check_width(op, width)
+            check_width(self.builder, self.nest, op, width)  # the segmented op does not check its inputs
             dests = [d if d in self.nest.fresh else self.copy(v) for v, d in zip(op.dests, self.arrays(list(op.dests)))]
             seghist = self.builder.insert(seghist_of(self.nest, op, width, dests, neutral, combine))  # pyright: ignore
             self.nest.bind_full(op.results, seghist.results)

@@ -81,6 +81,23 @@ func.func @main(%k: index, %bins: index, %iss: tensor<?x?xindex>) -> tensor<?x?x
 }
 """
 
+WINDOWS = """
+func.func @main(%n: index, %k: index, %m: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %zero = arith.constant 0 : i32
+  %is = soac.iota %n : tensor<?xindex>
+  %r = soac.map %n (%is : tensor<?xindex>) -> tensor<?xi32> lambda(%i: index) {
+    %end = arith.addi %i, %m : index
+    %window = soac.slice %xs[%i : %end] : tensor<?xi32> -> tensor<?xi32>
+    %s = soac.reduce %k (%window : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+      %c = arith.addi %a, %b : i32
+      soac.yield %c : i32
+    }
+    soac.yield %s : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
 
 def _zipped(n: int, k: int, m: int, extra: int) -> list[Any]:
     rng = np.random.default_rng(n * 31 + m)
@@ -98,7 +115,17 @@ def _hist(n: int, k: int, m: int, extra: int) -> list[Any]:
     return [np.int64(k), np.int64(5), rng.integers(0, 5, (n, m)).astype(np.int64)]
 
 
-PROGRAMS = {"zipped": (ZIPPED, _zipped), "inner_zip": (INNER_ZIP, _inner_zip), "hist": (HIST, _hist)}
+def _windows(n: int, k: int, m: int, extra: int) -> list[Any]:
+    rng = np.random.default_rng(n * 31 + m)
+    return [np.int64(n), np.int64(k), np.int64(m), rng.integers(-9, 9, max(n + m - 1 + extra, 0)).astype(np.int32)]
+
+
+PROGRAMS = {
+    "zipped": (ZIPPED, _zipped),
+    "inner_zip": (INNER_ZIP, _inner_zip),
+    "hist": (HIST, _hist),
+    "windows": (WINDOWS, _windows),
+}
 
 # (n, k, m, extra): n rows of m elements, inner width k, an extra input `extra` longer than it should be
 FITTING = [(3, 4, 4, 0), (1, 2, 2, 0), (0, 3, 3, 0)]
@@ -106,6 +133,7 @@ MISFITTING = {
     "zipped": [(3, 4, 4, 1), (3, 5, 4, 0), (2, 3, 4, -1), (3, -1, 4, 0)],
     "inner_zip": [(3, 4, 4, 1), (3, 5, 4, 0), (2, 3, 4, -1)],
     "hist": [(3, 5, 4, 0), (2, 3, 4, 0), (3, -2, 4, 0)],
+    "windows": [(3, 5, 4, 0), (4, 3, 4, 2), (3, 4, 4, -1)],
 }
 EMPTY_NEST = (0, 5, 4, 0)
 """An empty map: its inner SOACs never run, so their widths are never checked (and the interpreter sizes the

@@ -128,13 +128,18 @@ func.func @no_inputs(%n: index, %m: index) -> tensor<?x?xindex> {
 
 // -----
 
-// Rows whose length varies in the nest (a slice from %i) cannot be checked before the nest: the reduction stays
-// sequential, with its check.
+// Rows whose length varies in the nest (a slice from %i) cannot be checked before the nest: a segmap over the nest
+// that yields nothing checks each point's rows, before the segred.
 // CHECK-LABEL: func.func @varying
-// CHECK:         soac.segmap thread (%n)
-// CHECK:           soac.slice
-// CHECK-NEXT:      soac.reduce %m
-// CHECK-NOT:     soac.segred
+// CHECK:         soac.segmap thread (%n) -> () lambda(%i: index) {
+// CHECK:           %[[WINDOW:.*]] = soac.slice
+// CHECK:           %[[ROWS:.*]] = tensor.dim %[[WINDOW]], %{{.*}} : tensor<?xi32>
+// CHECK:           soac.assert %{{.*}}, "'soac.reduce': negative width {0}" (%m : index)
+// CHECK-NEXT:      %[[SAME:.*]] = arith.cmpi eq, %m, %[[ROWS]] : index
+// CHECK-NEXT:      soac.assert %[[SAME]], "'soac.reduce': width {0} does not match the outer size {1} of input #0" (%m, %[[ROWS]] : index, index)
+// CHECK-NEXT:      soac.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    soac.segred thread (%n, %m)
 func.func @varying(%n: index, %m: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
   %zero = arith.constant 0 : i32
   %is = soac.iota %n : tensor<?xindex>
