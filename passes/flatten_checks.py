@@ -101,7 +101,10 @@ def array_dim(array: SSAValue, axis: int) -> Size:
         if isinstance(branch.owner, tensor.CastOp):
             branch = branch.owner.source
         size = array_dim(branch, axis)
-        return size if not isinstance(size, Dim) or size.array is not branch else Dim(array, axis)
+        values = [size] if isinstance(size, SSAValue) else [size.array] if isinstance(size, Dim) else []
+        if isinstance(size, Difference):
+            values = [size.end, size.start]
+        return Dim(array, axis) if any(owner.is_ancestor(v.owner) for v in values) else size  # pyright: ignore
     return Dim(array, axis)
 
 

@@ -12,19 +12,19 @@ the scalar operator (Futhark's interchange of a vectorised reduction, seed 004):
       }
       soac.yield %c : tensor<?xi32>
     }
-becomes
-    %cols = soac.transpose %xss [1, 0] : tensor<?x?xi32> -> tensor<?x?xi32>
-    %s = soac.map %m (%cols, %zeros : tensor<?x?xi32>, tensor<?xi32>) -> tensor<?xi32>
-        lambda(%col: tensor<?xi32>, %zero: i32) {
-      %r = soac.reduce %n (%col : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%x: i32, %y: i32) {
+becomes, where `%zeros = soac.replicate %m, %z` and `%m = tensor.dim %xss, %c1`,
+    %xss_cols = soac.transpose %xss [1, 0] : tensor<?x?xi32> -> tensor<?x?xi32>
+    %s = soac.map %m (%xss_cols : tensor<?x?xi32>) -> tensor<?xi32> lambda(%col: tensor<?xi32>) {
+      %r = soac.reduce %n (%col : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%x: i32, %y: i32) {
         %t = arith.addi %x, %y : i32
         soac.yield %t : i32
       }
       soac.yield %r : i32
     }
 
-(a scan's result is transposed back). Each column's neutral element is that column of the neutral row, or the
-replicated value where the neutral row is a `soac.replicate` (then the map does not read it).
+(a scan's result is transposed back). Each column's neutral element is the replicated value where the neutral row
+is a `soac.replicate`, else that column of the neutral row (a second input of the map). Only a map whose width is
+the rows' length is rewritten: the map over the columns checks their number even when there are no rows.
 The lowering runs only scalar operators at top level: `soac-to-kernel` applies this rewrite to the reductions
 and scans outside lambdas; `soac-flatten` too, and with `mode=full` also to those in map nests, which then
 flatten to a segred or segscan over (..., columns, rows) of the transposed arrays (the other modes keep the
