@@ -89,5 +89,6 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
   %sl = soac.slice %xs[%i : %n] : tensor<?xf32> -> tensor<?xf32>
   %up = soac.update %rep[%i] = %z : tensor<?xf32>, f32
   %th = soac.threshold "suff_outer_par_0" %n default 32768
+  soac.assert %th, "'soac.map': width {0} does not match the outer size {1} of input #0" (%n, %i : index, index)
   func.return %r, %sum : tensor<?xf32>, f32
 }

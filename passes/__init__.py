@@ -33,10 +33,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitScanReducePass
 
+    def get_soac_vectorised_operators() -> type[ModulePass]:
+        from soac.passes.vectorised_operators import VectorisedOperatorsPass
+
+        return VectorisedOperatorsPass
+
     return {
         "soac-fuse": get_soac_fuse,
         "soac-flatten": get_soac_flatten,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,
+        "soac-vectorised-operators": get_soac_vectorised_operators,
     }

@@ -39,8 +39,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from soac.dialect import HistOp, Level, MapOp, ReplicateOp, TransposeOp
+from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, TransposeOp
 from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
+from soac.passes.flatten_checks import check_width
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_segops import Combining, combine_region, segcombine, seghist_of
 from xdsl.builder import Builder
@@ -91,8 +92,8 @@ class Distributor:
         return results  # pyright: ignore[reportReturnType]
 
     def flush(self, group: Sequence[Operation], values: Sequence[SSAValue]) -> None:
-        """One segmap over the nest runs `group` sequentially and stores `values` in arrays."""
-        if not values:
+        """One segmap over the nest runs `group` sequentially and stores `values` in arrays (or only checks)."""
+        if not values and not any(isinstance(inner, AssertOp) for op in group for inner in op.walk()):
             return
         body = KernelBody(self.nest)
         body.clone_all(group)
@@ -157,6 +158,7 @@ class Distributor:
         width, neutral, combine = flat
 
         def emit() -> None:
+            check_width(self.builder, self.nest, op, width)  # the segmented op does not check its inputs
             new_ops, results = segcombine(self.nest, op, width, neutral, combine, Level.THREAD)  # pyright: ignore
             self.builder.insert(new_ops)
             self.nest.bind_full(op.results, results)
@@ -172,6 +174,7 @@ class Distributor:
             return None
 
         def emit() -> None:
+            check_width(self.builder, self.nest, op, width)  # the segmented op does not check its inputs
             dests = [d if d in self.nest.fresh else self.copy(v) for v, d in zip(op.dests, self.arrays(list(op.dests)))]
             seghist = self.builder.insert(seghist_of(self.nest, op, width, dests, neutral, combine))  # pyright: ignore
             self.nest.bind_full(op.results, seghist.results)

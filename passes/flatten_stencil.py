@@ -17,8 +17,12 @@ must not read the rows whole.
 from __future__ import annotations
 
 from soac.dialect import STENCIL_MAX_RANK, MapOp, StencilOp, YieldOp, defined_inside
+from soac.passes.flatten_checks import check_width
+from soac.passes.flatten_nest import Nest
+from xdsl.builder import Builder
 from xdsl.ir import Block
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 
 class MapOfStencil(RewritePattern):
@@ -39,6 +43,7 @@ class MapOfStencil(RewritePattern):
             return
         if any(use.operation is not stencil for arg in block.args for use in arg.uses):
             return
+        check_width(Builder(InsertPoint.before(op)), Nest(op, []), op, op.width)
         inputs = [op.inputs[block.args.index(x)] for x in stencil.inputs]  # pyright: ignore[reportArgumentType]
         body = stencil.body.clone()
         fused = StencilOp(

@@ -33,6 +33,7 @@ from typing import Literal
 
 from soac.dialect import HistOp, Level, MapOp, ScatterOp, ThresholdOp
 from soac.passes.flatten_analysis import COMBINING, SOACS, worth_versions
+from soac.passes.flatten_checks import check_width
 from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import KernelBody, Nest
 from soac.passes.flatten_segops import combine_region, segcombine
@@ -67,6 +68,7 @@ def to_thread_segops(block: Block) -> None:
     """Turns the SOACs of a work-group body into thread-level segmented ops, flattening maps fully."""
     for soac in group_soacs(block):
         nest = Nest(soac, [])
+        check_width(Builder(InsertPoint.before(soac)), nest, soac, soac.width)
         if isinstance(soac, MapOp):
             dist = Distributor(Flattener("full"), nest, Builder(InsertPoint.before(soac)))
             dist.flattener.map_nest(dist, soac, soac.width)
@@ -110,6 +112,7 @@ class Flattener:
 
     def map_nest(self, dist: Distributor, op: MapOp, width: SSAValue) -> None:
         """Flattens the map `op` of `dist`'s nest; binds its results to arrays over the nest."""
+        check_width(dist.builder, dist.nest, op, width)
         inner = dist.nest.child([width])
         inner.bind_rows(op.body.block.args, op.inputs, dist.nest.depth)
         if self.mode == "incremental" and worth_versions(op.body.block):

@@ -1788,6 +1788,70 @@ class ThresholdOp(IRDLOperation):
         return with_parsed_attributes(parser, op)
 
 
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """Fails the run with `message` unless `%ok`; `{k}` in the message stands for the k-th value.
+
+    The check of an op that a pass removed, kept as an op of its own: `soac-flatten` keeps a map's check that
+    its inputs have as many rows as its width. The message names the op whose check it is, the op carries
+    its location:
+
+        %same = arith.cmpi eq, %n, %rows : index
+        soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%n, %rows : index, index)
+
+    Inside a lambda it checks every lane (and reports the first that fails).
+    """
+
+    name = "soac.assert"
+
+    ok = operand_def(i1)
+    values = var_operand_def()
+    message = prop_def(StringAttr)
+
+    def __init__(self, ok: SSAValue | Operation, message: str, values: Sequence[SSAValue | Operation] = ()):
+        super().__init__(operands=[ok, values], properties={"message": StringAttr(message)})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ok)
+        printer.print_string(", ")
+        printer.print_string_literal(self.message.data)
+        if self.values:
+            printer.print_string(" (")
+            printer.print_list(self.values, printer.print_operand)
+            printer.print_string(" : ")
+            printer.print_list(self.values.types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        ok = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
+        parser.parse_punctuation(",")
+        message = parser.parse_str_literal()
+        values: list[SSAValue] = []
+        if parser.parse_optional_punctuation("(") is not None:
+            pos = parser.pos
+            unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            values = parser.resolve_operands(unresolved, types, pos)
+        return with_parsed_attributes(parser, cls(ok, message, values))
+
+    def verify_(self) -> None:
+        for value in self.values:
+            if not is_integer_like(value.type):
+                raise VerifyException(f"'{self.name}' reports integer or index values, not {value.type}")
+        try:
+            self.message.data.format(*range(len(self.values)))
+        except (IndexError, KeyError, ValueError) as error:
+            count = len(self.values)
+            raise VerifyException(
+                f"'{self.name}' message does not fit the {count} value{'' if count == 1 else 's'} it reports: {error}"
+            ) from None
+
+
 SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (
     MapOp,
     ReduceOp,
@@ -1827,6 +1891,7 @@ Soac = Dialect(
         SliceOp,
         UpdateOp,
         ThresholdOp,
+        AssertOp,
         YieldOp,
     ],
     [LevelAttr],

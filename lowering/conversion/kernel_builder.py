@@ -66,8 +66,13 @@ def where(op: Operation) -> str:
 
 def error_message(op: Operation, problem: str) -> str:
     """The message template of a failed check at `op`: `problem` may use `{0}`, `{1}`... for the reported values."""
+    return located_message(op, f"'{op.name}': {problem}")
+
+
+def located_message(op: Operation, message: str) -> str:
+    """`message` (a template of `{0}`, `{1}`...) after the place of `op`: what a `soac.assert` reports."""
     place = where(op).replace("{", "{{").replace("}", "}}")
-    return f"{place}: '{op.name}': {problem}"
+    return f"{place}: {message}"
 
 
 def index_problem(dimension: int) -> str:
@@ -589,7 +594,11 @@ class KernelBuilder:
 
     def check(self, ok: SSAValue, op: Operation, problem: str, values: Sequence[SSAValue] = ()) -> None:
         """Record failure `problem` at `op` (with `values` for its `{k}`) unless `ok`; the kernel goes on."""
-        self.b.insert(DeviceAssertOp(ok, self.error_buffer(), self.codes.next(), error_message(op, problem), values))
+        self.record_unless(ok, error_message(op, problem), values)
+
+    def record_unless(self, ok: SSAValue, message: str, values: Sequence[SSAValue] = ()) -> None:
+        """Record the failure `message` (a template taking `values`) unless `ok`."""
+        self.b.insert(DeviceAssertOp(ok, self.error_buffer(), self.codes.next(), message, values))
 
     def load_if(self, ok: SSAValue | None, view: View, flat: SSAValue, name: str | None = None) -> SSAValue:
         """`view[flat]` if `ok` (or unconditionally when `ok` is None), else zero: no access when a check failed."""

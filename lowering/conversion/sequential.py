@@ -35,6 +35,7 @@ from soac.lowering.conversion.kernel_builder import (
     describe,
     host_computable,
     index_problem,
+    located_message,
     shape_problem,
     tensor_element,
     width_problem,
@@ -789,6 +790,10 @@ class Inliner:
         for result, value in zip(op.outs, [*results, *map_views]):
             self.env[result] = value
 
+    def emit_assert(self, op: soac.AssertOp) -> None:
+        values = [self.scalar(v) for v in op.values]
+        self.kb.record_unless(self.scalar(op.ok), located_message(op, op.message.data), values)
+
     def emit_threshold(self, op: soac.ThresholdOp) -> None:
         raise LoweringError(f"{describe(op)} inside a SOAC lambda is not supported; thresholds belong to host code")
 
@@ -845,6 +850,7 @@ _HANDLERS = {
     soac.SegredOp: Inliner.emit_segcombine,
     soac.SegscanOp: Inliner.emit_segcombine,
     soac.ThresholdOp: Inliner.emit_threshold,
+    soac.AssertOp: Inliner.emit_assert,
     soac.StencilOp: lambda inliner, op: emit_sequential_stencil(inliner, op),
     tensor.DimOp: Inliner.emit_dim,
 }

@@ -63,6 +63,7 @@ from soac.lowering.conversion.kernel_builder import (
     error_message,
     host_computable,
     index_problem,
+    located_message,
     shape_problem,
 )
 from soac.lowering.kernel import (
@@ -77,6 +78,7 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
+from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf, tensor
@@ -446,6 +448,9 @@ class FunctionLowering:
             return
         if isinstance(op, soac.ThresholdOp):
             self.lower_threshold(op)
+        elif isinstance(op, soac.AssertOp):
+            values = [self.lw.scalar(v) for v in op.values]
+            self.lw.builder.insert(AssertOp(self.lw.scalar(op.ok), located_message(op, op.message.data), values))
         elif isinstance(op, tensor.DimOp):
             self.lower_dim(op)
         elif isinstance(op, scf.IfOp):
@@ -652,6 +657,7 @@ class SoacToKernelPass(ModulePass):
         # A scanomap with a reduction part: one look-back kernel where the strategy allows, else a scanomap and a redomap.
         fused = scan_reduce_mode(self.scan_reduce) == "fused"
         split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, scan))
+        interchange_vectorised_operators(op, in_maps=False)  # top-level operators on rows: one per column
         codes = ErrorCodes()
         contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):

@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.kernel_builder import LoweringError, describe
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import (
     chunked_scan,
@@ -47,7 +48,7 @@ from soac.lowering.strategies import (
 )
 from soac.passes.split_scan_reduce import in_soac_lambda
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, Operation
 
 
@@ -108,7 +109,23 @@ def fuses_scan_reduce(op: soac.ScanomapOp, scan_strategy: str) -> bool:
     )
 
 
+def require_scalar_operator(
+    op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp | soac.SegredOp | soac.SegscanOp,
+) -> None:
+    """Kernels combine scalars: an operator on arrays outside a lambda is an error that says what does run."""
+    arrays = [v.type for v in op.neutral if isinstance(v.type, TensorType)]
+    if not arrays:
+        return
+    raise LoweringError(
+        f"{describe(op)}: its operator combines arrays ({', '.join(map(str, arrays))}), which no kernel does outside "
+        "a lambda; an element-wise operator (one soac.map of a scalar operator over the two rows) becomes a "
+        "reduction or scan per column where the map's width is the inputs' row length (their tensor.dim 1; "
+        "soac-to-kernel does so, and soac-flatten with mode=full in map nests); else write it as a map over the columns"
+    )
+
+
 def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
+    require_scalar_operator(op)
     width, map_outs = outputs.reduce_outputs(lw, op)
     if lw.scan_strategy == "chunked":
         # CPUs: one sequential loop per contiguous chunk, no local memory, no barriers.
@@ -120,6 +137,7 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp) -> None:
 
 
 def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
+    require_scalar_operator(op)
     lookback = _lookback(lw, [v.type for v in op.neutral])
     if isinstance(op, soac.ScanomapOp) and op.has_reduction:
         # soac-to-kernel left it whole (`fuses_scan_reduce`): the reduced values are carried in the tiles' partials.
@@ -152,6 +170,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
 
 
 def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
+    require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
     if op.level.data == soac.Level.GROUP:
         # Teams sized by the segment length; plain rows of 32-bit values with a commutative operator also get the
@@ -164,6 +183,7 @@ def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
 
 
 def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
+    require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
     if op.level.data != soac.Level.GROUP:
         # Level `thread`: one work-item per segment.

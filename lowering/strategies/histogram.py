@@ -46,7 +46,7 @@ from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.kernel.memory import element_bytes
 from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kinds, choose_update
-from soac.lowering.strategies.maps import fresh_copy, grid_stride
+from soac.lowering.strategies.maps import consumed_target, grid_stride
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i32
 from xdsl.ir import SSAValue
@@ -83,7 +83,7 @@ def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
     lw.check_rows(op, width, op.inputs)
     dests = [lw.array(d) for d in op.dests]
     count = dests[0].dims[0]
-    storage = _storage(lw, update, dests, [r.name_hint for r in op.outs])
+    storage = _storage(lw, update, op, dests)
     neutral = [lw.scalar(n) for n in op.neutral]
     m = lw.m
     copies: SSAValue | None = None
@@ -120,10 +120,12 @@ def _global_copies(lw: HostLowering, update: BinUpdate, count: SSAValue) -> SSAV
     return m.max(m.min(fit, m.c(MAX_GLOBAL_COPIES)), m.c(1), "copies")
 
 
-def _storage(lw: HostLowering, update: BinUpdate, dests: list[HostArray], names: Sequence[str | None]) -> list[HostArray]:
-    """The arrays the updates go to: copies of the destinations, or the destinations packed into one i64 array."""
+def _storage(lw: HostLowering, update: BinUpdate, op: soac.HistOp, dests: list[HostArray]) -> list[HostArray]:
+    """The arrays the updates go to: the destinations (copies unless they were made for the hist alone), or the
+    destinations packed into one i64 array."""
+    names = [r.name_hint for r in op.outs]
     if update.method != "packed":
-        return [fresh_copy(lw, d, n) for d, n in zip(dests, names)]
+        return [consumed_target(lw, op, d, n) for d, n in zip(op.dests, names)]
     count = dests[0].dims[0]
     (packed,) = [lw.alloc(e, [count], "packed") for e in update.storage]
     kb = lw.kernel("hist_pack")

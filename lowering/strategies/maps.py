@@ -110,19 +110,20 @@ def fresh_copy(lw: HostLowering, array: HostArray, name: str | None) -> HostArra
     return copy
 
 
-def _scatter_target(lw: HostLowering, op: soac.ScatterOp, dest: SSAValue, name: str | None) -> HostArray:
-    """The buffer a scatter writes: the destination's own when a `soac.replicate` or `soac.iota` of the same block
-    (not one outside a loop that runs the scatter many times) made it for this scatter alone, so that no one else
-    sees the buffer; else a copy (`fresh_copy`)."""
+def consumed_target(lw: HostLowering, op: Operation, dest: SSAValue, name: str | None) -> HostArray:
+    """The buffer an op that consumes `dest` (a scatter, hist or seghist) writes: the destination's own when an op
+    that always makes a new buffer (`soac.replicate`, `soac.iota`, `soac.segmap`) in the same block (not one outside
+    a loop that runs `op` many times) made it for `op` alone, so that no one else sees the buffer; else a copy
+    (`fresh_copy`)."""
     maker = dest.owner
-    if isinstance(maker, soac.ReplicateOp | soac.IotaOp) and maker.parent is op.parent and dest.has_one_use():
+    if isinstance(maker, soac.ReplicateOp | soac.IotaOp | soac.SegmapOp) and maker.parent is op.parent and dest.has_one_use():
         return lw.array(dest)
     return fresh_copy(lw, lw.array(dest), name)
 
 
 def scatter_destinations(lw: HostLowering, op: soac.ScatterOp) -> list[HostArray]:
-    """The buffers `op` writes (see `_scatter_target`), bound to its results."""
-    dests = [_scatter_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs)]
+    """The buffers `op` writes (see `consumed_target`), bound to its results."""
+    dests = [consumed_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs)]
     for result, dest in zip(op.outs, dests):
         lw.env[result] = dest
     return dests

@@ -29,7 +29,7 @@ from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_b
 from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import AtomicOp, CheckEqOp, GlobalSizeOp
 from soac.lowering.strategies.hist_updates import atomic_kinds
-from soac.lowering.strategies.maps import fresh_copy, grid_stride
+from soac.lowering.strategies.maps import consumed_target, grid_stride
 from xdsl.ir import SSAValue
 
 STRATEGIES = ("atomic", "segment")
@@ -41,8 +41,8 @@ def _apply_atomically(kb: KernelBuilder, views: Sequence[View], kinds: Sequence[
 
 
 def _copies(lw: HostLowering, op: soac.SeghistOp | soac.HistOp) -> list[HostArray]:
-    """Fresh copies of the destinations (the op consumes them), bound to its results."""
-    dests = [fresh_copy(lw, lw.array(d), r.name_hint) for d, r in zip(op.dests, op.outs, strict=True)]
+    """The destinations (copies unless they were made for the op alone: it consumes them), bound to its results."""
+    dests = [consumed_target(lw, op, d, r.name_hint) for d, r in zip(op.dests, op.outs, strict=True)]
     for result, dest in zip(op.outs, dests, strict=True):
         lw.env[result] = dest
     return dests

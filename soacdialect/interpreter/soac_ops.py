@@ -8,7 +8,7 @@ import numpy as np
 from soac import dialect as soac
 from soac.interpreter.combine import reduce_axis, scan_axis
 from soac.interpreter.core import SoacInterpreter
-from soac.interpreter.errors import Irregular, fail
+from soac.interpreter.errors import Irregular, SoacRuntimeError, fail, where
 from soac.interpreter.frame import Frame
 from soac.interpreter.indexing import gather, grids, update
 from soac.interpreter.registry import implements
@@ -243,3 +243,18 @@ def _read_elements(
         indices.append(np.arange(extent).reshape([extent if a == axis else 1 for a in range(len(space))]))
     gathered = array[(slice(None),) * frame.rank + tuple(indices)] if indices else array[..., *([None] * len(space))]
     return np.broadcast_to(gathered, frame.batch + space), frame.rank + len(space)
+
+
+@implements("soac.assert")
+def assert_op(interp: SoacInterpreter, frame: Frame, op: soac.AssertOp) -> list[Val]:
+    """Fails with the message, its values taken at the first lane where `%ok` does not hold."""
+    ok, rank = frame.lookup(op.ok)
+    failing = np.argwhere(~ok.astype(np.bool_))
+    if len(failing) == 0 or 0 in frame.batch:  # a lambda without lanes does not run
+        return []
+    lane = tuple(failing[0])
+    values = []
+    for value in op.values:
+        arr, value_rank = frame.lookup(value)
+        values.append(int(arr[lane[: min(rank, value_rank)]].reshape(-1)[0]))
+    raise SoacRuntimeError(f"{where(op)}: {op.message.data.format(*values)}")

@@ -1256,3 +1256,23 @@ func.func @stencil_arity(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
 }
 
 // CHECK: error: 'soac.stencil' lambda takes 1 parameter but 3 are expected (3 neighbours of each input: (f32, f32, f32))
+
+// -----
+
+// assert: the message takes the values it has
+func.func @assert_message(%n: index, %ok: i1) {
+  soac.assert %ok, "width {0} is not {1}" (%n : index)
+  func.return
+}
+
+// CHECK: error: 'soac.assert' message does not fit the 1 value it reports: Replacement index 1 out of range for positional args tuple
+
+// -----
+
+// assert: it reports integers
+func.func @assert_value(%x: f32, %ok: i1) {
+  soac.assert %ok, "bad value {0}" (%x : f32)
+  func.return
+}
+
+// CHECK: error: 'soac.assert' reports integer or index values, not f32

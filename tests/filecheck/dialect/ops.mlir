@@ -883,6 +883,30 @@ func.func @threshold(%par: index) -> (i1, i1) {
 
 // -----
 
+func.func @assert(%n: index, %rows: index) {
+  %same = arith.cmpi eq, %n, %rows : index
+  soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #0" (%n, %rows : index, index)
+  soac.assert %same, "sizes differ"
+  func.return
+}
+
+// CHECK-LABEL: func.func @assert(%n: index, %rows: index) {
+// CHECK-NEXT:    %same = arith.cmpi eq, %n, %rows : index
+// CHECK-NEXT:    soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #0" (%n, %rows : index, index)
+// CHECK-NEXT:    soac.assert %same, "sizes differ"
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "assert", function_type = (index, index) -> ()}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%n: index, %rows: index):
+// CHECK-GENERIC-NEXT:    %same = "arith.cmpi"(%n, %rows) <{predicate = 0 : i64}> : (index, index) -> i1
+// CHECK-GENERIC-NEXT:    "soac.assert"(%same, %n, %rows) <{message = "'soac.map': width {0} does not match the outer size {1} of input #0"}> : (i1, index, index) -> ()
+// CHECK-GENERIC-NEXT:    "soac.assert"(%same) <{message = "sizes differ"}> : (i1) -> ()
+// CHECK-GENERIC-NEXT:    "func.return"() : () -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
 // scanomap with a reduction part (Futhark's Screma with scans and reductions): the lambda yields the
 // scanned values, then the reduced values, then map-outs; results: scan arrays, reduced scalars, map-outs.
 func.func @scanomap_reduce(%n: index, %xs: tensor<?xf32>, %z: f32, %one: f32) -> (tensor<?xf32>, f32, tensor<?xf32>) {

@@ -150,7 +150,7 @@ func.func @fl23(%n: index, %m: index, %a: tensor<?x?xf32>) -> (tensor<?xf32>, te
 // rows. Futhark: /SegScan 1 /SegScan/SegBinOp/Loop 1. Same.
 // CHECK-LABEL: func.func @fl27
 // CHECK:         soac.replicate %k
-// CHECK-NEXT:    soac.segscan thread (%n, %m) neutral(%{{.*}} : tensor<?xi32>) -> tensor<?x?x?xi32> combine(
+// CHECK:         soac.segscan thread (%n, %m) neutral(%{{.*}} : tensor<?xi32>) -> tensor<?x?x?xi32> combine(
 // CHECK-NEXT:      scf.for
 // CHECK-NOT:     soac.seg
 // CHECK:         func.return
@@ -185,7 +185,7 @@ func.func @fl27(%n: index, %m: index, %k: index, %xss: tensor<?x?x?xi32>) -> ten
 // CHECK:           soac.iota
 // CHECK:         soac.segmap thread (%m, %m, %m)
 // CHECK:         scf.for
-// CHECK-NEXT:      soac.segred thread (%m, %m, %m)
+// CHECK:           soac.segred thread (%m, %m, %m)
 // CHECK:           soac.segmap thread (%m, %m)
 // CHECK:           scf.yield
 // CHECK-NOT:     soac.seg

@@ -2,7 +2,7 @@
 
 // Moderate flattening: maps of maps are flattened, the inner redomap runs sequentially in each thread (matmul).
 // CHECK-LABEL: func.func @matmul(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %bt: tensor<?x?xf32>, %z: f32) -> tensor<?x?xf32> {
-// CHECK-NEXT:    %c = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+// CHECK:         %c = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
 // CHECK-NEXT:      %arow = soac.index %a[%i] : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:      %bcol = soac.index %bt[%j] : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:      %dot = soac.redomap %k (%arow, %bcol : tensor<?xf32>, tensor<?xf32>) neutral(%z : f32) -> f32 combine(%s: f32, %t: f32) {

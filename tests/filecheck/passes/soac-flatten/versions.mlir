@@ -4,7 +4,7 @@
 // reduction per thread), the intra-group version (a thread-level segred per work-group), and the fully
 // flattened segred, chosen by suff_outer_par_0 (Par = n) and suff_intra_par_1 (Par = m, and m <= 1024).
 // CHECK-LABEL: func.func @sum_rows(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> tensor<?xf32> {
-// CHECK-NEXT:    %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
+// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
 // CHECK-NEXT:    %sums = scf.if %outer_suff -> (tensor<?xf32>) {
 // CHECK-NEXT:      %0 = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
 // CHECK-NEXT:        %row = soac.index %xss[%i] : tensor<?x?xf32> -> tensor<?xf32>
@@ -23,7 +23,7 @@
 // CHECK-NEXT:      %1 = scf.if %intra_ok -> (tensor<?xf32>) {
 // CHECK-NEXT:        %2 = soac.segmap group (%n) -> tensor<?xf32> lambda(%i_1: index) {
 // CHECK-NEXT:          %row_1 = soac.index %xss[%i_1] : tensor<?x?xf32> -> tensor<?xf32>
-// CHECK-NEXT:          %s_1 = soac.segred thread (%m) neutral(%z : f32) -> f32 combine(%a_1: f32, %b_1: f32) {
+// CHECK:               %s_1 = soac.segred thread (%m) neutral(%z : f32) -> f32 combine(%a_1: f32, %b_1: f32) {
 // CHECK-NEXT:            %c_1 = arith.addf %a_1, %b_1 : f32
 // CHECK-NEXT:            soac.yield %c_1 : f32
 // CHECK-NEXT:          } lambda(%i_2: index) {
@@ -34,7 +34,7 @@
 // CHECK-NEXT:        }
 // CHECK-NEXT:        scf.yield %2 : tensor<?xf32>
 // CHECK-NEXT:      } else {
-// CHECK-NEXT:        %s_2 = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a_2: f32, %b_2: f32) {
+// CHECK:             %s_2 = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a_2: f32, %b_2: f32) {
 // CHECK-NEXT:          %c_2 = arith.addf %a_2, %b_2 : f32
 // CHECK-NEXT:          soac.yield %c_2 : f32
 // CHECK-NEXT:        } lambda(%i_3: index, %j: index) {
@@ -62,7 +62,7 @@ func.func @sum_rows(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> ten
 
 // A map with no inner parallelism has one version only: no threshold.
 // CHECK-LABEL: func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x?xf32> {
-// CHECK-NEXT:    %r = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+// CHECK:         %r = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
 // CHECK-NEXT:      %x = soac.index %xss[%i, %j] : tensor<?x?xf32> -> f32
 // CHECK-NEXT:      %y = arith.negf %x : f32
 // CHECK-NEXT:      soac.yield %y : f32
@@ -85,7 +85,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // Two inner SOACs of widths m and k: Par(intra) is the smaller, the group size the larger; the flattened
 // version versions the inner map again, with Par = n * m (arith.muli).
 // CHECK-LABEL: func.func @two_inner(%n: index, %m: index, %k: index, %xss: tensor<?x?xi32>, %ys: tensor<?xi32>, %z: i32) -> tensor<?x?xi32> {
-// CHECK-NEXT:    %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
+// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
 // CHECK-NEXT:    %r = scf.if %outer_suff -> (tensor<?x?xi32>) {
 // CHECK-NEXT:      %0 = soac.segmap thread (%n) -> tensor<?x?xi32> lambda(%i: index) {
 // CHECK-NEXT:        %s = soac.reduce %k (%ys : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a: i32, %b: i32) {
@@ -113,7 +113,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:      %intra_ok = arith.andi %intra_suff, %fits_group : i1
 // CHECK-NEXT:      %3 = scf.if %intra_ok -> (tensor<?x?xi32>) {
 // CHECK-NEXT:        %4 = soac.segmap group (%n) -> tensor<?x?xi32> lambda(%i_1: index) {
-// CHECK-NEXT:          %s_1 = soac.segred thread (%k) neutral(%z : i32) -> i32 combine(%a_2: i32, %b_2: i32) {
+// CHECK:               %s_1 = soac.segred thread (%k) neutral(%z : i32) -> i32 combine(%a_2: i32, %b_2: i32) {
 // CHECK-NEXT:            %c_2 = arith.addi %a_2, %b_2 : i32
 // CHECK-NEXT:            soac.yield %c_2 : i32
 // CHECK-NEXT:          } lambda(%i_2: index) {
@@ -121,7 +121,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:            soac.yield %5 : i32
 // CHECK-NEXT:          }
 // CHECK-NEXT:          %xs_1 = soac.index %xss[%i_1] : tensor<?x?xi32> -> tensor<?xi32>
-// CHECK-NEXT:          %w_1 = soac.segmap thread (%m) -> tensor<?xi32> lambda(%i_3: index) {
+// CHECK:               %w_1 = soac.segmap thread (%m) -> tensor<?xi32> lambda(%i_3: index) {
 // CHECK-NEXT:            %x_1 = soac.index %xs_1[%i_3] : tensor<?xi32> -> i32
 // CHECK-NEXT:            %t_1 = soac.reduce %k (%ys : tensor<?xi32>) neutral(%x_1 : i32) -> i32 combine(%a_3: i32, %b_3: i32) {
 // CHECK-NEXT:              %c_3 = arith.maxsi %a_3, %b_3 : i32
@@ -134,14 +134,14 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:        }
 // CHECK-NEXT:        scf.yield %4 : tensor<?x?xi32>
 // CHECK-NEXT:      } else {
-// CHECK-NEXT:        %s_2 = soac.segred thread (%n, %k) neutral(%z : i32) -> tensor<?xi32> combine(%a_4: i32, %b_4: i32) {
+// CHECK:             %s_2 = soac.segred thread (%n, %k) neutral(%z : i32) -> tensor<?xi32> combine(%a_4: i32, %b_4: i32) {
 // CHECK-NEXT:          %c_4 = arith.addi %a_4, %b_4 : i32
 // CHECK-NEXT:          soac.yield %c_4 : i32
 // CHECK-NEXT:        } lambda(%i_4: index, %j: index) {
 // CHECK-NEXT:          %6 = soac.index %ys[%j] : tensor<?xi32> -> i32
 // CHECK-NEXT:          soac.yield %6 : i32
 // CHECK-NEXT:        }
-// CHECK-NEXT:        %par = arith.muli %n, %m : index
+// CHECK:             %par = arith.muli %n, %m : index
 // CHECK-NEXT:        %outer_suff_1 = soac.threshold "suff_outer_par_2" %par default 32768
 // CHECK-NEXT:        %ws_1 = scf.if %outer_suff_1 -> (tensor<?x?xi32>) {
 // CHECK-NEXT:          %7 = soac.segmap thread (%n, %m) -> tensor<?x?xi32> lambda(%i_5: index, %j_1: index) {
@@ -163,7 +163,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:          %8 = scf.if %intra_ok_1 -> (tensor<?x?xi32>) {
 // CHECK-NEXT:            %9 = soac.segmap group (%n, %m) -> tensor<?x?xi32> lambda(%i_6: index, %j_2: index) {
 // CHECK-NEXT:              %x_3 = soac.index %xss[%i_6, %j_2] : tensor<?x?xi32> -> i32
-// CHECK-NEXT:              %t_3 = soac.segred thread (%k) neutral(%x_3 : i32) -> i32 combine(%a_6: i32, %b_6: i32) {
+// CHECK:                   %t_3 = soac.segred thread (%k) neutral(%x_3 : i32) -> i32 combine(%a_6: i32, %b_6: i32) {
 // CHECK-NEXT:                %c_6 = arith.maxsi %a_6, %b_6 : i32
 // CHECK-NEXT:                soac.yield %c_6 : i32
 // CHECK-NEXT:              } lambda(%i_7: index) {
