@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from soac.lowering.conversion.kernel_builder import LoweringError
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
 
@@ -44,7 +45,7 @@ def run_cleanly(main: Callable[[], None]) -> None:
         fail(_pipeline_syntax_error(str(error)))
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         fail(f"error: {error.strerror}: {error.filename}")
-    except ValueError as error:
+    except (ValueError, LoweringError) as error:
         fail(f"error: {error}")
     except KeyboardInterrupt:
         fail("interrupted", 130)

@@ -227,6 +227,18 @@ def test_value_error_is_one_line(capsys: pytest.CaptureFixture[str]):
     assert capsys.readouterr().err == "error: bad value\n"
 
 
+def test_lowering_error_is_a_user_error(capsys: pytest.CaptureFixture[str]):
+    """A program soac-to-kernel cannot lower is the program's problem: its message, no 'internal error'."""
+    from soac.lowering.conversion.kernel_builder import LoweringError
+
+    def broken() -> None:
+        raise LoweringError("'soac.reduce' at f.mlir:7:3: its operator combines arrays")
+
+    with pytest.raises(SystemExit):
+        run_cleanly(broken)
+    assert capsys.readouterr().err == "error: 'soac.reduce' at f.mlir:7:3: its operator combines arrays\n"
+
+
 # ---------------------------------------------------------------------------
 # A pass that breaks the IR
 # ---------------------------------------------------------------------------
