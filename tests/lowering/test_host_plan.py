@@ -159,13 +159,13 @@ def test_float_ops_keep_numpy_scalars() -> None:
 
 def test_constants_and_ops_the_host_cannot_evaluate() -> None:
     """Constants are Python ints; an op without a host form fails only when it runs, naming itself."""
-    constant, erf = host_ops("  %c = arith.constant -7 : i16\n  %e = math.erf %x : f32", "%x: f32")
+    constant, extended = host_ops("  %c = arith.constant -7 : i16\n  %s, %o = arith.addui_extended %a, %b : i32, i1", "%a: i32, %b: i32")
     value = scalar_function(constant)()
     assert value == -7
     assert type(value) is int
-    run = scalar_function(erf)
-    with pytest.raises(OpenCLRuntimeError, match=r"the host cannot evaluate 'math\.erf'"):
-        run(np.float32(0.5))
+    run = scalar_function(extended)
+    with pytest.raises(OpenCLRuntimeError, match=r"the host cannot evaluate 'arith\.addui_extended'"):
+        run(np.int32(1), np.int32(2))
 
 
 # ---------------------------------------------------------------------------
