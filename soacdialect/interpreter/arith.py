@@ -254,7 +254,6 @@ def cast(interp: SoacInterpreter, frame: Frame, op: Operation) -> list[Val]:
     return [(np.asarray(_CASTS[op.name](x, dtype_of(op.results[0].type))), rank)]
 
 
-
 def elementwise(op: Operation) -> Callable[..., np.ndarray] | None:
     """The function of operand arrays that computes `op` as the interpreter does, for the `arith` ops that are one
     (binary ops, comparisons, `select`, casts, `negf`); None for any other op. Divisions by zero are the caller's to

@@ -58,7 +58,7 @@ def as_array(values: list[int], t: str) -> np.ndarray:
 
 
 def cast_lines(t: str) -> list[tuple[str, str]]:
-    """(line, result type) for every integer cast and integer-to-float cast from `t`."""
+    """(line, result type) for every integer cast and integer-to-float cast from `t`, and its bitcast to a float."""
     lines = []
     for target in INTEGER_TYPES:
         if target == t:
@@ -71,6 +71,9 @@ def cast_lines(t: str) -> list[tuple[str, str]]:
             lines.append((f"arith.trunci %a : {t} to {target}", target))
     if t != "index":
         lines += [(f"arith.{k} %a : {t} to {f}", f) for k in ("sitofp", "uitofp") for f in FLOAT_TYPES]
+    if t in ("i32", "i64"):
+        float_type = f"f{t[1:]}"
+        lines.append((f"arith.bitcast %a : {t} to {float_type}", float_type))
     return lines
 
 
@@ -103,9 +106,7 @@ def map_module(t: str, divisions: bool) -> str:
         "  %c0 = arith.constant 0 : index\n"
         f"  %n = tensor.dim %as, %c0 : tensor<?x{t}>\n"
         f"  %r:{len(lines)} = soac.map %n (%as, %bs : tensor<?x{t}>, tensor<?x{t}>) -> ({outs}) "
-        f"lambda(%a: {t}, %b: {t}) {{\n"
-        + body(lines, "    ").format(t=t)
-        + f"    soac.yield {yields} : {types}\n"
+        f"lambda(%a: {t}, %b: {t}) {{\n" + body(lines, "    ").format(t=t) + f"    soac.yield {yields} : {types}\n"
         "  }\n"
         f"  func.return %r#0{''.join(f', %r#{k}' for k in range(1, len(lines)))} : {outs}\n"
         "}\n"
