@@ -1,7 +1,7 @@
 """Scalar `arith` and `math` ops on the host: the index arithmetic a host function does between its launches.
 
-`eval_scalar` evaluates an op on numpy scalars: C's fixed-width, wrapping arithmetic through numpy's types. It is
-the reference. `scalar_function` makes, once per op, a function of the op's operand values for the host plans
+`eval_scalar` evaluates an op on numpy scalars, `arith` ops as the interpreter does (MLIR's semantics). It is the
+reference. `scalar_function` makes, once per op, a function of the op's operand values for the host plans
 (`host_plan`), where integers and indices are Python ints (`i1` a bool): an `arith.addi` of two Python ints costs
 a tenth of one on numpy scalars. Each such function gives `eval_scalar`'s result: where the exact result leaves the
 type's range, or at an edge where numpy's arithmetic is not the exact one (the most negative value of a signed
@@ -18,11 +18,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from soac.interpreter.arith import constant_array, elementwise
+from soac.interpreter.math_ops import FUNCTIONS as MATH_FUNCTIONS
 from soac.lowering.conversion.kernel_builder import DIVISION_PROBLEM, DIVISIONS, error_message
 from soac.lowering.errors import OpenCLRuntimeError, ProgramError
 from soac.types import numpy_dtype
 from xdsl.dialects import arith
-from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation
 
@@ -40,70 +41,6 @@ def dtype_of(t: Attribute) -> np.dtype[Any]:
 # ---------------------------------------------------------------------------
 
 
-def _unsigned(x: Any) -> Any:
-    return x.astype(np.dtype(f"u{x.dtype.itemsize}")) if x.dtype.kind == "i" else x
-
-
-def _wrap(op: Operation, value: Any) -> Any:
-    return np.asarray(value).astype(dtype_of(op.results[0].type))[()]
-
-
-def _ceildiv_unsigned(a: Any, b: Any) -> Any:
-    """`ceil(a / b)` of unsigned numbers as `a / b + (a % b != 0)`: `(a + b - 1) / b` would wrap for large `a`."""
-    return a // b + (a % b != 0).astype(a.dtype)
-
-
-_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
-    arith.AddiOp: operator.add,
-    arith.SubiOp: operator.sub,
-    arith.MuliOp: operator.mul,
-    arith.AddfOp: operator.add,
-    arith.SubfOp: operator.sub,
-    arith.MulfOp: operator.mul,
-    arith.DivfOp: operator.truediv,
-    arith.AndIOp: operator.and_,
-    arith.OrIOp: operator.or_,
-    arith.XOrIOp: operator.xor,
-    arith.ShLIOp: operator.lshift,
-    arith.ShRSIOp: operator.rshift,
-    arith.DivSIOp: lambda a, b: np.sign(a) * np.sign(b) * (abs(a) // abs(b)),
-    arith.RemSIOp: np.fmod,
-    arith.DivUIOp: lambda a, b: _unsigned(a) // _unsigned(b),
-    arith.RemUIOp: lambda a, b: _unsigned(a) % _unsigned(b),
-    arith.ShRUIOp: lambda a, b: _unsigned(a) >> _unsigned(b),
-    arith.MinUIOp: lambda a, b: min(_unsigned(a), _unsigned(b)),
-    arith.MaxUIOp: lambda a, b: max(_unsigned(a), _unsigned(b)),
-    arith.MinSIOp: min,
-    arith.MaxSIOp: max,
-    arith.MaximumfOp: np.maximum,
-    arith.MinimumfOp: np.minimum,
-    arith.MaxnumfOp: np.fmax,
-    arith.MinnumfOp: np.fmin,
-    arith.FloorDivSIOp: operator.floordiv,
-    arith.CeilDivSIOp: lambda a, b: -((-a) // b),
-    arith.CeilDivUIOp: lambda a, b: _ceildiv_unsigned(_unsigned(a), _unsigned(b)),
-    mathd.PowFOp: np.power,
-    mathd.Atan2Op: np.arctan2,
-    mathd.CopySignOp: np.copysign,
-}
-_UNARY: dict[type[Operation], Callable[[Any], Any]] = {
-    arith.NegfOp: operator.neg,
-    mathd.ExpOp: np.exp,
-    mathd.LogOp: np.log,
-    mathd.SqrtOp: np.sqrt,
-    mathd.SinOp: np.sin,
-    mathd.CosOp: np.cos,
-    mathd.TanhOp: np.tanh,
-    mathd.AbsFOp: np.abs,
-    mathd.AbsIOp: np.abs,
-    mathd.FloorOp: np.floor,
-    mathd.CeilOp: np.ceil,
-    mathd.Log2Op: np.log2,
-    mathd.Log10Op: np.log10,
-    mathd.Exp2Op: np.exp2,
-    mathd.TruncOp: np.trunc,
-    mathd.RsqrtOp: lambda x: 1 / np.sqrt(x),
-}
 _CMPI = {
     "eq": operator.eq,
     "ne": operator.ne,
@@ -118,47 +55,39 @@ _CMPI = {
 }
 
 
-def _cmpf(predicate: str, a: Any, b: Any) -> bool:
-    unordered = bool(np.isnan(a) or np.isnan(b))
-    base = predicate[1:] if predicate[0] in "ou" else predicate
-    if predicate == "ord":
-        return not unordered
-    if predicate == "uno":
-        return unordered
-    if predicate in ("true", "false"):
-        return predicate == "true"
-    result = {"eq": a == b, "gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b, "ne": a != b}[base]
-    return bool(result) if predicate[0] == "o" else unordered or bool(result)
+def numpy_evaluator(op: Operation) -> Callable[[list[Any]], Any]:
+    """`op` as a function of its operands as numpy scalars, its result a numpy scalar of the result's type.
+
+    It computes as the interpreter does, with its functions (`soac.interpreter.arith.elementwise`, the `math` ops'
+    `FUNCTIONS`): MLIR's wrapping integers, `i1` true read as -1 by signed ops and casts, shifts by the width or more
+    giving 0 or the sign. Division by zero is the caller's to check."""
+    if isinstance(op, arith.ConstantOp):
+        if not isinstance(op.value, IntegerAttr | FloatAttr):
+            return _cannot_evaluate(op)
+        constant = constant_array(op)[()]
+        return lambda args: constant
+    function = elementwise(op) or MATH_FUNCTIONS.get(op.name)
+    if function is None or len(op.results) != 1:
+        return _cannot_evaluate(op)
+    dtype = dtype_of(op.results[0].type)
+
+    def evaluate(args: list[Any]) -> Any:
+        with np.errstate(all="ignore"):
+            return np.asarray(function(*[np.asarray(a) for a in args])).astype(dtype)[()]
+
+    return evaluate
+
+
+def _cannot_evaluate(op: Operation) -> Callable[[list[Any]], Any]:
+    def fail(args: list[Any]) -> Any:
+        raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
+
+    return fail
 
 
 def eval_scalar(op: Operation, args: list[Any]) -> Any:
-    """Evaluate a scalar arith/math op on the host, on numpy scalars."""
-    kind = type(op)
-    if isinstance(op, arith.ConstantOp):
-        value = op.value
-        assert isinstance(value, IntegerAttr | FloatAttr)
-        return _wrap(op, value.value.data)
-    if kind in _BINARY:
-        return _wrap(op, _BINARY[kind](*args))
-    if kind in _UNARY:
-        return _wrap(op, _UNARY[kind](*args))
-    if isinstance(op, arith.CmpiOp):
-        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = args
-        if predicate.startswith("u"):
-            a, b = _unsigned(np.asarray(a)), _unsigned(np.asarray(b))
-        return np.bool_(_CMPI[predicate](a, b))
-    if isinstance(op, arith.CmpfOp):
-        return np.bool_(_cmpf(arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data], *args))
-    if isinstance(op, arith.SelectOp):
-        return args[1] if args[0] else args[2]
-    if isinstance(op, mathd.FmaOp):
-        return _wrap(op, args[0] * args[1] + args[2])
-    if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
-        return _wrap(op, _unsigned(np.asarray(args[0])))
-    if len(op.operands) == 1 and len(op.results) == 1 and op.name.startswith("arith."):
-        return _wrap(op, args[0])  # casts
-    raise OpenCLRuntimeError(f"the host cannot evaluate '{op.name}'")
+    """Evaluate a scalar arith/math op on the host, on numpy scalars (see `numpy_evaluator`)."""
+    return numpy_evaluator(op)(args)
 
 
 # ---------------------------------------------------------------------------
@@ -193,26 +122,16 @@ def numpy_function(op: Operation) -> ScalarFunction:
     """`op` through `eval_scalar`, on its operands as numpy scalars; an integer result back as a Python int."""
     inputs = tuple(to_numpy(v.type) for v in op.operands)
     output = to_python(op.results[0].type) if len(op.results) == 1 else _same
-    evaluate = _numpy_evaluator(op)
+    evaluate = numpy_evaluator(op)
     message = error_message(op, DIVISION_PROBLEM).format() if isinstance(op, DIVISIONS) else None
 
     def run(*args: Any) -> Any:
         values = [convert(a) for convert, a in zip(inputs, args)]
         if message is not None and not values[1]:
             raise ProgramError(message)
-        with np.errstate(all="ignore"):
-            return output(evaluate(values))
+        return output(evaluate(values))
 
     return run
-
-
-def _numpy_evaluator(op: Operation) -> Callable[[list[Any]], Any]:
-    """`eval_scalar` for `op`, with the lookup of its function and result type done once where that is possible."""
-    function = _BINARY.get(type(op)) or _UNARY.get(type(op))
-    dtype = numpy_dtype(op.results[0].type) if len(op.results) == 1 else None
-    if function is None or dtype is None:
-        return lambda args: eval_scalar(op, args)
-    return lambda args: np.asarray(function(*args)).astype(dtype)[()]
 
 
 def scalar_function(op: Operation) -> ScalarFunction:
@@ -429,6 +348,8 @@ def _compare(op: arith.CmpiOp) -> ScalarFunction | None:
         return None
     predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
     compare = _CMPI[predicate]
+    if bits == 1 and predicate[0] == "s":  # signed, an i1 true is -1
+        return lambda a, b: compare(-a, -b)
     if not predicate.startswith("u"):
         return compare
     mask = IntRange(bits).mask

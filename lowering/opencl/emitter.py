@@ -100,14 +100,12 @@ BINARY = {
     arith.AndIOp: "&",
     arith.OrIOp: "|",
     arith.XOrIOp: "^",
-    arith.ShLIOp: "<<",
-    arith.ShRSIOp: ">>",
     arith.AddfOp: "+",
     arith.SubfOp: "-",
     arith.MulfOp: "*",
     arith.DivfOp: "/",
 }
-UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%"}
 WRAPPING = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}
 """Integer add, sub and mul wrap (as in the interpreter); signed overflow is undefined in C, and compilers use that
 (PoCL folded `min(x, x + 3)` to `x`). On integer types they compute in unsigned arithmetic (`uint` for up to 32
@@ -191,6 +189,25 @@ CALLS = {
     mathd.AtanhOp: "atanh",
     mathd.RoundEvenOp: "rint",
 }
+BOOLEAN_BINARY = {
+    arith.AddiOp: "^",
+    arith.SubiOp: "^",
+    arith.MuliOp: "&",
+    arith.MinSIOp: "|",
+    arith.MaxSIOp: "&",
+}
+"""`i1` ops as C operators on `bool`s (0 and 1): MLIR's `i1` wraps, and signed ops read true as -1 (so the signed
+minimum of true and false is true)."""
+BOOLEAN_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+)
+SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
 CASTS = (
     arith.IndexCastOp,
     arith.ExtSIOp,
@@ -598,6 +615,12 @@ class KernelPrinter:
         kind = type(op)
         operands = [self.expr(v) for v in op.operands]
         result = op.results[0].type
+        if is_bool(result) and kind in BOOLEAN_BINARY:
+            return f"{operands[0]} {BOOLEAN_BINARY[kind]} {operands[1]}"
+        if is_bool(result) and isinstance(op, BOOLEAN_DIVISIONS):  # by true: -1 signed, 1 unsigned
+            return "false" if isinstance(op, arith.RemSIOp | arith.RemUIOp) else operands[0]
+        if isinstance(op, SHIFTS):
+            return self.shift(op, *operands)
         if kind in WRAPPING and isinstance(result, IntegerType) and result.width.data > 1:
             u = "ulong" if result.width.data == 64 else "uint"
             return f"({c_type(result)})(({u}){operands[0]} {WRAPPING[kind]} ({u}){operands[1]})"
@@ -609,10 +632,12 @@ class KernelPrinter:
         if kind in CALLS:
             return f"{CALLS[kind]}({', '.join(operands)})"
         if isinstance(op, CASTS):
-            return f"({c_type(op.results[0].type)}){operands[0]}"
+            return self.cast(op, operands[0])
         if isinstance(op, UNSIGNED_CASTS):
             return f"({c_type(op.results[0].type)})({UNSIGNED[str(op.operands[0].type)]}){operands[0]}"
         if isinstance(op, arith.FPToUIOp):
+            if is_bool(result):
+                return f"(bool)((ulong){operands[0]} & 1)"
             return f"({c_type(op.results[0].type)})({UNSIGNED[str(op.results[0].type)]}){operands[0]}"
         if isinstance(op, arith.NegfOp):
             return f"-{operands[0]}"
@@ -656,6 +681,32 @@ class KernelPrinter:
         raise EmitError(f"'{op.name}' has no OpenCL C form")
 
     @staticmethod
+    def shift(op: Operation, a: str, b: str) -> str:
+        """Shifts by the width or more (poison in MLIR, the count masked in OpenCL C) give what the interpreter
+        gives: 0, or the sign for `shrsi`. The count is read unsigned; `shli` shifts the unsigned bits (a negative
+        signed value shifted left is undefined in C)."""
+        t = op.results[0].type
+        if is_bool(t):  # the count is 0 or 1, the width
+            return a if isinstance(op, arith.ShRSIOp) else f"({a} && !{b})"
+        width, u, name = bit_width(t), UNSIGNED[str(t)], c_type(t)
+        count = constant_value(op.operands[1])
+        fits = count is not None and 0 <= count < width
+        if isinstance(op, arith.ShRSIOp):
+            return f"{a} >> {b}" if fits else f"({name})({a} >> (({u}){b} < {width} ? ({u}){b} : {width - 1}))"
+        moved = f"({name})(({u}){a} {'<<' if isinstance(op, arith.ShLIOp) else '>>'} ({u}){b})"
+        return moved if fits else f"(({u}){b} < {width} ? {moved} : 0)"
+
+    @staticmethod
+    def cast(op: Operation, x: str) -> str:
+        """A C cast, but for `i1`: signed casts from it read true as -1, casts to it keep the lowest bit."""
+        source, result = op.operands[0].type, op.results[0].type
+        if is_bool(result) and not is_bool(source):
+            return f"(bool)(((long){x}) & 1)"
+        if is_bool(source) and isinstance(op, arith.ExtSIOp | arith.IndexCastOp | arith.SIToFPOp):
+            return f"({c_type(result)})(-(int){x})"
+        return f"({c_type(result)}){x}"
+
+    @staticmethod
     def bit_count(op: Operation, x: str) -> str:
         """`clz`, `popcount`, and trailing zeros through `clz` of the lowest set bit (OpenCL C 1.2 has no `ctz`)."""
         t = op.results[0].type
@@ -672,6 +723,8 @@ class KernelPrinter:
     def cmpi(op: arith.CmpiOp, operands: list[str]) -> str:
         predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
         a, b = operands
+        if predicate.startswith("s") and is_bool(op.lhs.type):  # signed, true (-1) is below false
+            a, b = b, a
         if predicate.startswith("u"):
             u = UNSIGNED[str(op.lhs.type)]
             a, b = f"({u}){a}", f"({u}){b}"
@@ -697,6 +750,20 @@ class KernelPrinter:
 def _buffer_type(value: SSAValue) -> kd.BufferType:
     assert isinstance(value.type, kd.BufferType)
     return value.type
+
+
+def is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def bit_width(t: Attribute) -> int:
+    return 64 if isinstance(t, IndexType) else t.width.data  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def constant_value(value: SSAValue) -> int | None:
+    if isinstance(op := value.owner, arith.ConstantOp) and isinstance(attr := op.value, IntegerAttr):
+        return attr.value.data
+    return None
 
 
 def literal(attr: Attribute, t: Attribute) -> str:

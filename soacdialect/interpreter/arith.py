@@ -254,6 +254,24 @@ def cast(interp: SoacInterpreter, frame: Frame, op: Operation) -> list[Val]:
     return [(np.asarray(_CASTS[op.name](x, dtype_of(op.results[0].type))), rank)]
 
 
+def elementwise(op: Operation) -> Callable[..., np.ndarray] | None:
+    """The function of operand arrays that computes `op` as the interpreter does, for the `arith` ops that are one
+    (binary ops, comparisons, `select`, casts, `negf`); None for any other op. Divisions by zero are the caller's to
+    check. The OpenCL runtime evaluates the host's scalar ops with it, so that host and interpreter agree."""
+    if isinstance(op, arith.CmpiOp | arith.CmpfOp):
+        return (_CMPI if isinstance(op, arith.CmpiOp) else _CMPF)[op.predicate.value.data]
+    if isinstance(op, arith.SelectOp):
+        return np.where
+    if op.name == "arith.negf":
+        return np.negative
+    if (binary := BINARY.get(op.name)) is not None:
+        return binary
+    if (convert := _CASTS.get(op.name)) is not None:
+        dtype = dtype_of(op.results[0].type)
+        return lambda x: convert(x, dtype)
+    return None
+
+
 # -- constants --------------------------------------------------------------------
 
 

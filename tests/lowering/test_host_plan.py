@@ -1,6 +1,6 @@
-"""Host plans (soac.lowering.host_plan): scalar ops on Python ints give `eval_scalar`'s results (numpy's fixed-width
-arithmetic, overflow and edges included), a function's plan is built once, and whole host functions (loops,
-branches, calls, kernel arguments of every scalar type) agree with the interpreter."""
+"""Host plans (soac.lowering.host_plan): scalar ops on Python ints give `eval_scalar`'s results (the interpreter's
+fixed-width arithmetic on numpy scalars, overflow and edges included), a function's plan is built once, and whole
+host functions (loops, branches, calls, kernel arguments of every scalar type) agree with the interpreter."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def operand_values(t: str, rng: np.random.Generator) -> list[int]:
 
 
 def numpy_result(op: Operation, args: list[object]) -> object:
-    """What the host computed before plans: `eval_scalar` on numpy scalars, division by zero an error."""
+    """`eval_scalar` on numpy scalars (the interpreter's arithmetic), division by zero an error."""
     values = [to_numpy(v.type)(a) for v, a in zip(op.operands, args)]
     if op.name.split(".")[1] in ("divsi", "remsi", "divui", "remui", "floordivsi", "ceildivsi", "ceildivui") and not values[1]:
         return ProgramError
@@ -159,13 +159,15 @@ def test_float_ops_keep_numpy_scalars() -> None:
 
 def test_constants_and_ops_the_host_cannot_evaluate() -> None:
     """Constants are Python ints; an op without a host form fails only when it runs, naming itself."""
-    constant, erf = host_ops("  %c = arith.constant -7 : i16\n  %e = math.erf %x : f32", "%x: f32")
+    constant, extended = host_ops(
+        "  %c = arith.constant -7 : i16\n  %s, %o = arith.addui_extended %a, %b : i32, i1", "%a: i32, %b: i32"
+    )
     value = scalar_function(constant)()
     assert value == -7
     assert type(value) is int
-    run = scalar_function(erf)
-    with pytest.raises(OpenCLRuntimeError, match=r"the host cannot evaluate 'math\.erf'"):
-        run(np.float32(0.5))
+    run = scalar_function(extended)
+    with pytest.raises(OpenCLRuntimeError, match=r"the host cannot evaluate 'arith\.addui_extended'"):
+        run(np.int32(1), np.int32(2))
 
 
 # ---------------------------------------------------------------------------
