@@ -11,9 +11,10 @@
 // Futhark: Screma 2. Ours: 2 too, but split differently: scan arr stays alone (sb and r need
 // its whole result); map b fuses into scan b and reduce b, which join in one scanomap with a
 // reduction part, and c becomes its post lambda. So: one soac.scan and one soac.scanomap.
-// After the default pipeline: soac-flatten splits the scanomap with a reduction part into a
-// scanomap and a redomap over the same input (soac-split-scan-reduce: the lowering knows
-// scanomaps and redomaps only); ops outside maps are already flat and get no seg ops.
+// After the default pipeline: ops outside maps are already flat and get no seg ops, and
+// soac-flatten leaves the scanomap with its reduction part whole (it splits only ops in
+// lambdas); soac-to-kernel then splits it into a scanomap and a redomap (f64 values are wider
+// than the one-kernel look-back scan+reduce takes).
 // ==
 // input {
 //   [1.0,-4.0,-2.4]
@@ -26,7 +27,7 @@
 //   [7.0, 1.0, -9.8]
 // }
 // structure pipeline(soac-fuse) { soac.scan 1 soac.scanomap 1 soac.map 0 soac.reduce 0 }
-// structure { soac.scan 1 soac.scanomap 1 soac.redomap 1 soac.segscan 0 soac.segred 0 }
+// structure { soac.scan 1 soac.scanomap 1 soac.redomap 0 soac.segscan 0 soac.segred 0 }
 
 func.func @main(%arr: tensor<?xf64>) -> (f64, tensor<?xf64>, tensor<?xf64>, tensor<?xf64>, tensor<?xf64>) {
   %c0 = arith.constant 0 : index

@@ -6,14 +6,14 @@
 //
 // Futhark: Screma 1 (one Screma holds a scan and a reduction). Ours: one soac.scanomap with a
 // reduction part.
-// Futhark's `structure gpu { SegScan 1 }` (one SegScan that also reduces) differs from ours:
-// soac-flatten splits the fused scanomap into a scanomap and a redomap over xs
-// (soac-split-scan-reduce: the flattening rules and the lowering know scanomaps and redomaps
-// only), and a scan outside any map is already flat, so it stays a soac.scanomap, not a segscan.
+// Futhark's `structure gpu { SegScan 1 }` (one SegScan that also reduces) is ours too: a scan
+// outside any map is already flat, so soac-flatten leaves the fused scanomap whole (it splits
+// only scanomaps in lambdas) and it stays a soac.scanomap, not a segscan; the look-back strategy
+// runs it as one kernel that scans and reduces (lowering/strategies/lookback_reduce.py).
 // ==
 // input { [1,2,3,4] } output { [1, 3, 6, 10] 24 }
 // structure pipeline(soac-fuse) { soac.scanomap 1 soac.scan 0 soac.reduce 0 }
-// structure { soac.scanomap 1 soac.redomap 1 soac.segscan 0 }
+// structure { soac.scanomap 1 soac.redomap 0 soac.segscan 0 }
 
 func.func @main(%xs: tensor<?xi32>) -> (tensor<?xi32>, i32) {
   %c0 = arith.constant 0 : index
