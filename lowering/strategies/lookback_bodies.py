@@ -7,8 +7,10 @@ the post lambda). `lookback_scan` makes the kernels:
 
     kernel.launch @main_scan_init_0(...)          // zeroes the status words of the tiles and the ticket counter
     kernel.launch @main_scan_lookback_0(...)      // the scan, tile by tile in ticket order
-    kernel.launch @main_scan_lookback_rows_0(...) // segscan only: tiles along many long rows (the host launches
-                                                  // this one or the flat one, the other with no work-items)
+    kernel.launch @main_scan_lookback_rows_0(...) // segscan only: tiles along many long rows
+    kernel.launch @main_scan_lookback_aligned_0(...) // segscan only: rows of whole tiles, no segment flags
+                                                  // (the host launches one of the three segscan kernels, the
+                                                  // others with no work-items)
 
 `_ScanomapBody` is the body of a 1-D scan or scanomap (with its reduction part, if any:
 `lookback_reduce.py`); where inputs and outputs are whole 1-D arrays of 32-bit values, full tiles
@@ -17,7 +19,8 @@ step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
 all elements with the segment-start flag lifted into the operator; the flags are computed from
-the index, not stored, and tiles that start a segment skip the look-back.
+the index, not stored, and tiles that start a segment skip the look-back. Not `flagged`, it is the
+body of the third kernel: rows of whole tiles, scanned with the plain operator.
 """
 
 from __future__ import annotations
