@@ -98,7 +98,7 @@ class SoacFlattenPass(ModulePass):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
         # The flattening rules know scanomaps and redomaps, not both in one op; top-level ones go to soac-to-kernel whole.
         split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
-        interchange_vectorised_operators(op, in_maps=self.mode == "full")  # operators on rows: one per column
+        interchange_vectorised_operators(op)  # operators on rows: one per column, also in map nests
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

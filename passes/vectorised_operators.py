@@ -25,10 +25,10 @@ becomes, where `%zeros = soac.replicate %m, %z` and `%m = tensor.dim %xss, %c1`,
 (a scan's result is transposed back). Each column's neutral element is the replicated value where the neutral row
 is a `soac.replicate`, else that column of the neutral row (a second input of the map). Only a map whose width is
 the rows' length is rewritten: the map over the columns checks their number even when there are no rows.
-The lowering runs only scalar operators at top level: `soac-to-kernel` applies this rewrite to the reductions
-and scans outside lambdas; `soac-flatten` too, and with `mode=full` also to those in map nests, which then
-flatten to a segred or segscan over (..., columns, rows) of the transposed arrays (the other modes keep the
-nest's body in kernels, where arrays are not transposed).
+The lowering runs only scalar operators at top level: `soac-to-kernel` and `soac-flatten` apply this rewrite
+to the reductions and scans outside lambdas and in map nests. Fully flattened, a nest becomes a segred or segscan
+over (..., columns, rows) of the transposed arrays; where a nest's body stays in a kernel (unflattened, or a
+version of incremental flattening), each work-item copies its transposed rows into scratch memory.
 """
 
 from __future__ import annotations

@@ -517,6 +517,22 @@ class Inliner:
         self.kb.for_loop(self.kb.m.c(0), self.checked_size(op, width, "size"), self.kb.m.c(1), [], "i", body)
         self.env[op.result] = out
 
+    def emit_transpose(self, op: soac.TransposeOp) -> None:
+        """A transposed copy in the work-item's scratch memory: result element `c` is the source's element at the
+        coordinates `c` permuted back."""
+        source, m = self.view(op.array), self.kb.m
+        dims = [source.dims[p] for p in op.perm]
+        out = self.kb.alloc_scratch(tensor_element(op.result.type), dims, op)
+
+        def body(q: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            coords = m.unflatten(q, dims, [None] * len(dims))
+            at = [coords[op.perm.index(d)] for d in range(len(dims))]
+            self.kb.store(self.kb.load(source, m.row_major(at, source.dims)), out, q)
+            return []
+
+        self.kb.for_loop(m.c(0), m.product(dims), m.c(1), [], "q", body)
+        self.env[op.result] = out
+
     # -- nested SOACs ------------------------------------------------------------
 
     def _rows(self, inputs: Sequence[SSAValue], i: SSAValue) -> list[KValue]:
@@ -577,11 +593,8 @@ class Inliner:
             return None
         if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
             return self._control_flow_dims(owner, owner.results.index(value), depth)
-        if isinstance(owner, soac.IndexOp):
-            outer = self._known_dims(owner.array, depth + 1)
-            return outer[len(owner.indices) :] if outer is not None else None
-        if isinstance(owner, soac.UpdateOp):
-            return self._known_dims(owner.array, depth + 1)
+        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp):
+            return self._derived_dims(owner, depth)
         if isinstance(
             owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
         ):
@@ -589,6 +602,17 @@ class Inliner:
         if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
         return None
+
+    def _derived_dims(self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp, depth: int) -> list[SSAValue] | None:
+        """`_known_dims` of an array indexed out of, updated in, or transposed from another."""
+        source = self._known_dims(op.array, depth + 1)
+        if source is None:
+            return None
+        if isinstance(op, soac.IndexOp):
+            return source[len(op.indices) :]
+        if isinstance(op, soac.TransposeOp):
+            return [source[p] for p in op.perm]
+        return source
 
     def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
         """The sizes of the `k`-th array a loop carries (those of its initial value) or a branch yields (those of the
@@ -839,6 +863,7 @@ _HANDLERS = {
     soac.UpdateOp: Inliner.emit_update,
     soac.IotaOp: Inliner.emit_iota,
     soac.ReplicateOp: Inliner.emit_replicate,
+    soac.TransposeOp: Inliner.emit_transpose,
     soac.MapOp: Inliner.emit_map,
     soac.ReduceOp: Inliner.emit_reduce,
     soac.RedomapOp: Inliner.emit_reduce,

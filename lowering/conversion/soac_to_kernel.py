@@ -337,6 +337,9 @@ class HostLowering:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp):
             return self._dims_of(owner.array)
+        if isinstance(owner, soac.TransposeOp):
+            source = self._dims_of(owner.array)
+            return [source[p] for p in owner.perm] if source is not None else None
         if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp):
             return self._dims_of(owner.dests[list(owner.outs).index(value)])
         if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
@@ -657,7 +660,7 @@ class SoacToKernelPass(ModulePass):
         # A scanomap with a reduction part: one look-back kernel where the strategy allows, else a scanomap and a redomap.
         fused = scan_reduce_mode(self.scan_reduce) == "fused"
         split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, scan))
-        interchange_vectorised_operators(op, in_maps=False)  # top-level operators on rows: one per column
+        interchange_vectorised_operators(op)  # operators on rows: one per column, also in lambdas
         codes = ErrorCodes()
         contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):

@@ -294,6 +294,34 @@ def test_nested_soacs_run_sequentially(differential, rng, shape):
     differential(NESTED, "f", [rng.uniform(-1, 1, shape).astype(np.float32), np.float32(0.5)])
 
 
+TRANSPOSED_IN_LAMBDAS = """
+func.func @f(%xsss: tensor<?x?x?xi32>) -> (tensor<?x?x?xi32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %xsss, %c0 : tensor<?x?x?xi32>
+  %n = tensor.dim %xsss, %c1 : tensor<?x?x?xi32>
+  %ts = soac.map %b (%xsss : tensor<?x?x?xi32>) -> tensor<?x?x?xi32> lambda(%xss: tensor<?x?xi32>) {
+    %t = soac.transpose %xss [1, 0] : tensor<?x?xi32> -> tensor<?x?xi32>
+    soac.yield %t : tensor<?x?xi32>
+  }
+  %firsts = soac.map %b (%xsss : tensor<?x?x?xi32>) -> tensor<?xi32> lambda(%xss: tensor<?x?xi32>) {
+    %t = soac.transpose %xss [1, 0] : tensor<?x?xi32> -> tensor<?x?xi32>
+    %last = arith.subi %n, %c1 : index
+    %e = soac.index %t[%c0, %last] : tensor<?x?xi32> -> i32
+    soac.yield %e : i32
+  }
+  func.return %ts, %firsts : tensor<?x?x?xi32>, tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 1, 5), (3, 7, 1)])
+def test_transpose_in_lambdas(differential, rng, shape):
+    """A transpose inside a lambda: a copy in each work-item's scratch memory, its sizes known before the launch."""
+    differential(TRANSPOSED_IN_LAMBDAS, "f", [rng.integers(-50, 50, shape).astype(np.int32)])
+
+
 VERSIONS = """
 func.func @f(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
   %big = soac.threshold "suff_outer_par_0" %n default 32768

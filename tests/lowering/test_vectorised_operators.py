@@ -9,6 +9,8 @@ lambda have no kernel: a LoweringError names the op and says what runs.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from soac.context import make_context
@@ -137,6 +139,23 @@ def test_map_of_sums_of_rows_flattened(shape: tuple[int, int, int]) -> None:
     module = module_of(SUMS_OF_MATRICES, "full")
     assert "soac.segred thread (%b, %m, %n)" in str(module)
     same_as_interpreter(SUMS_OF_MATRICES, [rng_ints(shape)], "full")
+
+
+@pytest.mark.parametrize("flatten", [None, "incremental", "moderate"])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (3, 1, 4), (2, 0, 3)])
+def test_map_of_sums_of_rows_in_every_version(shape: tuple[int, int, int], flatten: str | None) -> None:
+    """Unflattened and in every version of incremental flattening: where the nest's body stays in a kernel, each
+    work-item transposes its matrix into scratch memory and reduces its columns."""
+    from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
+
+    module = module_of(SUMS_OF_MATRICES, flatten)
+    names = [t.name for t in list_thresholds(module)]
+    program = compile_module(module)
+    xsss = rng_ints(shape)
+    (expected,) = interpret(module_of(SUMS_OF_MATRICES, None), "main", [xsss])
+    for values in itertools.product([0, MAX_THRESHOLD], repeat=len(names)):
+        (got,) = program.call("main", [xsss], dict(zip(names, values)))
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected), err_msg=str(values))
 
 
 def test_operator_on_arrays_is_a_lowering_error() -> None:
