@@ -1042,8 +1042,16 @@ class StencilOp(IRDLOperation):
 
 
 def _parse_int_list(parser: Parser) -> list[int]:
-    """`[3, 3]`."""
-    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+    """`[3, 3]`, of values that fit an i64."""
+
+    def parse_i64() -> int:
+        start = parser.pos
+        value = parser.parse_integer()
+        if not -(2**63) <= value < 2**63:
+            parser.raise_error(f"{value} does not fit in 64 bits", start, parser.pos)
+        return value
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_i64)
 
 
 # ---------------------------------------------------------------------------
