@@ -231,6 +231,14 @@ def test_bad_threshold_option(program) -> None:
     assert "cannot read tuning file" in error(program(THRESHOLD), "--input", "5", "--tuning", "nope.tuning")
 
 
+def test_threshold_option_naming_no_threshold_of_the_program(program) -> None:
+    # A misspelt name would change nothing; a tuning file may hold other programs' names, an option may not.
+    assert error(program(THRESHOLD), "--input", "5", "--threshold", "suff_outer_par0=4") == (
+        "error: --threshold: the program has no threshold or tile size 'suff_outer_par0' (did you mean "
+        "'suff_outer_par_0'?) (its thresholds and tile sizes: suff_outer_par_0)"
+    )
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
