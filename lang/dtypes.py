@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from soac.lang.errors import SoacTypeError, located
 from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType, f32, f64, i1, i8, i16, i32, i64
 from xdsl.ir import Attribute
 
@@ -63,6 +64,21 @@ _BY_IR = {t.ir: t for t in ALL}
 def from_numpy(dtype: np.dtype[Any]) -> DType | None:
     """The element type of numpy `dtype`, or None if the embedding has none (unsigned, complex, ...)."""
     return _BY_NUMPY.get(np.dtype(dtype))
+
+
+def element_type(dtype: object, what: str) -> DType:
+    """`dtype` as an element type: one of the embedding's (`sl.f32`) or a numpy dtype that has one (`np.float32`,
+    `"float32"`); SoacTypeError names the user's line otherwise."""
+    if isinstance(dtype, DType):
+        return dtype
+    try:
+        found = from_numpy(np.dtype(dtype)) if dtype is not None else None  # pyright: ignore[reportArgumentType]
+    except TypeError:
+        found = None
+    if found is None:
+        given = getattr(dtype, "__name__", repr(dtype))
+        raise SoacTypeError(located(f"{what} must be an element type (sl.bool_, sl.i8 ... sl.i64, sl.f32, sl.f64), not {given}"))
+    return found
 
 
 def from_ir(t: Attribute) -> DType:

@@ -14,9 +14,9 @@ from typing import Any
 from soac import dialect as soac
 from soac.lang import dtypes
 from soac.lang.dtypes import DType
-from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
+from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.operators import convert_scalar
-from soac.lang.tracer import Scope, Tracer
+from soac.lang.tracer import Scope, Tracer, arity
 from soac.lang.values import (
     Array,
     Scalar,
@@ -155,10 +155,14 @@ def _neutral(ne: Any, inputs: Sequence[Array], what: str) -> list[Value]:
     return values
 
 
-def _operator(op: Callable[..., Any], k: int) -> Callable[..., Any]:
+def _operator(op: Callable[..., Any], k: int, what: str, where: SourceLocation) -> Callable[..., Any]:
     """The operator as a function of 2k arguments: `op(a, b)` for one value, `op((a1, a2), (b1, b2))` for tuples."""
     if k == 1:
         return op
+    if (takes := arity(op)) is not None and takes != 2:
+        raise SoacTraceError(
+            located(f"{what} gets 2 tuples of {k} values, but the Python function takes {takes} argument(s)", where)
+        )
 
     def paired(*args: Any) -> Any:
         return op(tuple(args[:k]), tuple(args[k:]))
@@ -174,7 +178,9 @@ def reduce(op: Callable[..., Any], ne: Any, *arrays: Any, commutative: bool = Fa
     neutral = _neutral(ne, inputs, "sl.reduce")
     types = ir_types(neutral)
     width = inputs[0].dim(0)
-    region, _ = _lambda(_operator(op, len(types)), types * 2, "the operator of sl.reduce", where, types)
+    region, _ = _lambda(
+        _operator(op, len(types), "the operator of sl.reduce", where), types * 2, "the operator of sl.reduce", where, types
+    )
     red = soac.ReduceOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region, commutative)
     _emit(red, where)
     return _single(_wrap_results(red, None))
@@ -187,7 +193,9 @@ def scan(op: Callable[..., Any], ne: Any, *arrays: Any) -> Any:
     neutral = _neutral(ne, inputs, "sl.scan")
     types = ir_types(neutral)
     width = inputs[0].dim(0)
-    region, _ = _lambda(_operator(op, len(types)), types * 2, "the operator of sl.scan", where, types)
+    region, _ = _lambda(
+        _operator(op, len(types), "the operator of sl.scan", where), types * 2, "the operator of sl.scan", where, types
+    )
     sc = soac.ScanOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region)
     _emit(sc, where)
     return _single(_wrap_results(sc, width))
@@ -259,6 +267,7 @@ def hist(dest: Any, op: Callable[..., Any], ne: Any, indices: Any, values: Any) 
 def iota(n: Any, dtype: DType = dtypes.int64) -> Array:
     """`[0, 1, ..., n-1]` (of `dtype`, i64 by default as numpy's arange)."""
     where = user_location()
+    dtype = dtypes.element_type(dtype, "the dtype of sl.iota")
     if not dtype.is_integer or dtype.kind == "x":
         raise SoacTypeError(located(f"sl.iota makes integers, not {dtype}"))
     width = as_index(n, "the size of sl.iota")
@@ -272,6 +281,8 @@ def replicate(n: Any, value: Any, dtype: DType | None = None) -> Array:
     """`[v, v, ..., v]`, n times (`v` may be an array: the result has one more dimension)."""
     where = user_location()
     width = as_index(n, "the size of sl.replicate")
+    if dtype is not None:
+        dtype = dtypes.element_type(dtype, "the dtype of sl.replicate")
     v = as_value(value, dtype, "the value of sl.replicate")
     op = soac.ReplicateOp(width, use(v))
     _emit(op, where)

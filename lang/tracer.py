@@ -177,7 +177,7 @@ class Tracer:
         for arg, name in zip(block.args, parameter_names(fn)):
             set_name(arg, name)
         wrapped = [wrap(arg, scope) for arg in block.args]
-        if (takes := _arity(fn)) is not None and takes != len(wrapped):
+        if (takes := arity(fn)) is not None and takes != len(wrapped):
             raise SoacTraceError(located(f"{what} gets {len(wrapped)} argument(s), but the Python function takes {takes}", where))
         self.scope = scope
         try:
@@ -210,7 +210,7 @@ def parameter_names(fn: Callable[..., Any]) -> list[str]:
     return list(code.co_varnames[: code.co_argcount])
 
 
-def _arity(fn: Callable[..., Any]) -> int | None:
+def arity(fn: Callable[..., Any]) -> int | None:
     """The number of positional parameters of a plain Python function (None when it has *args or is no function)."""
     code = getattr(fn, "__code__", None)
     if code is None or code.co_flags & 0x04 or getattr(fn, "__defaults__", None):

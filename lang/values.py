@@ -76,6 +76,22 @@ class Value:
             located(f"a symbolic {self.describe()} cannot be used where Python needs a float (math.*); use sl.sqrt, sl.exp, ...")
         )
 
+    __array_ufunc__ = None
+    """numpy's operators on a symbolic value defer to its own (`np.float32(2) * x`), and numpy's ufuncs refuse it."""
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise SoacTypeError(
+            located(
+                f"numpy's {func.__name__} cannot run on a symbolic {self.describe()}: its value is only known when the "
+                "program runs; use soac.lang's combinators and functions (sl.sum, sl.map, sl.where, sl.sqrt, ...)"
+            )
+        )
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise SoacTypeError(
+            located(f"a symbolic {self.describe()} cannot become a numpy array: its value is only known when the program runs")
+        )
+
     def describe(self) -> str:
         raise NotImplementedError
 
@@ -99,7 +115,7 @@ class Scalar(Value):
         return f"Scalar({self.dtype}, {self.ssa.name_hint or '?'})"
 
     def astype(self, dtype: DType) -> Scalar:
-        return convert_scalar(self, dtype)
+        return convert_scalar(self, dtypes.element_type(dtype, "the type of astype"))
 
     # arithmetic
     def __add__(self, other: Any) -> Any:
@@ -267,7 +283,8 @@ class Array(Value):
     def astype(self, dtype: DType) -> Array:
         from soac.lang.operators import elementwise
 
-        return elementwise(lambda x: convert_scalar(x, dtype), [self])
+        element = dtypes.element_type(dtype, "the type of astype")
+        return elementwise(lambda x: convert_scalar(x, element), [self])
 
     def __getitem__(self, key: Any) -> Any:
         from soac.lang.soacs import getitem

@@ -849,6 +849,8 @@ STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
 """What a neighbour outside the array reads: the nearest element, the element mirrored across the edge (the edge
 itself not repeated: -1 reads 1), the element a period away, or the op's constant."""
 STENCIL_MAX_RANK = 3
+STENCIL_LISTED_PARAMETERS = 64
+"""The most parameters a stencil lambda's arity error lists one by one (a window can ask for millions)."""
 STENCIL_DEFAULT_TILES = {1: (256,), 2: (16, 128), 3: (4, 4, 32)}
 """The block of elements a work-group computes when a stencil gives no `tile`, by rank. 2-D: on the H200, one sweep
 of 8192^2 f32 with the `streamed` kernel took 0.1574 / 0.1574 ms (5-point / 3x3) with 16 x 128 against 0.1592 /
@@ -966,7 +968,13 @@ class StencilOp(IRDLOperation):
         if tile is not None and (problem := stencil_tile_problem(tile)):
             raise VerifyException(f"'{self.name}' {problem}")
         elements = self._check_inputs_and_constants()
-        points = len(self.offsets)
+        points = math.prod(window)
+        takes, expected = len(_lambda_block(self, self.body, "lambda").args), points * len(elements)
+        if takes != expected and expected > STENCIL_LISTED_PARAMETERS:
+            raise VerifyException(
+                f"'{self.name}' lambda takes {takes} parameter{'' if takes == 1 else 's'} but {expected} are expected "
+                f"({points} neighbours of each of {len(elements)} input{'' if len(elements) == 1 else 's'})"
+            )
         _check_params(
             self, self.body, "lambda", [e for e in elements for _ in range(points)], f"{points} neighbours of each input"
         )
@@ -1034,8 +1042,16 @@ class StencilOp(IRDLOperation):
 
 
 def _parse_int_list(parser: Parser) -> list[int]:
-    """`[3, 3]`."""
-    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+    """`[3, 3]`, of values that fit an i64."""
+
+    def parse_i64() -> int:
+        start = parser.pos
+        value = parser.parse_integer()
+        if not -(2**63) <= value < 2**63:
+            parser.raise_error(f"{value} does not fit in 64 bits", start, parser.pos)
+        return value
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_i64)
 
 
 # ---------------------------------------------------------------------------

@@ -56,6 +56,8 @@ class LocatingParser(Parser):
         self.spans: dict[Operation, SourceSpan] = {}
         self._open_regions: list[SourceSpan] = []
         self._first_uses: dict[str, SourceSpan] = {}
+        self._op_names: list[tuple[str, SourceSpan | None]] = []
+        """The name of each op being parsed, outermost first, and where it is written."""
         content = self.lexer.input.content
         newline = self.lexer.input.newline
         self._line_starts = [0] + [i + len(newline) for i in _find_all(content, newline)]
@@ -67,7 +69,19 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        depth = len(self._op_names)
+        try:
+            op = super().parse_operation()
+        except VerifyException as error:
+            # A declarative assembly format checks the types it parsed before the op exists (`arith.addi ... : f32`).
+            name, where = self._op_names[depth] if len(self._op_names) > depth else ("the operation", None)
+            message = str(error)
+            if message.startswith("Unexpected attribute "):
+                message = f"'{name}' does not accept type {message.removeprefix('Unexpected attribute ')}"
+            else:
+                message = f"'{name}' does not accept these types: {message}"
+            raise ParseError(self._located(where or start), message) from None
+        del self._op_names[depth:]
         self.spans[op] = self._located(start)
         if isinstance(op.location, UnknownLoc):
             line_index = bisect.bisect_right(self._line_starts, start.start) - 1
@@ -128,11 +142,12 @@ class LocatingParser(Parser):
         raise ParseError(self._located(Span(end, end, self.lexer.input)), f"unexpected end of file, {msg}")
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
+        # The name is the token just before the current one (quoted in the generic format).
+        start = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)  # pyright: ignore[reportArgumentType]
+        where = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
+        self._op_names.append((name, where))
         if (op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
             return op_type
-        # The name is the token just before the current one (quoted in the generic format).
-        start = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
-        where = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
         dialect_name, dot, _ = name.partition(".")
         if not dot:
             self.raise_error(f"unknown operation '{name}' (operation names have the form 'dialect.op')", where)

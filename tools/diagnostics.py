@@ -43,6 +43,10 @@ def run_cleanly(main: Callable[[], None]) -> None:
         fail(f"{error}{notes}")
     except ArgSpecParseError as error:
         fail(_pipeline_syntax_error(str(error)))
+    except BrokenPipeError:
+        # The reader of the output went away (`soac-run ... | head -1`): stop quietly, as Python's docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         fail(f"error: {error.strerror}: {error.filename}")
     except (ValueError, LoweringError) as error:

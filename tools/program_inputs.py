@@ -28,7 +28,10 @@ def data_values(values: Values, source: str, seed: int = 0) -> list[DataValue]:
         return read_data_file(values.file)
     if values.random is not None:
         rng = np.random.default_rng(seed)
-        return [DataValue(random_array(rng, shape, name), True, values.line) for shape, name in values.random]
+        try:
+            return [DataValue(random_array(rng, shape, name), True, values.line) for shape, name in values.random]
+        except MemoryError:
+            raise InputError(f"{source}:{values.line}: random input {values.describe()} does not fit in memory") from None
     return parse_text(values.text or "", source, values.line)
 
 

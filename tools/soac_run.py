@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 from soac.context import make_context
-from soac.parsing import parse_module
+from soac.parsing import did_you_mean, parse_module
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError, DataValue, format_binary, format_text, parse_text, read_data_file, type_name
 from soac.types import numpy_dtype
@@ -292,6 +292,20 @@ def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int
     return thresholds or None
 
 
+def check_threshold_names(module: ModuleOp, options: Sequence[str]) -> None:
+    """Fail cleanly when a `--threshold` option names no threshold or tile size of the program (a typo would
+    otherwise change nothing)."""
+    from soac.passes.thresholds import list_thresholds
+    from soac.passes.tile_sizes import list_tile_parameters
+
+    known = [t.name for t in list_thresholds(module)] + [p.name for p in list_tile_parameters(module)]
+    for option in options:
+        name = option.partition("=")[0].strip()
+        if name not in known:
+            has = f"its thresholds and tile sizes: {', '.join(known)}" if known else "it has none"
+            fail(f"error: --threshold: the program has no threshold or tile size '{name}'{did_you_mean(name, known)} ({has})")
+
+
 def check_tile_sizes(module: ModuleOp, values: dict[str, int] | None) -> None:
     """Fail cleanly when the tile sizes set by a tuning file or `--threshold` are not usable."""
     from soac.passes.tile_sizes import TileSizeError, with_tile_sizes
@@ -430,6 +444,7 @@ def run(argv: Sequence[str] | None = None) -> None:
 
         print(tuning_text(list_thresholds(module)) + tile_tuning_text(list_tile_parameters(module)), end="")
         return
+    check_threshold_names(module, args.threshold)
     check_tile_sizes(module, thresholds)
     func = find_entry(module, args.entry)
     inputs = read_inputs(func, args.input)

@@ -279,6 +279,8 @@ def _parse_block(block: _Block, spec: TestSpec) -> None:  # noqa: C901
                 except re.error as problem:
                     raise reader.error(f"'error:' wants a regular expression: {problem}") from None
             cases.append((modifiers, values, output, error))
+        elif keyword in ("output", "auto", "error:"):
+            raise reader.error(f"'{keyword}' must follow an input, once (a case is 'input {{...}}' then output or error:)", None)
         else:
             raise reader.error(f"expected 'input', 'output', 'error:', 'structure', 'entry:' or 'tags', found '{keyword}'", None)
     named = entries or {"main": block.lines[0] - 1 if block.lines else 0}

@@ -143,3 +143,47 @@ def test_out_of_bounds_at_run_time_names_the_line(backend: str) -> None:
         f(INTS, 7)
     assert str(error.value).startswith(line_of("OUT OF BOUNDS") + ":")
     assert "'soac.index': index 7 is out of bounds for dimension 0 of size 5" in str(error.value)
+
+
+def test_astype_takes_numpy_dtypes_and_names_the_line_of_one_without_a_soac_type() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return xs.astype(np.float32), sl.iota(xs.shape[0], dtype=np.int32)
+
+    halves, positions = f(INTS)
+    assert halves.dtype == np.float32
+    assert positions.dtype == np.int32
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return xs.astype(np.uint8)  # UNSIGNED
+
+    with pytest.raises(sl.SoacTypeError, match=r"the type of astype must be an element type .* not uint8") as error:
+        g(INTS)
+    assert str(error.value).startswith(line_of("UNSIGNED"))
+
+
+def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return np.sum(xs)  # NUMPY SUM
+
+    with pytest.raises(sl.SoacTypeError, match=r"numpy's sum cannot run on a symbolic 1-D i32 array.*sl\.sum") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("NUMPY SUM"))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return np.int32(2) * xs + np.int32(1)  # numpy scalars still defer to the symbolic operators
+
+    assert g(INTS).tolist() == [1, 3, 5, 7, 9]
+
+
+def test_a_tuple_operator_with_the_wrong_number_of_parameters() -> None:
+    @sl.jit(backend="interp")
+    def f(xs, ys):
+        return sl.reduce(lambda a, b, c: a, (0, 0), xs, ys)  # TUPLE ARITY
+
+    with pytest.raises(sl.SoacTraceError, match=r"sl.reduce gets 2 tuples of 2 values, .* takes 3") as error:
+        f(INTS, INTS)
+    assert str(error.value).startswith(line_of("TUPLE ARITY"))

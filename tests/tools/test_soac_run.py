@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -229,6 +230,25 @@ def test_bad_threshold_option(program) -> None:
     assert "expected 'name=value'" in error(program(THRESHOLD), "--input", "5", "--threshold", "t0")
     assert "must not be negative" in error(program(THRESHOLD), "--input", "5", "--threshold", "t0=-1")
     assert "cannot read tuning file" in error(program(THRESHOLD), "--input", "5", "--tuning", "nope.tuning")
+
+
+def test_output_to_a_closed_pipe_stops_quietly(program) -> None:
+    # `soac-run ... | head -1`: the reader is gone before the results are printed.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    command = [sys.executable, "-m", "soac.tools.soac_run", str(program(THRESHOLD)), "--input", "5"]
+    done = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    os.close(write_end)
+    assert done.returncode == 1
+    assert done.stderr == ""
+
+
+def test_threshold_option_naming_no_threshold_of_the_program(program) -> None:
+    # A misspelt name would change nothing; a tuning file may hold other programs' names, an option may not.
+    assert error(program(THRESHOLD), "--input", "5", "--threshold", "suff_outer_par0=4") == (
+        "error: --threshold: the program has no threshold or tile size 'suff_outer_par0' (did you mean "
+        "'suff_outer_par_0'?) (its thresholds and tile sizes: suff_outer_par_0)"
+    )
 
 
 # ---------------------------------------------------------------------------

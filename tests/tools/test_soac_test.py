@@ -196,6 +196,15 @@ def test_bad_input_is_reported_and_the_rest_runs(tmp_path: Path) -> None:
     assert failed > 0
 
 
+def test_random_input_too_large_for_memory_fails_its_case_only(tmp_path: Path) -> None:
+    (tmp_path / "huge.mlir").write_text(program("random input { [100000000000000]i32 }\ninput { [1] } output { [4] }"))
+    done = soac_test("huge.mlir", "--backend", "interp", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "huge.mlir:3: random input \"[100000000000000]i32\" does not fit in memory" in done.stdout
+    assert summary(done) == (1, 2, 2)
+
+
 def test_data_files_beside_the_program(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     xs = np.arange(10, dtype=np.int32)

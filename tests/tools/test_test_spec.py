@@ -108,6 +108,8 @@ def test_a_block_without_entry_tests_main() -> None:
         ("// compiled output { 1 }", "prog.mlir:3: expected 'input' after 'compiled', found 'output'"),
         ("// entry:", "prog.mlir:3: 'entry:' names no function"),
         ("// input { 1 } auto input", "prog.mlir:3: expected 'output' after 'auto'"),
+        ("// output { 1 }", "prog.mlir:3: 'output' must follow an input, once"),
+        ("// input { 1 } output { 2 } error: x", "prog.mlir:3: 'error:' must follow an input, once"),
     ],
 )
 def test_malformed_stanzas_name_file_and_line(stanzas: str, message: str) -> None:

@@ -133,3 +133,17 @@ func.func @unclosed(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
 
 // CHECK:      {{.*}}parse-errors.mlir:132:24
 // CHECK:      unexpected end of file, expected '}' to close the region opened at {{.*}}parse-errors.mlir:131:75
+
+// -----
+
+// A type that an op's assembly format refuses (an integer op on floats) is reported at the op's name, in a lambda too
+func.func @integer_op_on_floats(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    %y = arith.addi %x, %x : f32
+    soac.yield %y : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK:      {{.*}}parse-errors.mlir:[[# @LINE - 6]]:10
+// CHECK:      'arith.addi' does not accept type f32

@@ -36,6 +36,18 @@ func.func @rank_four(%n: index, %xs: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
 
 // -----
 
+// A huge window is reported by its size, without listing (or building) its billion neighbours.
+func.func @huge_window(%n: index, %xs: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %r = soac.stencil (%n, %n, %n) window [1001, 1001, 1001] clamp (%xs : tensor<?x?x?xf32>) -> tensor<?x?x?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?x?x?xf32>
+}
+
+// CHECK: error: 'soac.stencil' lambda takes 1 parameter but 1003003001 are expected (1003003001 neighbours of each of 1 input)
+
+// -----
+
 func.func @input_rank(%n: index, %xs: tensor<?x?xf32>) -> tensor<?xf32> {
   %r = soac.stencil (%n) window [1] clamp (%xs : tensor<?x?xf32>) -> tensor<?xf32> lambda(%a: f32) {
     soac.yield %a : f32

@@ -11,3 +11,17 @@ func.func @boundary(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
 
 // CHECK:      {{.*}}stencil-parse-errors.mlir:6:37
 // CHECK:      expected a boundary (clamp, mirror, wrap, constant), got 'reflect'
+
+// -----
+
+// A window extent that does not fit in 64 bits is reported where it is written.
+
+func.func @huge_extent(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = soac.stencil (%n) window [99999999999999999999] clamp (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%a: f32) {
+    soac.yield %a : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK:      {{.*}}stencil-parse-errors.mlir:20:34
+// CHECK:      99999999999999999999 does not fit in 64 bits
