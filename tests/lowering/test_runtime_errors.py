@@ -24,6 +24,7 @@ from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import OpenCLRuntimeError, Program, ProgramError, compile_module, lower_module
 from soac.parsing import parse_module
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
 
 LOCATED = re.compile(r"^prog\.mlir:(\d+):(\d+): '([a-z_.]+)': (.*)$")
 
@@ -478,6 +479,51 @@ func.func @main(%n: index, %xs: tensor<?xf32>, %is: tensor<?xindex>, %k: index) 
 def test_a_kernel_failure_comes_before_a_later_host_failure():
     message = both_fail(THEN_HOST, [np.int64(2), np.zeros(3, np.float32), np.array([0, 3]), np.int64(5)])
     assert message.startswith(f"{at(THEN_HOST, 'soac.index %xs')}: 'soac.index': index 3")
+
+
+ASSERTS = """
+func.func @main(%n: index, %xs: tensor<?xi32>, %k: i32) -> tensor<?xi32> {
+  %z = arith.constant 0 : i32
+  %positive = arith.cmpi sgt, %k, %z : i32
+  soac.assert %positive, "k is {0:d}, hex {0:#x}, bits {0:08b}, {0:>5}|" (%k : i32)
+  %ys = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %ok = arith.cmpi sge, %x, %z : i32
+    soac.assert %ok, "x is {0:+d} ({0:_x})" (%x : i32)
+    soac.yield %x : i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize(("k", "x"), [(-3, 1), (1, -3), (1, -(2**31)), (-(2**31), 1)])
+def test_assert_messages_format_every_value_alike(k: int, x: int):
+    """One formatting of `soac.assert` messages (soac.messages) on both backends, on the host and in kernels."""
+    module = parse(ASSERTS)
+    args = [np.int64(3), np.array([0, x, 2], np.int32), np.int32(k)]
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
+        compile_module(module).call("main", args)  # pyright: ignore[reportArgumentType]
+    assert str(got.value) == str(expected.value)
+    if k < 0:
+        assert str(got.value) == f"{at(ASSERTS, 'soac.assert %positive')}: k is {k}, hex {k:#x}, bits {k:08b}, {k:>5}|"
+    else:
+        assert str(got.value) == f"{at(ASSERTS, 'soac.assert %ok')}: x is {x:+d} ({x:_x})"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "problem"),
+    [
+        ("k is {0:d}", "k is {0:c}", "field '{0:c}' is not an integer format"),
+        ("({0:_x})", "({1})", "field '{1}' names value #1, but there is 1 value"),
+    ],
+)
+def test_kernel_asserts_check_their_messages_as_soac_assert_does(before: str, after: str, problem: str):
+    lowered = str(lower_module(parse(ASSERTS)))
+    assert lowered.count(before) == 1
+    with pytest.raises(VerifyException, match=re.escape(problem)):
+        parse(lowered.replace(before, after))
 
 
 # ---------------------------------------------------------------------------
