@@ -169,7 +169,7 @@ class PlanBuilder:
 
         def step(frame: Frame) -> None:
             if frame[a] != frame[b]:
-                raise SizeMismatchError(f"{message} ({int(frame[a])} != {int(frame[b])})")
+                raise SizeMismatchError(format_message(message, [frame[a], frame[b]]))
 
         return step
 
