@@ -179,6 +179,47 @@ def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> N
     assert g(INTS).tolist() == [1, 3, 5, 7, 9]
 
 
+def test_numpy_ufuncs_refuse_symbolic_values_naming_soac_lang_s_function() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return np.sqrt(xs)  # NUMPY SQRT
+
+    with pytest.raises(
+        sl.SoacTypeError, match=r"numpy's sqrt cannot run on a symbolic 1-D f32 array.*use sl\.sqrt instead"
+    ) as error:
+        f(INTS.astype(np.float32))
+    assert str(error.value).startswith(line_of("NUMPY SQRT"))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return sl.map(lambda x: np.arctan2(x, 1.0), xs)  # NUMPY ARCTAN2
+
+    with pytest.raises(sl.SoacTypeError, match=r"numpy's arctan2 .* f32 scalar.*use sl\.atan2 instead") as error:
+        g(INTS.astype(np.float32))
+    assert str(error.value).startswith(line_of("NUMPY ARCTAN2"))
+
+    @sl.jit(backend="interp")
+    def h(xs):
+        return np.add.reduce(xs)  # NUMPY REDUCE
+
+    with pytest.raises(sl.SoacTypeError, match=r"numpy's add.reduce cannot run .* \(sl.sum, sl.map") as error:
+        h(INTS)
+    assert str(error.value).startswith(line_of("NUMPY REDUCE"))
+
+
+def test_numpy_operators_and_comparisons_on_symbolic_values_are_soac_lang_s() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        total = sl.sum(xs)
+        return np.int32(9) < total, np.int32(9) == total, np.subtract(np.int32(1), xs), xs * np.int32(2)
+
+    bigger, same, differences, doubles = f(INTS)
+    assert bool(bigger)
+    assert not bool(same)
+    assert differences.tolist() == [1, 0, -1, -2, -3]
+    assert doubles.tolist() == [0, 2, 4, 6, 8]
+
+
 def test_a_tuple_operator_with_the_wrong_number_of_parameters() -> None:
     @sl.jit(backend="interp")
     def f(xs, ys):
