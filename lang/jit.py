@@ -20,6 +20,7 @@ level; `soac.lang.cache.STATS` counts them.
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 import logging
 import re
@@ -59,10 +60,10 @@ def argument_type(position: int, arg: object) -> ArgType:
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
         raise SoacTypeError(
-            f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)"
+            located(f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)")
         )
     if rank == 0:
-        raise SoacTypeError(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead")
+        raise SoacTypeError(located(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead"))
     return dtype, rank
 
 
@@ -203,9 +204,12 @@ class JitFunction:
 
     # -- calling -------------------------------------------------------------
 
-    def __call__(self, *args: object) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if Tracer.current_or_none() is not None:  # called from another traced function: inline it
+            self._check_call(args, kwargs)
             return self.fn(*args)
+        if kwargs:
+            self._check_call(args, kwargs)
         types = tuple(argument_type(k, a) for k, a in enumerate(args))
         compiled = self.specializations.get(types)
         if compiled is None:
@@ -224,7 +228,26 @@ class JitFunction:
         self.last = compiled
         return compiled
 
+    def _check_call(self, args: Sequence[object], kwargs: Mapping[str, object]) -> None:
+        """SoacTypeError at the call's line unless the call passes the function's parameters, by position."""
+        try:
+            signature = inspect.signature(self.fn)
+        except (TypeError, ValueError):  # no Python signature: the call itself will say
+            signature = None
+        function = f"the jitted function {getattr(self.fn, '__name__', self.name)}{signature or '(...)'}"
+        if kwargs:
+            given = ", ".join(kwargs)
+            raise SoacTypeError(located(f"{function} takes its arguments by position, not by keyword ({given})"))
+        if signature is None:
+            return
+        try:
+            signature.bind(*args)
+        except TypeError as error:
+            count = f"{len(args)} argument{'' if len(args) == 1 else 's'}"
+            raise SoacTypeError(located(f"{function} is called with {count}: {error}")) from None
+
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
+        self._check_call(types, {})
         traced, returns_tuple = trace(self.fn, types, self.name)
         cache.STATS.traces += 1
         device_info, device = self._device()

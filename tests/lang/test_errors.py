@@ -115,8 +115,9 @@ def test_rank_and_argument_errors() -> None:
     with pytest.raises(sl.SoacTypeError, match="takes a 1-D array, not a 2-D i32 array") as error:
         f(np.zeros((2, 2), np.int32))
     assert str(error.value).startswith(line_of("RANK"))
-    with pytest.raises(sl.SoacTypeError, match="argument 1: a uint32 array has no type in soac"):
-        f(np.zeros(2, np.uint32))
+    with pytest.raises(sl.SoacTypeError, match="argument 1: a uint32 array has no type in soac") as error:
+        f(np.zeros(2, np.uint32))  # UINT32
+    assert str(error.value).startswith(line_of("UINT32"))
 
     @sl.jit(backend="interp")
     def g(xs):
@@ -161,6 +162,31 @@ def test_astype_takes_numpy_dtypes_and_names_the_line_of_one_without_a_soac_type
     with pytest.raises(sl.SoacTypeError, match=r"the type of astype must be an element type .* not uint8") as error:
         g(INTS)
     assert str(error.value).startswith(line_of("UNSIGNED"))
+
+
+def test_a_call_with_the_wrong_arguments_names_the_function_its_parameters_and_the_line() -> None:
+    @sl.jit(backend="interp")
+    def add(xs, ys):
+        return sl.map(lambda x, y: x + y, xs, ys)
+
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 1 argument: missing .*'ys'") as error:
+        add(INTS)  # TOO FEW
+    assert str(error.value).startswith(line_of("TOO FEW"))
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 3 arguments: too many") as error:
+        add(INTS, INTS, INTS)  # TOO MANY
+    assert str(error.value).startswith(line_of("TOO MANY"))
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) takes its arguments by position, not by keyword \(ys\)") as error:
+        add(INTS, ys=INTS)  # KEYWORD
+    assert str(error.value).startswith(line_of("KEYWORD"))
+
+    @sl.jit(backend="interp")
+    def twice(xs):
+        return add(xs)  # INLINED
+
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 1 argument") as error:
+        twice(INTS)
+    assert str(error.value).startswith(line_of("INLINED"))
+    assert add(INTS, INTS).tolist() == [0, 2, 4, 6, 8]
 
 
 def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> None:
