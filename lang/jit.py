@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from soac.lang import cache, dtypes
 from soac.lang.dtypes import DType
-from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located
+from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
 from xdsl.dialects import func
@@ -187,6 +187,8 @@ class JitFunction:
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        if pipeline != DEFAULT_PIPELINE:
+            _check_pipeline(pipeline)
         self.fn = fn
         self.backend = backend
         self.pipeline = pipeline
@@ -197,7 +199,10 @@ class JitFunction:
             from soac.tools.soac_run import read_tuning_file
 
             self.thresholds.update(read_tuning_file(tuning))
-        self.thresholds.update(thresholds or {})
+        self.named_thresholds = _checked_thresholds(thresholds or {})
+        """The `thresholds` argument, whose names each program must have (a typo would change nothing)."""
+        self.thresholds.update(self.named_thresholds)
+        self.defined_at = user_location()
         self.specializations: dict[tuple[ArgType, ...], Compiled] = {}
         self.last: Compiled | None = None
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
@@ -267,6 +272,11 @@ class JitFunction:
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
         compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        if self.named_thresholds:
+            from soac.tools.soac_run import unknown_threshold
+
+            if (problem := unknown_threshold(compiled.optimized, self.named_thresholds)) is not None:
+                raise ValueError(located(f"sl.jit thresholds of {self.name}{_signature(types)}: {problem}", self.defined_at))
         self.specializations[types] = compiled
         return compiled
 
@@ -336,6 +346,35 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
+
+
+def _check_pipeline(pipeline: str) -> None:
+    """ValueError at the user's line where `pipeline` names an unknown pass or option, or does not parse."""
+    from soac.tools.soac_opt import check_pipeline
+    from soac.tools.soac_test import all_passes
+    from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+
+    try:
+        check_pipeline(pipeline, all_passes())
+    except ParseError as error:
+        raise ValueError(located(f"sl.jit pipeline {pipeline!r}: {error.msg}")) from None
+    except ArgSpecParseError as error:
+        problem = str(error).strip().splitlines()[-1].strip()
+        raise ValueError(located(f"sl.jit pipeline {pipeline!r} does not parse: {problem[:1].lower()}{problem[1:]}")) from None
+
+
+def _checked_thresholds(thresholds: Mapping[str, int]) -> dict[str, int]:
+    """`thresholds` as names and ints; ValueError at the user's line for another name or value, or a negative one."""
+    checked: dict[str, int] = {}
+    for name, value in thresholds.items():
+        if not isinstance(name, str):
+            raise ValueError(located(f"sl.jit thresholds: a threshold's name is a string, not {name!r}"))
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ValueError(located(f"sl.jit thresholds: '{name}' needs an integer value, not {value!r}"))
+        if value < 0:
+            raise ValueError(located(f"sl.jit thresholds: '{name}' must not be negative, not {value}"))
+        checked[name] = int(value)
+    return checked
 
 
 def _parse(text: str) -> ModuleOp:
