@@ -96,13 +96,14 @@ def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[
         set_name(arg, param)
     with tracer.active():
         args = [wrap(arg, tracer.scope) for arg in block.args]
-        result, local_names = call_capturing_locals(fn, args)
+        result, local_names, returned_at = call_capturing_locals(fn, args)
         name_locals(local_names, tracer.scope)
+        returned_at = returned_at or _definition_location(fn)
         is_tuple = isinstance(result, tuple | list)
         items = list(result) if is_tuple else [result]
         if not items or (not is_tuple and result is None):
-            raise SoacTraceError(located("the function returns nothing", _definition_location(fn)))
-        values = [as_value(item, None, f"result {k + 1} of {name}") for k, item in enumerate(items)]
+            raise SoacTraceError(located("the function returns nothing", returned_at))
+        values = [as_value(item, None, f"result {k + 1} of {name}", returned_at) for k, item in enumerate(items)]
         ret = func.ReturnOp(*(v.ssa for v in values))
         block.add_op(ret)
     where = _definition_location(fn)

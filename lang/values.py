@@ -432,20 +432,21 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
 
 
-def as_value(value: Any, like: DType | None = None, what: str = "a value") -> Value:
-    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them)."""
+def as_value(value: Any, like: DType | None = None, what: str = "a value", where: SourceLocation | None = None) -> Value:
+    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them); an error
+    names `where` (default: the user's line that runs)."""
     if isinstance(value, Value):
         use(value)
         return value
     if isinstance(value, np.ndarray):
         raise SoacTypeError(
-            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function")
+            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function", where)
         )
     dtype = like or dtypes.of_python(value)
     if dtype is None:
-        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant"))
+        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant", where))
     if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
-        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed"))
+        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed", where))
     return constant(value, dtype, weak=not isinstance(value, np.generic))
 
 

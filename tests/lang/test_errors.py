@@ -189,6 +189,33 @@ def test_a_call_with_the_wrong_arguments_names_the_function_its_parameters_and_t
     assert add(INTS, INTS).tolist() == [0, 2, 4, 6, 8]
 
 
+def test_a_result_that_is_no_value_is_reported_at_the_return() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        ys = sl.map(lambda x: x + 1, xs)
+        return {"ys": ys}  # RETURNS DICT
+
+    with pytest.raises(sl.SoacTypeError, match=r"result 1 of f is a dict, not a symbolic value") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("RETURNS DICT"))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return xs, "label"  # RETURNS STR
+
+    with pytest.raises(sl.SoacTypeError, match=r"result 2 of g is a str") as error:
+        g(INTS)
+    assert str(error.value).startswith(line_of("RETURNS STR"))
+
+    @sl.jit(backend="interp")
+    def h(xs):
+        sl.map(lambda x: x + 1, xs)  # RETURNS NOTHING
+
+    with pytest.raises(sl.SoacTraceError, match=r"the function returns nothing") as error:
+        h(INTS)
+    assert str(error.value).startswith(line_of("RETURNS NOTHING"))
+
+
 def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> None:
     @sl.jit(backend="interp")
     def f(xs):
