@@ -56,6 +56,11 @@ def user_location() -> SourceLocation:
         frame = frame.f_back
     if frame is None:
         return SourceLocation("<unknown>", 0, 0)
+    return frame_location(frame)
+
+
+def frame_location(frame: FrameType) -> SourceLocation:
+    """The line and 1-based column of the instruction that `frame` runs."""
     column = 0
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2

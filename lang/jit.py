@@ -20,6 +20,7 @@ level; `soac.lang.cache.STATS` counts them.
 from __future__ import annotations
 
 import functools
+import inspect
 import io
 import logging
 import re
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 from soac.lang import cache, dtypes
 from soac.lang.dtypes import DType
-from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located
+from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
 from xdsl.dialects import func
@@ -59,10 +60,10 @@ def argument_type(position: int, arg: object) -> ArgType:
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
         raise SoacTypeError(
-            f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)"
+            located(f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)")
         )
     if rank == 0:
-        raise SoacTypeError(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead")
+        raise SoacTypeError(located(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead"))
     return dtype, rank
 
 
@@ -95,13 +96,14 @@ def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[
         set_name(arg, param)
     with tracer.active():
         args = [wrap(arg, tracer.scope) for arg in block.args]
-        result, local_names = call_capturing_locals(fn, args)
+        result, local_names, returned_at = call_capturing_locals(fn, args)
         name_locals(local_names, tracer.scope)
+        returned_at = returned_at or _definition_location(fn)
         is_tuple = isinstance(result, tuple | list)
         items = list(result) if is_tuple else [result]
         if not items or (not is_tuple and result is None):
-            raise SoacTraceError(located("the function returns nothing", _definition_location(fn)))
-        values = [as_value(item, None, f"result {k + 1} of {name}") for k, item in enumerate(items)]
+            raise SoacTraceError(located("the function returns nothing", returned_at))
+        values = [as_value(item, None, f"result {k + 1} of {name}", returned_at) for k, item in enumerate(items)]
         ret = func.ReturnOp(*(v.ssa for v in values))
         block.add_op(ret)
     where = _definition_location(fn)
@@ -186,6 +188,8 @@ class JitFunction:
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+        if pipeline != DEFAULT_PIPELINE:
+            _check_pipeline(pipeline)
         self.fn = fn
         self.backend = backend
         self.pipeline = pipeline
@@ -196,16 +200,22 @@ class JitFunction:
             from soac.tools.soac_run import read_tuning_file
 
             self.thresholds.update(read_tuning_file(tuning))
-        self.thresholds.update(thresholds or {})
+        self.named_thresholds = _checked_thresholds(thresholds or {})
+        """The `thresholds` argument, whose names each program must have (a typo would change nothing)."""
+        self.thresholds.update(self.named_thresholds)
+        self.defined_at = user_location()
         self.specializations: dict[tuple[ArgType, ...], Compiled] = {}
         self.last: Compiled | None = None
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
 
     # -- calling -------------------------------------------------------------
 
-    def __call__(self, *args: object) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if Tracer.current_or_none() is not None:  # called from another traced function: inline it
+            self._check_call(args, kwargs)
             return self.fn(*args)
+        if kwargs:
+            self._check_call(args, kwargs)
         types = tuple(argument_type(k, a) for k, a in enumerate(args))
         compiled = self.specializations.get(types)
         if compiled is None:
@@ -224,7 +234,26 @@ class JitFunction:
         self.last = compiled
         return compiled
 
+    def _check_call(self, args: Sequence[object], kwargs: Mapping[str, object]) -> None:
+        """SoacTypeError at the call's line unless the call passes the function's parameters, by position."""
+        try:
+            signature = inspect.signature(self.fn)
+        except (TypeError, ValueError):  # no Python signature: the call itself will say
+            signature = None
+        function = f"the jitted function {getattr(self.fn, '__name__', self.name)}{signature or '(...)'}"
+        if kwargs:
+            given = ", ".join(kwargs)
+            raise SoacTypeError(located(f"{function} takes its arguments by position, not by keyword ({given})"))
+        if signature is None:
+            return
+        try:
+            signature.bind(*args)
+        except TypeError as error:
+            count = f"{len(args)} argument{'' if len(args) == 1 else 's'}"
+            raise SoacTypeError(located(f"{function} is called with {count}: {error}")) from None
+
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
+        self._check_call(types, {})
         traced, returns_tuple = trace(self.fn, types, self.name)
         cache.STATS.traces += 1
         device_info, device = self._device()
@@ -244,6 +273,11 @@ class JitFunction:
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
         compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        if self.named_thresholds:
+            from soac.tools.soac_run import unknown_threshold
+
+            if (problem := unknown_threshold(compiled.optimized, self.named_thresholds)) is not None:
+                raise ValueError(located(f"sl.jit thresholds of {self.name}{_signature(types)}: {problem}", self.defined_at))
         self.specializations[types] = compiled
         return compiled
 
@@ -313,6 +347,35 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
+
+
+def _check_pipeline(pipeline: str) -> None:
+    """ValueError at the user's line where `pipeline` names an unknown pass or option, or does not parse."""
+    from soac.tools.soac_opt import check_pipeline
+    from soac.tools.soac_test import all_passes
+    from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+
+    try:
+        check_pipeline(pipeline, all_passes())
+    except ParseError as error:
+        raise ValueError(located(f"sl.jit pipeline {pipeline!r}: {error.msg}")) from None
+    except ArgSpecParseError as error:
+        problem = str(error).strip().splitlines()[-1].strip()
+        raise ValueError(located(f"sl.jit pipeline {pipeline!r} does not parse: {problem[:1].lower()}{problem[1:]}")) from None
+
+
+def _checked_thresholds(thresholds: Mapping[str, int]) -> dict[str, int]:
+    """`thresholds` as names and ints; ValueError at the user's line for another name or value, or a negative one."""
+    checked: dict[str, int] = {}
+    for name, value in thresholds.items():
+        if not isinstance(name, str):
+            raise ValueError(located(f"sl.jit thresholds: a threshold's name is a string, not {name!r}"))
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ValueError(located(f"sl.jit thresholds: '{name}' needs an integer value, not {value!r}"))
+        if value < 0:
+            raise ValueError(located(f"sl.jit thresholds: '{name}' must not be negative, not {value}"))
+        checked[name] = int(value)
+    return checked
 
 
 def _parse(text: str) -> ModuleOp:

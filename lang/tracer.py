@@ -181,7 +181,7 @@ class Tracer:
             raise SoacTraceError(located(f"{what} gets {len(wrapped)} argument(s), but the Python function takes {takes}", where))
         self.scope = scope
         try:
-            result, local_names = call_capturing_locals(fn, wrapped)
+            result, local_names, _ = call_capturing_locals(fn, wrapped)
             name_locals(local_names, scope)
             yielded = list(finish(result))
             end = terminator(*(v.ssa for v in yielded))
@@ -218,17 +218,22 @@ def arity(fn: Callable[..., Any]) -> int | None:
     return code.co_argcount - (1 if hasattr(fn, "__self__") else 0)
 
 
-def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, list[dict[str, Any]]]:
-    """Call `fn(*args)`; return its result and the local variables of each user function that returned meanwhile
-    (`fn` itself last), so that values can be named after the variables that hold them."""
-    from soac.lang.errors import is_user_code
+def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[Any, list[dict[str, Any]], SourceLocation | None]:
+    """Call `fn(*args)`; return its result, the local variables of each user function that returned meanwhile
+    (`fn` itself last), so that values can be named after the variables that hold them, and the place of `fn`'s
+    `return` (None for a callable without Python code)."""
+    from soac.lang.errors import frame_location, is_user_code
 
     captured: list[dict[str, Any]] = []
+    returned_at: list[SourceLocation] = []
+    code = getattr(fn, "__code__", None)
     previous = sys.getprofile()
 
     def profiler(frame: Any, event: str, arg: Any) -> None:
         if event == "return" and is_user_code(frame.f_code):
             captured.append(dict(frame.f_locals))
+            if frame.f_code is code:
+                returned_at.append(frame_location(frame))
         if previous is not None:
             previous(frame, event, arg)
 
@@ -237,7 +242,7 @@ def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[
         result = fn(*args)
     finally:
         sys.setprofile(previous)
-    return result, captured
+    return result, captured, returned_at[-1] if returned_at else None
 
 
 def name_locals(frames: Sequence[dict[str, Any]], scope: Scope) -> None:

@@ -42,6 +42,46 @@ def convert_scalar(x: Scalar, dtype: DType) -> Scalar:
     return apply(x, dtype)
 
 
+_OPERATOR_UFUNCS = {
+    "add": ("__add__", "__radd__"),
+    "subtract": ("__sub__", "__rsub__"),
+    "multiply": ("__mul__", "__rmul__"),
+    "true_divide": ("__truediv__", "__rtruediv__"),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"),
+    "remainder": ("__mod__", "__rmod__"),
+    "power": ("__pow__", "__rpow__"),
+    "bitwise_and": ("__and__", "__rand__"),
+    "bitwise_or": ("__or__", "__ror__"),
+    "bitwise_xor": ("__xor__", "__rxor__"),
+    "left_shift": ("__lshift__", "__rlshift__"),
+    "right_shift": ("__rshift__", "__rrshift__"),
+    "less": ("__lt__", "__gt__"),
+    "less_equal": ("__le__", "__ge__"),
+    "greater": ("__gt__", "__lt__"),
+    "greater_equal": ("__ge__", "__le__"),
+    "equal": ("__eq__", "__eq__"),
+    "not_equal": ("__ne__", "__ne__"),
+}
+"""The ufuncs of Python's binary operators, with the symbolic value's methods for them (first operand, second)."""
+
+_SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "floor", "ceil", "isnan")
+_SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
+_INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
+    "arctan": "sl.atan",
+    "arctan2": "sl.atan2",
+    "absolute": "abs(x)",
+    "negative": "-x",
+    "invert": "~x",
+    "bitwise_not": "~x",
+    "logical_not": "~x",
+    "amin": "sl.min",
+    "amax": "sl.max",
+    "arange": "sl.iota",
+    "full": "sl.replicate",
+}
+"""What soac.lang offers for a numpy function (or ufunc) of this name."""
+
+
 class Value:
     """A symbolic value of a traced function: an SSA value and the block that defines it."""
 
@@ -76,16 +116,27 @@ class Value:
             located(f"a symbolic {self.describe()} cannot be used where Python needs a float (math.*); use sl.sqrt, sl.exp, ...")
         )
 
-    __array_ufunc__ = None
-    """numpy's operators on a symbolic value defer to its own (`np.float32(2) * x`), and numpy's ufuncs refuse it."""
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy's operators on a symbolic value are its own (`np.float32(2) * x` is `x.__rmul__(np.float32(2))`), and
+        numpy's other ufuncs (`np.sqrt(x)`) are refused at the user's line, naming soac.lang's function."""
+        dunders = _OPERATOR_UFUNCS.get(ufunc.__name__)
+        if dunders is not None and method == "__call__" and not kwargs and len(inputs) == 2:
+            forward, reflected = dunders
+            other = inputs[1] if inputs[0] is self else inputs[0]
+            if isinstance(other, np.ndarray) and other.ndim == 0:
+                other = other[()]  # numpy's comparisons pass a numpy scalar as a 0-d array
+            return getattr(self, forward if inputs[0] is self else reflected)(other)
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        raise SoacTypeError(located(self._numpy_refused(name, _INSTEAD.get(name))))
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        raise SoacTypeError(
-            located(
-                f"numpy's {func.__name__} cannot run on a symbolic {self.describe()}: its value is only known when the "
-                "program runs; use soac.lang's combinators and functions (sl.sum, sl.map, sl.where, sl.sqrt, ...)"
-            )
-        )
+        raise SoacTypeError(located(self._numpy_refused(func.__name__, _INSTEAD.get(func.__name__))))
+
+    def _numpy_refused(self, name: str, instead: str | None) -> str:
+        message = f"numpy's {name} cannot run on a symbolic {self.describe()}: its value is only known when the program runs"
+        if instead is not None:
+            return f"{message}; use {instead} instead"
+        return f"{message}; use soac.lang's combinators and functions (sl.sum, sl.map, sl.where, sl.sqrt, ...)"
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise SoacTypeError(
@@ -381,20 +432,21 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
 
 
-def as_value(value: Any, like: DType | None = None, what: str = "a value") -> Value:
-    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them)."""
+def as_value(value: Any, like: DType | None = None, what: str = "a value", where: SourceLocation | None = None) -> Value:
+    """`value` as a symbolic value: Python constants take the type `like` (else numpy's default for them); an error
+    names `where` (default: the user's line that runs)."""
     if isinstance(value, Value):
         use(value)
         return value
     if isinstance(value, np.ndarray):
         raise SoacTypeError(
-            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function")
+            located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function", where)
         )
     dtype = like or dtypes.of_python(value)
     if dtype is None:
-        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant"))
+        raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant", where))
     if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
-        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed"))
+        raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed", where))
     return constant(value, dtype, weak=not isinstance(value, np.generic))
 
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from soac.lowering import kernel as kd
 from soac.lowering.errors import ProgramError, SizeMismatchError
 from soac.lowering.host_scalars import eval_scalar, scalar_function, to_python
+from soac.messages import format_message
 from xdsl.dialects import arith, func, scf
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -168,7 +169,7 @@ class PlanBuilder:
 
         def step(frame: Frame) -> None:
             if frame[a] != frame[b]:
-                raise SizeMismatchError(f"{message} ({int(frame[a])} != {int(frame[b])})")
+                raise SizeMismatchError(format_message(message, [frame[a], frame[b]]))
 
         return step
 
@@ -177,7 +178,7 @@ class PlanBuilder:
 
         def step(frame: Frame) -> None:
             if not frame[condition]:
-                raise ProgramError(message.format(*(int(frame[s]) for s in values)))
+                raise ProgramError(format_message(message, [frame[s] for s in values]))
 
         return step
 

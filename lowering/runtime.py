@@ -52,6 +52,7 @@ from soac.lowering.host_scalars import eval_scalar as eval_scalar
 from soac.lowering.host_scalars import to_numpy, to_python
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
+from soac.messages import format_message
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
@@ -304,7 +305,7 @@ class Program:
         if check is None:
             raise OpenCLRuntimeError(f"a kernel failed with the unknown error code {code}")
         values = [int(v) for v in recorded[1 : 1 + len(check.values)]]
-        raise ProgramError(check.message.data.format(*values)) from None
+        raise ProgramError(format_message(check.message.data, values)) from None
 
     # -- arguments and results ----------------------------------------------------
 

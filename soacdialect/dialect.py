@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
+from soac.messages import message_problem
 from soac.syntax import (
     parse_index_operand,
     parse_lambda,
@@ -1859,13 +1860,8 @@ class AssertOp(IRDLOperation):
         for value in self.values:
             if not is_integer_like(value.type):
                 raise VerifyException(f"'{self.name}' reports integer or index values, not {value.type}")
-        try:
-            self.message.data.format(*range(len(self.values)))
-        except (IndexError, KeyError, ValueError) as error:
-            count = len(self.values)
-            raise VerifyException(
-                f"'{self.name}' message does not fit the {count} value{'' if count == 1 else 's'} it reports: {error}"
-            ) from None
+        if (problem := message_problem(self.message.data, len(self.values))) is not None:
+            raise VerifyException(f"'{self.name}' message {self.message.data!r}: {problem}")
 
 
 SOAC_WITH_LAMBDAS: tuple[type[IRDLOperation], ...] = (

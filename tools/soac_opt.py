@@ -8,6 +8,7 @@ pass option in `-p` is reported at its place in the pipeline.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, get_origin, get_type_hints
 
@@ -108,20 +109,25 @@ class SoacOptMain(xDSLOptMain):
         self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
 
     def check_pipeline(self, pipeline: str) -> None:
-        """Report an unknown pass or pass option at its place in `pipeline`."""
-        specs = list(parse_pipeline(pipeline))
-        for spec, mention in zip(specs, pipeline_mentions(pipeline)):
-            if spec.name == "mlir-opt":
-                continue
-            if spec.name not in self.available_passes:
-                hint = did_you_mean(spec.name, self.available_passes)
-                raise ParseError(mention.name, f"unknown pass '{spec.name}'{hint}")
-            pass_type = self.available_passes[spec.name]()
-            check_pass_options(pass_type, spec, mention)
-            try:
-                pass_type.from_pass_spec(spec)
-            except ValueError as error:
-                raise ParseError(mention.name, f"bad options for pass '{spec.name}': {error}") from None
+        check_pipeline(pipeline, self.available_passes)
+
+
+def check_pipeline(pipeline: str, available_passes: Mapping[str, Callable[[], type[ModulePass]]]) -> None:
+    """Report an unknown pass or pass option at its place in `pipeline` (a ParseError; ArgSpecParseError where the
+    pipeline does not parse)."""
+    specs = list(parse_pipeline(pipeline))
+    for spec, mention in zip(specs, pipeline_mentions(pipeline)):
+        if spec.name == "mlir-opt":
+            continue
+        if spec.name not in available_passes:
+            hint = did_you_mean(spec.name, available_passes)
+            raise ParseError(mention.name, f"unknown pass '{spec.name}'{hint}")
+        pass_type = available_passes[spec.name]()
+        check_pass_options(pass_type, spec, mention)
+        try:
+            pass_type.from_pass_spec(spec)
+        except ValueError as error:
+            raise ParseError(mention.name, f"bad options for pass '{spec.name}': {error}") from None
 
 
 def main() -> None:

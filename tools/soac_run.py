@@ -18,7 +18,7 @@ import argparse
 import ast
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -292,18 +292,24 @@ def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int
     return thresholds or None
 
 
-def check_threshold_names(module: ModuleOp, options: Sequence[str]) -> None:
-    """Fail cleanly when a `--threshold` option names no threshold or tile size of the program (a typo would
-    otherwise change nothing)."""
+def unknown_threshold(module: ModuleOp, names: Iterable[str]) -> str | None:
+    """What is wrong with the first of `names` that names no threshold or tile size of the program (None if each
+    does: a typo would otherwise change nothing)."""
     from soac.passes.thresholds import list_thresholds
     from soac.passes.tile_sizes import list_tile_parameters
 
     known = [t.name for t in list_thresholds(module)] + [p.name for p in list_tile_parameters(module)]
-    for option in options:
-        name = option.partition("=")[0].strip()
+    for name in names:
         if name not in known:
             has = f"its thresholds and tile sizes: {', '.join(known)}" if known else "it has none"
-            fail(f"error: --threshold: the program has no threshold or tile size '{name}'{did_you_mean(name, known)} ({has})")
+            return f"the program has no threshold or tile size '{name}'{did_you_mean(name, known)} ({has})"
+    return None
+
+
+def check_threshold_names(module: ModuleOp, options: Sequence[str]) -> None:
+    """Fail cleanly when a `--threshold` option names no threshold or tile size of the program."""
+    if (problem := unknown_threshold(module, (option.partition("=")[0].strip() for option in options))) is not None:
+        fail(f"error: --threshold: {problem}")
 
 
 def check_tile_sizes(module: ModuleOp, values: dict[str, int] | None) -> None:

@@ -17,7 +17,7 @@ After (abridged):
 
     func.func @scale(%n: index, %xs: !kernel.buffer<global, f32>, %xs_d0: index)
         -> (!kernel.buffer<global, f32>, index) attributes {soac.source_type = ...} {
-      kernel.check_eq %n, %xs_d0 "'soac.map' at f.mlir:2:9: input #0 has a different number of rows than the width"
+      kernel.check_eq %n, %xs_d0 "f.mlir:2:9: 'soac.map': width {0} does not match the outer size {1} of input #0"
       %ys = kernel.alloc %n : !kernel.buffer<global, f32>
       ...
       kernel.launch @scale_map_0(%xs, %ys, %n : ...) global %global local %c256
@@ -65,6 +65,7 @@ from soac.lowering.conversion.kernel_builder import (
     index_problem,
     located_message,
     shape_problem,
+    width_problem,
 )
 from soac.lowering.kernel import (
     ERROR_VALUES,
@@ -237,13 +238,12 @@ class HostLowering:
         self.nonneg.update(dims)
         return HostArray(buffer, list(dims), element)
 
-    def check_rows(self, op: Operation, width: SSAValue, arrays: Sequence[SSAValue], what: str = "input") -> None:
-        for k, value in enumerate(arrays):
-            rows = self.array(value).dims[0]
-            if rows is width:
-                continue
-            message = f"{describe(op)}: {what} #{k} has a different number of rows than the width"
-            self.builder.insert(CheckEqOp(width, rows, message))
+    def check_rows(self, op: Operation, width: SSAValue, inputs: Sequence[SSAValue], skipped: Sequence[SSAValue] = ()) -> None:
+        """Check that `op`'s `inputs` (not those `skipped`) have `width` rows, in the interpreter's words."""
+        for k, value in enumerate(inputs):
+            rows = self.array(value).dims[0] if value not in skipped else width
+            if rows is not width:
+                self.builder.insert(CheckEqOp(width, rows, error_message(op, width_problem(k))))
 
     def grid(self, work: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Global and local size of a grid-stride launch over `work` items (0 when there is nothing to do)."""

@@ -8,7 +8,7 @@ Inside `func.func` (scf for control flow):
     kernel.write %s, %buf[%i] : f32, !kernel.buffer<global, f32>
     kernel.copy %n from %a[%i] to %b[%j] : !kernel.buffer<global, f32>
     %t = kernel.threshold "suff_outer_par_0" default 32768
-    kernel.check_eq %a, %b "soac.map at f.mlir:3:5: input #0 has the wrong number of rows"
+    kernel.check_eq %n, %rows "f.mlir:3:5: 'soac.map': width {0} does not match the outer size {1} of input #0"
     kernel.assert %ok, "f.mlir:3:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%i, %n : index, index)
     %errors = kernel.error_buffer : !kernel.buffer<global, i64>
 """
@@ -306,9 +306,10 @@ class ThresholdOp(_HostOp):
 
 @irdl_op_definition
 class CheckEqOp(_HostOp):
-    """Fails the run with `message` (and both values) unless `%lhs == %rhs`; checks sizes before launches.
+    """Fails the run with `message`, its `{0}` and `{1}` replaced by the values, unless `%lhs == %rhs`; checks sizes
+    before launches.
 
-    kernel.check_eq %n, %rows "soac.map at f.mlir:3:5: input #0 has a different number of rows than the width"
+    kernel.check_eq %n, %rows "f.mlir:3:5: 'soac.map': width {0} does not match the outer size {1} of input #0"
     """
 
     name = "kernel.check_eq"
@@ -324,6 +325,7 @@ class CheckEqOp(_HostOp):
 
     def verify_(self) -> None:
         self.verify_host()
+        check_message(self, self.message.data, 2)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

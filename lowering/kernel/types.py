@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from soac.messages import message_problem
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
@@ -85,10 +86,8 @@ def error_buffer_type() -> BufferType:
 
 
 def check_message(op: Operation, message: str, count: int) -> None:
-    try:
-        message.format(*range(count))
-    except (IndexError, KeyError, ValueError) as error:
-        raise VerifyException(f"'{op.name}' message does not take {count} values: {error}") from None
+    if (problem := message_problem(message, count)) is not None:
+        raise VerifyException(f"'{op.name}' message {message!r}: {problem}")
 
 
 def check_values(op: Operation, values: Sequence[SSAValue]) -> None:

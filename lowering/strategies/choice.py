@@ -149,7 +149,7 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
         # The scatter that takes every result runs in the scan's last kernel: the results are never stored.
         width = lw.scalar(op.width)
         lw.check_rows(op, width, op.inputs)
-        lw.check_rows(scatter, width, scan_scatter.other_inputs(op, scatter))
+        lw.check_rows(scatter, width, scatter.inputs, skipped=op.outs)
         sink = scan_scatter.ScatterSink(scatter, maps.scatter_destinations(lw, scatter))
         lw.lowered_with.add(scatter)
         if lookback:

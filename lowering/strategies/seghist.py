@@ -24,10 +24,10 @@ import os
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, LoweringError, View, describe
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, LoweringError, View
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds  # pyright: ignore[reportPrivateUsage]
 from soac.lowering.conversion.soac_to_kernel import HostLowering
-from soac.lowering.kernel import AtomicOp, CheckEqOp, GlobalSizeOp
+from soac.lowering.kernel import AtomicOp, GlobalSizeOp
 from soac.lowering.strategies.hist_updates import atomic_kinds
 from soac.lowering.strategies.maps import consumed_target, grid_stride
 from xdsl.ir import SSAValue
@@ -48,15 +48,26 @@ def _copies(lw: HostLowering, op: soac.SeghistOp | soac.HistOp) -> list[HostArra
     return dests
 
 
+def _check_destinations(lw: HostLowering, op: soac.SeghistOp, dims: Sequence[SSAValue], dests: Sequence[HostArray]) -> None:
+    """The interpreter's check that each destination has a row per segment, of as many bins as destination #0."""
+    want = [*dims[:-1], dests[0].dims[-1]]
+    rank = len(want)
+    shape = ", ".join(f"{{{i}}}" for i in range(rank))
+    segments = ", ".join(f"{{{rank + i}}}" for i in range(rank - 1))
+    for k, dest in enumerate(dests):
+        ok: SSAValue | None = None
+        for have, size in zip(dest.dims, want, strict=True):
+            if have is not size:
+                ok = lw.m.both(ok, lw.m.eq(have, size), "same_shape")
+        if ok is not None:
+            problem = f"destination #{k} has shape [{shape}], expected [{segments}] segments of {{{2 * rank - 1}}} bins"
+            lw.check(ok, op, problem, [*dest.dims, *want])
+
+
 def lower_seghist(lw: HostLowering, op: soac.SeghistOp) -> None:
     dims = [lw.scalar(d) for d in op.dims]
     dests = _copies(lw, op)
-    num_bins = dests[0].dims[-1]
-    for k, dest in enumerate(dests):
-        for axis, (have, want) in enumerate(zip(dest.dims, [*dims[:-1], num_bins])):
-            if have is not want:
-                what = "bins as destination #0" if axis == len(dims) - 1 else f"segments along dimension {axis}"
-                lw.builder.insert(CheckEqOp(have, want, f"{describe(op)}: destination #{k} does not have as many {what}"))
+    _check_destinations(lw, op, dims, dests)
     kinds = atomic_kinds(op.combine, [d.element for d in dests])
     strategy = os.environ.get("SOAC_SEGHIST") or "atomic"
     if strategy not in STRATEGIES:

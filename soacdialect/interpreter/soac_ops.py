@@ -13,6 +13,7 @@ from soac.interpreter.frame import Frame
 from soac.interpreter.indexing import gather, grids, update
 from soac.interpreter.registry import implements
 from soac.interpreter.values import Val, dtype_of, expand, lift, own, uniform
+from soac.messages import format_message
 from xdsl.ir import Operation, Region, SSAValue
 
 
@@ -257,4 +258,4 @@ def assert_op(interp: SoacInterpreter, frame: Frame, op: soac.AssertOp) -> list[
     for value in op.values:
         arr, value_rank = frame.lookup(value)
         values.append(int(arr[lane[: min(rank, value_rank)]].reshape(-1)[0]))
-    raise SoacRuntimeError(f"{where(op)}: {op.message.data.format(*values)}")
+    raise SoacRuntimeError(f"{where(op)}: {format_message(op.message.data, values)}")

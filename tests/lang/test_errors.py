@@ -115,8 +115,9 @@ def test_rank_and_argument_errors() -> None:
     with pytest.raises(sl.SoacTypeError, match="takes a 1-D array, not a 2-D i32 array") as error:
         f(np.zeros((2, 2), np.int32))
     assert str(error.value).startswith(line_of("RANK"))
-    with pytest.raises(sl.SoacTypeError, match="argument 1: a uint32 array has no type in soac"):
-        f(np.zeros(2, np.uint32))
+    with pytest.raises(sl.SoacTypeError, match="argument 1: a uint32 array has no type in soac") as error:
+        f(np.zeros(2, np.uint32))  # UINT32
+    assert str(error.value).startswith(line_of("UINT32"))
 
     @sl.jit(backend="interp")
     def g(xs):
@@ -163,6 +164,58 @@ def test_astype_takes_numpy_dtypes_and_names_the_line_of_one_without_a_soac_type
     assert str(error.value).startswith(line_of("UNSIGNED"))
 
 
+def test_a_call_with_the_wrong_arguments_names_the_function_its_parameters_and_the_line() -> None:
+    @sl.jit(backend="interp")
+    def add(xs, ys):
+        return sl.map(lambda x, y: x + y, xs, ys)
+
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 1 argument: missing .*'ys'") as error:
+        add(INTS)  # TOO FEW
+    assert str(error.value).startswith(line_of("TOO FEW"))
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 3 arguments: too many") as error:
+        add(INTS, INTS, INTS)  # TOO MANY
+    assert str(error.value).startswith(line_of("TOO MANY"))
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) takes its arguments by position, not by keyword \(ys\)") as error:
+        add(INTS, ys=INTS)  # KEYWORD
+    assert str(error.value).startswith(line_of("KEYWORD"))
+
+    @sl.jit(backend="interp")
+    def twice(xs):
+        return add(xs)  # INLINED
+
+    with pytest.raises(sl.SoacTypeError, match=r"add\(xs, ys\) is called with 1 argument") as error:
+        twice(INTS)
+    assert str(error.value).startswith(line_of("INLINED"))
+    assert add(INTS, INTS).tolist() == [0, 2, 4, 6, 8]
+
+
+def test_a_result_that_is_no_value_is_reported_at_the_return() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        ys = sl.map(lambda x: x + 1, xs)
+        return {"ys": ys}  # RETURNS DICT
+
+    with pytest.raises(sl.SoacTypeError, match=r"result 1 of f is a dict, not a symbolic value") as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("RETURNS DICT"))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return xs, "label"  # RETURNS STR
+
+    with pytest.raises(sl.SoacTypeError, match=r"result 2 of g is a str") as error:
+        g(INTS)
+    assert str(error.value).startswith(line_of("RETURNS STR"))
+
+    @sl.jit(backend="interp")
+    def h(xs):
+        sl.map(lambda x: x + 1, xs)  # RETURNS NOTHING
+
+    with pytest.raises(sl.SoacTraceError, match=r"the function returns nothing") as error:
+        h(INTS)
+    assert str(error.value).startswith(line_of("RETURNS NOTHING"))
+
+
 def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> None:
     @sl.jit(backend="interp")
     def f(xs):
@@ -177,6 +230,47 @@ def test_numpy_functions_refuse_symbolic_values_instead_of_returning_them() -> N
         return np.int32(2) * xs + np.int32(1)  # numpy scalars still defer to the symbolic operators
 
     assert g(INTS).tolist() == [1, 3, 5, 7, 9]
+
+
+def test_numpy_ufuncs_refuse_symbolic_values_naming_soac_lang_s_function() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        return np.sqrt(xs)  # NUMPY SQRT
+
+    with pytest.raises(
+        sl.SoacTypeError, match=r"numpy's sqrt cannot run on a symbolic 1-D f32 array.*use sl\.sqrt instead"
+    ) as error:
+        f(INTS.astype(np.float32))
+    assert str(error.value).startswith(line_of("NUMPY SQRT"))
+
+    @sl.jit(backend="interp")
+    def g(xs):
+        return sl.map(lambda x: np.arctan2(x, 1.0), xs)  # NUMPY ARCTAN2
+
+    with pytest.raises(sl.SoacTypeError, match=r"numpy's arctan2 .* f32 scalar.*use sl\.atan2 instead") as error:
+        g(INTS.astype(np.float32))
+    assert str(error.value).startswith(line_of("NUMPY ARCTAN2"))
+
+    @sl.jit(backend="interp")
+    def h(xs):
+        return np.add.reduce(xs)  # NUMPY REDUCE
+
+    with pytest.raises(sl.SoacTypeError, match=r"numpy's add.reduce cannot run .* \(sl.sum, sl.map") as error:
+        h(INTS)
+    assert str(error.value).startswith(line_of("NUMPY REDUCE"))
+
+
+def test_numpy_operators_and_comparisons_on_symbolic_values_are_soac_lang_s() -> None:
+    @sl.jit(backend="interp")
+    def f(xs):
+        total = sl.sum(xs)
+        return np.int32(9) < total, np.int32(9) == total, np.subtract(np.int32(1), xs), xs * np.int32(2)
+
+    bigger, same, differences, doubles = f(INTS)
+    assert bool(bigger)
+    assert not bool(same)
+    assert differences.tolist() == [1, 0, -1, -2, -3]
+    assert doubles.tolist() == [0, 2, 4, 6, 8]
 
 
 def test_a_tuple_operator_with_the_wrong_number_of_parameters() -> None:

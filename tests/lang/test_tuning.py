@@ -43,3 +43,46 @@ def test_a_bad_tuning_file_is_reported_at_its_line(tmp_path: Path) -> None:
     tuning.write_text("suff_outer_par_0=1\nsuff_intra_par_1=lots\n")
     with pytest.raises(InputError, match=r"bad\.tuning:2"):
         sl.jit(matmul(), tuning=str(tuning))
+
+
+def add(xs, ys):
+    return sl.map(lambda x, y: x + y, xs, ys)
+
+
+def test_a_pipeline_with_an_unknown_pass_or_option_is_refused_where_jit_is_applied() -> None:
+    with pytest.raises(
+        ValueError, match=r"pipeline 'soac-bogus': unknown pass 'soac-bogus' \(did you mean 'soac-fuse'\?\)"
+    ) as error:
+        sl.jit(add, pipeline="soac-bogus")  # BOGUS PASS
+    assert str(error.value).startswith(f"{__file__}:{line_of('BOGUS PASS')}: sl.jit")
+    with pytest.raises(ValueError, match=r"option 'mode' of pass 'soac-flatten' takes a value of type .*, not 'bad'"):
+        sl.jit(add, pipeline="canonicalize,soac-flatten{mode=bad}")
+    with pytest.raises(ValueError, match=r"pipeline 'soac-fuse,,' does not parse: expected pass name here"):
+        sl.jit(add, pipeline="soac-fuse,,")
+    ints = np.arange(4, dtype=np.int32)
+    assert sl.jit(add, backend="interp", pipeline="canonicalize,soac-fuse")(ints, ints).tolist() == [0, 2, 4, 6]
+
+
+def test_thresholds_must_be_the_program_s_and_integers() -> None:
+    with pytest.raises(ValueError, match=r"thresholds: 'suff_outer_par_0' needs an integer value, not 2.5") as error:
+        sl.jit(matmul(), thresholds={"suff_outer_par_0": 2.5})  # FLOAT THRESHOLD
+    assert str(error.value).startswith(f"{__file__}:{line_of('FLOAT THRESHOLD')}: sl.jit")
+    with pytest.raises(ValueError, match=r"thresholds: 'suff_outer_par_0' must not be negative, not -1"):
+        sl.jit(matmul(), thresholds={"suff_outer_par_0": -1})
+
+    f = sl.jit(matmul(), backend="interp", thresholds={"suff_outer_par_O": 1})  # TYPO
+    a = np.ones((3, 2), np.float32)
+    with pytest.raises(
+        ValueError, match=r"has no threshold or tile size 'suff_outer_par_O' \(did you mean .*suff_outer_par_0,"
+    ) as error:
+        f(a, a.T)
+    assert str(error.value).startswith(f"{__file__}:{line_of('TYPO')}: sl.jit thresholds of matmul([][]f32, [][]f32)")
+    good = sl.jit(matmul(), backend="interp", thresholds={"suff_outer_par_0": 1})
+    np.testing.assert_allclose(good(a, a.T), a @ a.T)
+
+
+def line_of(marker: str) -> int:
+    """The line of this file that ends with the comment `marker`."""
+    lines = Path(__file__).read_text().splitlines()
+    (number,) = [k + 1 for k, line in enumerate(lines) if line.rstrip().endswith(f"# {marker}")]
+    return number

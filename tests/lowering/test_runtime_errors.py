@@ -24,6 +24,7 @@ from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import OpenCLRuntimeError, Program, ProgramError, compile_module, lower_module
 from soac.parsing import parse_module
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
 
 LOCATED = re.compile(r"^prog\.mlir:(\d+):(\d+): '([a-z_.]+)': (.*)$")
 
@@ -32,7 +33,7 @@ def parse(text: str) -> ModuleOp:
     return parse_module(make_context(), text, "prog.mlir")
 
 
-def both_fail(text: str, args: Sequence[object], name: str = "main", exact: bool = True, **options: int) -> str:
+def both_fail(text: str, args: Sequence[object], name: str = "main", exact: bool = True, **options: int | str) -> str:
     """Both backends fail `@name` on `args` at the same op and place; gives the OpenCL message."""
     module = parse(text)
     with pytest.raises(SoacRuntimeError) as expected:
@@ -251,6 +252,84 @@ def test_nested_width_that_disagrees_with_the_rows():
     xs = np.zeros((2, 4), np.int32)
     message = both_fail(NESTED_SCATTER, [np.int64(2), np.int64(3), xs, np.array([[0, 1], [3, 2]])])
     assert message == f"{at(NESTED_SCATTER, 'soac.scatter')}: 'soac.scatter': width 3 does not match the outer size 2 of input #0"
+
+
+TOP_LEVEL_WIDTHS = """
+func.func @map(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> tensor<?xi32> {
+  %r = soac.map %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32, %y: i32) {
+    %s = arith.addi %x, %y : i32
+    soac.yield %s : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+func.func @reduce(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>) -> i32 {
+  %z = arith.constant 0 : i32
+  %r = soac.redomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32, %y: i32) {
+    %p = arith.muli %x, %y : i32
+    soac.yield %p : i32
+  }
+  func.return %r : i32
+}
+func.func @hist(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %bins: tensor<?xi32>) -> tensor<?xi32> {
+  %z = arith.constant 0 : i32
+  %r = soac.hist %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) into(%bins : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32>
+      combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32, %y: i32) {
+    %i = arith.index_cast %x : i32 to index
+    soac.yield %i, %y : index, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+func.func @scatter(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %dest: tensor<?xi32>) -> tensor<?xi32> {
+  %r = soac.scatter %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) into (%dest : tensor<?xi32>) -> tensor<?xi32>
+      lambda(%i: i32, %v: i32) {
+    soac.yield %i, %v : i32, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+func.func @scan_scatter(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %dest: tensor<?xi32>) -> tensor<?xi32> {
+  %z = arith.constant 0 : i32
+  %sums = soac.scan %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  }
+  %r = soac.scatter %n (%sums, %ys : tensor<?xi32>, tensor<?xi32>) into (%dest : tensor<?xi32>) -> tensor<?xi32>
+      lambda(%i: i32, %v: i32) {
+    soac.yield %i, %v : i32, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize(("name", "op"), [("map", "map"), ("reduce", "redomap"), ("hist", "hist"), ("scatter", "scatter")])
+@pytest.mark.parametrize("bad", [0, 1])
+def test_top_level_width_that_disagrees_with_the_rows(name: str, op: str, bad: int):
+    """The host's check before the launches says what the interpreter says."""
+    inputs = [np.zeros(5, np.int32), np.zeros(5, np.int32)]
+    inputs[bad] = np.zeros(2, np.int32)
+    extra = [] if name in ("map", "reduce") else [np.zeros(4, np.int32)]
+    message = both_fail(TOP_LEVEL_WIDTHS, [np.int64(5), *inputs, *extra], name)
+    assert (
+        message == f"{at(TOP_LEVEL_WIDTHS, f'soac.{op} ')}: 'soac.{op}': width 5 does not match the outer size 2 of input #{bad}"
+    )
+
+
+@pytest.mark.parametrize("scan", ["chunked", "reduce-then-scan"])
+def test_a_scatter_in_the_scan_before_it_checks_its_rows_as_the_interpreter(scan: str):
+    """The chunked scan runs the scatter in its last kernel and checks the scatter's other inputs itself."""
+    message = both_fail(
+        TOP_LEVEL_WIDTHS,
+        [np.int64(5), np.zeros(5, np.int32), np.zeros(3, np.int32), np.zeros(4, np.int32)],
+        "scan_scatter",
+        scan=scan,
+    )
+    assert message.endswith("'soac.scatter': width 5 does not match the outer size 3 of input #1")
 
 
 # ---------------------------------------------------------------------------
@@ -478,6 +557,51 @@ func.func @main(%n: index, %xs: tensor<?xf32>, %is: tensor<?xindex>, %k: index) 
 def test_a_kernel_failure_comes_before_a_later_host_failure():
     message = both_fail(THEN_HOST, [np.int64(2), np.zeros(3, np.float32), np.array([0, 3]), np.int64(5)])
     assert message.startswith(f"{at(THEN_HOST, 'soac.index %xs')}: 'soac.index': index 3")
+
+
+ASSERTS = """
+func.func @main(%n: index, %xs: tensor<?xi32>, %k: i32) -> tensor<?xi32> {
+  %z = arith.constant 0 : i32
+  %positive = arith.cmpi sgt, %k, %z : i32
+  soac.assert %positive, "k is {0:d}, hex {0:#x}, bits {0:08b}, {0:>5}|" (%k : i32)
+  %ys = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %ok = arith.cmpi sge, %x, %z : i32
+    soac.assert %ok, "x is {0:+d} ({0:_x})" (%x : i32)
+    soac.yield %x : i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize(("k", "x"), [(-3, 1), (1, -3), (1, -(2**31)), (-(2**31), 1)])
+def test_assert_messages_format_every_value_alike(k: int, x: int):
+    """One formatting of `soac.assert` messages (soac.messages) on both backends, on the host and in kernels."""
+    module = parse(ASSERTS)
+    args = [np.int64(3), np.array([0, x, 2], np.int32), np.int32(k)]
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
+        compile_module(module).call("main", args)  # pyright: ignore[reportArgumentType]
+    assert str(got.value) == str(expected.value)
+    if k < 0:
+        assert str(got.value) == f"{at(ASSERTS, 'soac.assert %positive')}: k is {k}, hex {k:#x}, bits {k:08b}, {k:>5}|"
+    else:
+        assert str(got.value) == f"{at(ASSERTS, 'soac.assert %ok')}: x is {x:+d} ({x:_x})"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "problem"),
+    [
+        ("k is {0:d}", "k is {0:c}", "field '{0:c}' is not an integer format"),
+        ("({0:_x})", "({1})", "field '{1}' names value #1, but there is 1 value"),
+    ],
+)
+def test_kernel_asserts_check_their_messages_as_soac_assert_does(before: str, after: str, problem: str):
+    lowered = str(lower_module(parse(ASSERTS)))
+    assert lowered.count(before) == 1
+    with pytest.raises(VerifyException, match=re.escape(problem)):
+        parse(lowered.replace(before, after))
 
 
 # ---------------------------------------------------------------------------

@@ -177,5 +177,5 @@ def test_futhark_cases_after_fusion(parse, assert_same):
 def test_size_errors_name_the_source_op(parse):
     """The ops of the split keep the source location: run-time checks point at the scanomap."""
     program = compile_module(parse(SCAN_REDUCE))
-    with pytest.raises(Exception, match=r"'soac.scanomap' at test.mlir:5:3: input #0 has a different number of rows"):
+    with pytest.raises(Exception, match=r"^test.mlir:5:3: 'soac.scanomap': width 5 does not match the outer size 3 of input #0$"):
         program.call("f", [np.int64(5), np.arange(3, dtype=np.int32)])

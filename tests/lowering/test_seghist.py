@@ -5,6 +5,7 @@ every mode with every version forced; and top-level hists of several destination
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from soac.context import make_context
 from soac.dialect import ThresholdOp
+from soac.interpreter import SoacRuntimeError
 from soac.interpreter import run_function as interpret
 from soac.lowering.conversion.kernel_builder import LoweringError
 from soac.lowering.opencl.emitter import opencl_source
@@ -100,10 +102,13 @@ def test_two_segment_dimensions_and_two_destinations(strategy: str) -> None:
 def test_destinations_must_have_a_row_per_segment() -> None:
     module = parse_module(make_context(), seghist_program(ADD), "seghist.mlir")
     args = [np.zeros((2, 4), np.int32), np.zeros((2, 4), np.int32), np.zeros((3, 6), np.int32), 0]
-    with pytest.raises(
-        ProgramError, match=r"'soac.seghist' at seghist.mlir:\d+:\d+: destination #0 does not have as many segments"
-    ):
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
         compile_module(module).call("main", args)
+    assert str(got.value) == str(expected.value)
+    expected_problem = r"'soac.seghist': destination #0 has shape \[3, 6\], expected \[2\] segments of 6 bins"
+    assert re.fullmatch(rf"seghist.mlir:\d+:\d+: {expected_problem}", str(got.value))
 
 
 def flattened_module(mode: str):

@@ -1265,7 +1265,28 @@ func.func @assert_message(%n: index, %ok: i1) {
   func.return
 }
 
-// CHECK: error: 'soac.assert' message does not fit the 1 value it reports: Replacement index 1 out of range for positional args tuple
+// CHECK: error: 'soac.assert' message 'width {0} is not {1}': field '{1}' names value #1, but there is 1 value
+
+// -----
+
+// assert: every value formats (no '{0:c}', which fails for -3; no float formats)
+func.func @assert_format(%x: i32, %ok: i1) {
+  soac.assert %ok, "bad {0:c}" (%x : i32)
+  func.return
+}
+
+// CHECK:      {{.*}}invalid.mlir:[[# @LINE - 4]]:3
+// CHECK:      error: 'soac.assert' message 'bad {0:c}': field '{0:c}' is not an integer format such as {0:d}, {0:x}, {0:>8} or {0:08b} (widths below 1000)
+
+// -----
+
+// assert: fields name values by number
+func.func @assert_field(%x: i32, %ok: i1) {
+  soac.assert %ok, "bad {0.real} {}" (%x : i32)
+  func.return
+}
+
+// CHECK: error: 'soac.assert' message 'bad {0.real} {}': field '{0.real}' names no value (fields are {0}, {1}, ... for the values in order)
 
 // -----
 

@@ -3,7 +3,7 @@
 // A map: a size check, one output buffer, a grid-stride kernel with the lambda inlined.
 
 // CHECK:      func.func @scale(%n: index, %xs: !kernel.buffer<global, f32>, %xs_d0: index, %k: f32) -> (!kernel.buffer<global, f32>, index) attributes {soac.source_type = (index, tensor<?xf32>, f32) -> tensor<?xf32>} {
-// CHECK:        kernel.check_eq %n, %xs_d0 "'soac.map' at {{.*}}soac-to-kernel.mlir:{{[0-9]+}}:3: input #0 has a different number of rows than the width"
+// CHECK:        kernel.check_eq %n, %xs_d0 "{{.*}}soac-to-kernel.mlir:{{[0-9]+}}:3: 'soac.map': width {0} does not match the outer size {1} of input #0"
 // CHECK-NEXT:   %ys = kernel.alloc %n : !kernel.buffer<global, f32>
 // CHECK:        %num_groups = arith.minui
 // CHECK-NEXT:   %global_size = arith.muli %num_groups, %{{.*}} : index

@@ -1,0 +1,56 @@
+"""The messages of run-time checks: `soac.assert`, and `kernel.assert` and `kernel.device_assert` after lowering.
+
+A message is a template whose fields `{0}`, `{1}`... name the integers the check reports, with an optional
+integer format spec (`{0:d}`, `{1:x}`, `{0:>8}`, `{2:08b}`). The verifiers reject every other field, so that
+the interpreter and the OpenCL runtime, which both fill a message in with `format_message`, can format any
+reported value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from string import Formatter
+
+INTEGER_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?#?0?[0-9]{0,3}[,_]?[bdoxXn]?")
+"""A format spec for integers: fill and alignment, sign, `#`, `0`, a width below 1000, grouping and the type
+(no `c`, which fails for negative values, and no float types)."""
+
+FIELD_NAME = re.compile(r"[0-9]+")
+
+
+def message_problem(message: str, count: int) -> str | None:
+    """Why `message` cannot report `count` integers (None where it formats any `count` integers)."""
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion in Formatter().parse(message) if name is not None]
+    except ValueError as error:
+        return str(error)
+    for name, spec, conversion in fields:
+        field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if not FIELD_NAME.fullmatch(name):
+            return f"field '{field}' names no value (fields are {{0}}, {{1}}, ... for the values in order)"
+        if int(name) >= count:
+            return f"field '{field}' names value #{name}, but there {_values(count)}"
+        if conversion or not INTEGER_SPEC.fullmatch(spec) or _spec_fails(spec):
+            return f"field '{field}' is not an integer format such as {{0:d}}, {{0:x}}, {{0:>8}} or {{0:08b}} (widths below 1000)"
+    return None
+
+
+def format_message(message: str, values: Sequence[int]) -> str:
+    """`message` with the reported `values` filled in (a message that `message_problem` accepts)."""
+    return message.format(*(int(value) for value in values))
+
+
+def _spec_fails(spec: str) -> bool:
+    """Whether an integer spec is still malformed (`,` with `x`): for such a spec, the same for every integer."""
+    try:
+        format(0, spec)
+    except ValueError:
+        return True
+    return False
+
+
+def _values(count: int) -> str:
+    if count == 0:
+        return "are no values"
+    return "is 1 value" if count == 1 else f"are {count} values"
