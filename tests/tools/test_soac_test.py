@@ -201,7 +201,7 @@ def test_random_input_too_large_for_memory_fails_its_case_only(tmp_path: Path) -
     done = soac_test("huge.mlir", "--backend", "interp", cwd=tmp_path)
     assert done.returncode == 1
     assert "Traceback" not in done.stdout + done.stderr
-    assert "huge.mlir:3: random input \"[100000000000000]i32\" does not fit in memory" in done.stdout
+    assert 'huge.mlir:3: random input "[100000000000000]i32" does not fit in memory' in done.stdout
     assert summary(done) == (1, 2, 2)
 
 
