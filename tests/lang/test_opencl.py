@@ -56,3 +56,21 @@ def test_programs_without_soacs_on_opencl() -> None:
     np.testing.assert_array_equal(identity(xs), xs)
     sizes = sl.jit(lambda xs, a: (xs.shape[1] + 1, a * a + 1))
     assert sizes(xs, np.float32(3)) == (4, 10)
+
+
+SPECIALS = ([1e17, -1e17, 2.5, -0.7, 0.0, np.inf, np.nan], [3.0, -0.7, 0.0, np.nan])
+
+
+def test_float_extrema_on_opencl_propagate_nan_as_numpys() -> None:
+    """sl.maximum, sl.minimum, sl.max and sl.min give NaN where an operand is NaN (were OpenCL's fmax/fmin, which
+    return the other operand)."""
+
+    @sl.jit
+    def f(xs, ys):
+        return sl.maximum(xs, ys), sl.minimum(xs, ys), sl.max(xs), sl.min(xs)
+
+    x, y = (grid.ravel() for grid in np.meshgrid(*SPECIALS))
+    for got, want in zip(f(x, y), (np.maximum(x, y), np.minimum(x, y), np.max(x), np.min(x))):
+        np.testing.assert_array_equal(got, want)
+    many = np.where(np.arange(5000) == 4321, np.nan, np.arange(5000.0))
+    assert np.isnan(f(many, many)[2])
