@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from soac.arith_remf import RemFOp
 from soac.lang import dtypes
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located, user_location
@@ -169,13 +170,8 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
             raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first (sl.i32(b))"))
         return emit_value(_BOOL_OPS[symbol](u, v), dtype, w)
     if dtype.is_float:
-        if symbol == "//":  # as numpy: from the remainder, so that a quotient that underflows still floors
-            div = scalar_binary("/", scalar_binary("-", x, scalar_binary("%", x, y)), y)
-            down = unary("floor", div)
-            from soac.lang.control import where
-
-            half = constant(0.5, dtype, weak=True)
-            return where(scalar_binary(">", scalar_binary("-", div, down), half), down + 1, down)
+        if symbol == "//":
+            return _float_floor_divide(x, y)
         if symbol == "%":
             return _float_mod(x, y)
         if symbol not in _FLOAT_OPS:
@@ -192,17 +188,33 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
     return emit_value(_INT_OPS[symbol](u, v), dtype, w)
 
 
+def _fmod(x: Scalar, y: Scalar) -> tuple[Scalar, Scalar]:
+    """C's exact `fmod(x, y)` (sign of x), and whether Python's modulo (sign of y) adds y to it."""
+    remainder = emit_value(RemFOp(use(x), use(y)), x.dtype, weak(x, y))
+    zero = constant(0, x.dtype)
+    return remainder, (remainder != zero) & ((remainder < zero) ^ (y < zero))
+
+
 def _float_mod(x: Scalar, y: Scalar) -> Scalar:
-    """Python's float modulo, x - floor(x / y) * y with the sign of y. On f32 it is computed in f64, where the
-    product and the difference are exact, so that it rounds as numpy's (exact fmod-based) result; on f64 it is within
-    a few ulps of x."""
-    if x.dtype == dtypes.float32:
-        wide = _float_mod(convert_scalar(x, dtypes.float64), convert_scalar(y, dtypes.float64))
-        result = convert_scalar(wide, dtypes.float32)
-        result.weak = weak(x, y)
-        return result
-    quotient = unary("floor", scalar_binary("/", x, y))
-    return _python_mod(x, y, scalar_binary("-", x, scalar_binary("*", quotient, y)))
+    """numpy's float remainder (`npy_divmod`): fmod, moved to the sign of y; NaN for y == 0."""
+    from soac.lang.control import where
+
+    remainder, adjust = _fmod(x, y)
+    return where(adjust, scalar_binary("+", remainder, y), remainder)
+
+
+def _float_floor_divide(x: Scalar, y: Scalar) -> Scalar:
+    """numpy's float floor division (`npy_divmod`): (x - fmod(x, y)) / y, an integer up to rounding, minus one where
+    the remainder moves to the sign of y, then snapped to the nearest integer; x / y (inf or NaN) for y == 0."""
+    from soac.lang.control import where
+
+    remainder, adjust = _fmod(x, y)
+    div = scalar_binary("/", scalar_binary("-", x, remainder), y)
+    div = where(adjust, scalar_binary("-", div, constant(1, x.dtype, weak=True)), div)
+    down = unary("floor", div)
+    snapped = where(scalar_binary(">", scalar_binary("-", div, down), constant(0.5, x.dtype, weak=True)), down + 1, down)
+    zero = constant(0, x.dtype)
+    return where(y == zero, scalar_binary("/", x, y), snapped)
 
 
 def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:

@@ -1,8 +1,8 @@
 """The xDSL context that every soac tool, pass and test parses programs in."""
 
+from soac.arith_remf import ArithWithRemf
 from soac.dialects import get_all_dialects
 from xdsl.context import Context
-from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
@@ -11,13 +11,13 @@ from xdsl.dialects.tensor import Tensor
 
 
 def make_context() -> Context:
-    """A context with builtin, func, arith, math, scf, tensor and every soac dialect loaded.
+    """A context with builtin, func, arith (with `arith.remf`), math, scf, tensor and every soac dialect loaded.
 
     The soac dialects (see `soac.dialects.get_all_dialects`) are registered
     lazily, so they are only imported when a program uses them.
     """
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, Scf, Tensor):
+    for dialect in (Builtin, Func, ArithWithRemf, Math, Scf, Tensor):
         ctx.load_dialect(dialect)
     for name, factory in get_all_dialects().items():
         if name not in ctx.registered_dialect_names:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+from soac.arith_remf import RemFOp
 from soac.lowering import kernel as kd
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, target_of_module
 from xdsl.context import Context
@@ -180,6 +181,7 @@ CALLS = {
     mathd.RoundOp: "round",
     mathd.TruncOp: "trunc",
     mathd.CopySignOp: "copysign",
+    RemFOp: "fmod",
     mathd.SinhOp: "sinh",
     mathd.CoshOp: "cosh",
     mathd.AsinOp: "asin",

@@ -299,6 +299,21 @@ def test_float_floor_division_and_modulo_round_as_numpy() -> None:
     np.testing.assert_array_equal(remainders, x % y)
 
 
+SPECIAL_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.7, -0.7, 3.0, 2.5, -2.5, 1e17, -1e17, 1e30, 1e-30, 5e-324, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_floor_division_and_modulo_are_numpys_for_large_quotients_and_special_divisors(dtype) -> None:
+    """An exact fmod, as numpy's: `1e17 % 3.0` is 1 (was 0, from x - floor(x / y) * y), `np.float32(1e30) % 0.7`
+    is below 0.7 (was -1.4e14), and `x // 0.0` is x / 0.0 (was NaN)."""
+    f = interp(lambda xs, ys: sl.map(lambda x, y: (x // y, x % y), xs, ys))
+    x, y = (grid.ravel().astype(dtype) for grid in np.meshgrid(SPECIAL_FLOATS, SPECIAL_FLOATS))
+    quotients, remainders = f(x, y)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(quotients, x // y)
+        np.testing.assert_array_equal(remainders, x % y)
+
+
 def test_soac_jit_is_the_embeddings_decorator() -> None:
     import soac
 

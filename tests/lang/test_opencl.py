@@ -74,3 +74,13 @@ def test_float_extrema_on_opencl_propagate_nan_as_numpys() -> None:
         np.testing.assert_array_equal(got, want)
     many = np.where(np.arange(5000) == 4321, np.nan, np.arange(5000.0))
     assert np.isnan(f(many, many)[2])
+
+
+def test_float_floor_division_and_modulo_on_opencl_are_numpys() -> None:
+    """An exact fmod (`arith.remf`, OpenCL's `fmod`): `1e17 % 3.0` is 1, not 0."""
+    f = sl.jit(lambda xs, ys: (xs % ys, xs // ys))
+    x, y = (grid.ravel() for grid in np.meshgrid(*SPECIALS))
+    with np.errstate(all="ignore"):
+        expected = (x % y, x // y)
+    for got, want in zip(f(x, y), expected):
+        np.testing.assert_array_equal(got, want)
