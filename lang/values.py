@@ -9,6 +9,7 @@ the sizes of arrays (`xs.shape`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 Constant = int | float | bool | np.generic
+_F32_OVERFLOW = 2.0**128 - 2.0**103
+"""Halfway from f32's largest value to 2^128: a float at least this large rounds to infinity in f32."""
 
 
 def binary(symbol: str, a: Any, b: Any) -> Any:
@@ -430,6 +433,8 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
     if dtype.kind in "i" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
+    if dtype == dtypes.float32 and math.isfinite(value) and abs(value) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
+        raise SoacTypeError(located(f"the constant {value!r} does not fit in f32 (it would round to infinity)"))
 
 
 def as_value(value: Any, like: DType | None = None, what: str = "a value", where: SourceLocation | None = None) -> Value:

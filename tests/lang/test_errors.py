@@ -281,3 +281,19 @@ def test_a_tuple_operator_with_the_wrong_number_of_parameters() -> None:
     with pytest.raises(sl.SoacTraceError, match=r"sl.reduce gets 2 tuples of 2 values, .* takes 3") as error:
         f(INTS, INTS)
     assert str(error.value).startswith(line_of("TUPLE ARITY"))
+
+
+def test_a_float_constant_that_f32_cannot_hold_is_refused_at_the_line() -> None:
+    """`xs + 1e300` on f32 was an OverflowError from deep inside xDSL; f32's largest value and infinity still work."""
+
+    @sl.jit(backend="interp")
+    def f(xs):
+        return xs + 1e300  # F32_OVERFLOW
+
+    with pytest.raises(sl.SoacTypeError) as error:
+        f(np.ones(2, np.float32))
+    assert str(error.value).startswith(line_of("F32_OVERFLOW") + ": the constant 1e+300 does not fit in f32")
+    fits = sl.jit(lambda xs: (sl.minimum(xs, 3.4028235e38), sl.maximum(xs, -float("inf"))), backend="interp")
+    largest, same = fits(np.array([np.inf, 1], np.float32))
+    np.testing.assert_array_equal(largest, [np.finfo(np.float32).max, 1])
+    np.testing.assert_array_equal(same, [np.inf, 1])
