@@ -486,7 +486,8 @@ def as_array(value: Any, what: str = "an array") -> Array:
 
 def as_index(value: Any, what: str = "an index") -> SSAValue:
     """An `index` SSA value for a size or position given as an int constant or an integer scalar."""
-    if isinstance(value, bool) or (isinstance(value, Value) and not (isinstance(value, Scalar) and value.dtype.is_integer)):
+    integer = isinstance(value, Scalar) and value.dtype.is_integer
+    if isinstance(value, bool | np.bool_) or (isinstance(value, Value) and not integer):
         got = value.describe() if isinstance(value, Value) else "bool"
         raise SoacTypeError(located(f"{what} must be an integer, not a {got}"))
     if not isinstance(value, Value):

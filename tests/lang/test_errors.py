@@ -297,3 +297,18 @@ def test_a_float_constant_that_f32_cannot_hold_is_refused_at_the_line() -> None:
     largest, same = fits(np.array([np.inf, 1], np.float32))
     np.testing.assert_array_equal(largest, [np.finfo(np.float32).max, 1])
     np.testing.assert_array_equal(same, [np.inf, 1])
+
+
+def test_a_numpy_bool_is_no_index_or_size() -> None:
+    """`xs[np.True_]` read xs[1] (numpy adds an axis), as `sl.iota(np.True_)` was one long; Python's True was
+    already refused."""
+
+    @sl.jit(backend="interp")
+    def f(xs):
+        return xs[np.True_]  # NUMPY_BOOL_INDEX
+
+    with pytest.raises(sl.SoacTypeError) as error:
+        f(INTS)
+    assert str(error.value).startswith(line_of("NUMPY_BOOL_INDEX") + ": an index must be an integer, not a bool")
+    with pytest.raises(sl.SoacTypeError, match=r"the size of sl\.iota must be an integer, not a bool"):
+        sl.jit(lambda xs: sl.iota(np.False_), backend="interp")(INTS)
