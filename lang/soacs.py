@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from soac import dialect as soac
 from soac.lang import dtypes
 from soac.lang.dtypes import DType
@@ -324,9 +325,9 @@ def copy(array: Any) -> Array:
 
 
 def _position(array: Array, k: int, item: Any) -> Any:
-    """An index into dimension k: negative constants count from the end, as in Python."""
-    if isinstance(item, int) and not isinstance(item, bool) and item < 0:
-        return array.dim(k) + item
+    """An index into dimension k: negative constants (Python's or numpy's integers) count from the end, as in Python."""
+    if isinstance(item, int | np.integer) and not isinstance(item, bool) and item < 0:
+        return array.dim(k) + int(item)
     return item
 
 

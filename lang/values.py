@@ -111,6 +111,11 @@ class Value:
     def __iter__(self) -> Any:
         raise SoacTypeError(located(f"cannot iterate over a symbolic {self.describe()} in Python; use sl.map or sl.loop"))
 
+    def __contains__(self, item: Any) -> bool:
+        raise SoacTypeError(
+            located(f"'in' on a symbolic {self.describe()} needs a Python bool; use sl.reduce, e.g. sl.max(xs == x)")
+        )
+
     def __index__(self) -> int:
         raise SoacTypeError(located(f"a symbolic {self.describe()} cannot be used where Python needs an int"))
 
@@ -208,11 +213,22 @@ class Scalar(Value):
     def __rmod__(self, other: Any) -> Any:
         return binary("%", other, self)
 
-    def __pow__(self, other: Any) -> Any:
+    def __pow__(self, other: Any, modulo: Any = None) -> Any:
+        if modulo is not None:
+            raise SoacTypeError(located("pow(x, y, m) on a symbolic value; write x ** y % m"))
         return binary("**", self, other)
 
     def __rpow__(self, other: Any) -> Any:
         return binary("**", other, self)
+
+    def __divmod__(self, other: Any) -> Any:
+        return binary("//", self, other), binary("%", self, other)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return binary("//", other, self), binary("%", other, self)
+
+    def __round__(self, ndigits: Any = None) -> Any:
+        raise SoacTypeError(located(f"round() of a symbolic {self.describe()}; sl.floor(x + 0.5) rounds halves up"))
 
     def __and__(self, other: Any) -> Any:
         return binary("&", self, other)
@@ -329,6 +345,18 @@ class Array(Value):
         return tuple(self.dim(k) for k in range(self.rank))
 
     @property
+    def ndim(self) -> int:
+        return self.rank
+
+    @property
+    def size(self) -> Scalar:
+        """The number of elements (an `index` scalar), as numpy's `size`."""
+        count = self.dim(0)
+        for k in range(1, self.rank):
+            count = count * self.dim(k)
+        return count
+
+    @property
     def T(self) -> Array:
         from soac.lang.soacs import transpose
 
@@ -361,6 +389,8 @@ class Array(Value):
     __rmod__ = Scalar.__rmod__
     __pow__ = Scalar.__pow__
     __rpow__ = Scalar.__rpow__
+    __divmod__ = Scalar.__divmod__
+    __rdivmod__ = Scalar.__rdivmod__
     __and__ = Scalar.__and__
     __rand__ = Scalar.__rand__
     __or__ = Scalar.__or__

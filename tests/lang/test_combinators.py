@@ -314,6 +314,27 @@ def test_float_floor_division_and_modulo_are_numpys_for_large_quotients_and_spec
         np.testing.assert_array_equal(remainders, x % y)
 
 
+def test_numpy_integers_index_from_the_end_and_python_builtins_translate() -> None:
+    """`xs[np.int64(-1)]` counts from the end as `xs[-1]` does (was out of bounds); `divmod`, `ndim` and `size` are
+    numpy's (were TypeError and AttributeError)."""
+
+    @interp
+    def f(m, xs):
+        quotients, remainders = divmod(xs, 4)
+        q, r = divmod(100, xs[0])
+        return m[np.int32(-1), np.int64(-2)], xs[np.int8(-2) :], quotients, remainders, q, r, m.ndim, m.size
+
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    xs = np.array([-7, 5, 9], np.int32)
+    corner, tail, quotients, remainders, q, r, ndim, size = f(m, xs)
+    assert corner == m[-1, -2]
+    np.testing.assert_array_equal(tail, xs[-2:])
+    np.testing.assert_array_equal(quotients, xs // 4)
+    np.testing.assert_array_equal(remainders, xs % 4)
+    assert (q, r) == divmod(100, -7)
+    assert (ndim, size) == (2, 12)
+
+
 def test_soac_jit_is_the_embeddings_decorator() -> None:
     import soac
 

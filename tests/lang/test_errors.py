@@ -312,3 +312,18 @@ def test_a_numpy_bool_is_no_index_or_size() -> None:
     assert str(error.value).startswith(line_of("NUMPY_BOOL_INDEX") + ": an index must be an integer, not a bool")
     with pytest.raises(sl.SoacTypeError, match=r"the size of sl\.iota must be an integer, not a bool"):
         sl.jit(lambda xs: sl.iota(np.False_), backend="interp")(INTS)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda xs: round(xs[0]), r"round\(\) of a symbolic i32 scalar"),
+        (lambda xs: pow(xs[0], 2, 5), r"pow\(x, y, m\) on a symbolic value; write x \*\* y % m"),
+        (lambda xs: xs[0] in xs, "'in' on a symbolic 1-D i32 array needs a Python bool"),
+    ],
+)
+def test_python_builtins_that_need_a_value_are_refused_at_the_line(fn, message) -> None:
+    """These were TypeErrors from Python, naming no line (Scalar has no __round__, ...)."""
+    with pytest.raises(sl.SoacTypeError, match=message) as error:
+        sl.jit(fn, backend="interp")(INTS)
+    assert str(error.value).startswith(f"{HERE}:")
