@@ -373,6 +373,16 @@ class Array(Value):
 
         return getitem(self, key)
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise SoacTypeError(
+            located(f"a symbolic {self.describe()} cannot be assigned to; use sl.scatter(dest, indices, values) or sl.where")
+        )
+
+    def __matmul__(self, other: Any) -> Any:
+        raise SoacTypeError(located("'@' on symbolic arrays; write the product with sl.map and sl.sum (see examples/python)"))
+
+    __rmatmul__ = __matmul__
+
     def __add__(self, other: Any) -> Any:
         return binary("+", self, other)
 

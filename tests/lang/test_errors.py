@@ -314,12 +314,19 @@ def test_a_numpy_bool_is_no_index_or_size() -> None:
         sl.jit(lambda xs: sl.iota(np.False_), backend="interp")(INTS)
 
 
+def assign_first(xs):
+    xs[0] = 5
+    return xs
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
         (lambda xs: round(xs[0]), r"round\(\) of a symbolic i32 scalar"),
         (lambda xs: pow(xs[0], 2, 5), r"pow\(x, y, m\) on a symbolic value; write x \*\* y % m"),
         (lambda xs: xs[0] in xs, "'in' on a symbolic 1-D i32 array needs a Python bool"),
+        (assign_first, r"cannot be assigned to; use sl\.scatter"),
+        (lambda xs: xs @ xs, "'@' on symbolic arrays"),
     ],
 )
 def test_python_builtins_that_need_a_value_are_refused_at_the_line(fn, message) -> None:
