@@ -78,6 +78,14 @@ def check_pass_options(pass_type: type[ModulePass], spec: ArgSpec, mention: Pass
 class SoacOptMain(xDSLOptMain):
     version_format = "soac-opt built on xdsl {xdsl_version}"
 
+    def register_all_dialects(self) -> None:
+        """xDSL's dialects and soac's, with `arith.remf` in arith (see soac.arith_remf)."""
+        from soac.arith_remf import ArithWithRemf
+        from xdsl.universe import Universe
+
+        for name, factory in Universe.get_multiverse().all_dialects.items():
+            self.ctx.register_dialect(name, (lambda: ArithWithRemf) if name == "arith" else factory)
+
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
 

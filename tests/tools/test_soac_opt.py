@@ -178,3 +178,18 @@ def test_printer_of_the_dialect_has_no_unregistered_fallback():
     """Every soac op prints in custom syntax: no generic `"soac.` form in the default output."""
     out = soac_opt(str(ALL_OPS))
     assert '"soac.' not in out
+
+
+def test_soac_opt_parses_arith_remf_which_soac_lang_emits_for_float_modulo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`xs % 0.7` in soac.lang traces to `arith.remf` (soac.arith_remf); soac-opt reads such IR back."""
+    import numpy as np
+    import soac.lang as sl
+
+    monkeypatch.setenv("SOAC_CACHE_DIR", "off")
+    traced = sl.jit(lambda xs: xs % 0.7, backend="interp").ir(np.ones(2, np.float32))
+    assert "arith.remf" in traced
+    source = tmp_path / "remf.mlir"
+    source.write_text(traced)
+    assert "arith.remf" in in_process([str(source)], capsys)
