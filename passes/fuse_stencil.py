@@ -91,7 +91,13 @@ def _clone_body(body: Block, into: Block, args: Sequence[SSAValue]) -> list[SSAV
     return []
 
 
-def _new_stencil(stencil: StencilOp, inputs: Sequence[SSAValue], body: Block, result_types: Sequence) -> StencilOp:
+def _new_stencil(
+    stencil: StencilOp,
+    inputs: Sequence[SSAValue],
+    body: Block,
+    result_types: Sequence,
+    constants: Sequence[SSAValue] | None = None,
+) -> StencilOp:
     return StencilOp(
         list(stencil.dims),
         stencil.window_shape,
@@ -99,9 +105,25 @@ def _new_stencil(stencil: StencilOp, inputs: Sequence[SSAValue], body: Block, re
         list(inputs),
         list(result_types),
         Region(body),
-        list(stencil.constants),
+        list(stencil.constants if constants is None else constants),
         stencil.tile_shape,
     )
+
+
+def _constants_with(stencil: StencilOp, added: Sequence[SSAValue]) -> list[SSAValue] | None:
+    """The stencil's constants and one for each input in `added` under `constant(v)`: inputs read only at the centre
+    never fall off the edge, so any value of their element type serves, one of the stencil's own constants; None if
+    it has none of that type."""
+    constants = list(stencil.constants)
+    if stencil.boundary.data != "constant":
+        return constants
+    by_type = {c.type: c for c in reversed(constants)}
+    for x in added:
+        element = x.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
+        if element not in by_type:
+            return None
+        constants.append(by_type[element])
+    return constants
 
 
 def _producer_arguments(
@@ -180,6 +202,8 @@ def fuse_stencil_into_map(stencil: StencilOp, consumer: Operation) -> Fused | No
         return None
     points, centre = len(stencil.offsets), len(stencil.offsets) // 2
     others = [x for x in dict.fromkeys(nest.inputs) if x not in stencil.outs]
+    if (constants := _constants_with(stencil, others)) is None:
+        return None
     inputs = [*stencil.inputs, *others]
     body = Block(arg_types=[t.get_element_type() for t in (x.type for x in inputs) for _ in range(points)])  # pyright: ignore
     for param, old in zip(body.args, stencil.body.block.args):
@@ -195,7 +219,7 @@ def fuse_stencil_into_map(stencil: StencilOp, consumer: Operation) -> Fused | No
     yielded = [*mapped, *(by_result[v] for v in exported)]
     body.add_op(YieldOp(*yielded))
     result_types = [*consumer.result_types, *(v.type for v in exported)]
-    fused = _new_stencil(stencil, inputs, body, result_types)
+    fused = _new_stencil(stencil, inputs, body, result_types, constants)
     replacements = dict(zip(consumer.results, fused.outs[: len(consumer.results)]))
     replacements.update(zip(exported, fused.outs[len(consumer.results) :]))
     return fused, replacements

@@ -109,3 +109,37 @@ func.func @hindrances(%xs: tensor<?xf32>, %k: index) -> (tensor<?xf32>, tensor<?
 // CHECK:         %a = soac.stencil (%n) window [3] constant(%zero : f32) (%ys : tensor<?xf32>)
 // CHECK:         %b = soac.stencil (%n) window [3] clamp (%ws : tensor<?xf32>)
 // CHECK:         %{{.*}} = soac.stencil (%n) window [3] mirror (%vs : tensor<?xf32>)
+
+// -----
+
+// stencil -> map under boundary constant: the map's other input joins the stencil, read at the centre only (never
+// off the edge), with one of the stencil's constants of its element type; an input of a type no constant has keeps
+// the map apart.
+func.func @consumer_under_constant(%xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?xi32>) -> (tensor<?xf32>, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %a = soac.stencil (%n) window [3] constant(%zero : f32) (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%l: f32, %c: f32, %r: f32) {
+    %s = arith.addf %l, %r : f32
+    soac.yield %s : f32
+  }
+  %d = soac.map %n (%a, %ys : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%v: f32, %y: f32) {
+    %t = arith.mulf %v, %y : f32
+    soac.yield %t : f32
+  }
+  %b = soac.stencil (%n) window [3] constant(%zero : f32) (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%l: f32, %c: f32, %r: f32) {
+    %s = arith.subf %l, %r : f32
+    soac.yield %s : f32
+  }
+  %e = soac.map %n (%b, %is : tensor<?xf32>, tensor<?xi32>) -> tensor<?xi32> lambda(%v: f32, %i: i32) {
+    %f = arith.fptosi %v : f32 to i32
+    %t = arith.addi %f, %i : i32
+    soac.yield %t : i32
+  }
+  func.return %d, %e : tensor<?xf32>, tensor<?xi32>
+}
+
+// CHECK-LABEL: func.func @consumer_under_constant
+// CHECK:         %d = soac.stencil (%n) window [3] constant(%zero, %zero : f32, f32) (%xs, %ys : tensor<?xf32>, tensor<?xf32>)
+// CHECK:         %b = soac.stencil (%n) window [3] constant(%zero : f32) (%xs : tensor<?xf32>)
+// CHECK:         %e = soac.map %n (%b, %is : tensor<?xf32>, tensor<?xi32>)
