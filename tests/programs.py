@@ -58,6 +58,8 @@ class Generator:
     counter: int = 0
     soacs: int = 0
     width: str = "%n"
+    looped: set[str] = field(default_factory=set[str])
+    """Arrays a loop starts from and the loops' results, which may share memory, so no update consumes them."""
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -306,8 +308,10 @@ class Generator:
         self.soacs += 1
 
     def stmt_update(self, indent: str = "  ") -> None:
-        """`xs with [0] = v`: consumes an array, which is never used again."""
-        array = self.pick(self.arrays)
+        """`xs with [0] = v`: consumes an array, which is never used again (an index if every array is looped)."""
+        if not (free := [a for a in self.arrays if a not in self.looped]):
+            return self.stmt_index(indent)
+        array = self.pick(free)
         c0, value, out = self.fresh("i"), self.fresh("u"), self.fresh("up")
         self.lines += [
             f"{indent}{c0} = arith.constant 0 : index",
@@ -341,6 +345,7 @@ class Generator:
         self.lines.append(f"{inner}scf.yield {result} : {T1}")
         self.lines.append(f"{indent}}}")
         self.arrays = [*saved, out]
+        self.looped |= {init, out}
 
     def stmt_nested(self, indent: str = "  ") -> None:
         """A map over the rows of a matrix whose lambda holds SOACs over the rows (width %m)."""

@@ -824,6 +824,59 @@ func.func @update_used_after_nested(%n: index, %xs: tensor<?xf32>, %i: index, %v
 
 // -----
 
+// update: a loop's result may be the array it starts from (no iteration), so it may not be used after the update
+func.func @update_loop_init_then_result(%n: index, %k: index, %xs: tensor<?xf32>, %i: index, %v: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l = scf.for %t = %c0 to %k step %c1 iter_args(%acc = %xs) -> (tensor<?xf32>) {
+    %ys = soac.map %n (%acc : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) {
+      soac.yield %y : f32
+    }
+    scf.yield %ys : tensor<?xf32>
+  }
+  %r = soac.update %xs[%i] = %v : tensor<?xf32>, f32
+  func.return %l, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.update' consumes %xs, but 'func.return' uses %l afterwards, which may be the same array (a loop's or branch's results alias the arrays it starts from or yields)
+
+// -----
+
+// update: and the other way round, the array a loop starts from may be its result
+func.func @update_loop_result_then_init(%n: index, %k: index, %xs: tensor<?xf32>, %i: index, %v: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %l = scf.for %t = %c0 to %k step %c1 iter_args(%acc = %xs) -> (tensor<?xf32>) {
+    %ys = soac.map %n (%acc : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) {
+      soac.yield %y : f32
+    }
+    scf.yield %ys : tensor<?xf32>
+  }
+  %r = soac.update %l[%i] = %v : tensor<?xf32>, f32
+  func.return %xs, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.update' consumes %l, but 'func.return' uses %xs afterwards, which may be the same array
+
+// -----
+
+// scatter: a branch's result may be an array it yields from outside
+func.func @scatter_into_branch_source(%n: index, %c: i1, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<?xf32>, %e: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %b = scf.if %c -> (tensor<?xf32>) {
+    scf.yield %d : tensor<?xf32>
+  } else {
+    scf.yield %e : tensor<?xf32>
+  }
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%e : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {
+    soac.yield %i, %v : index, f32
+  }
+  func.return %b, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' consumes %e, but 'func.return' uses %b afterwards, which may be the same array
+
+// -----
+
 // update: a lambda may not consume an array from outside itself
 func.func @update_in_lambda(%n: index, %xs: tensor<?xf32>, %dest: tensor<?xf32>, %i: index) -> tensor<?x?xf32> {
   %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?x?xf32> lambda(%x: f32) {
@@ -833,7 +886,7 @@ func.func @update_in_lambda(%n: index, %xs: tensor<?xf32>, %dest: tensor<?xf32>,
   func.return %r : tensor<?x?xf32>
 }
 
-// CHECK:      {{.*}}invalid.mlir:830:5
+// CHECK:      {{.*}}invalid.mlir:883:5
 // CHECK-NEXT:     %u = soac.update %dest[%i] = %x : tensor<?xf32>, f32
 // CHECK-NEXT:     ^^
 // CHECK-NEXT:     error: 'soac.update' consumes %dest from outside the enclosing 'soac.map' lambda
