@@ -46,6 +46,7 @@ from soac.types import (
     peel,
     row_type,
 )
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
@@ -59,7 +60,6 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects import scf
 from xdsl.dialects.utils import AbstractYieldOperation
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
 from xdsl.ir import Attribute, Dialect, Operation, OpResult, Region, SpacedOpaqueSyntaxAttribute, SSAValue
