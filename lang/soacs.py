@@ -179,9 +179,8 @@ def reduce(op: Callable[..., Any], ne: Any, *arrays: Any, commutative: bool = Fa
     neutral = _neutral(ne, inputs, "sl.reduce")
     types = ir_types(neutral)
     width = inputs[0].dim(0)
-    region, _ = _lambda(
-        _operator(op, len(types), "the operator of sl.reduce", where), types * 2, "the operator of sl.reduce", where, types
-    )
+    what = "the operator of sl.reduce"
+    region, _ = _lambda(_operator(op, len(types), what, where), types * 2, what, where, types)
     red = soac.ReduceOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region, commutative)
     _emit(red, where)
     return _single(_wrap_results(red, None))
@@ -194,9 +193,8 @@ def scan(op: Callable[..., Any], ne: Any, *arrays: Any) -> Any:
     neutral = _neutral(ne, inputs, "sl.scan")
     types = ir_types(neutral)
     width = inputs[0].dim(0)
-    region, _ = _lambda(
-        _operator(op, len(types), "the operator of sl.scan", where), types * 2, "the operator of sl.scan", where, types
-    )
+    what = "the operator of sl.scan"
+    region, _ = _lambda(_operator(op, len(types), what, where), types * 2, what, where, types)
     sc = soac.ScanOp(width.ssa, [n.ssa for n in neutral], [use(a) for a in inputs], region)
     _emit(sc, where)
     return _single(_wrap_results(sc, width))
