@@ -3,8 +3,9 @@
     python bench/lookback_variants.py [--configs default,default/96/128,nolookback,...] [--benches map_scan,scan_scan]
         [--log2-size 28] [--runs 5] [--device gpu] [--ptxas]
 
-A configuration is `NAME[/ITEMS[/GROUP]]`: `default`, or `nolookback` to skip the look-back (wrong results, the floor
-of the rest; not checked), then optionally the items per work-item and the work-group size (SOAC_SCAN_ITEMS,
+A configuration is `NAME[/ITEMS[/GROUP]]`: `default`, `split` (two published values in two status arrays rather than
+paired words, SOAC_SCAN_STATUS=split), or `nolookback` to skip the look-back (wrong results, the floor of the rest; not
+checked), then optionally the items per work-item and the work-group size (SOAC_SCAN_ITEMS,
 SOAC_SCAN_GROUP; 0 = the default). Variants of the kernel's code are compared the same way: the issue 17 runs
 selected them with a `+`-joined list of SOAC_LOOKBACK_VARIANT features in NAME (commit 738866d; see RESULTS.md).
 Benchmarks: map_scan, scan_scan (fused), and map_scan_unfused, scan_scan_unfused (no passes). Each configuration's
@@ -42,11 +43,12 @@ def configure(config: str) -> bool:
     from soac.lowering.strategies import lookback_scan
 
     name, items, group = [*config.split("/"), "0", "0"][:3]
-    if name not in ("default", "nolookback"):
-        raise ValueError(f"unknown configuration '{name}': expected default or nolookback")
+    if name not in ("default", "split", "nolookback"):
+        raise ValueError(f"unknown configuration '{name}': expected default, split or nolookback")
     lookback_scan.ITEMS_PER_THREAD = int(items)
     lookback_scan.NVIDIA_GROUP = int(group)
     lookback_scan.NO_LOOKBACK = name == "nolookback"
+    lookback_scan.PAIRED_STATUS = name != "split"
     return not lookback_scan.NO_LOOKBACK
 
 

@@ -81,15 +81,25 @@ def store_status(kb: KernelBuilder, word: SSAValue, buffer: View, index: SSAValu
     kb.b.insert(AtomicStoreOp(word, buffer.buffer, index, "relaxed", "device"))
 
 
-def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue) -> list[SSAValue]:
-    """Wait until the status words `buffers[*][index]` are published with one and the same flag; gives the words.
+def store_status_pair(kb: KernelBuilder, words: Sequence[SSAValue], pairs: View, index: SSAValue) -> None:
+    """Publish a tile's two status words, kept side by side at `pairs[2 * index]`, in one volatile 16-byte store."""
+    kb.b.insert(VectorStoreOp(words, pairs.buffer, kb.m.mul(index, kb.m.c(2)), volatile=True))
 
-    An `scf.while` whose condition region reads every word (relaxed atomic loads) and goes on while the
-    first flag is 0 (nothing published) or another word's flag differs from it.
+
+def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, paired: bool = False) -> list[SSAValue]:
+    """Wait until the status words `buffers[*][index]` are published with one and the same flag; gives the words.
+    With `paired`, `buffers` is one array holding each tile's two words side by side (`store_status_pair`).
+
+    An `scf.while` whose condition region reads every word (relaxed atomic loads; one volatile 16-byte load of a
+    pair) and goes on while the first flag is 0 (nothing published) or another word's flag differs from it.
     """
     before = Block()
     with building_at(kb.b, InsertPoint.at_end(before)):
-        words = [kb.m.insert(AtomicLoadOp(b.buffer, index, "relaxed", "device"), "word") for b in buffers]
+        if paired:
+            (pairs,) = buffers
+            words = list(kb.b.insert(VectorLoadOp(pairs.buffer, kb.m.mul(index, kb.m.c(2)), 2, volatile=True)).results)
+        else:
+            words = [kb.m.insert(AtomicLoadOp(b.buffer, index, "relaxed", "device"), "word") for b in buffers]
         flags = [kb.m.insert(arith.ShRUIOp(w, kb.m.const(32, i64))) for w in words]
         waiting = kb.m.insert(arith.CmpiOp(flags[0], kb.m.const(0, i64), "eq"))
         for flag in flags[1:]:

@@ -3,6 +3,8 @@ memory order and scope, fences and atomics.
 
     %a, %b, %c, %d = kernel.vector_load %xs[%i] width 4 align 16 : !kernel.buffer<global, i32>
     kernel.vector_store %a, %b, %c, %d into %ys[%i] align 16 : !kernel.buffer<global, i32>
+    %w0, %w1 = kernel.vector_load %status[%j] width 2 align 16 volatile : !kernel.buffer<global, i64>
+    kernel.vector_store %w0, %w1 into %status[%j] align 16 volatile : !kernel.buffer<global, i64>
     %w = kernel.atomic_load %status[%t] acquire device : !kernel.buffer<global, i64> -> i64
     kernel.atomic_store %w, %status[%t] release device : i64, !kernel.buffer<global, i64>
     kernel.fence global scope device
@@ -12,7 +14,12 @@ memory order and scope, fences and atomics.
 Indices count elements, as for `kernel.load`. A vector access of `width` elements
 needs its address aligned to `align` bytes, the size of the vector
 (`width` x element size): the index must be a multiple of `width` in a buffer
-whose start is so aligned (device buffers are). Memory orders and scopes follow
+whose start is so aligned (device buffers are). A `volatile` vector access of 32- or
+64-bit words is made every time the code says so, in one access where the device
+has one of that size (16 bytes on NVIDIA), and reads or writes each word atomically;
+that the whole vector is read as one write left it is not promised, so a reader
+checks the words against each other (as the look-back scan's paired status words
+do, each carrying the flag). Memory orders and scopes follow
 C11/OpenCL 2: `relaxed` orders nothing around the access, `acquire` (loads) keeps
 later accesses after it, `release` (stores) keeps earlier ones before it; the scope
 says which work-items the order is promised to (`workgroup` or `device`). A local
@@ -27,12 +34,24 @@ from typing import ClassVar, Self
 from soac.lowering.kernel.device import FuncOp
 from soac.lowering.kernel.types import BufferType, buffer_of, check_element
 from soac.syntax import with_parsed_attributes
-from xdsl.dialects.builtin import I64, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, StringAttr, f32, i64
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+    f32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -101,7 +120,7 @@ def _parse_buffer_type(parser: Parser) -> BufferType:
 # ---------------------------------------------------------------------------
 
 
-def _check_vector(op: Operation, buffer: BufferType, width: int, align: int) -> None:
+def _check_vector(op: Operation, buffer: BufferType, width: int, align: int, volatile: bool) -> None:
     if width not in VECTOR_WIDTHS:
         raise VerifyException(f"'{op.name}' width must be one of {', '.join(map(str, VECTOR_WIDTHS))}, got {width}")
     size = element_bytes(buffer.element_type)
@@ -112,6 +131,21 @@ def _check_vector(op: Operation, buffer: BufferType, width: int, align: int) -> 
             f"'{op.name}' of {width} x {buffer.element_type} needs an alignment of {width * size} bytes "
             f"(the vector's size), got {align}"
         )
+    if volatile and size not in (4, 8):
+        raise VerifyException(f"'{op.name}' volatile accesses vectors of 32- or 64-bit words, not of {buffer.element_type}")
+
+
+def _volatile_property(volatile: bool) -> dict[str, Attribute]:
+    return {"volatile": UnitAttr()} if volatile else {}
+
+
+def _parse_volatile(parser: Parser) -> dict[str, Attribute]:
+    return _volatile_property(parser.parse_optional_keyword("volatile") is not None)
+
+
+def _print_volatile(printer: Printer, op: VectorLoadOp | VectorStoreOp) -> None:
+    if op.volatile is not None:
+        printer.print_string(" volatile")
 
 
 @irdl_op_definition
@@ -119,6 +153,7 @@ class VectorLoadOp(IRDLOperation):
     """`width` consecutive elements from `buf[index]` in one access, as `width` scalars.
 
     %a, %b, %c, %d = kernel.vector_load %xs[%i] width 4 align 16 : !kernel.buffer<global, i32>
+    %w0, %w1 = kernel.vector_load %status[%j] width 2 align 16 volatile : !kernel.buffer<global, i64>
     """
 
     name = "kernel.vector_load"
@@ -126,18 +161,19 @@ class VectorLoadOp(IRDLOperation):
     buffer = operand_def(BufferType)
     index = operand_def(IndexType)
     align = prop_def(IntegerAttr[I64])
+    volatile = opt_prop_def(UnitAttr)
     elements = var_result_def()
 
     traits = traits_def(MemoryReadEffect(), HasAncestor(FuncOp))
 
-    def __init__(self, buffer: SSAValue | Operation, index: SSAValue | Operation, width: int):
+    def __init__(self, buffer: SSAValue | Operation, index: SSAValue | Operation, width: int, volatile: bool = False):
         buffer_type = SSAValue.get(buffer).type
         assert isinstance(buffer_type, BufferType)
         align = width * (element_bytes(buffer_type.element_type) or 0)
         super().__init__(
             operands=[buffer, index],
             result_types=[[buffer_type.element_type] * width],
-            properties={"align": IntegerAttr(align, i64)},
+            properties={"align": IntegerAttr(align, i64), **_volatile_property(volatile)},
         )
 
     @property
@@ -146,13 +182,14 @@ class VectorLoadOp(IRDLOperation):
 
     def verify_(self) -> None:
         buffer = buffer_of(self, self.buffer)
-        _check_vector(self, buffer, self.width, self.align.value.data)
+        _check_vector(self, buffer, self.width, self.align.value.data, self.volatile is not None)
         for result in self.elements:
             check_element(self, buffer, result.type, "result")
 
     def print(self, printer: Printer) -> None:
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" width {self.width} align {self.align.value.data}")
+        _print_volatile(printer, self)
         _print_attributes_and_types(printer, self, [self.buffer.type])
 
     @classmethod
@@ -162,11 +199,12 @@ class VectorLoadOp(IRDLOperation):
         width = parser.parse_integer()
         parser.parse_keyword("align")
         align = parser.parse_integer()
+        volatile = _parse_volatile(parser)
         attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         op = cls.create(
             operands=[parser.resolve_operand(buffer, buffer_type), parser.resolve_operand(index, IndexType())],
             result_types=[buffer_type.element_type] * max(width, 0),
-            properties={"align": IntegerAttr(align, i64)},
+            properties={"align": IntegerAttr(align, i64), **volatile},
             attributes=attrs,
         )
         return op
@@ -177,6 +215,7 @@ class VectorStoreOp(IRDLOperation):
     """Stores its values at `buf[index]`, `buf[index + 1]`, ... in one access.
 
     kernel.vector_store %a, %b, %c, %d into %ys[%i] align 16 : !kernel.buffer<global, i32>
+    kernel.vector_store %w0, %w1 into %status[%j] align 16 volatile : !kernel.buffer<global, i64>
     """
 
     name = "kernel.vector_store"
@@ -185,14 +224,22 @@ class VectorStoreOp(IRDLOperation):
     buffer = operand_def(BufferType)
     index = operand_def(IndexType)
     align = prop_def(IntegerAttr[I64])
+    volatile = opt_prop_def(UnitAttr)
 
     traits = traits_def(MemoryWriteEffect(), HasAncestor(FuncOp))
 
-    def __init__(self, values: Sequence[SSAValue | Operation], buffer: SSAValue | Operation, index: SSAValue | Operation):
+    def __init__(
+        self,
+        values: Sequence[SSAValue | Operation],
+        buffer: SSAValue | Operation,
+        index: SSAValue | Operation,
+        volatile: bool = False,
+    ):
         buffer_type = SSAValue.get(buffer).type
         assert isinstance(buffer_type, BufferType)
         align = len(values) * (element_bytes(buffer_type.element_type) or 0)
-        super().__init__(operands=[list(values), buffer, index], properties={"align": IntegerAttr(align, i64)})
+        properties = {"align": IntegerAttr(align, i64), **_volatile_property(volatile)}
+        super().__init__(operands=[list(values), buffer, index], properties=properties)
 
     @property
     def width(self) -> int:
@@ -200,7 +247,7 @@ class VectorStoreOp(IRDLOperation):
 
     def verify_(self) -> None:
         buffer = buffer_of(self, self.buffer)
-        _check_vector(self, buffer, self.width, self.align.value.data)
+        _check_vector(self, buffer, self.width, self.align.value.data, self.volatile is not None)
         for value in self.elements:
             check_element(self, buffer, value.type, "value")
 
@@ -210,6 +257,7 @@ class VectorStoreOp(IRDLOperation):
         printer.print_string(" into")
         _print_indexed(printer, self.buffer, self.index)
         printer.print_string(f" align {self.align.value.data}")
+        _print_volatile(printer, self)
         _print_attributes_and_types(printer, self, [self.buffer.type])
 
     @classmethod
@@ -219,6 +267,7 @@ class VectorStoreOp(IRDLOperation):
         buffer, index = _parse_indexed(parser)
         parser.parse_keyword("align")
         align = parser.parse_integer()
+        volatile = _parse_volatile(parser)
         attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
         return cls.create(
             operands=[
@@ -226,7 +275,7 @@ class VectorStoreOp(IRDLOperation):
                 parser.resolve_operand(buffer, buffer_type),
                 parser.resolve_operand(index, IndexType()),
             ],
-            properties={"align": IntegerAttr(align, i64)},
+            properties={"align": IntegerAttr(align, i64), **volatile},
             attributes=attrs,
         )
 

@@ -368,24 +368,26 @@ class KernelPrinter:
 
     # -- memory: vectors, ordered accesses, atomics ----------------------------
 
-    def vector_pointer(self, buffer: SSAValue, index: SSAValue, width: int, const: bool = False) -> str:
-        """`(const __global int4*)(xs + i)`: the vector of `width` elements at `buffer[index]`."""
-        buffer_type = _buffer_type(buffer)
-        vector = f"{storage_type(buffer_type.element_type)}{width}"
-        qualifiers = ("const " if const else "") + SPACES[buffer_type.space_name]
-        return f"({qualifiers} {vector}*)({self.expr(buffer)} + {self.expr(index)})"
+    def vector_pointer(self, op: kd.VectorLoadOp | kd.VectorStoreOp) -> str:
+        """`(const __global int4*)(xs + i)`: the vector that `op` accesses (`volatile` where the op is)."""
+        buffer_type = _buffer_type(op.buffer)
+        vector = f"{storage_type(buffer_type.element_type)}{op.width}"
+        qualifiers = ["const"] if isinstance(op, kd.VectorLoadOp) else []
+        qualifiers += ["volatile"] if op.volatile is not None else []
+        qualifiers.append(SPACES[buffer_type.space_name])
+        return f"({' '.join(qualifiers)} {vector}*)({self.expr(op.buffer)} + {self.expr(op.index)})"
 
     def print_vector_load(self, op: kd.VectorLoadOp) -> None:
         element = storage_type(op.elements[0].type)
         vector = self.fresh("vec")
-        self.line(f"const {element}{op.width} {vector} = *{self.vector_pointer(op.buffer, op.index, op.width, const=True)};")
+        self.line(f"const {element}{op.width} {vector} = *{self.vector_pointer(op)};")
         for k, result in enumerate(op.elements):
             self.assign(result, f"{vector}.s{k:x}")
 
     def print_vector_store(self, op: kd.VectorStoreOp) -> None:
         vector = f"{storage_type(op.elements[0].type)}{op.width}"
         values = ", ".join(self.expr(v) for v in op.elements)
-        self.line(f"*{self.vector_pointer(op.buffer, op.index, op.width)} = ({vector})({values});")
+        self.line(f"*{self.vector_pointer(op)} = ({vector})({values});")
 
     def volatile_element(self, buffer: SSAValue, index: SSAValue) -> str:
         """OpenCL C 1.2 has no atomic loads and stores: an aligned volatile access of a 32- or 64-bit word is one."""

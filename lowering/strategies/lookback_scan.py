@@ -19,7 +19,8 @@ counter); `scan_lookback` launches one work-group per tile of
    the flag (high 32 bits) and the value's bits (low 32 bits), so one relaxed
    64-bit atomic store (`kernel.atomic_store`) publishes both and no fence is needed; operators over several
    values use one word per value and accept a predecessor only when all its
-   words carry the same flag. On NVIDIA warp 0 inspects 32 predecessors per
+   words carry the same flag. Two values keep a tile's two words side by side and
+   publish and read them in one volatile 16-byte access (`PAIRED_STATUS`). On NVIDIA warp 0 inspects 32 predecessors per
    step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
    0 walks back one tile at a time;
 5. every work-item combines the tile prefix, its group prefix and its items'
@@ -76,6 +77,12 @@ ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
 rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
 0.53."""
+
+PAIRED_STATUS = os.environ.get("SOAC_SCAN_STATUS", "paired") != "split"
+"""Whether a scan that publishes two values keeps each tile's two status words side by side in one array, written
+with one volatile 16-byte vector store and polled with one such load (one memory access per predecessor instead of
+two), rather than in two arrays (`SOAC_SCAN_STATUS=split`, for timing). Each word still carries the flag, so a
+reader that sees the pair torn (two 8-byte halves of different writes) finds the flags unequal and reads again."""
 
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
@@ -240,7 +247,7 @@ def lookback_scan(
     if by_rows is not None:
         skip = by_rows if aligned is None else m.insert(arith.OrIOp(by_rows, aligned))
         flat_size = m.insert(arith.SelectOp(skip, m.c(0), flat_size), "global_size")
-    status = [lw.alloc(i64, [m.max(tiles, m.c(1))], f"status_{j}") for j in range(len(body.published(kb).types))]
+    status = _Status.allocate(lw, tiles, len(body.published(kb).types))
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     red = body.reduction
     reduced = ReductionArrays.allocate(lw, red.types, tiles, fan_in(group)) if red is not None else None
@@ -306,7 +313,7 @@ def _build_scan(  # noqa: C901
     body: ScanBody,
     n: SSAValue,
     shape: tuple[int, int, bool],
-    status: list[HostArray],
+    status: _Status,
     counter: HostArray,
     rows: tuple[SSAValue, SSAValue] | None,
     reduced: ReductionArrays | None = None,
@@ -322,7 +329,7 @@ def _build_scan(  # noqa: C901
     tile_size = group * items
 
     kn = kb.scalar(n, "n")
-    status_views = [kb.array(s) for s in status]
+    status_views = status.views(kb)
     counter_view = kb.array(counter)
     t = kb.m.insert(LocalIdOp(0), "tid")
     zero = kb.m.c(0)
@@ -405,7 +412,8 @@ def _build_scan(  # noqa: C901
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
-        look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_views, prefix_local), t)
+        views = (status_views, status.paired)
+        look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, views, prefix_local), t)
     if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
         reducer.start_tile(reduced_values)
     barrier(kb)
@@ -432,18 +440,17 @@ def _build_scan(  # noqa: C901
         reducer.combine_tiles()
 
 
-def _init_kernel(
-    lw: HostLowering, tiles: SSAValue, status: list[HostArray], counter: HostArray, reduced: ReductionArrays | None
-) -> None:
+def _init_kernel(lw: HostLowering, tiles: SSAValue, status: _Status, counter: HostArray, reduced: ReductionArrays | None) -> None:
     from soac.lowering.strategies.maps import grid_stride
 
     kb = lw.kernel("scan_init")
-    views = [kb.array(s) for s in status]
+    views = status.views(kb)
     counter_view = kb.array(counter)
 
     def body(i: SSAValue) -> None:
         for view in views:
-            kb.store(kb.m.const(0, i64), view, i)
+            for word in status.words_of(kb, i):
+                kb.store(kb.m.const(0, i64), view, word)
         kb.if_then(kb.m.eq(i, kb.m.c(0)), lambda: kb.store(kb.m.const(0, i32), counter_view, kb.m.c(0)))
         if reduced is not None:
             reduced.zero_tickets(kb, i)
@@ -523,9 +530,44 @@ def _block_scan_warps(
     return body.combine(warp_prefix, exclusive), running
 
 
-def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: list[View], index: SSAValue) -> None:
-    for value, view in zip(values, status):
-        word = kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag))
+@dataclass
+class _Status:
+    """The tiles' status words (host arrays): one array per published value, or (`paired`) one array holding each
+    tile's two words side by side."""
+
+    arrays: list[HostArray]
+    paired: bool
+
+    @staticmethod
+    def allocate(lw: HostLowering, tiles: SSAValue, values: int) -> _Status:
+        m = lw.m
+        count = m.max(tiles, m.c(1))
+        if values == 2 and PAIRED_STATUS:
+            return _Status([lw.alloc(i64, [m.mul(count, m.c(2))], "status_pairs")], True)
+        return _Status([lw.alloc(i64, [count], f"status_{j}") for j in range(values)], False)
+
+    def views(self, kb: KernelBuilder) -> list[View]:
+        return [kb.array(a) for a in self.arrays]
+
+    def words_of(self, kb: KernelBuilder, tile: SSAValue) -> list[SSAValue]:
+        """The indices of `tile`'s words in each array."""
+        if not self.paired:
+            return [tile]
+        first = kb.m.mul(tile, kb.m.c(2))
+        return [first, kb.m.add(first, kb.m.c(1))]
+
+
+StatusViews = tuple[list[View], bool]
+"""A kernel's views of the status arrays and whether they are paired (`_Status`)."""
+
+
+def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: StatusViews, index: SSAValue) -> None:
+    views, paired = status
+    words = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag)) for value in values]
+    if paired:
+        ix.store_status_pair(kb, words, views[0], index)
+        return
+    for word, view in zip(words, views):
         ix.store_status(kb, word, view, index)
 
 
@@ -546,8 +588,13 @@ class _LookBack:
     has_prefix: SSAValue
     ready: SSAValue
     total: Values
-    status: list[View]
+    status: StatusViews
     prefix_local: list[SSAValue]
+
+    def spin(self, position: SSAValue) -> Values:
+        """The status words of tile `position` once it has published them (`ix.spin_status`)."""
+        views, paired = self.status
+        return ix.spin_status(self.kb, views, position, paired)
 
     def publish_aggregate(self) -> None:
         flag = self.kb.m.insert(arith.SelectOp(self.ready, _flag(self.kb, 2), _flag(self.kb, 1)))
@@ -570,7 +617,7 @@ def _look_back_serial(lb: _LookBack, t: SSAValue) -> None:
     def walk() -> None:
         def step(state: Values) -> tuple[SSAValue, Values]:
             position, *prefix = state
-            words = ix.spin_status(kb, lb.status, position)
+            words = lb.spin(position)
             values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]
             prefix = body.combine(values, prefix)
             inclusive = kb.m.insert(arith.CmpiOp(ix.status_flag(kb, words[0]), kb.m.const(2, i32), "eq"))
@@ -602,7 +649,7 @@ def _look_back_warp(lb: _LookBack, t: SSAValue) -> None:
         words = kb.if_values(
             valid,
             [i64] * len(lb.total),
-            lambda: ix.spin_status(kb, lb.status, position),
+            lambda: lb.spin(position),
             lambda: inclusive_neutral,
         )
         values = [ix.unpack_value(kb, w, ty) for w, ty in zip(words, body.types)]

@@ -49,6 +49,9 @@ SHORT_ROWS = int(os.environ.get("SOAC_SEG_SHORT_ROWS", "8"))
 """Short rows (see SHORT_VECTORS) that a team reads at once (at most two vectors per member and row)."""
 SHORT_VECTORS = int(os.environ.get("SOAC_SEG_SHORT_VECTORS", str(2 * WARP)))
 """Rows of at most this many 4-element vectors (at most 2 x 32: rows of up to 256 elements) are short."""
+ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "1") != "0"
+"""Short rows of at most 32 vectors get a loop of their own that loads one vector per member and row (no guarded
+second load); `SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -144,7 +147,12 @@ class VectorKernel:
     def build(self) -> None:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
         short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
-        kb.if_then(short, self.short_rows)
+        two = short
+        if ONE_VECTOR_ROWS:
+            one = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, WARP)), "ule"), "one_vector_rows")
+            kb.if_then(one, lambda: self.short_rows(two_vectors=False))
+            two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")
+        kb.if_then(two, lambda: self.short_rows(two_vectors=True))
         kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, i1))), self.long_rows)
         per_group = m.div(m.c(lw.group_size), self.host_team)
         groups = m.max(m.min(m.ceildiv(self.host_units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
@@ -167,19 +175,21 @@ class VectorKernel:
     def store_if(self, condition: SSAValue, values: list[SSAValue], views: list[View], index: SSAValue) -> None:
         self.kb.if_then(condition, lambda: [self.kb.store(v, view, index) for v, view in zip(values, views)] and None)
 
-    def short_row_sum(self, row: SSAValue, active: SSAValue) -> list[SSAValue]:
-        """A member's part of a short row: vectors `member` and `member + team` where they exist."""
+    def short_row_sum(self, row: SSAValue, active: SSAValue, two_vectors: bool) -> list[SSAValue]:
+        """A member's part of a short row: vector `member`, and `member + team` where it exists if `two_vectors`."""
         kb, km = self.kb, self.kb.m
         types = [v.type for v in self.neutral]
         first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member), lambda: self.neutral)
+        if not two_vectors:
+            return first
         second = km.add(self.member, self.team)
         has_second = km.insert(arith.AndIOp(active, km.lt(second, self.quads)))
         rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second), lambda: self.neutral)
         return self.code.apply(first, rest)
 
-    def short_rows(self) -> None:
-        """Rows of at most SHORT_VECTORS vectors (never split): at most two vectors per member and row, SHORT_ROWS rows
-        per team in flight."""
+    def short_rows(self, two_vectors: bool) -> None:
+        """Rows of at most SHORT_VECTORS vectors (never split): at most two vectors per member and row (one where
+        `two_vectors` is false: rows of at most 32 vectors), SHORT_ROWS rows per team in flight."""
         kb, km, code = self.kb, self.kb.m, self.code
         step = km.mul(km.mul(code.num_groups, self.teams_per_group), km.c(SHORT_ROWS), "short_step")
         leads = km.eq(self.member, km.c(0))
@@ -187,7 +197,7 @@ class VectorKernel:
         def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
             actives = [km.lt(u, self.units) for u in rows]
-            sums = [self.short_row_sum(km.mul(u, self.inner), a) for u, a in zip(rows, actives)]
+            sums = [self.short_row_sum(km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
             if self.lw.warps:  # one shuffle loop for all rows
                 totals = [[x] for x in self.team_total([xs[0] for xs in sums])]
             else:

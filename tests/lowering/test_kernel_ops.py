@@ -68,6 +68,8 @@ ALL_OPS = """builtin.module attributes {kernel.target = "nvidia"} {
     %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7 = kernel.vector_load %tile[%gid] width 8 align 32 : !kernel.buffer<local, i32>
     %w = kernel.atomic_load %ws[%gid] acquire device : !kernel.buffer<global, i64> -> i64
     kernel.atomic_store %w, %ws[%gid] release device : i64, !kernel.buffer<global, i64>
+    %v0, %v1 = kernel.vector_load %ws[%gid] width 2 align 16 volatile : !kernel.buffer<global, i64>
+    kernel.vector_store %v1, %v0 into %ws[%gid] align 16 volatile : !kernel.buffer<global, i64>
     %r = kernel.atomic_load %tile[%gid] relaxed workgroup : !kernel.buffer<local, i32> -> i32
     kernel.atomic_store %r, %tile[%gid] relaxed workgroup : i32, !kernel.buffer<local, i32>
     kernel.fence local global scope workgroup
@@ -198,6 +200,23 @@ VERIFIER_CASES: list[tuple[str, str, str, str]] = [
         "    %flags = kernel.local_alloc 64 : !kernel.buffer<local, i1>\n"
         "    %p0, %p1 = kernel.vector_load %flags[%gid] width 2 align 2 : !kernel.buffer<local, i1>",
         r"'kernel.vector_load' cannot access vectors of i1",
+    ),
+    (
+        "volatile-vector-of-i8",
+        "%tile = kernel.local_alloc 64 : !kernel.buffer<local, i32>",
+        "%tile = kernel.local_alloc 64 : !kernel.buffer<local, i32>\n"
+        "    %bytes = kernel.local_alloc 64 : !kernel.buffer<local, i8>\n"
+        "    %b0, %b1, %b2, %b3 = kernel.vector_load %bytes[%gid] width 4 align 4 volatile : !kernel.buffer<local, i8>",
+        r"'kernel.vector_load' volatile accesses vectors of 32- or 64-bit words, not of i8",
+    ),
+    (
+        "volatile-store-of-i16",
+        "%tile = kernel.local_alloc 64 : !kernel.buffer<local, i32>",
+        "%tile = kernel.local_alloc 64 : !kernel.buffer<local, i32>\n"
+        "    %shorts = kernel.local_alloc 64 : !kernel.buffer<local, i16>\n"
+        "    %h = arith.constant 1 : i16\n"
+        "    kernel.vector_store %h, %h into %shorts[%gid] align 4 volatile : !kernel.buffer<local, i16>",
+        r"'kernel.vector_store' volatile accesses vectors of 32- or 64-bit words, not of i16",
     ),
     (
         "vector-load-result-type",
@@ -605,6 +624,17 @@ def test_vectors_print_vector_types_and_components() -> None:
         "const long w0 = vec_1.s0;",
         "const long w1 = vec_1.s1;",
     ]
+
+
+def test_volatile_vectors_are_accessed_through_volatile_pointers() -> None:
+    lines = kernel_lines(
+        kernel_module("""
+    %w0, %w1 = kernel.vector_load %ws[%gid] width 2 align 16 volatile : !kernel.buffer<global, i64>
+    kernel.vector_store %w1, %w0 into %ws[%gid] align 16 volatile : !kernel.buffer<global, i64>
+    """)
+    )
+    assert lines[1] == "const long2 vec = *(const volatile __global long2*)(ws + gid);"
+    assert lines[4] == "*(volatile __global long2*)(ws + gid) = (long2)(w1, w0);"
 
 
 def test_sixteen_wide_vectors_name_their_components_in_hex() -> None:

@@ -87,3 +87,25 @@ def test_nvidia_tile_shapes(parse, name: str, tile: int) -> None:
     module = fused(parse, name) if name != "segscan" else parse(program_text(name), f"{name}.mlir")
     text = opencl_source(lower_module(module, 256, 1024, "lookback", target="nvidia"))
     assert f"tile * {tile}L" in text
+
+
+@pytest.mark.parametrize("target", ["nvidia", "generic"])
+def test_two_values_publish_paired_status_words(parse, target: str) -> None:
+    """Two published values: one array of word pairs, each pair written and polled with one volatile 16-byte access."""
+    text = opencl_source(lower_module(fused(parse, "scan_scan"), 128, 8, "lookback", target=target))
+    assert "status_0" not in text and "status_1" not in text
+    assert "*(volatile __global long2*)(status_pairs + " in text
+    assert "*(const volatile __global long2*)(status_pairs + " in text
+
+
+@pytest.mark.parametrize("paired", [True, False], ids=["paired", "split"])
+@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+def test_two_values_paired_or_split(parse, rng, monkeypatch, one_warp_groups, paired: bool, target: str) -> None:
+    """scan_scan ((+) and max) is right with the status words paired and with one array per value."""
+    monkeypatch.setattr(lookback_scan, "PAIRED_STATUS", paired)
+    program = compile_module(fused(parse, "scan_scan"), "pocl", scan="lookback", target=target)
+    for n in (1, 257, 256 * 40 + 5):
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        sums, maxs = program.call("main", [xs])
+        np.testing.assert_array_equal(sums, np.cumsum(xs * xs, dtype=np.int32))
+        np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs))

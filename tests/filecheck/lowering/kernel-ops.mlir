@@ -17,6 +17,8 @@
 // CHECK-NEXT:     kernel.vector_store %t3, %t2, %t1, %t0 into %tile[%gid] align 16 : !kernel.buffer<local, i32>
 // CHECK-NEXT:     %w = kernel.atomic_load %ws[%gid] acquire device : !kernel.buffer<global, i64> -> i64
 // CHECK-NEXT:     kernel.atomic_store %w, %ws[%gid] release device : i64, !kernel.buffer<global, i64>
+// CHECK-NEXT:     %w0, %w1 = kernel.vector_load %ws[%gid] width 2 align 16 volatile : !kernel.buffer<global, i64>
+// CHECK-NEXT:     kernel.vector_store %w1, %w0 into %ws[%gid] align 16 volatile : !kernel.buffer<global, i64>
 // CHECK-NEXT:     %r = kernel.atomic_load %tile[%gid] relaxed workgroup : !kernel.buffer<local, i32> -> i32
 // CHECK-NEXT:     kernel.atomic_store %r, %tile[%gid] relaxed workgroup : i32, !kernel.buffer<local, i32>
 // CHECK-NEXT:     kernel.fence local global scope workgroup
@@ -42,6 +44,8 @@
 // GENERIC-NEXT: "kernel.vector_store"(%d, %c, %b, %a, %xs, %gid) <{align = 16 : i64}> : (i32, i32, i32, i32, !kernel.buffer<global, i32>, index) -> ()
 // GENERIC:      %w = "kernel.atomic_load"(%ws, %gid) <{order = "acquire", scope = "device"}> : (!kernel.buffer<global, i64>, index) -> i64
 // GENERIC-NEXT: "kernel.atomic_store"(%w, %ws, %gid) <{order = "release", scope = "device"}> : (i64, !kernel.buffer<global, i64>, index) -> ()
+// GENERIC-NEXT: %w0, %w1 = "kernel.vector_load"(%ws, %gid) <{align = 16 : i64, volatile}> : (!kernel.buffer<global, i64>, index) -> (i64, i64)
+// GENERIC-NEXT: "kernel.vector_store"(%w1, %w0, %ws, %gid) <{align = 16 : i64, volatile}> : (i64, i64, !kernel.buffer<global, i64>, index) -> ()
 // GENERIC:      "kernel.fence"() <{spaces = "local global", scope = "workgroup"}> : () -> ()
 // GENERIC:      %umin = "kernel.atomic"(%xs, %gid, %b) <{kind = "umin"}> : (!kernel.buffer<global, i32>, index, i32) -> i32
 // GENERIC:      %was = "kernel.atomic_cmpxchg"(%xs, %gid, %a, %d) : (!kernel.buffer<global, i32>, index, i32, i32) -> i32
@@ -65,6 +69,10 @@
 // OPENCL-NEXT:   asm volatile("membar.gl;" ::: "memory");
 // OPENCL-NEXT:   asm volatile("membar.gl;" ::: "memory");
 // OPENCL-NEXT:   *(volatile __global long*)&ws[gid] = w;
+// OPENCL-NEXT:   const long2 vec_3 = *(const volatile __global long2*)(ws + gid);
+// OPENCL-NEXT:   const long w0 = vec_3.s0;
+// OPENCL-NEXT:   const long w1 = vec_3.s1;
+// OPENCL-NEXT:   *(volatile __global long2*)(ws + gid) = (long2)(w1, w0);
 // OPENCL-NEXT:   const int r = *(volatile __local int*)&tile[gid];
 // OPENCL-NEXT:   *(volatile __local int*)&tile[gid] = r;
 // OPENCL-NEXT:   mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -100,6 +108,8 @@ builtin.module attributes {kernel.target = "nvidia"} {
     kernel.vector_store %t3, %t2, %t1, %t0 into %tile[%gid] align 16 : !kernel.buffer<local, i32>
     %w = kernel.atomic_load %ws[%gid] acquire device : !kernel.buffer<global, i64> -> i64
     kernel.atomic_store %w, %ws[%gid] release device : i64, !kernel.buffer<global, i64>
+    %w0, %w1 = kernel.vector_load %ws[%gid] width 2 align 16 volatile : !kernel.buffer<global, i64>
+    kernel.vector_store %w1, %w0 into %ws[%gid] align 16 volatile : !kernel.buffer<global, i64>
     %r = kernel.atomic_load %tile[%gid] relaxed workgroup : !kernel.buffer<local, i32> -> i32
     kernel.atomic_store %r, %tile[%gid] relaxed workgroup : i32, !kernel.buffer<local, i32>
     kernel.fence local global scope workgroup

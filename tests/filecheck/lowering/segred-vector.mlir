@@ -12,8 +12,8 @@
 // CHECK-NOT:     kernel.barrier
 // CHECK:         %distance = arith.shli %{{.*}}, %e : index
 // CHECK-NEXT:    %[[D:.*]] = arith.index_cast %distance : index to i32
-// CHECK-NEXT:    %[[B:.*]] = kernel.shuffle xor %s_it, %[[D]] width 32 : i32
-// CHECK-NEXT:    arith.addi %s_it, %[[B]] : i32
+// CHECK-NEXT:    %[[B:.*]] = kernel.shuffle xor %[[V:.*]], %[[D]] width 32 : i32
+// CHECK-NEXT:    arith.addi %[[V]], %[[B]] : i32
 // CHECK-NOT:     kernel.barrier
 // CHECK:         kernel.shuffle xor %{{.*}}, %{{.*}} width 32 : i32
 // CHECK-NOT:     kernel.barrier
