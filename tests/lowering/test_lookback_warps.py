@@ -93,7 +93,8 @@ def test_nvidia_tile_shapes(parse, name: str, tile: int) -> None:
 def test_two_values_publish_paired_status_words(parse, target: str) -> None:
     """Two published values: one array of word pairs, each pair written and polled with one volatile 16-byte access."""
     text = opencl_source(lower_module(fused(parse, "scan_scan"), 128, 8, "lookback", target=target))
-    assert "status_0" not in text and "status_1" not in text
+    assert "status_0" not in text
+    assert "status_1" not in text
     assert "*(volatile __global long2*)(status_pairs + " in text
     assert "*(const volatile __global long2*)(status_pairs + " in text
 
