@@ -50,8 +50,11 @@ SHORT_ROWS = int(os.environ.get("SOAC_SEG_SHORT_ROWS", "8"))
 SHORT_VECTORS = int(os.environ.get("SOAC_SEG_SHORT_VECTORS", str(2 * WARP)))
 """Rows of at most this many 4-element vectors (at most 2 x 32: rows of up to 256 elements) are short."""
 ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "1") != "0"
-"""Short rows of at most 32 vectors get a loop of their own that loads one vector per member and row (no guarded
-second load); `SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing."""
+"""On targets with 32-lane sub-groups, short rows of at most 32 vectors get a loop of their own that loads one vector
+per member and row (no guarded second load): 0.97 / 0.96 of memcpy bandwidth at rows of 16 / 64 against 0.92 / 0.92
+through the two-vector loop (H100, 2^27 i32, one call; bench/results/h100_issue17_segred_one_vector.txt).
+`SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing. Elsewhere (the local-memory team
+tree) a third loop of barriers makes PoCL's kernel compiler run for minutes, so those targets keep two loops."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -148,7 +151,7 @@ class VectorKernel:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
         short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
         two = short
-        if ONE_VECTOR_ROWS:
+        if ONE_VECTOR_ROWS and self.lw.warps:
             one = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, WARP)), "ule"), "one_vector_rows")
             kb.if_then(one, lambda: self.short_rows(two_vectors=False))
             two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")

@@ -178,15 +178,19 @@ VECTOR_SHAPES = (
 )
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+@pytest.mark.parametrize(("dtype", "target"), [(np.int32, "generic"), (np.float32, "generic"), (np.int32, "emulated-warps")])
 @pytest.mark.slow
-def test_segred_vector(parse, rng, dtype: type) -> None:
-    """Rows of 4, 8, ... 128 and longer multiples of 4 go to `segred_vector`; rows of 12 and 6 to `segred_teams`."""
+def test_segred_vector(parse, rng, dtype: type, target: str) -> None:
+    """Rows of 4, 8, ... 128 and longer multiples of 4 go to `segred_vector`; rows of 12 and 6 to `segred_teams`.
+    With 32-lane sub-groups (`emulated-warps`: one warp per work-group) rows of up to 32 vectors take a loop of their
+    own, rows of 33 to 64 vectors the two-vector loop and longer rows the long-row loop."""
     text = (ROOT / "bench" / "programs" / "segred.mlir").read_text().replace("LEVEL", "group")
     if dtype is np.float32:
         text = text.replace("i32", "f32").replace("arith.addi", "arith.maximumf").replace("0 : f32", "-1.0e30 : f32")
-    program = compile_module(parse(text), "pocl", group_size=64, max_groups=8)
+    group_size = 32 if target == "emulated-warps" else 64
+    program = compile_module(parse(text), "pocl", group_size=group_size, max_groups=8, target=target)
     assert "segred_vector" in program.source
+    assert ("one_vector_rows" in program.source) == (target == "emulated-warps")
     for m, n in VECTOR_SHAPES:
         xss = rng.integers(-1000, 1000, (m, n)).astype(dtype)
         (got,) = program.call("main", [xss])
