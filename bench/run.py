@@ -323,7 +323,7 @@ def flatten_variants(text: str) -> list[Variant]:
 class Timed:
     """A compiled program whose kernel launches and copies are timed with OpenCL profiling events."""
 
-    def __init__(self, variant: Variant, device: Any, group_size: int | None = None):
+    def __init__(self, variant: Variant, device: Any, group_size: int | None = None, max_groups: int | None = None):
         import pyopencl as cl
         from soac.context import make_context
         from soac.lowering.runtime import compile_module
@@ -337,7 +337,7 @@ class Timed:
             PassPipeline.parse_spec(get_all_passes(), variant.passes).apply(make_context(), module)
         self.module = module
         self.thresholds = self._thresholds(variant.thresholds)
-        self.program = compile_module(module, device, group_size=group_size, scan=variant.scan)
+        self.program = compile_module(module, device, group_size=group_size, scan=variant.scan, max_groups=max_groups)
         program = self.program
         program.queue = cl.CommandQueue(program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
         self.events: list[Any] = []
