@@ -132,7 +132,7 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
         global_size = m.insert(arith.SelectOp(vector.chosen, m.c(0), global_size), "global_size")
     lw.add_kernel(kb, global_size, m.c(group))
     if vector is not None:
-        segred_vector.build_kernels(lw, op, dims, vector, units, partials, combined)
+        segred_vector.VectorKernel(lw, op, dims, vector, units, partials, combined).build()
     _segred_parts(lw, op, combined, partials, parts, segments, split)
 
 

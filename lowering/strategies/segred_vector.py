@@ -49,14 +49,12 @@ SHORT_ROWS = int(os.environ.get("SOAC_SEG_SHORT_ROWS", "8"))
 """Short rows (see SHORT_VECTORS) that a team reads at once (at most two vectors per member and row)."""
 SHORT_VECTORS = int(os.environ.get("SOAC_SEG_SHORT_VECTORS", str(2 * WARP)))
 """Rows of at most this many 4-element vectors (at most 2 x 32: rows of up to 256 elements) are short."""
-ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "kernel")
-"""On targets with 32-lane sub-groups, short rows of at most 32 vectors get code of their own that loads one vector
-per member and row (no guarded second load): `kernel`, a kernel of their own (`segred_vector_short`); `loop`, a
-third loop of the one kernel; `0`, none (they go through the two-vector loop). Measured on an H100 (2^27 i32, one
-call; bench/results/h100_issue17_segred_one_vector.txt): rows of 16 / 64 / 256 took 0.197 / 0.192 / 0.194 ms with the
-loop against 0.209 / 0.200 / 0.187 without it. Elsewhere (the local-memory team tree) a third loop of barriers made
-PoCL's kernel compiler run for minutes, so those targets have none."""
-ROW_KINDS = ("all", "one_vector", "others")
+ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "1") != "0"
+"""On targets with 32-lane sub-groups, short rows of at most 32 vectors get a loop of their own that loads one vector
+per member and row (no guarded second load): 0.97 / 0.96 of memcpy bandwidth at rows of 16 / 64 against 0.92 / 0.92
+through the two-vector loop (H100, 2^27 i32, one call; bench/results/h100_issue17_segred_one_vector.txt).
+`SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing. Elsewhere (the local-memory team
+tree) a third loop of barriers makes PoCL's kernel compiler run for minutes, so those targets keep two loops."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -111,30 +109,10 @@ def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
     return VectorPlan(chosen, team, log_team, parts)
 
 
-def build_kernels(
-    lw: HostLowering,
-    op: soac.SegredOp,
-    dims: list[SSAValue],
-    vector: VectorPlan,
-    units: SSAValue,
-    partials: list[HostArray],
-    combined: list[HostArray],
-) -> None:
-    """The vector kernel, or two (`ONE_VECTOR_ROWS=kernel` with sub-groups): one for rows of at most 32 vectors and one
-    for the others, the host giving the one that does not apply no work-items."""
-    if ONE_VECTOR_ROWS == "kernel" and lw.warps:
-        VectorKernel(lw, op, dims, vector, units, partials, combined, "one_vector").build()
-        VectorKernel(lw, op, dims, vector, units, partials, combined, "others").build()
-    else:
-        VectorKernel(lw, op, dims, vector, units, partials, combined).build()
-
-
 class VectorKernel:
     """The `segred_vector` kernel: unit `u` of `units` (= rows x parts) is part `u % parts` of row `u / parts`.
 
-    Its loops: several short rows per team at once (one loop for rows of one vector per member, one for two), or one
-    (part of a) long row per team. `rows` says which rows it reduces (`ROW_KINDS`): all of them, only rows of at most
-    32 vectors (`segred_vector_short`), or only the others.
+    Its two loops: several short rows per team at once, or one (part of a) long row per team.
     """
 
     def __init__(
@@ -146,13 +124,11 @@ class VectorKernel:
         units: SSAValue,
         partials: list[HostArray],
         combined: list[HostArray],
-        rows: str = "all",
     ):
-        assert rows in ROW_KINDS
         source = plain_source(lw, op, dims)
         assert source is not None
-        self.lw, self.rows, self.row_length = lw, rows, dims[-1]
-        self.kb = kb = lw.kernel("segred_vector_short" if rows == "one_vector" else "segred_vector")
+        self.lw = lw
+        self.kb = kb = lw.kernel("segred_vector")
         self.code = code = rd.GroupCode(lw, kb, Inliner(kb), op.combine, [v.type for v in op.neutral])
         km = kb.m
         self.inner = kb.scalar(dims[-1])
@@ -173,28 +149,17 @@ class VectorKernel:
 
     def build(self) -> None:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
-        one_vector_limit = min(SHORT_VECTORS, WARP)
-        chosen = self.chosen
-        if self.rows == "one_vector":
-            self.short_rows(two_vectors=False)
-        else:
-            short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
-            two = short
-            if self.rows == "others" or (ONE_VECTOR_ROWS == "loop" and lw.warps):
-                one = km.insert(arith.CmpiOp(self.quads, km.c(one_vector_limit), "ule"), "one_vector_rows")
-                if self.rows == "all":
-                    kb.if_then(one, lambda: self.short_rows(two_vectors=False))
-                two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")
-            kb.if_then(two, lambda: self.short_rows(two_vectors=True))
-            kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, i1))), self.long_rows)
-        if self.rows != "all":
-            one_vector_rows = m.insert(arith.CmpiOp(m.div(self.row_length, m.c(4)), m.c(one_vector_limit), "ule"))
-            if self.rows == "others":
-                one_vector_rows = m.insert(arith.XOrIOp(one_vector_rows, m.const(1, i1)))
-            chosen = m.insert(arith.AndIOp(chosen, one_vector_rows), f"{self.rows}_rows")
+        short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
+        two = short
+        if ONE_VECTOR_ROWS and self.lw.warps:
+            one = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, WARP)), "ule"), "one_vector_rows")
+            kb.if_then(one, lambda: self.short_rows(two_vectors=False))
+            two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")
+        kb.if_then(two, lambda: self.short_rows(two_vectors=True))
+        kb.if_then(km.insert(arith.XOrIOp(short, km.const(1, i1))), self.long_rows)
         per_group = m.div(m.c(lw.group_size), self.host_team)
         groups = m.max(m.min(m.ceildiv(self.host_units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
-        global_size = m.insert(arith.SelectOp(chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
+        global_size = m.insert(arith.SelectOp(self.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
         lw.add_kernel(kb, global_size, m.c(lw.group_size))
 
     def vector_sum(self, row: SSAValue, q: SSAValue) -> list[SSAValue]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for, target_for
-from soac.lowering.strategies import chunked_scan, group_code, lookback_scan, segred_teams, segred_vector
+from soac.lowering.strategies import chunked_scan, group_code, lookback_scan, segred_teams
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -178,29 +178,18 @@ VECTOR_SHAPES = (
 )
 
 
-@pytest.mark.parametrize(
-    ("dtype", "target", "one_vector_rows"),
-    [
-        (np.int32, "generic", "kernel"),
-        (np.float32, "generic", "kernel"),
-        (np.int32, "emulated-warps", "kernel"),
-        (np.int32, "emulated-warps", "loop"),
-    ],
-)
+@pytest.mark.parametrize(("dtype", "target"), [(np.int32, "generic"), (np.float32, "generic"), (np.int32, "emulated-warps")])
 @pytest.mark.slow
-def test_segred_vector(parse, rng, monkeypatch, dtype: type, target: str, one_vector_rows: str) -> None:
+def test_segred_vector(parse, rng, dtype: type, target: str) -> None:
     """Rows of 4, 8, ... 128 and longer multiples of 4 go to `segred_vector`; rows of 12 and 6 to `segred_teams`.
-    With 32-lane sub-groups (`emulated-warps`: one warp per work-group) rows of up to 32 vectors take a kernel of
-    their own (`segred_vector_short`), rows of 33 to 64 vectors the two-vector loop and longer rows the long-row loop;
-    `loop` puts the one-vector rows in a third loop of the one vector kernel instead."""
+    With 32-lane sub-groups (`emulated-warps`: one warp per work-group) rows of up to 32 vectors take a loop of their
+    own, rows of 33 to 64 vectors the two-vector loop and longer rows the long-row loop."""
     text = (ROOT / "bench" / "programs" / "segred.mlir").read_text().replace("LEVEL", "group")
     if dtype is np.float32:
         text = text.replace("i32", "f32").replace("arith.addi", "arith.maximumf").replace("0 : f32", "-1.0e30 : f32")
-    monkeypatch.setattr(segred_vector, "ONE_VECTOR_ROWS", one_vector_rows)
     group_size = 32 if target == "emulated-warps" else 64
     program = compile_module(parse(text), "pocl", group_size=group_size, max_groups=8, target=target)
     assert "segred_vector" in program.source
-    assert ("segred_vector_short" in program.source) == (target == "emulated-warps" and one_vector_rows == "kernel")
     assert ("one_vector_rows" in program.source) == (target == "emulated-warps")
     for m, n in VECTOR_SHAPES:
         xss = rng.integers(-1000, 1000, (m, n)).astype(dtype)
