@@ -53,8 +53,11 @@ ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "1") != "0"
 """On targets with 32-lane sub-groups, short rows of at most 32 vectors get a loop of their own that loads one vector
 per member and row (no guarded second load): 0.97 / 0.96 of memcpy bandwidth at rows of 16 / 64 against 0.92 / 0.92
 through the two-vector loop (H100, 2^27 i32, one call; bench/results/h100_issue17_segred_one_vector.txt).
-`SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing. Elsewhere (the local-memory team
-tree) a third loop of barriers makes PoCL's kernel compiler run for minutes, so those targets keep two loops."""
+`SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing. The loop costs rows of 256 (two
+vectors) 0.194 ms against 0.187 without it; a kernel of their own for the one-vector rows, tried so that the other
+kernel stays as it was, measured the same (0.194; bench/results/h100_issue17_segred_kernel_loop_none.txt, commit
+2b4031b), so the loop stays. Elsewhere (the local-memory team tree) a third loop of barriers makes PoCL's kernel
+compiler run for minutes, so those targets keep two loops."""
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
