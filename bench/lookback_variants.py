@@ -80,14 +80,8 @@ def main() -> int:
     parser.add_argument("--device", default=None)
     parser.add_argument("--ptxas", action="store_true", help="print NVIDIA's register and spill counts of the scan kernels")
     options = parser.parse_args()
-    from soac.lowering.runtime import choose_device
 
-    device = choose_device(options.device)
-    rng = np.random.default_rng(0)
-    n = 2**options.log2_size
-    xs = rng.integers(-100, 100, n).astype(np.int32)
-    memcpy = run.copy_ms(device, 4 * n, 9)
-    print(f"device: {device.name}; n = 2^{options.log2_size}; memcpy {memcpy:.3f} ms; runs {options.runs}", flush=True)
+    device, rng, xs, memcpy = run.variant_inputs(options)
     print(f"{'bench':<18} {'config':<28} {'ms':>7} {'x memcpy':>9}  check", flush=True)
     failures = 0
     for bench in options.benches.split(","):

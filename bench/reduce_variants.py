@@ -36,15 +36,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--device", default=None)
     options = parser.parse_args()
-    from soac.lowering.runtime import choose_device
     from soac.lowering.strategies import reduce
 
-    device = choose_device(options.device)
-    rng = np.random.default_rng(0)
-    n = 2**options.log2_size
-    xs = rng.integers(-100, 100, n).astype(np.int32)
-    memcpy = run.copy_ms(device, 4 * n, 9)
-    print(f"device: {device.name}; n = 2^{options.log2_size}; memcpy {memcpy:.3f} ms; runs {options.runs}", flush=True)
+    device, _, xs, memcpy = run.variant_inputs(options)
+    n = len(xs)
     print(f"{'config':<16} {'ms':>7} {'x memcpy':>9} {'TB/s read':>10}  check", flush=True)
     failures = 0
     for config in options.configs.split(","):

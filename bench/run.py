@@ -399,6 +399,20 @@ class Timed:
         return kernel_ms, list(results), len(self.events)
 
 
+def variant_inputs(options: argparse.Namespace) -> tuple[Any, np.random.Generator, np.ndarray, float]:
+    """For the scripts that time variants of one kernel (`--device`, `--log2-size`, `--runs`): the device, a random
+    generator, a random int32 input of 2^log2-size elements and the time to copy it; prints the run's first line."""
+    from soac.lowering.runtime import choose_device
+
+    device = choose_device(options.device)
+    rng = np.random.default_rng(0)
+    n = 2**options.log2_size
+    xs = rng.integers(-100, 100, n).astype(np.int32)
+    memcpy = copy_ms(device, 4 * n, 9)
+    print(f"device: {device.name}; n = 2^{options.log2_size}; memcpy {memcpy:.3f} ms; runs {options.runs}", flush=True)
+    return device, rng, xs, memcpy
+
+
 def copy_ms(device: Any, nbytes: int, runs: int) -> float:
     import pyopencl as cl
     from soac.lowering.runtime import _context  # pyright: ignore[reportPrivateUsage]
