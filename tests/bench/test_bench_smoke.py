@@ -56,3 +56,31 @@ def test_sort_bench_smoke(tmp_path: Path) -> None:
     names = rows[0]["breakdown"]
     assert any("hist" in name for name in names)
     assert not any("scatter" in name for name in names), "the scan kernel does the scatter"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "options", "rows"),
+    [
+        ("lookback_variants.py", ["--benches", "scan_scan", "--configs", "default,split,nolookback"], 3),
+        ("reduce_variants.py", ["--configs", "4/256/0,2/64/16"], 2),
+    ],
+)
+def test_variant_scripts_check_and_time_every_configuration(script: str, options: list[str], rows: int) -> None:
+    """Each configuration is checked against numpy (the look-back scan without its look-back is not) and timed."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--log2-size", "12", "--runs", "1", "--device", "cpu", *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("device: ")
+    assert "memcpy" in lines[0]
+    timed = [line for line in lines if line.rstrip().endswith(" s)")]
+    assert len(timed) == rows
+    checked = sum(" ok " in line for line in timed)
+    assert checked == rows - ("nolookback" in " ".join(options))
+    assert lines[-1] == "0 failures"
