@@ -256,6 +256,8 @@ def _linked_arrays(value: SSAValue) -> list[SSAValue]:
             linked.extend(r for r in user.results if r.type == value.type)
         elif isinstance(user, scf.YieldOp) and isinstance(parent := user.parent_op(), scf.ForOp | scf.IfOp):
             linked.append(parent.results[use.index])
+        elif isinstance(user, scf.ConditionOp) and isinstance(parent := user.parent_op(), scf.WhileOp) and use.index:
+            linked.append(parent.results[use.index - 1])
     if isinstance(value, OpResult):
         owner, index = value.op, value.index
         if isinstance(owner, scf.ForOp):
@@ -266,6 +268,7 @@ def _linked_arrays(value: SSAValue) -> list[SSAValue]:
                 linked.extend(_yielded_from_outside(owner, region, index))
         elif isinstance(owner, scf.WhileOp):
             linked.extend(a for a in owner.arguments if a.type == value.type)
+            linked.extend(_yielded_from_outside(owner, owner.before_region, index + 1))  # after scf.condition's flag
     return [v for v in linked if isinstance(v.type, TensorType)]
 
 

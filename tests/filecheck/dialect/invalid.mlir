@@ -1350,3 +1350,25 @@ func.func @assert_value(%x: f32, %ok: i1) {
 }
 
 // CHECK: error: 'soac.assert' reports integer or index values, not f32
+
+// -----
+
+// scatter: a while loop's result may be an array its condition passes on from outside
+func.func @scatter_into_while_condition_source(%n: index, %k: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %d: tensor<?xf32>, %e: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %w:2 = scf.while (%t = %c0, %acc = %d) : (index, tensor<?xf32>) -> (index, tensor<?xf32>) {
+    %go = arith.cmpi ult, %t, %k : index
+    scf.condition(%go) %t, %e : index, tensor<?xf32>
+  } do {
+  ^bb0(%t2: index, %acc2: tensor<?xf32>):
+    %c1 = arith.constant 1 : index
+    %next = arith.addi %t2, %c1 : index
+    scf.yield %next, %acc2 : index, tensor<?xf32>
+  }
+  %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%e : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {
+    soac.yield %i, %v : index, f32
+  }
+  func.return %w#1, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scatter' consumes %e, but 'func.return' uses %w afterwards, which may be the same array
