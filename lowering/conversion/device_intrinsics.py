@@ -81,23 +81,29 @@ def store_status(kb: KernelBuilder, word: SSAValue, buffer: View, index: SSAValu
     kb.b.insert(AtomicStoreOp(word, buffer.buffer, index, "relaxed", "device"))
 
 
-def store_status_pair(kb: KernelBuilder, words: Sequence[SSAValue], pairs: View, index: SSAValue) -> None:
-    """Publish a tile's two status words, kept side by side at `pairs[2 * index]`, in one volatile 16-byte store."""
-    kb.b.insert(VectorStoreOp(words, pairs.buffer, kb.m.mul(index, kb.m.c(2)), volatile=True))
+def store_status_pairs(kb: KernelBuilder, words: Sequence[SSAValue], packed: View, index: SSAValue) -> None:
+    """Publish a tile's status words (an even number), kept side by side at `packed[len(words) * index]`, two at a time
+    in volatile 16-byte stores."""
+    base = kb.m.mul(index, kb.m.c(len(words)))
+    for j in range(0, len(words), 2):
+        kb.b.insert(VectorStoreOp(words[j : j + 2], packed.buffer, kb.m.add(base, kb.m.c(j)), volatile=True))
 
 
-def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, paired: bool = False) -> list[SSAValue]:
+def spin_status(kb: KernelBuilder, buffers: Sequence[View], index: SSAValue, packed: int = 0) -> list[SSAValue]:
     """Wait until the status words `buffers[*][index]` are published with one and the same flag; gives the words.
-    With `paired`, `buffers` is one array holding each tile's two words side by side (`store_status_pair`).
+    With `packed` words per tile, `buffers` is one array holding each tile's words side by side
+    (`store_status_pairs`).
 
-    An `scf.while` whose condition region reads every word (relaxed atomic loads; one volatile 16-byte load of a
-    pair) and goes on while the first flag is 0 (nothing published) or another word's flag differs from it.
+    An `scf.while` whose condition region reads every word (relaxed atomic loads; volatile 16-byte loads of two
+    packed words) and goes on while the first flag is 0 (nothing published) or another word's flag differs from it.
     """
     before = Block()
     with building_at(kb.b, InsertPoint.at_end(before)):
-        if paired:
-            (pairs,) = buffers
-            words = list(kb.b.insert(VectorLoadOp(pairs.buffer, kb.m.mul(index, kb.m.c(2)), 2, volatile=True)).results)
+        if packed:
+            (array,) = buffers
+            base = kb.m.mul(index, kb.m.c(packed))
+            pairs = [VectorLoadOp(array.buffer, kb.m.add(base, kb.m.c(j)), 2, volatile=True) for j in range(0, packed, 2)]
+            words = [w for pair in pairs for w in kb.b.insert(pair).results]
         else:
             words = [kb.m.insert(AtomicLoadOp(b.buffer, index, "relaxed", "device"), "word") for b in buffers]
         flags = [kb.m.insert(arith.ShRUIOp(w, kb.m.const(32, i64))) for w in words]

@@ -19,9 +19,9 @@ counter); `scan_lookback` launches one work-group per tile of
    the flag (high 32 bits) and the value's bits (low 32 bits), so one relaxed
    64-bit atomic store (`kernel.atomic_store`) publishes both and no fence is needed; operators over several
    values use one word per value and accept a predecessor only when all its
-   words carry the same flag. Two values keep a tile's two words side by side and
-   publish and read them in one volatile 16-byte access (`PAIRED_STATUS`). On NVIDIA warp 0 inspects 32 predecessors per
-   step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
+   words carry the same flag. Several values keep a tile's words side by side and
+   publish and read them two at a time in volatile 16-byte accesses (`PAIRED_STATUS`).
+   On NVIDIA warp 0 inspects 32 predecessors per step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
    0 walks back one tile at a time;
 5. every work-item combines the tile prefix, its group prefix and its items'
    prefixes, applies the post lambda and stores (vector stores when possible).
@@ -79,10 +79,11 @@ rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; wi
 0.53."""
 
 PAIRED_STATUS = os.environ.get("SOAC_SCAN_STATUS", "paired") != "split"
-"""Whether a scan that publishes two values keeps each tile's two status words side by side in one array, written
-with one volatile 16-byte vector store and polled with one such load (one memory access per predecessor instead of
-two), rather than in two arrays (`SOAC_SCAN_STATUS=split`, for timing). Each word still carries the flag, so a
-reader that sees the pair torn (two 8-byte halves of different writes) finds the flags unequal and reads again."""
+"""Whether a scan that publishes several values keeps each tile's status words side by side in one array, written
+with volatile 16-byte vector stores of two words and polled with such loads (one memory access per predecessor and
+two values instead of one per value), rather than in one array per value (`SOAC_SCAN_STATUS=split`, for timing).
+Each word still carries the flag, so a reader that sees a pair torn (two 8-byte halves of different writes), or
+pairs of different writes, finds the flags unequal and reads again."""
 
 NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
 """Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
@@ -413,7 +414,7 @@ def _build_scan(  # noqa: C901
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
-        views = (status_views, status.paired)
+        views = (status_views, status.packed)
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, views, prefix_local), t)
     if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
         reducer.start_tile(reduced_values)
@@ -533,40 +534,43 @@ def _block_scan_warps(
 
 @dataclass
 class _Status:
-    """The tiles' status words (host arrays): one array per published value, or (`paired`) one array holding each
-    tile's two words side by side."""
+    """The tiles' status words (host arrays): one array per published value, or (`packed`, the number of words per
+    tile) one array holding each tile's words side by side, an even number of them (an odd count of values gets a
+    word more, carrying only the flag), accessed in pairs."""
 
     arrays: list[HostArray]
-    paired: bool
+    packed: int
 
     @staticmethod
     def allocate(lw: HostLowering, tiles: SSAValue, values: int) -> _Status:
         m = lw.m
         count = m.max(tiles, m.c(1))
-        if values == 2 and PAIRED_STATUS:
-            return _Status([lw.alloc(i64, [m.mul(count, m.c(2))], "status_pairs")], True)
-        return _Status([lw.alloc(i64, [count], f"status_{j}") for j in range(values)], False)
+        if values >= 2 and PAIRED_STATUS:
+            words = values + values % 2
+            return _Status([lw.alloc(i64, [m.mul(count, m.c(words))], "status_pairs")], words)
+        return _Status([lw.alloc(i64, [count], f"status_{j}") for j in range(values)], 0)
 
     def views(self, kb: KernelBuilder) -> list[View]:
         return [kb.array(a) for a in self.arrays]
 
     def words_of(self, kb: KernelBuilder, tile: SSAValue) -> list[SSAValue]:
         """The indices of `tile`'s words in each array."""
-        if not self.paired:
+        if not self.packed:
             return [tile]
-        first = kb.m.mul(tile, kb.m.c(2))
-        return [first, kb.m.add(first, kb.m.c(1))]
+        first = kb.m.mul(tile, kb.m.c(self.packed))
+        return [kb.m.add(first, kb.m.c(j)) for j in range(self.packed)]
 
 
-StatusViews = tuple[list[View], bool]
-"""A kernel's views of the status arrays and whether they are paired (`_Status`)."""
+StatusViews = tuple[list[View], int]
+"""A kernel's views of the status arrays and the words per tile where they are packed (`_Status`)."""
 
 
 def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: StatusViews, index: SSAValue) -> None:
-    views, paired = status
+    views, packed = status
     words = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag)) for value in values]
-    if paired:
-        ix.store_status_pair(kb, words, views[0], index)
+    if packed:
+        words += [flag] * (packed - len(words))
+        ix.store_status_pairs(kb, words, views[0], index)
         return
     for word, view in zip(words, views):
         ix.store_status(kb, word, view, index)
@@ -594,8 +598,8 @@ class _LookBack:
 
     def spin(self, position: SSAValue) -> Values:
         """The status words of tile `position` once it has published them (`ix.spin_status`)."""
-        views, paired = self.status
-        return ix.spin_status(self.kb, views, position, paired)
+        views, packed = self.status
+        return ix.spin_status(self.kb, views, position, packed)[: len(self.total)]
 
     def publish_aggregate(self) -> None:
         flag = self.kb.m.insert(arith.SelectOp(self.ready, _flag(self.kb, 2), _flag(self.kb, 1)))

@@ -110,3 +110,39 @@ def test_two_values_paired_or_split(parse, rng, monkeypatch, one_warp_groups, pa
         sums, maxs = program.call("main", [xs])
         np.testing.assert_array_equal(sums, np.cumsum(xs * xs, dtype=np.int32))
         np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs))
+
+
+THREE_VALUES = """
+func.func @main(%xs: tensor<?xi32>, %fs: tensor<?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %zero = arith.constant 0 : i32
+  %lowest = arith.constant -2147483648 : i32
+  %fzero = arith.constant 0.0 : f32
+  %s, %m, %f = soac.scan %n (%xs, %xs, %fs : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>)
+      neutral(%zero, %lowest, %fzero : i32, i32, f32) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>)
+      combine(%a: i32, %b: i32, %c: f32, %d: i32, %e: i32, %g: f32) {
+    %sum = arith.addi %a, %d : i32
+    %max = arith.maxsi %b, %e : i32
+    %fsum = arith.addf %c, %g : f32
+    soac.yield %sum, %max, %fsum : i32, i32, f32
+  }
+  func.return %s, %m, %f : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+def test_three_values_pad_their_status_words_to_two_pairs(parse, rng, one_warp_groups, target: str) -> None:
+    """Three published values: four words per tile (the last carries only the flag), read and written as two pairs."""
+    module = parse(THREE_VALUES)
+    text = opencl_source(lower_module(parse(THREE_VALUES), 32, 8, "lookback", target=target))
+    assert text.count("*(const volatile __global long2*)(status_pairs + ") == 2
+    program = compile_module(module, "pocl", scan="lookback", target=target)
+    for n in (1, 257, 256 * 40 + 5):
+        xs = rng.integers(-100, 100, n).astype(np.int32)
+        fs = rng.integers(-8, 8, n).astype(np.float32)
+        sums, maxs, fsums = program.call("main", [xs, fs])
+        np.testing.assert_array_equal(sums, np.cumsum(xs, dtype=np.int32))
+        np.testing.assert_array_equal(maxs, np.maximum.accumulate(xs))
+        np.testing.assert_array_equal(fsums, np.cumsum(fs, dtype=np.float32))
