@@ -451,13 +451,13 @@ def _init_kernel(lw: HostLowering, tiles: SSAValue, status: _Status, counter: Ho
 
     def body(i: SSAValue) -> None:
         for view in views:
-            for word in status.words_of(kb, i):
-                kb.store(kb.m.const(0, i64), view, word)
+            kb.store(kb.m.const(0, i64), view, i)
         kb.if_then(kb.m.eq(i, kb.m.c(0)), lambda: kb.store(kb.m.const(0, i32), counter_view, kb.m.c(0)))
         if reduced is not None:
             reduced.zero_tickets(kb, i)
 
-    grid_stride(lw, kb, tiles, "i", body)
+    # Packed words are zeroed one per work-item and step, as consecutive work-items write consecutive words.
+    grid_stride(lw, kb, lw.m.mul(tiles, lw.m.c(status.packed)) if status.packed else tiles, "i", body)
 
 
 def _block_scan_local(kb: KernelBuilder, body: ScanBody, t: SSAValue, aggregate: Values, group: int) -> tuple[Values, Values]:
@@ -552,13 +552,6 @@ class _Status:
 
     def views(self, kb: KernelBuilder) -> list[View]:
         return [kb.array(a) for a in self.arrays]
-
-    def words_of(self, kb: KernelBuilder, tile: SSAValue) -> list[SSAValue]:
-        """The indices of `tile`'s words in each array."""
-        if not self.packed:
-            return [tile]
-        first = kb.m.mul(tile, kb.m.c(self.packed))
-        return [kb.m.add(first, kb.m.c(j)) for j in range(self.packed)]
 
 
 StatusViews = tuple[list[View], int]
