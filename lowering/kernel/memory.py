@@ -68,6 +68,8 @@ SCOPES = ("workgroup", "device")
 ATOMIC_KINDS = ("add", "sub", "min", "max", "umin", "umax", "and", "or", "xor", "xchg")
 """`min`/`max` compare as signed integers, `umin`/`umax` as unsigned; `xchg` stores the value."""
 
+WORD_BYTES = (4, 8)
+"""Sizes of the elements that atomic and volatile accesses read and write whole."""
 _ELEMENT_BYTES = {"i8": 1, "i16": 2, "i32": 4, "f32": 4, "i64": 8, "f64": 8, "index": 8, "f16": 2}
 
 
@@ -131,7 +133,7 @@ def _check_vector(op: Operation, buffer: BufferType, width: int, align: int, vol
             f"'{op.name}' of {width} x {buffer.element_type} needs an alignment of {width * size} bytes "
             f"(the vector's size), got {align}"
         )
-    if volatile and size not in (4, 8):
+    if volatile and size not in WORD_BYTES:
         raise VerifyException(f"'{op.name}' volatile accesses vectors of 32- or 64-bit words, not of {buffer.element_type}")
 
 
@@ -293,7 +295,7 @@ def _check_scope(op: Operation, buffer: BufferType | None, scope: str) -> None:
 
 
 def _check_word(op: Operation, buffer: BufferType) -> None:
-    if element_bytes(buffer.element_type) not in (4, 8):
+    if element_bytes(buffer.element_type) not in WORD_BYTES:
         raise VerifyException(f"'{op.name}' accesses 32- or 64-bit elements atomically, not {buffer.element_type}")
 
 

@@ -18,11 +18,11 @@ counter); `scan_lookback` launches one work-group per tile of
    P), and publishes its own (tile 0 publishes P at once). A status word packs
    the flag (high 32 bits) and the value's bits (low 32 bits), so one relaxed
    64-bit atomic store (`kernel.atomic_store`) publishes both and no fence is needed; operators over several
-   values use one word per value and accept a predecessor only when all its
-   words carry the same flag. Several values keep a tile's words side by side and
-   publish and read them two at a time in volatile 16-byte accesses (`PAIRED_STATUS`).
-   On NVIDIA warp 0 inspects 32 predecessors per step (ballot + shuffle reduction cut at the nearest P); elsewhere work-item
-   0 walks back one tile at a time;
+   values use one word per value, kept side by side and written and read two at a
+   time in volatile 16-byte accesses (`PAIRED_STATUS`), and accept a predecessor
+   only when all its words carry the same flag. On NVIDIA warp 0 inspects 32
+   predecessors per step (ballot + shuffle reduction cut at the nearest P); elsewhere
+   work-item 0 walks back one tile at a time;
 5. every work-item combines the tile prefix, its group prefix and its items'
    prefixes, applies the post lambda and stores (vector stores when possible).
 
@@ -331,7 +331,7 @@ def _build_scan(  # noqa: C901
     tile_size = group * items
 
     kn = kb.scalar(n, "n")
-    status_views = status.views(kb)
+    status_words = status.in_kernel(kb)
     counter_view = kb.array(counter)
     t = kb.m.insert(LocalIdOp(0), "tid")
     zero = kb.m.c(0)
@@ -414,8 +414,7 @@ def _build_scan(  # noqa: C901
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if warps else _look_back_serial
     if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
-        views = (status_views, status.packed)
-        look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, views, prefix_local), t)
+        look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_words, prefix_local), t)
     if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
         reducer.start_tile(reduced_values)
     barrier(kb)
@@ -446,7 +445,7 @@ def _init_kernel(lw: HostLowering, tiles: SSAValue, status: _Status, counter: Ho
     from soac.lowering.strategies.maps import grid_stride
 
     kb = lw.kernel("scan_init")
-    views = status.views(kb)
+    views = status.in_kernel(kb).views
     counter_view = kb.array(counter)
 
     def body(i: SSAValue) -> None:
@@ -550,23 +549,29 @@ class _Status:
             return _Status([lw.alloc(i64, [m.mul(count, m.c(words))], "status_pairs")], words)
         return _Status([lw.alloc(i64, [count], f"status_{j}") for j in range(values)], 0)
 
-    def views(self, kb: KernelBuilder) -> list[View]:
-        return [kb.array(a) for a in self.arrays]
+    def in_kernel(self, kb: KernelBuilder) -> _StatusWords:
+        return _StatusWords([kb.array(a) for a in self.arrays], self.packed)
 
 
-StatusViews = tuple[list[View], int]
-"""A kernel's views of the status arrays and the words per tile where they are packed (`_Status`)."""
+@dataclass
+class _StatusWords:
+    """A kernel's views of the status arrays (`_Status`): how it publishes a tile's words and waits for them."""
 
+    views: list[View]
+    packed: int
 
-def _publish(kb: KernelBuilder, flag: SSAValue, values: Values, status: StatusViews, index: SSAValue) -> None:
-    views, packed = status
-    words = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag)) for value in values]
-    if packed:
-        words += [flag] * (packed - len(words))
-        ix.store_status_pairs(kb, words, views[0], index)
-        return
-    for word, view in zip(words, views):
-        ix.store_status(kb, word, view, index)
+    def publish(self, kb: KernelBuilder, flag: SSAValue, values: Values, tile: SSAValue) -> None:
+        words = [kb.m.insert(arith.OrIOp(ix.pack_status(kb, 0, value), flag)) for value in values]
+        if self.packed:
+            words += [flag] * (self.packed - len(words))
+            ix.store_status_pairs(kb, words, self.views[0], tile)
+            return
+        for word, view in zip(words, self.views):
+            ix.store_status(kb, word, view, tile)
+
+    def spin(self, kb: KernelBuilder, tile: SSAValue, values: int) -> Values:
+        """The words of the `values` published values of `tile` once it has published them (`ix.spin_status`)."""
+        return ix.spin_status(kb, self.views, tile, self.packed)[:values]
 
 
 def _flag(kb: KernelBuilder, flag: int) -> SSAValue:
@@ -586,24 +591,22 @@ class _LookBack:
     has_prefix: SSAValue
     ready: SSAValue
     total: Values
-    status: StatusViews
+    status: _StatusWords
     prefix_local: list[SSAValue]
 
     def spin(self, position: SSAValue) -> Values:
-        """The status words of tile `position` once it has published them (`ix.spin_status`)."""
-        views, packed = self.status
-        return ix.spin_status(self.kb, views, position, packed)[: len(self.total)]
+        return self.status.spin(self.kb, position, len(self.total))
 
     def publish_aggregate(self) -> None:
         flag = self.kb.m.insert(arith.SelectOp(self.ready, _flag(self.kb, 2), _flag(self.kb, 1)))
-        _publish(self.kb, flag, self.total, self.status, self.tile)
+        self.status.publish(self.kb, flag, self.total, self.tile)
 
     def finish(self, prefix: Values) -> None:
         """Publish the inclusive prefix (unless the aggregate already was it) and keep `prefix` for the group."""
         kb = self.kb
         not_ready = kb.m.insert(arith.XOrIOp(self.ready, kb.m.const(1, i1)))
         inclusive = self.body.combine(prefix, self.total)
-        kb.if_then(not_ready, lambda: _publish(kb, _flag(kb, 2), inclusive, self.status, self.tile))
+        kb.if_then(not_ready, lambda: self.status.publish(kb, _flag(kb, 2), inclusive, self.tile))
         for value, local in zip(prefix, self.prefix_local):
             lstore(kb, value, local, kb.m.c(0))
 
