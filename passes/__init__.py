@@ -33,6 +33,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitScanReducePass
 
+    def get_soac_simplify() -> type[ModulePass]:
+        from soac.passes.soac_simplify import SoacSimplifyPass
+
+        return SoacSimplifyPass
+
     def get_soac_vectorised_operators() -> type[ModulePass]:
         from soac.passes.vectorised_operators import VectorisedOperatorsPass
 
@@ -41,6 +46,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "soac-fuse": get_soac_fuse,
         "soac-flatten": get_soac_flatten,
+        "soac-simplify": get_soac_simplify,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,

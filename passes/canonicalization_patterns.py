@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from soac import dialect as soac
 from soac.types import row_type
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -270,6 +270,16 @@ def _rows_known(array: SSAValue, width: SSAValue) -> bool:
     return isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr) and index.value.value.data == 0
 
 
+def _as_positions(param: SSAValue) -> list[SSAValue]:
+    """`param` (an iota's element) and its conversions to `index` (`arith.index_cast`, as the embedding's i64 iota
+    gives; a narrower iota may wrap): each is the row number."""
+    if isinstance(param.type, IndexType):
+        return [param]
+    if param.type != i64:  # a narrower iota wraps where the index would not
+        return []
+    return [use.operation.result for use in param.uses if isinstance(use.operation, arith.IndexCastOp)]
+
+
 class IotaIndexingToMapInput(RewritePattern):
     """Rows read by the iota index become map inputs (Futhark's FU-49), so that fusion sees them:
 
@@ -279,7 +289,8 @@ class IotaIndexingToMapInput(RewritePattern):
       becomes
         %zs = soac.map %n (%io, %ys : tensor<?xindex>, tensor<?xi32>) -> tensor<?xi32> lambda(%i: index, %y: i32) { ...
 
-    where `%io = soac.iota %n` has the map's width and `%ys` provably has as many rows (a SOAC of that width).
+    where `%io = soac.iota %n` has the map's width and `%ys` provably has as many rows (a SOAC of that width, or
+    `%n` is `tensor.dim %ys, 0`). An integer iota's element read through `arith.index_cast` counts as the index.
     """
 
     @op_type_rewrite_pattern
@@ -289,15 +300,16 @@ class IotaIndexingToMapInput(RewritePattern):
         for input_, param in zip(op.inputs, block.args):
             if not isinstance(iota := input_.owner, soac.IotaOp) or iota.width is not op.width:
                 continue
-            for use in param.uses:
-                index = use.operation
-                if (
-                    isinstance(index, soac.IndexOp)
-                    and index.parent_block() is block
-                    and list(index.indices) == [param]
-                    and _has_rows(index.array, op.width)
-                ):
-                    reads.append(index)
+            for position in _as_positions(param):
+                for use in position.uses:
+                    index = use.operation
+                    if (
+                        isinstance(index, soac.IndexOp)
+                        and index.parent_block() is block
+                        and list(index.indices) == [position]
+                        and _rows_known(index.array, op.width)
+                    ):
+                        reads.append(index)
         if not reads:
             return
         body = op.body.clone()

@@ -272,7 +272,7 @@ def _linked_arrays(value: SSAValue) -> list[SSAValue]:
     return [v for v in linked if isinstance(v.type, TensorType)]
 
 
-def _aliases(value: SSAValue) -> list[SSAValue]:
+def aliases(value: SSAValue) -> list[SSAValue]:
     """`value` and every array linked to it, directly or through others (`_linked_arrays`)."""
     aliases = [value]
     for alias in aliases:
@@ -291,7 +291,7 @@ def check_consumed(op: Operation, value: SSAValue) -> None:
     soac = _enclosing_soac(op)
     if soac is not None and not defined_inside(value, soac):
         raise VerifyException(f"'{op.name}' consumes {name} from outside the enclosing '{soac.name}' lambda")
-    for alias in _aliases(value):
+    for alias in aliases(value):
         for use in alias.uses:
             if not _later_in_block(use.operation, op):
                 continue

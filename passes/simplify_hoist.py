@@ -1,0 +1,124 @@
+"""Hoisting: code that does not depend on a lambda's parameters or a loop's iteration moves out of it.
+
+An op in a SOAC lambda (or operator, or post lambda) whose operands all come from outside the SOAC computes the same
+value for every element; in an `scf.for` or `scf.while` body, the same value in every iteration. `HoistInvariantCode`
+moves it before the SOAC or loop, so that it is computed once and fusion sees it beside its consumers:
+
+    %r = soac.map %n (%ws : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%w: tensor<?xf32>) {
+      %at = soac.transpose %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>     // the same for every %w
+      %row = soac.map %m (%at : tensor<?x?xf32>) -> tensor<?xf32> lambda(%c: tensor<?xf32>) { ... }
+      soac.yield %row : tensor<?xf32>
+    }
+  becomes
+    %at = soac.transpose %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+    %r = soac.map %n (%ws : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%w: tensor<?xf32>) {
+      %row = soac.map %m (%at : tensor<?x?xf32>) -> tensor<?xf32> lambda(%c: tensor<?xf32>) { ... }
+      soac.yield %row : tensor<?xf32>
+    }
+
+A lambda may run for no element and a loop for no iteration, so only code that cannot fail moves: scalar arithmetic
+other than integer division by a value that may be zero, `tensor.dim`, thresholds, `iota` and `replicate` of sizes
+that cannot be negative, `transpose`, branches and loops of such code, and SOACs of such code whose inputs provably
+have the SOAC's width as their rows. Reads (`soac.index`, `soac.slice`) may be out of bounds and stay, as do in-place
+updates, scatters and histograms (they consume an array) and `soac.assert`. The first block of an `scf.while`
+runs at least once, so from there every invariant op but those that consume an array moves.
+"""
+
+from __future__ import annotations
+
+from soac import dialect as soac
+from soac.passes.simplify_sizes import constant_index, rows_match_width
+from xdsl.dialects import arith, scf, tensor
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
+
+_CONSUMING = (soac.UpdateOp, soac.ScatterOp, soac.HistOp, soac.SeghistOp)
+_READS = (soac.IndexOp, soac.SliceOp)
+_SOACS_WITH_INPUTS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.RedomapOp, soac.ScanomapOp)
+
+
+def _non_negative(value: SSAValue) -> bool:
+    """Whether an index value cannot be negative: a size, a non-negative constant, or sums and products of those."""
+    owner = value.owner
+    if isinstance(owner, tensor.DimOp):
+        return True
+    if (constant := constant_index(value)) is not None:
+        return constant >= 0
+    if isinstance(owner, arith.AddiOp | arith.MuliOp | arith.MaxSIOp):
+        return _non_negative(owner.lhs) and _non_negative(owner.rhs)
+    return False
+
+
+def cannot_fail(op: Operation) -> bool:  # noqa: C901
+    """Whether running `op` (and what it holds) where it would not have run can neither fail nor consume."""
+    match op:
+        case soac.YieldOp() | scf.YieldOp():
+            return True
+        case soac.IotaOp() | soac.ReplicateOp():
+            return _non_negative(op.width)
+        case soac.TransposeOp() | soac.ThresholdOp():
+            return True
+        case tensor.DimOp():
+            return constant_index(op.index) is not None
+        case _ if isinstance(op, (*_CONSUMING, *_READS, soac.AssertOp, scf.WhileOp)):
+            return False
+        case scf.IfOp() | scf.ForOp():
+            return _all_cannot_fail(op)
+        case _ if isinstance(op, _SOACS_WITH_INPUTS):
+            inputs = list(op.inputs)  # pyright: ignore[reportAttributeAccessIssue]
+            width = op.width  # pyright: ignore[reportAttributeAccessIssue]
+            return _all_cannot_fail(op) and rows_match_width(op, inputs, width)
+        case _ if op.regions:
+            return False
+        case _:
+            return is_side_effect_free(op) and is_speculatable(op)
+
+
+def _all_cannot_fail(op: Operation) -> bool:
+    return all(cannot_fail(nested) for region in op.regions for block in region.blocks for nested in block.ops)
+
+
+def _fails_at_most(op: Operation) -> bool:
+    """Whether `op` only reads: it may fail, but moving it to where it runs anyway changes nothing else."""
+    return isinstance(op, _READS) or (not isinstance(op, _CONSUMING) and is_side_effect_free(op))
+
+
+def _invariant(op: Operation, holder: Operation) -> bool:
+    """Whether `op` (with what it holds) uses no value that `holder` defines, other than its own."""
+    for nested in op.walk():
+        for operand in nested.operands:
+            if not soac.defined_inside(operand, op) and soac.defined_inside(operand, holder):
+                return False
+    return True
+
+
+def _bodies(op: Operation) -> list[tuple[Block, bool]]:
+    """The blocks invariant code may leave, each with whether it always runs (`scf.while`'s condition block)."""
+    if isinstance(op, scf.WhileOp):
+        return [(op.before_region.block, True), (op.after_region.block, False)]
+    if isinstance(op, scf.ForOp) or isinstance(op, soac.SOAC_WITH_LAMBDAS):
+        return [(block, False) for region in op.regions for block in _blocks(region)]
+    return []
+
+
+def _blocks(region: Region) -> list[Block]:
+    return list(region.blocks) if len(region.blocks) == 1 else []
+
+
+class HoistInvariantCode(RewritePattern):
+    """Moves invariant code out of SOAC lambdas and loop bodies (see the module's docstring)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        bodies = _bodies(op)
+        if not bodies:
+            return
+        for block, always_runs in bodies:
+            for candidate in list(block.ops):
+                if candidate.has_trait(IsTerminator) or not _invariant(candidate, op):
+                    continue
+                if not (cannot_fail(candidate) or (always_runs and _fails_at_most(candidate))):
+                    continue
+                candidate.detach()
+                rewriter.insert(candidate, InsertPoint.before(op))
