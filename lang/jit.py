@@ -34,6 +34,7 @@ from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
+from soac.passes import DEFAULT_PIPELINE
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Region
@@ -42,7 +43,6 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 log = logging.getLogger("soac.lang")
 
-DEFAULT_PIPELINE = "canonicalize,soac-fuse,soac-flatten"
 BACKENDS = ("opencl", "interp")
 
 ArgType = tuple[DType, int | None]

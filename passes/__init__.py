@@ -4,6 +4,10 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
+DEFAULT_PIPELINE = "soac-simplify,soac-fuse,soac-simplify,soac-flatten,soac-simplify"
+"""The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's): the simplifier before and after
+fusion and after flattening, as Futhark runs its simplifier around every major pass."""
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes this package defines, by pipeline name, imported lazily."""

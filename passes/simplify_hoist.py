@@ -51,7 +51,7 @@ def _non_negative(value: SSAValue) -> bool:
     return False
 
 
-def cannot_fail(op: Operation) -> bool:  # noqa: C901
+def cannot_fail(op: Operation) -> bool:
     """Whether running `op` (and what it holds) where it would not have run can neither fail nor consume."""
     match op:
         case soac.YieldOp() | scf.YieldOp():

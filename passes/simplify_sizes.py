@@ -194,7 +194,7 @@ class SizeResolver:
             del self.assumed[key]
         return initial if after == initial else None
 
-    def _of_parameter(self, arg: BlockArgument, dim: int, depth: int) -> Size | None:  # noqa: C901
+    def _of_parameter(self, arg: BlockArgument, dim: int, depth: int) -> Size | None:
         op = arg.block.parent_op()
         region = arg.block.parent
         position = arg.index

@@ -30,7 +30,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DEFAULT_PIPELINE = "canonicalize,soac-fuse,soac-flatten"
+from soac.passes import DEFAULT_PIPELINE
+
+__all__ = ["DEFAULT_PIPELINE"]
 """The pipeline of `structure` checks without `pipeline(...)`, and of the optimised runs."""
 
 _STANZA_START = re.compile(r"^\s*//\s*==\s*$")

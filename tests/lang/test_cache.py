@@ -15,6 +15,7 @@ import pytest
 import soac.lang as sl
 import soac.lowering.runtime as runtime
 from soac.lang.cache import STATS
+from soac.passes import DEFAULT_PIPELINE
 
 
 def counts() -> dict[str, int]:
@@ -77,7 +78,7 @@ def test_hits_and_misses_are_logged(caplog: pytest.LogCaptureFixture) -> None:
         f(np.arange(5, dtype=np.int32))
         sl.jit(map_scan, backend="interp")(np.arange(3, dtype=np.int32))
     messages = [r.getMessage() for r in caplog.records if r.name == "soac.lang"]
-    assert messages[0] == "map_scan([]i32): cache miss; running canonicalize,soac-fuse,soac-flatten"
+    assert messages[0] == f"map_scan([]i32): cache miss; running {DEFAULT_PIPELINE}"
     assert messages[1] == "map_scan([]i32): cache hit in memory"
     assert messages[2].startswith("map_scan([]i32): cache miss in memory, hit on disk")
 

@@ -15,6 +15,7 @@ import soac.lang as sl
 from soac.context import make_context
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
+from soac.passes import DEFAULT_PIPELINE
 from soac.tools.soac_test import all_passes
 from xdsl.passes import PassPipeline
 
@@ -84,7 +85,7 @@ def test_embedded_map_scan_gives_the_opencl_of_the_hand_written_program() -> Non
     ctx = make_context()
     path = ROOT / "examples" / "map_scan.mlir"
     module = parse_module(ctx, path.read_text(), str(path))
-    PassPipeline.parse_spec(all_passes(), "canonicalize,soac-fuse,soac-flatten").apply(ctx, module)
+    PassPipeline.parse_spec(all_passes(), DEFAULT_PIPELINE).apply(ctx, module)
     hand_written = compile_module(module).source
     assert "__kernel" in hand_written
     assert f.opencl() == hand_written

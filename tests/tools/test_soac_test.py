@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from soac.passes import DEFAULT_PIPELINE
 from soac.tools.futhark_data import format_binary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,7 +169,7 @@ structure pipeline(soac-fuse,no-such-pass) { soac.map 1 }
     )
     done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
     assert summary(done) == (1, 0, 3)
-    assert "FAIL prog.mlir:3 structure after canonicalize,soac-fuse,soac-flatten:\n  soac.map: expected 1, found 0" in done.stdout
+    assert f"FAIL prog.mlir:3 structure after {DEFAULT_PIPELINE}:\n  soac.map: expected 1, found 0" in done.stdout
     assert "FAIL prog.mlir:4 structure after nothing:\n  unknown op 'soac.mapp' (did you mean 'soac.map'?)" in done.stdout
     assert "FAIL prog.mlir:5 structure after soac-fuse,no-such-pass:\n  the pipeline fails:" in done.stdout
 
