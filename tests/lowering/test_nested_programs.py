@@ -20,7 +20,7 @@ from soac.context import make_context
 from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
-from soac.passes import get_all_passes
+from soac.passes import DEFAULT_PIPELINE, get_all_passes
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
@@ -34,8 +34,8 @@ EXAMPLES = int(os.environ.get("SOAC_NESTED_EXAMPLES", "200"))
 PIPELINES = [
     "soac-fuse",
     "soac-fuse,soac-flatten{mode=moderate}",
-    "soac-fuse,soac-flatten{mode=full}",
-    "soac-fuse,soac-flatten",
+    "soac-simplify,soac-fuse,soac-simplify,soac-flatten{mode=full},soac-simplify",
+    DEFAULT_PIPELINE,
     "soac-fuse,soac-flatten,soac-tile",
 ]
 

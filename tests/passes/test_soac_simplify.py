@@ -1,0 +1,142 @@
+"""Differential testing of soac-simplify: random programs give the same results after it, alone and in the default
+pipeline with every version forced, and never launch more kernels.
+
+CI runs 200 flat and 100 nested programs on the interpreter and 40 of each on OpenCL (PoCL) for the kernel counts;
+set SOAC_FUZZ_EXAMPLES and SOAC_NESTED_EXAMPLES to run more (about 1 s per 10 programs on OpenCL).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from soac.context import make_context
+from soac.interpreter import run_function
+from soac.lowering.runtime import Program as CompiledProgram
+from soac.lowering.runtime import compile_module
+from soac.parsing import parse_module
+from soac.passes import DEFAULT_PIPELINE
+from soac.passes.soac_simplify import SoacSimplifyPass
+from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
+from soac.tools.soac_test import all_passes
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from nested_programs import nested_programs  # pyright: ignore[reportMissingImports]
+from programs import Program, programs  # pyright: ignore[reportMissingImports]
+
+EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "200"))
+NESTED = int(os.environ.get("SOAC_NESTED_EXAMPLES", "100"))
+BATCH = 10
+UNSIMPLIFIED = "canonicalize,soac-fuse,soac-flatten"
+
+
+def transformed(text: str, pipeline: str) -> ModuleOp:
+    ctx = make_context()
+    module = parse_module(ctx, text, "generated")
+    if pipeline:
+        PassPipeline.parse_spec(all_passes(), pipeline).apply(ctx, module)
+        module.verify()
+    return module
+
+
+def assert_same(got: tuple[object, ...], expected: tuple[object, ...], what: str) -> None:
+    assert len(got) == len(expected), what
+    for j, (g, e) in enumerate(zip(got, expected)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e), err_msg=f"result #{j}, {what}")
+
+
+def forced_versions(module: ModuleOp) -> list[dict[str, int]]:
+    """None of the thresholds taken, all taken, and each one alone."""
+    names = sorted({t.name for t in list_thresholds(module) if t.name})
+    return [dict.fromkeys(names, MAX_THRESHOLD), dict.fromkeys(names, 0)] + [
+        dict.fromkeys(names, MAX_THRESHOLD) | {n: 0} for n in names
+    ]
+
+
+def check_pipelines(program: Program) -> None:
+    expected = run_function(transformed(program.text, ""), "main", program.args)
+    alone = transformed(program.text, "soac-simplify")
+    assert_same(run_function(alone, "main", program.args), expected, f"soac-simplify\n{program.text}")
+    module = transformed(program.text, DEFAULT_PIPELINE)
+    for thresholds in forced_versions(module):
+        got = run_function(module, "main", program.args, thresholds)
+        assert_same(got, expected, f"{DEFAULT_PIPELINE}, thresholds {thresholds}\n{program.text}")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(program=programs())
+@pytest.mark.slow
+def test_simplify_keeps_results(program: Program) -> None:
+    check_pipelines(program)
+
+
+@settings(max_examples=NESTED, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(program=nested_programs())
+@pytest.mark.slow
+def test_simplify_keeps_results_of_nests(program: Program) -> None:
+    check_pipelines(program)
+
+
+@contextmanager
+def counted_launches(program: CompiledProgram) -> Iterator[list[int]]:
+    """Counts the kernel launches of `program` (the runtime looks each kernel up at its launch)."""
+    count = [0]
+
+    class Counting(dict[str, Any]):
+        def __getitem__(self, name: str) -> Any:
+            count[0] += 1
+            return super().__getitem__(name)
+
+    kernels = program.kernels
+    program.kernels = Counting(kernels)
+    try:
+        yield count
+    finally:
+        program.kernels = kernels
+
+
+def launches(program: CompiledProgram, name: str, args: list[object], thresholds: dict[str, int]) -> int:
+    with counted_launches(program) as count:
+        program.call(name, args, thresholds)
+    return count[0]
+
+
+def check_launches(batch: list[Program]) -> None:
+    """Each program, with its thresholds at their defaults, launches no more kernels after the simplifier."""
+    text = "\n".join(p.text.replace("func.func @main(", f"func.func @main_{k}(", 1) for k, p in enumerate(batch))
+    plain = compile_module(transformed(text, UNSIMPLIFIED))
+    simplified = compile_module(transformed(text, DEFAULT_PIPELINE))
+    for k, case in enumerate(batch):
+        before = launches(plain, f"main_{k}", case.args, {})
+        after = launches(simplified, f"main_{k}", case.args, {})
+        assert after <= before, f"{after} launches after soac-simplify, {before} without\n{case.text}"
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(programs(), min_size=BATCH, max_size=BATCH))
+@pytest.mark.slow
+def test_simplify_launches_no_more_kernels(batch: list[Program]) -> None:
+    check_launches(batch)
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(batch=st.lists(nested_programs(), min_size=BATCH, max_size=BATCH))
+@pytest.mark.slow
+def test_simplify_launches_no_more_kernels_in_nests(batch: list[Program]) -> None:
+    check_launches(batch)
+
+
+def test_pass_options_parse() -> None:
+    module = transformed("func.func @main() {\n  func.return\n}", "soac-simplify{hoist=false cse=false}")
+    assert isinstance(module, ModuleOp)
+    assert SoacSimplifyPass(hoist=False).hoist is False
