@@ -86,7 +86,7 @@ def version_label(forced: dict[str, int]) -> str:
     return " ".join(f"{name.removeprefix('suff_')}{'+' if value == 0 else '-'}" for name, value in forced.items())
 
 
-def run_versions(program: Program, probe: Probe, row: Row, default_kernels: list[str], runs: int) -> None:
+def run_versions(program: Program, probe: Probe, expected: Any, row: Row, default_kernels: list[str], runs: int) -> None:
     """Force every combination of the thresholds; time each distinct version (by the kernels it launches) once."""
     seen: dict[tuple[str, ...], Version] = {}
     for values in itertools.product((0, NEVER), repeat=len(row.thresholds)):
@@ -102,7 +102,7 @@ def run_versions(program: Program, probe: Probe, row: Row, default_kernels: list
         version = seen[key] = Version(version_label(forced), forced, sorted(set(kernels)))
         row.versions.append(version)
         try:
-            version.error = check_version(program, probe, forced)
+            version.error = check_version(program, probe, expected, forced)
             version.kernel_ms = kernel_ms if runs <= 1 else probe.kernel_ms(forced, runs)[0]
             version.resident_ms = probe.resident_ms(forced, runs)
         except Exception as error:
@@ -111,10 +111,10 @@ def run_versions(program: Program, probe: Probe, row: Row, default_kernels: list
             row.default_version = version.label
 
 
-def check_version(program: Program, probe: Probe, forced: dict[str, int]) -> str | None:
+def check_version(program: Program, probe: Probe, expected: Any, forced: dict[str, int]) -> str | None:
     results = probe.program.call(probe.name, probe.args, forced)
     got = tuple(results) if len(results) > 1 else results[0]
-    return agree(program, probe.expected, got)
+    return agree(program, expected, got)
 
 
 def run_program(program: Program, scale: str, device: str | None, peers: list[Any], runs: int) -> Row:
@@ -140,13 +140,12 @@ def run_program(program: Program, scale: str, device: str | None, peers: list[An
             times.append((time.perf_counter() - start) * 1e3)
         row.call_ms = float(np.median(times))
         probe = Probe(compiled.runner, compiled.name, args)
-        probe.expected = expected  # pyright: ignore[reportAttributeAccessIssue]
         row.kernel_ms, kernels = probe.kernel_ms({}, runs)
         row.launches = len(kernels)
         row.resident_ms = probe.resident_ms({}, runs)
         row.thresholds = thresholds_of(compiled.optimized_text)
         if row.thresholds:
-            run_versions(program, probe, row, kernels, runs)
+            run_versions(program, probe, expected, row, kernels, runs)
     except Exception as error:
         row.error = failure(error)
         return row
