@@ -1,0 +1,279 @@
+"""The real-program suite: programs of Futhark's benchmarks, Rodinia and Accelerate's examples written in soac.lang,
+each checked against numpy and timed against JAX and CuPy (see bench/real/README.md).
+
+    python bench/real/run.py --gpu                  # the GPU sizes on the first GPU; JAX and CuPy where installed
+    python bench/real/run.py --small                # small sizes on PoCL (CI); no peers
+    python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
+
+For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, with soac's
+on-disk cache and the binary caches of pyopencl, PoCL and NVIDIA's driver off), the numpy-in/numpy-out call
+`f(*args)`, the device-resident call (inputs uploaded once, results left on the device: see probe.py) and the summed
+time of the kernels and copies one call enqueues (OpenCL profiling). Where the program has `soac.threshold`s, every
+combination of each threshold at 0 (its version taken) or 2^62 (never) is run, and the distinct versions (by the
+kernels they launch) are checked and timed device-resident. Peers run the same computation as array code on device
+arrays (`jax.jit`, CuPy). Times are medians of `--runs` calls, in ms.
+Results go to `<out>/results.json` and `<out>/table.txt`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+os.environ["SOAC_CACHE_DIR"] = "off"  # every first call traces, runs the passes, lowers
+for cache in ("PYOPENCL_NO_CACHE", "POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE"):  # and builds: no binary caches
+    name, _, value = cache.partition("=")
+    os.environ.setdefault(name, value or "1")
+
+from peers import available_peers  # noqa: E402
+from probe import Probe, thresholds_of  # noqa: E402
+from suite import PROGRAMS, Program, agree  # noqa: E402
+
+NEVER = 2**62
+
+
+@dataclass
+class Version:
+    label: str
+    thresholds: dict[str, int]
+    kernels: list[str]
+    resident_ms: float | None = None
+    kernel_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass
+class Row:
+    program: str
+    origin: str
+    size: dict[str, int]
+    first_call_ms: float | None = None
+    call_ms: float | None = None
+    resident_ms: float | None = None
+    kernel_ms: float | None = None
+    launches: int | None = None
+    thresholds: dict[str, int] = field(default_factory=dict)
+    default_version: str | None = None
+    versions: list[Version] = field(default_factory=list)
+    peers: dict[str, float | None] = field(default_factory=dict)
+    peer_errors: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def failure(error: BaseException) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}"
+
+
+def version_label(forced: dict[str, int]) -> str:
+    """`outer_par_0+ intra_par_1-`: + where the threshold is 0 (its version taken when reached), - where never."""
+    return " ".join(f"{name.removeprefix('suff_')}{'+' if value == 0 else '-'}" for name, value in forced.items())
+
+
+def run_versions(program: Program, probe: Probe, expected: Any, row: Row, default_kernels: list[str], runs: int) -> None:
+    """Force every combination of the thresholds; time each distinct version (by the kernels it launches) once."""
+    seen: dict[tuple[str, ...], Version] = {}
+    for values in itertools.product((0, NEVER), repeat=len(row.thresholds)):
+        forced = dict(zip(row.thresholds, values))
+        try:
+            kernel_ms, kernels = probe.kernel_ms(forced, 1)
+        except Exception as error:
+            row.versions.append(Version(version_label(forced), forced, [], error=failure(error)))
+            continue
+        key = tuple(sorted(set(kernels)))
+        if key in seen:
+            continue
+        version = seen[key] = Version(version_label(forced), forced, sorted(set(kernels)))
+        row.versions.append(version)
+        try:
+            version.error = check_version(program, probe, expected, forced)
+            version.kernel_ms = kernel_ms if runs <= 1 else probe.kernel_ms(forced, runs)[0]
+            version.resident_ms = probe.resident_ms(forced, runs)
+        except Exception as error:
+            version.error = failure(error)
+        if sorted(set(default_kernels)) == version.kernels:
+            row.default_version = version.label
+
+
+def check_version(program: Program, probe: Probe, expected: Any, forced: dict[str, int]) -> str | None:
+    results = probe.program.call(probe.name, probe.args, forced)
+    got = tuple(results) if len(results) > 1 else results[0]
+    return agree(program, expected, got)
+
+
+def run_program(program: Program, scale: str, device: str | None, peers: list[Any], runs: int) -> Row:
+    import soac.lang as sl
+
+    rng = np.random.default_rng(0)
+    size = program.sizes[scale]
+    row = Row(program.name, program.origin, size)
+    args = program.inputs(rng, size)
+    expected = program.reference(*args)
+    try:
+        jitted = sl.jit(program.soac, device=device)
+        start = time.perf_counter()
+        compiled = jitted.specialize(*args)
+        row.first_call_ms = (time.perf_counter() - start) * 1e3
+        if (problem := agree(program, expected, jitted(*args))) is not None:
+            row.error = f"wrong result: {problem}"
+            return row
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            jitted(*args)
+            times.append((time.perf_counter() - start) * 1e3)
+        row.call_ms = float(np.median(times))
+        probe = Probe(compiled.runner, compiled.name, args)
+        row.kernel_ms, kernels = probe.kernel_ms({}, runs)
+        row.launches = len(kernels)
+        row.resident_ms = probe.resident_ms({}, runs)
+        row.thresholds = thresholds_of(compiled.optimized_text)
+        if row.thresholds:
+            run_versions(program, probe, expected, row, kernels, runs)
+    except Exception as error:
+        row.error = failure(error)
+        return row
+    for peer in peers:
+        try:
+            timed = peer.time(program.peer, tuple(program.static), args, runs) if program.peer else None
+            if timed is None:
+                continue
+            ms, got = timed
+            row.peers[peer.name] = ms
+            if (problem := agree(program, expected, got)) is not None:
+                row.peer_errors[peer.name] = f"wrong result: {problem}"
+        except Exception as error:
+            row.peers[peer.name] = None
+            row.peer_errors[peer.name] = failure(error)
+    return row
+
+
+def best_version(row: Row) -> Version | None:
+    timed = [v for v in row.versions if v.resident_ms is not None and v.error is None]
+    return min(timed, key=lambda v: v.resident_ms or 0.0) if timed else None
+
+
+def _num(value: float | None, width: int, digits: int = 3) -> str:
+    return f"{value:{width}.{digits}f}" if value is not None else " " * (width - 1) + "-"
+
+
+def table(rows: list[Row], peer_names: list[str]) -> str:
+    header = (
+        f"{'program':15} {'first s':>7} {'numpy ms':>9} {'resident':>9} {'kernels':>9} {'best forced':>11} "
+        f"{'dflt/best':>9} " + " ".join(f"{name.split()[0]:>9}" for name in peer_names) + f" {'soac/peer':>9}  size"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        if r.error:
+            lines.append(f"{r.program:15} FAILED {r.error}")
+            continue
+        best = best_version(r)
+        ratio = r.resident_ms / best.resident_ms if best and best.resident_ms and r.resident_ms else None
+        peer_times = [r.peers.get(name) for name in peer_names]
+        fastest = min((t for t in peer_times if t), default=None)
+        versus = r.resident_ms / fastest if fastest and r.resident_ms else None
+        size = " ".join(f"{k}={v}" for k, v in r.size.items())
+        cells = [
+            _num((r.first_call_ms or 0) / 1e3, 7, 2),
+            _num(r.call_ms, 9),
+            _num(r.resident_ms, 9),
+            _num(r.kernel_ms, 9),
+            _num(best.resident_ms if best else None, 11),
+            _num(ratio, 9, 2),
+            *(_num(t, 9) for t in peer_times),
+            _num(versus, 9, 2),
+        ]
+        lines.append(f"{r.program:15} {' '.join(cells)}  {size}")
+    lines.append("")
+    lines.append("versions (thresholds forced: + taken when reached, - never), device-resident ms / kernel ms:")
+    for r in rows:
+        for v in r.versions:
+            mark = " (default)" if v.label == r.default_version else ""
+            what = f"FAILED {v.error}" if v.error else f"{_num(v.resident_ms, 9)} {_num(v.kernel_ms, 9)}"
+            lines.append(f"  {r.program:15} {v.label:48} {what}{mark}")
+    errors = [(r.program, name, e) for r in rows for name, e in r.peer_errors.items()]
+    if errors:
+        lines.append("")
+        lines.extend(f"  {program}: {name}: {error}" for program, name, error in errors)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--gpu", dest="scale", action="store_const", const="gpu", help="GPU sizes (default)")
+    group.add_argument("--small", dest="scale", action="store_const", const="small", help="small sizes on PoCL (CI)")
+    parser.add_argument("--only", help="comma-separated programs: " + ",".join(p.name for p in PROGRAMS))
+    parser.add_argument("--runs", type=int, default=None, help="timed calls per measurement (median; default 10, small 2)")
+    parser.add_argument("--device", default=None, help="OpenCL device (SOAC_OPENCL_DEVICE's forms; small: pocl)")
+    parser.add_argument("--out", default=str(HERE.parent / "out_real"), help="folder for results.json and table.txt")
+    parser.add_argument("--no-peers", action="store_true", help="time soac only")
+    options = parser.parse_args(argv)
+    scale = options.scale or "gpu"
+    runs = options.runs or (2 if scale == "small" else 10)
+    device = options.device or ("pocl" if scale == "small" else None)
+    wanted = options.only.split(",") if options.only else None
+    unknown = sorted(set(wanted or []) - {p.name for p in PROGRAMS})
+    if unknown:
+        parser.error(f"unknown programs: {', '.join(unknown)}")
+    programs = [p for p in PROGRAMS if wanted is None or p.name in wanted]
+
+    from soac.lowering.runtime import choose_device
+
+    chosen = choose_device(device)
+    peers = [] if options.no_peers or scale == "small" else available_peers()
+    progress(f"device: {chosen.platform.name} / {chosen.name}; peers: {', '.join(p.name for p in peers) or 'none'}")
+    started = time.perf_counter()
+    rows = []
+    for k, program in enumerate(programs, 1):
+        start = time.perf_counter()
+        rows.append(run_program(program, scale, device, peers, runs))
+        r = rows[-1]
+        state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
+        progress(f"[{k}/{len(programs)}] {program.name}: {state} ({time.perf_counter() - start:.1f} s)")
+    peer_names = [p.name for p in peers]
+    header = (
+        f"device: {chosen.name} ({chosen.platform.name}); host: {platform.node()}; "
+        f"date: {datetime.now(UTC).isoformat(timespec='seconds')}; command: {' '.join(sys.argv)}; runs: {runs}"
+    )
+    text = table(rows, peer_names)
+    print(header)
+    print(text)
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    report = {
+        "device": chosen.name,
+        "platform": chosen.platform.name,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": " ".join(sys.argv),
+        "scale": scale,
+        "runs": runs,
+        "peers": peer_names,
+        "seconds": time.perf_counter() - started,
+        "rows": [asdict(r) for r in rows],
+    }
+    (out / "results.json").write_text(json.dumps(report, indent=1))
+    (out / "table.txt").write_text(header + "\n" + text + "\n")
+    failed = [r for r in rows if r.error] + [r for r in rows for v in r.versions if v.error]
+    progress(f"done in {time.perf_counter() - started:.1f} s; {len(failed)} failures")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""bench/real: the real-program suite. `run.py --small` on PoCL checks every program against numpy and times it;
+the array-code peers (run on the GPU through JAX and CuPy) are checked here on numpy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench" / "real"))
+
+from suite import PROGRAMS, agree  # noqa: E402
+
+
+def test_the_suite_has_twelve_programs_with_both_sizes() -> None:
+    assert len(PROGRAMS) >= 12
+    assert len({p.name for p in PROGRAMS}) == len(PROGRAMS)
+    assert all({"gpu", "small"} <= set(p.sizes) for p in PROGRAMS)
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+def test_peer_array_code_matches_the_reference(program) -> None:
+    args = program.inputs(np.random.default_rng(1), program.sizes["small"])
+    expected = program.reference(*args)
+    peer = program.peer(np) if program.peer else None
+    if peer is None:
+        pytest.skip(f"{program.name} has no numpy-like peer")
+    got = peer(*[int(a) if k in program.static else a for k, a in enumerate(args)])
+    assert agree(program, expected, got) is None
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
+def test_agree_rejects_a_changed_result(program) -> None:
+    args = program.inputs(np.random.default_rng(2), program.sizes["small"])
+    expected = program.reference(*args)
+    results = list(expected) if isinstance(expected, tuple) else [expected]
+    first = np.array(results[0], copy=True)
+    flat = first.reshape(-1)
+    if flat.size:
+        flat[: max(1, flat.size // 50)] += 1 if first.dtype.kind in "iu" else np.abs(flat).max() + 1
+    else:
+        first = np.ones(1, first.dtype)
+    changed = (first, *results[1:]) if isinstance(expected, tuple) else first
+    assert agree(program, expected, changed) is not None
+
+
+@pytest.mark.slow
+def test_real_suite_small_runs_and_matches_numpy(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "real" / "run.py"), "--small", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = json.loads((tmp_path / "results.json").read_text())
+    rows = {r["program"]: r for r in report["rows"]}
+    assert set(rows) == {p.name for p in PROGRAMS}
+    for name, row in rows.items():
+        assert row["error"] is None, (name, row["error"])
+        for key in ("first_call_ms", "call_ms", "resident_ms", "kernel_ms"):
+            assert row[key] > 0, (name, key)
+        assert row["launches"] > 0
+        assert all(v["error"] is None and v["resident_ms"] > 0 for v in row["versions"]), name
+    versioned = [r for r in rows.values() if r["thresholds"]]
+    assert versioned, "some programs have flattened versions behind thresholds"
+    assert all(len(r["versions"]) >= 2 for r in versioned)
+    table = (tmp_path / "table.txt").read_text()
+    assert all(name in table for name in rows)
