@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-DEFAULT_PIPELINE = "soac-simplify,soac-fuse,soac-simplify,soac-flatten,soac-simplify"
+DEFAULT_PIPELINE = "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,soac-flatten,soac-simplify"
 """The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's): the simplifier before and after
 fusion and after flattening, as Futhark runs its simplifier around every major pass."""
 

@@ -19,7 +19,8 @@ moves it before the SOAC or loop, so that it is computed once and fusion sees it
 A lambda may run for no element and a loop for no iteration, so only code that cannot fail moves: scalar arithmetic
 other than integer division by a value that may be zero, `tensor.dim`, thresholds, `iota` and `replicate` of sizes
 that cannot be negative, `transpose`, branches and loops of such code, and SOACs of such code whose inputs provably
-have the SOAC's width as their rows. Reads (`soac.index`, `soac.slice`) may be out of bounds and stay, as do in-place
+have the SOAC's width as their rows; and no array that is consumed (each element or iteration updates a fresh
+one). Reads (`soac.index`, `soac.slice`) may be out of bounds and stay, as do in-place
 updates, scatters and histograms (they consume an array) and `soac.assert`. The first block of an `scf.while`
 runs at least once, so from there every invariant op but those that consume an array moves.
 """
@@ -27,8 +28,10 @@ runs at least once, so from there every invariant op but those that consume an a
 from __future__ import annotations
 
 from soac import dialect as soac
+from soac.passes.simplify_cse import possibly_consumed
 from soac.passes.simplify_sizes import constant_index, rows_match_width
 from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -85,6 +88,11 @@ def _fails_at_most(op: Operation) -> bool:
     return isinstance(op, _READS) or (not isinstance(op, _CONSUMING) and is_side_effect_free(op))
 
 
+def _makes_consumed(op: Operation) -> bool:
+    """Whether an array `op` makes is consumed: each element or iteration needs a fresh one."""
+    return any(isinstance(r.type, TensorType) and possibly_consumed(r) for r in op.results)
+
+
 def _invariant(op: Operation, holder: Operation) -> bool:
     """Whether `op` (with what it holds) uses no value that `holder` defines, other than its own."""
     for nested in op.walk():
@@ -116,7 +124,7 @@ class HoistInvariantCode(RewritePattern):
             return
         for block, always_runs in bodies:
             for candidate in list(block.ops):
-                if candidate.has_trait(IsTerminator) or not _invariant(candidate, op):
+                if candidate.has_trait(IsTerminator) or not _invariant(candidate, op) or _makes_consumed(candidate):
                     continue
                 if not (cannot_fail(candidate) or (always_runs and _fails_at_most(candidate))):
                     continue

@@ -220,17 +220,26 @@ class SizeResolver:
 
 
 def same_size(a: Size | None, b: Size | None) -> bool:
-    """Whether two resolved sizes are the same value (a `DimOf` and the `tensor.dim` that reads it count as one)."""
+    """Whether two resolved sizes are the same value (a `DimOf` and the `tensor.dim` that reads it count as one, and
+    so do two constants of one value)."""
     if a is None or b is None:
         return False
     return _normal(a) == _normal(b)
 
 
-def _normal(size: Size) -> Size:
+def _normal(size: Size) -> Size | int:
     if isinstance(size, SSAValue) and isinstance(dim := size.owner, tensor.DimOp):
         if (k := constant_index(dim.index)) is not None:
             return DimOf(dim.source, k)
+    if isinstance(size, SSAValue) and (constant := constant_index(size)) is not None:
+        return constant
     return size
+
+
+def has_size(op: Operation, array: SSAValue, dim: int, width: SSAValue) -> bool:
+    """Whether `array`'s dimension `dim` is provably `width`, sizes resolved at `op`."""
+    resolver = SizeResolver(op)
+    return same_size(resolver.size(array, dim), resolver.scalar(width, 0))
 
 
 def rows_match_width(op: Operation, inputs: list[SSAValue], width: SSAValue) -> bool:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from soac.dialect import SOAC_WITH_LAMBDAS, MapOp, ReduceOp, ReplicateOp, ScanOp, TransposeOp, YieldOp
 from soac.passes.flatten_analysis import region_free_values
 from soac.passes.flatten_checks import array_dim, same_size
+from soac.passes.simplify_sizes import has_size
 from soac.types import row_type
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -64,7 +65,8 @@ def element_wise_operator(op: ReduceOp | ScanOp) -> MapOp | None:
     if any(rank != 2 for rank in ranks):
         return None
     # the map over the columns checks their number against the width even for no rows, which the operator's does not
-    return inner if all(same_size(inner.width, array_dim(x, 1)) for x in op.inputs) else None
+    known = [same_size(inner.width, array_dim(x, 1)) or has_size(op, x, 1, inner.width) for x in op.inputs]
+    return inner if all(known) else None
 
 
 def scalar_operator(op: ReduceOp | ScanOp, inner: MapOp) -> Region:
