@@ -41,6 +41,7 @@ for cache in ("PYOPENCL_NO_CACHE", "POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE"):
 from peers import available_peers  # noqa: E402
 from probe import Probe, thresholds_of  # noqa: E402
 from suite import PROGRAMS, Program, agree  # noqa: E402
+from soac.passes import DEFAULT_PIPELINE  # noqa: E402
 
 NEVER = 2**62
 
@@ -117,7 +118,7 @@ def check_version(program: Program, probe: Probe, expected: Any, forced: dict[st
     return agree(program, expected, got)
 
 
-def run_program(program: Program, scale: str, device: str | None, peers: list[Any], runs: int) -> Row:
+def run_program(program: Program, scale: str, device: str | None, peers: list[Any], runs: int, pipeline: str) -> Row:
     import soac.lang as sl
 
     rng = np.random.default_rng(0)
@@ -126,7 +127,7 @@ def run_program(program: Program, scale: str, device: str | None, peers: list[An
     args = program.inputs(rng, size)
     expected = program.reference(*args)
     try:
-        jitted = sl.jit(program.soac, device=device)
+        jitted = sl.jit(program.soac, device=device, pipeline=pipeline)
         start = time.perf_counter()
         compiled = jitted.specialize(*args)
         row.first_call_ms = (time.perf_counter() - start) * 1e3
@@ -224,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="OpenCL device (SOAC_OPENCL_DEVICE's forms; small: pocl)")
     parser.add_argument("--out", default=str(HERE.parent / "out_real"), help="folder for results.json and table.txt")
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
+    parser.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"soac.lang's pass pipeline (default {DEFAULT_PIPELINE})")
     options = parser.parse_args(argv)
     scale = options.scale or "gpu"
     runs = options.runs or (2 if scale == "small" else 10)
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for k, program in enumerate(programs, 1):
         start = time.perf_counter()
-        rows.append(run_program(program, scale, device, peers, runs))
+        rows.append(run_program(program, scale, device, peers, runs, options.pipeline))
         r = rows[-1]
         state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
         progress(f"[{k}/{len(programs)}] {program.name}: {state} ({time.perf_counter() - start:.1f} s)")
