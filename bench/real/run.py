@@ -40,8 +40,8 @@ for cache in ("PYOPENCL_NO_CACHE", "POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE"):
 
 from peers import available_peers  # noqa: E402
 from probe import Probe, thresholds_of  # noqa: E402
-from suite import PROGRAMS, Program, agree  # noqa: E402
 from soac.passes import DEFAULT_PIPELINE  # noqa: E402
+from suite import PROGRAMS, Program, agree  # noqa: E402
 
 NEVER = 2**62
 
