@@ -475,6 +475,16 @@ class Inliner:
         self.kb.check(ok, op, f"negative {what} {{0}}", [size])
         return m.select(ok, size, m.c(0))
 
+    def nonneg_size(self, op: Operation, size: SSAValue) -> SSAValue:
+        """`size` checked not to be negative (0 when it is) even where the host sized memory with it: the host
+        takes the sizes of arrays a lambda yields as given, and the lambda checks them."""
+        if (constant := self.kb.m.constant_of(size)) is not None and constant >= 0:
+            return size
+        m = self.kb.m
+        ok = m.cmp(size, m.c(0), "sge", "nonneg")
+        self.kb.check(ok, op, "negative size {0}", [size])
+        return m.select(ok, size, m.c(0))
+
     def checked_width(self, op: Operation, inputs: Sequence[SSAValue]) -> SSAValue:
         """The width of a nested SOAC, checked against its inputs (0 when a check fails)."""
         width = self.scalar(op.operands[0])
@@ -553,7 +563,7 @@ class Inliner:
         """The same elements under the new sizes, once they are checked (all 0 when a check fails, so that nothing
         reads through the view); not owned, since the source shares its memory."""
         source, m = self.view(op.array), self.kb.m
-        sizes = [self.kb.same_host_size(self.checked_size(op, self.scalar(s), "size"), self.scalar(s)) for s in op.sizes]
+        sizes = [self.kb.same_host_size(self.nonneg_size(op, self.scalar(s)), self.scalar(s)) for s in op.sizes]
         count = m.product(source.dims)
         if len(sizes) == 1 and sizes[0] is count:
             self.env[op.result] = View(source.buffer, source.offset, sizes, source.element)

@@ -348,9 +348,9 @@ class HostLowering:
             return outer[len(owner.indices) :] if outer is not None else None
         if isinstance(owner, soac.UpdateOp | soac.ReverseOp):
             return self._dims_of(owner.array)
-        if isinstance(owner, soac.ReshapeOp):
+        if isinstance(owner, soac.ReshapeOp):  # a negative size fails in the lambda, which runs unless the op is empty
             sizes = [self._host_index(s) for s in owner.sizes]
-            return None if None in sizes else sizes  # pyright: ignore[reportReturnType]
+            return None if None in sizes else [self._at_least_zero(s) for s in sizes]  # pyright: ignore[reportArgumentType]
         if isinstance(owner, soac.TransposeOp):
             source = self._dims_of(owner.array)
             return [source[p] for p in owner.perm] if source is not None else None
@@ -375,6 +375,14 @@ class HostLowering:
             dims = [self._host_index(d) for d in owner.dims]
             return None if None in dims else dims  # pyright: ignore[reportReturnType]
         return None
+
+    def _at_least_zero(self, size: SSAValue) -> SSAValue:
+        constant = IndexMath.constant_of(size)
+        return (
+            size
+            if size in self.nonneg or (constant is not None and constant >= 0)
+            else self.m.insert(arith.MaxSIOp(size, self.m.c(0)), size.name_hint)
+        )
 
     def _loop_dims(self, loop: scf.ForOp, k: int) -> list[SSAValue] | None:
         """The sizes of the `k`-th array a loop carries: its initial ones, if every iteration keeps them."""
