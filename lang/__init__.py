@@ -45,7 +45,24 @@ from soac.lang.control import (
 from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.jit import JitFunction, jit
-from soac.lang.soacs import copy, cumsum, hist, iota, max, min, reduce, replicate, scan, scatter, sum, transpose
+from soac.lang.soacs import (
+    copy,
+    cumsum,
+    flatten,
+    hist,
+    iota,
+    max,
+    min,
+    reduce,
+    replicate,
+    reshape,
+    reverse,
+    scan,
+    scatter,
+    sum,
+    transpose,
+    unflatten,
+)
 from soac.lang.soacs import map_ as map
 from soac.lang.values import Array, Scalar
 
@@ -73,6 +90,7 @@ __all__ = [
     "exp2",
     "f32",
     "f64",
+    "flatten",
     "float32",
     "float64",
     "floor",
@@ -100,6 +118,8 @@ __all__ = [
     "power",
     "reduce",
     "replicate",
+    "reshape",
+    "reverse",
     "scan",
     "scatter",
     "shift_right_logical",
@@ -109,6 +129,7 @@ __all__ = [
     "tan",
     "tanh",
     "transpose",
+    "unflatten",
     "where",
     "while_loop",
 ]

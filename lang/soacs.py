@@ -311,6 +311,67 @@ def transpose(array: Any, perm: Sequence[int] | None = None) -> Array:
     return result
 
 
+def reverse(array: Any, axis: int | Sequence[int] = 0) -> Array:
+    """The array with its elements in reverse order along `axis` (the rows, last first, by default: Futhark's
+    `reverse`; a tuple of axes reverses each, as `np.flip`); `xs[::-1]` is `sl.reverse(xs)`."""
+    where = user_location()
+    a = as_array(array, "the array of sl.reverse")
+    axes = [axis] if isinstance(axis, int | np.integer) else list(axis)
+    dims = [int(k) + a.rank if int(k) < 0 else int(k) for k in axes]
+    if not dims or len(set(dims)) != len(dims) or not all(0 <= k < a.rank for k in dims):
+        raise SoacTypeError(located(f"sl.reverse: axis {axis} names no distinct axes of a {a.describe()}"))
+    op = soac.ReverseOp(use(a), sorted(dims))
+    _emit(op, where)
+    result = wrap(op.results[0], Tracer.current("").scope, dims=list(a._dims))
+    assert isinstance(result, Array)
+    return result
+
+
+def reshape(array: Any, shape: Any) -> Array:
+    """The elements of the array in row-major order as an array of sizes `shape` (ints or integer scalars; one of
+    them may be -1, the size that keeps the element count, as in numpy). The count must stay the same (checked
+    when it runs)."""
+    where = user_location()
+    a = as_array(array, "the array of sl.reshape")
+    sizes = list(shape) if isinstance(shape, tuple | list) else [shape]
+    if not sizes:
+        raise SoacTypeError(located(f"sl.reshape of a {a.describe()} needs at least one size"))
+    free = [k for k, size in enumerate(sizes) if isinstance(size, int | np.integer) and not isinstance(size, bool) and size == -1]
+    if len(free) > 1:
+        raise SoacTypeError(located(f"sl.reshape: only one size may be -1, not {len(free)} of {tuple(sizes)}"))
+    for size in sizes:
+        if isinstance(size, int | np.integer) and not isinstance(size, bool) and size < -1:
+            raise SoacTypeError(located(f"sl.reshape: size {size} is negative"))
+    if free:
+        rest = [size for k, size in enumerate(sizes) if k != free[0]]
+        known = 1
+        for size in rest:
+            known = known * size
+        sizes[free[0]] = a.size // known
+    tracer = Tracer.current("")
+    values = [as_index(size, "a size of sl.reshape") for size in sizes]
+    op = soac.ReshapeOp(use(a), values)
+    _emit(op, where)
+    result = wrap(op.results[0], tracer.scope, dims=[Scalar(v, tracer.scope, dtypes.index) for v in values])
+    assert isinstance(result, Array)
+    return result
+
+
+def flatten(array: Any) -> Array:
+    """Futhark's `flatten`: the two outer dimensions as one, `[n][m]t -> [n*m]t` (numpy's `flatten`, to one
+    dimension, is `xs.reshape(-1)`)."""
+    a = as_array(array, "the array of sl.flatten")
+    if a.rank < 2:
+        raise SoacTypeError(located(f"sl.flatten needs an array of at least 2 dimensions, not a {a.describe()}"))
+    return reshape(a, [a.dim(0) * a.dim(1), *(a.dim(k) for k in range(2, a.rank))])
+
+
+def unflatten(array: Any, n: Any, m: Any) -> Array:
+    """Futhark's `unflatten`: the outer dimension as two, `[n*m]t -> [n][m]t` (checked when it runs)."""
+    a = as_array(array, "the array of sl.unflatten")
+    return reshape(a, [n, m, *(a.dim(k) for k in range(1, a.rank))])
+
+
 def copy(array: Any) -> Array:
     """A fresh copy of an array (what a consuming op such as sl.scatter may write into while the original lives on)."""
     a = as_array(array, "the array of sl.copy")
@@ -364,8 +425,10 @@ def index_into(array: Array, indices: list[Any], where: SourceLocation) -> Any:
 
 
 def slice_rows(array: Array, item: slice, where: SourceLocation) -> Array:
+    if item.step == -1 and item.start is None and item.stop is None:
+        return reverse(array)
     if item.step not in (None, 1):
-        raise SoacTypeError(located("slices with a step are not supported; use sl.map over sl.iota"))
+        raise SoacTypeError(located("slices with a step other than xs[::-1] are not supported; use sl.map over sl.iota"))
     lo = as_index(_position(array, 0, item.start if item.start is not None else 0), "a slice bound")
     hi_value = _position(array, 0, item.stop) if item.stop is not None else array.dim(0)
     hi = as_index(hi_value, "a slice bound")

@@ -69,6 +69,7 @@ _OPERATOR_UFUNCS = {
 
 _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "floor", "ceil", "isnan")
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
+_SAME_NAME += ("reshape",)
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",
@@ -81,6 +82,7 @@ _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "amax": "sl.max",
     "arange": "sl.iota",
     "full": "sl.replicate",
+    "flip": "sl.reverse",
 }
 """What soac.lang offers for a numpy function (or ufunc) of this name."""
 
@@ -361,6 +363,12 @@ class Array(Value):
         from soac.lang.soacs import transpose
 
         return transpose(self)
+
+    def reshape(self, *shape: Any) -> Array:
+        """`xs.reshape(n, m)` or `xs.reshape((n, m))`: `sl.reshape`."""
+        from soac.lang.soacs import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape)
 
     def astype(self, dtype: DType) -> Array:
         from soac.lang.operators import elementwise

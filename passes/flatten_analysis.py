@@ -8,7 +8,7 @@
   results in arrays over the nest ("skipping scalar computation", seed 004 (d)).
 * A *hoistable* op cannot fail and has no side effect, so when its operands do
   not depend on the nest it is computed once, before the nest (constants,
-  `iota`, `replicate`, `transpose`, non-trapping arithmetic).
+  `iota`, `replicate`, `transpose`, `reverse`, non-trapping arithmetic).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ COMBINING = (ReduceOp, ScanOp, RedomapOp, ScanomapOp)
 SEGOPS = (SegmapOp, SegredOp, SegscanOp, SeghistOp)
 
 _TRAPPING = frozenset({"divsi", "divui", "remsi", "remui", "ceildivsi", "ceildivui", "floordivsi"})
-_SAFE = frozenset({"arith.constant", "soac.iota", "soac.replicate", "soac.transpose", "tensor.dim"})
+_SAFE = frozenset({"arith.constant", "soac.iota", "soac.replicate", "soac.transpose", "soac.reverse", "tensor.dim"})
 _CHEAP = frozenset({"soac.index", "soac.slice", "tensor.dim", "tensor.extract"})
 
 

@@ -34,6 +34,8 @@ from soac.dialect import (
     Level,
     MapOp,
     ReplicateOp,
+    ReshapeOp,
+    ReverseOp,
     ScanomapOp,
     ScanOp,
     SegmapOp,
@@ -42,11 +44,12 @@ from soac.dialect import (
     SliceOp,
     TransposeOp,
 )
+from soac.messages import reshape_problem
 from soac.passes.flatten_nest import Bound, KernelBody, Nest, RowOf
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 
@@ -92,10 +95,10 @@ def array_dim(array: SSAValue, axis: int) -> Size:
         dims = list(owner.dims)[:-1] if reduced else list(owner.dims)
         if axis < len(dims):
             return dims[axis]
-    if isinstance(owner, TransposeOp):
-        return array_dim(owner.array, owner.perm[axis])
-    if isinstance(owner, IndexOp):
-        return array_dim(owner.array, axis + len(owner.indices))
+    if (source := source_axis(owner, axis)) is not None:
+        return array_dim(*source)
+    if isinstance(owner, ReshapeOp):
+        return owner.sizes[axis]
     if isinstance(owner, scf.IfOp):  # the versions of a nest: each branch's array has the sizes of the first's
         branch = list(owner.true_region.block.last_op.operands)[list(owner.results).index(array)]  # pyright: ignore
         if isinstance(branch.owner, tensor.CastOp):
@@ -108,6 +111,17 @@ def array_dim(array: SSAValue, axis: int) -> Size:
     return Dim(array, axis)
 
 
+def source_axis(op: Operation | Block, axis: int) -> tuple[SSAValue, int] | None:
+    """The array and dimension that dimension `axis` of the result of an index, transpose or reverse `op` is."""
+    if isinstance(op, IndexOp):
+        return op.array, axis + len(op.indices)
+    if isinstance(op, TransposeOp):
+        return op.array, op.perm[axis]
+    if isinstance(op, ReverseOp):
+        return op.array, axis
+    return None
+
+
 def value_dim(nest: Nest, value: SSAValue, axis: int) -> Size | None:
     """Dimension `axis` of the nest value `value` before the nest; None if it may vary within the nest."""
     binding = nest.lookup(value)
@@ -116,10 +130,10 @@ def value_dim(nest: Nest, value: SSAValue, axis: int) -> Size | None:
     if isinstance(binding, RowOf):
         return value_dim(nest, binding.base, axis + 1)
     owner = value.owner
-    if isinstance(owner, IndexOp):
-        return value_dim(nest, owner.array, axis + len(owner.indices))
-    if isinstance(owner, TransposeOp):
-        return value_dim(nest, owner.array, owner.perm[axis])
+    if (source := source_axis(owner, axis)) is not None:
+        return value_dim(nest, *source)
+    if isinstance(owner, ReshapeOp):
+        return nest.outer(owner.sizes[axis])
     if isinstance(owner, SliceOp):
         if axis > 0:
             return value_dim(nest, owner.array, axis)
@@ -202,6 +216,28 @@ class CheckBuilder:
         check = self.builder.insert(AssertOp(holds, f"'{self.op.name}': {problem}", values))
         check.location = self.op.location
 
+    def reshape(self, rows: Sequence[Size], sizes: Sequence[SSAValue]) -> list[SSAValue]:
+        """The checks of a reshape of arrays of sizes `rows` to `sizes`; gives the sizes to reshape the nest's whole
+        array to (`max(size, 0)` where a size may be negative: an empty nest must not fail)."""
+        kept: list[SSAValue] = []
+        for size in sizes:
+            if never_negative(size):
+                kept.append(size)
+                continue
+            nonneg = self.insert(arith.CmpiOp(size, self.index(0), "sge"), "nonneg")
+            self.check(nonneg, "negative size {0}", [size])
+            kept.append(self.insert(arith.MaxSIOp(size, self.index(0)), "size"))
+        count = self.product([self.materialise(r) for r in rows], "count")
+        same = self.insert(arith.CmpiOp(count, self.product(sizes, "new_count"), "eq"), "same_count")
+        self.check(same, reshape_problem(len(sizes)), [count, *sizes])
+        return kept
+
+    def product(self, values: Sequence[SSAValue], name: str) -> SSAValue:
+        result = self.index(1)
+        for value in values:
+            result = value if constant_of(result) == 1 else self.insert(arith.MuliOp(result, value), name)
+        return result
+
     def width(self, width: SSAValue, sizes: Sequence[Size]) -> None:
         """The checks of `width` against `sizes`, the outer sizes of the SOAC's inputs in order."""
         if not never_negative(width) and not any(same_size(width, s) for s in sizes):
@@ -227,3 +263,12 @@ def check_width(builder: Builder, nest: Nest, op: Operation, width: SSAValue) ->
     rows = [checks.insert(tensor.DimOp(body.value(x), checks.index(0)), "rows") for x in inputs]
     checks.width(width, rows)
     builder.insert(body.segmap(Level.THREAD, []))
+
+
+def check_reshape(builder: Builder, nest: Nest, op: ReshapeOp, sizes: Sequence[SSAValue]) -> list[SSAValue]:
+    """Emit the checks of the reshape `op` of `nest` (of whole rows of an array over the nest, to `sizes`, values
+    before the nest) before the nest. Gives the sizes to reshape the nest's whole array to."""
+    assert isinstance(op.array.type, TensorType)
+    rows = [value_dim(nest, op.array, axis) for axis in range(op.array.type.get_num_dims())]
+    assert all(r is not None for r in rows), "a whole row of an array over the nest has sizes known before it"
+    return CheckBuilder(builder, nest, op).reshape(rows, sizes)  # pyright: ignore[reportArgumentType]

@@ -9,7 +9,8 @@ The statements of the innermost lambda are taken in order (seed 004, steps
 * a parallel statement gets its own kernel(s) over the nest: an inner map
   extends the nest (map of maps, and versions in incremental mode), a
   reduction or scan becomes a segred/segscan (e), a histogram a seghist into
-  its destinations over the nest (copied unless the flattener built them), a `transpose` or a
+  its destinations over the nest (copied unless the flattener built them), a `transpose`, `reverse`, a
+  `reshape` to sizes fixed in the nest (its checks before the nest) or a
   `replicate` of a whole row is pushed out as one array op over the nest, a
   sequential loop containing parallelism is interchanged with the nest: the
   loop runs outside, its carried values become arrays over the nest (c);
@@ -39,9 +40,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, TransposeOp
+from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, ReshapeOp, ReverseOp, TransposeOp
 from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
-from soac.passes.flatten_checks import check_width
+from soac.passes.flatten_checks import check_reshape, check_width
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_segops import Combining, combine_region, segcombine, seghist_of
 from xdsl.builder import Builder
@@ -137,6 +138,10 @@ class Distributor:
             return self.interchange(op)
         if isinstance(op, TransposeOp) and (array := self.nest.full(op.array)) is not None:
             return lambda: self.push_transpose(op, array)
+        if isinstance(op, ReverseOp) and (array := self.nest.full(op.array)) is not None:
+            return lambda: self.push_reverse(op, array)
+        if isinstance(op, ReshapeOp):
+            return self.reshape(op)
         if isinstance(op, ReplicateOp):
             return self.replicate(op)
         return None
@@ -193,6 +198,28 @@ class Distributor:
         moved = self.builder.insert(TransposeOp(array, [*range(d), *(d + p for p in op.perm)]))
         moved.result.name_hint = op.result.name_hint
         self.nest.bind_full([op.result], [moved.result])
+
+    def push_reverse(self, op: ReverseOp, array: SSAValue) -> None:
+        """Σ ⊢ reverse (k...) x ⇒ reverse (d+k...) over the whole nest."""
+        moved = self.builder.insert(ReverseOp(array, [self.nest.depth + k for k in op.dims]))
+        moved.result.name_hint = op.result.name_hint
+        self.nest.bind_full([op.result], [moved.result])
+
+    def reshape(self, op: ReshapeOp) -> Handler | None:
+        """Σ ⊢ reshape (s...) x ⇒ reshape (Σ, s...) over the whole nest, when the sizes do not vary in it; the
+        reshape of each row is checked before (the whole array's check then holds)."""
+        array = self.nest.full(op.array)
+        sizes = [self.outer(s) for s in op.sizes]
+        if array is None or None in sizes:
+            return None
+
+        def emit() -> None:
+            checked = check_reshape(self.builder, self.nest, op, sizes)  # pyright: ignore[reportArgumentType]
+            moved = self.builder.insert(ReshapeOp(array, [*self.nest.widths, *checked]))
+            moved.result.name_hint = op.result.name_hint
+            self.nest.bind_full([op.result], [moved.result])
+
+        return emit
 
     def replicate(self, op: ReplicateOp) -> Handler | None:
         """Σ ⊢ replicate w x ⇒ transpose (replicate w xs) when x is a whole row, else a segmap."""

@@ -148,8 +148,10 @@ class Nest:
 def _op_shape_varies(nest: Nest, op: Operation, value: SSAValue) -> bool:
     """Shape variance of a result of `op` from its size operands; unknown ops vary."""
     name = op.name
-    if name in ("soac.index", "soac.transpose", "tensor.cast"):
+    if name in ("soac.index", "soac.transpose", "soac.reverse", "tensor.cast"):
         return nest.shape_varies(op.operands[0])
+    if name == "soac.reshape":
+        return any(nest.varies(size) for size in op.operands[1:])
     if name == "soac.slice":
         return nest.varies(op.operands[1]) or nest.varies(op.operands[2]) or nest.shape_varies(op.operands[0])
     if name in ("soac.iota", "soac.replicate", "soac.map", "soac.scan", "soac.scanomap", "soac.redomap"):

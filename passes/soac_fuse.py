@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from soac.passes.fuse_across import ARRAY_OPS, push_into_nest
 from soac.passes.fuse_horizontal import inputs_of, is_fusible, try_fuse_horizontal
 from soac.passes.fuse_vertical import try_fuse_vertical
 from soac.passes.fusion_graph import BlockGraph
@@ -49,6 +50,9 @@ class BlockFuser:
     def fuse_block(self, block: Block) -> None:
         for op in list(block.ops):
             self.fuse_regions(op)
+        for op in list(block.ops):
+            if isinstance(op, ARRAY_OPS):
+                push_into_nest(op)
         created: list[Operation] = []
         graph = BlockGraph(block)
         changed = True

@@ -48,6 +48,7 @@ from soac.types import (
 )
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I64,
     ArrayAttr,
     DenseArrayBase,
@@ -1721,6 +1722,143 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """The elements of an array, in row-major order, as an array of the sizes given (Futhark's `flatten`,
+    `unflatten` and reshape). The sizes must hold as many elements as the array, checked when it runs.
+
+    %m = soac.reshape %xs (%n, %k) : tensor<?xf32> -> tensor<?x?xf32>
+    %f = soac.reshape %m (%nk) : tensor<?x?xf32> -> tensor<?xf32>
+    """
+
+    name = "soac.reshape"
+
+    array = operand_def(TensorType)
+    sizes = var_operand_def(IndexType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, array: SSAValue | Operation, sizes: Sequence[SSAValue | Operation]):
+        source = SSAValue.get(array).type
+        assert isinstance(source, TensorType)
+        result = TensorType(source.get_element_type(), [DYNAMIC_INDEX] * len(sizes))
+        super().__init__(operands=[array, sizes], result_types=[result])
+
+    def verify_(self) -> None:
+        source, result = self.array.type, self.result.type
+        assert isinstance(source, TensorType)
+        assert isinstance(result, TensorType)
+        if not self.sizes:
+            raise VerifyException(f"'{self.name}' needs at least one size")
+        if result.get_num_dims() != len(self.sizes):
+            raise VerifyException(
+                f"'{self.name}' gives {len(self.sizes)} sizes for a result of rank {result.get_num_dims()} ({result})"
+            )
+        if result.get_element_type() != source.get_element_type():
+            raise VerifyException(
+                f"'{self.name}' cannot change the element type {source.get_element_type()} into {result.get_element_type()}"
+            )
+        if (
+            source.has_static_shape()
+            and result.has_static_shape()
+            and math.prod(source.get_shape()) != math.prod(result.get_shape())
+        ):
+            raise VerifyException(f"'{self.name}' cannot reshape {source} into {result}: the element counts differ")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.array)
+        printer.print_string(" (")
+        printer.print_list(self.sizes, printer.print_operand)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.array.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        unresolved = parser.parse_unresolved_operand()
+        pos = parser.pos
+        sizes = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source = parser.parse_type()
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        return cls.create(
+            operands=[
+                parser.resolve_operand(unresolved, source),
+                *parser.resolve_operands(sizes, [IndexType()] * len(sizes), pos),
+            ],
+            result_types=[result],
+            attributes=attrs,
+        )
+
+
+@irdl_op_definition
+class ReverseOp(IRDLOperation):
+    """The array with the order of its elements reversed along each of the dimensions given (JAX's `lax.rev`;
+    `[0]`: Futhark's `reverse`, the rows last to first).
+
+    %r = soac.reverse %xs [0] : tensor<?xf32>
+    %c = soac.reverse %m [1] : tensor<?x?xf32>
+    """
+
+    name = "soac.reverse"
+
+    array = operand_def(TensorType)
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, array: SSAValue | Operation, dimensions: Sequence[int] = (0,)):
+        super().__init__(
+            operands=[array],
+            result_types=[SSAValue.get(array).type],
+            properties={"dimensions": DenseArrayBase.from_list(i64, dimensions)},
+        )
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return self.dimensions.get_values()  # pyright: ignore[reportReturnType]
+
+    def verify_(self) -> None:
+        source = self.array.type
+        assert isinstance(source, TensorType)
+        rank = source.get_num_dims()
+        if not self.dims or len(set(self.dims)) != len(self.dims) or not all(0 <= d < rank for d in self.dims):
+            raise VerifyException(
+                f"'{self.name}' dimensions {list(self.dims)} are not distinct dimensions of an array of rank {rank}"
+            )
+        _check_results(self, [self.result.type], [source], "its operands")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.array)
+        printer.print_string(" [" + ", ".join(str(d) for d in self.dims) + "]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.array.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        unresolved = parser.parse_unresolved_operand()
+        dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        source = parser.parse_type()
+        return cls.create(
+            operands=[parser.resolve_operand(unresolved, source)],
+            result_types=[source],
+            properties={"dimensions": DenseArrayBase.from_list(i64, dims)},
+            attributes=attrs,
+        )
+
+
+@irdl_op_definition
 class IndexOp(IRDLOperation):
     """Reads an element (all indices given) or a row (fewer indices) of an array.
 
@@ -1955,6 +2093,8 @@ Soac = Dialect(
         IotaOp,
         ReplicateOp,
         TransposeOp,
+        ReshapeOp,
+        ReverseOp,
         IndexOp,
         SliceOp,
         UpdateOp,

@@ -36,6 +36,12 @@ def message_problem(message: str, count: int) -> str | None:
     return None
 
 
+def reshape_problem(rank: int) -> str:
+    """A reshape to sizes of another element count: value 0 is the array's count, values 1 to `rank` the sizes."""
+    items = ", ".join(f"{{{1 + k}}}" for k in range(rank))
+    return f"cannot reshape an array of {{0}} elements to sizes ({items}{',' if rank == 1 else ''})"
+
+
 def format_message(message: str, values: Sequence[int]) -> str:
     """`message` with the reported `values` filled in (a message that `message_problem` accepts)."""
     return message.format(*(int(value) for value in values))

@@ -325,6 +325,34 @@ class Generator:
         self.lines += [f"{indent}{c0} = arith.constant 0 : index", f"{indent}{out} = soac.index {array}[{c0}] : {T1} -> i32"]
         self.scalars.append(out)
 
+    def stmt_reverse_reshape(self, indent: str = "  ") -> None:
+        """A reverse of an array or matrix, or a reshape there and back (flatten and unflatten, a row made a matrix)."""
+        if self.matrices and self.draw(0, 1):
+            source, out = self.pick(self.matrices), self.fresh("rv")
+            if self.draw(0, 1):
+                dims = ("0", "1", "0, 1")[self.draw(0, 2)]
+                self.lines.append(f"{indent}{out} = soac.reverse {source} [{dims}] : {T2}")
+            else:
+                count, flat = self.fresh("nm"), self.fresh("flat")
+                self.lines += [
+                    f"{indent}{count} = arith.muli %n, %m : index",
+                    f"{indent}{flat} = soac.reshape {source} ({count}) : {T2} -> {T1}",
+                    f"{indent}{out} = soac.reshape {flat} (%n, %m) : {T1} -> {T2}",
+                ]
+            self.matrices.append(out)
+            return
+        source, out = self.pick(self.arrays), self.fresh("rv")
+        if self.draw(0, 1):
+            self.lines.append(f"{indent}{out} = soac.reverse {source} [0] : {T1}")
+        else:
+            one, column = self.fresh("one"), self.fresh("col")
+            self.lines += [
+                f"{indent}{one} = arith.constant 1 : index",
+                f"{indent}{column} = soac.reshape {source} ({self.width}, {one}) : {T1} -> {T2}",
+                f"{indent}{out} = soac.reshape {column} ({self.width}) : {T2} -> {T1}",
+            ]
+        self.arrays.append(out)
+
     def stmt_loop(self, indent: str = "  ") -> None:
         """A loop whose body maps over its accumulator and arrays from outside (never fused into it)."""
         init = self.pick(self.arrays)
@@ -356,7 +384,8 @@ class Generator:
         for _ in range(self.draw(1, 3)):
             choice = outer.draw(0, 2)
             if choice == 0:
-                outer.stmt_map(inner_indent) if outer.draw(0, 3) else outer.stmt_stencil(inner_indent)
+                kind = outer.draw(0, 4)
+                (outer.stmt_stencil if kind == 0 else outer.stmt_reverse_reshape if kind == 4 else outer.stmt_map)(inner_indent)
             else:
                 kinds = ("redomap", "scanomap", "scanred")
                 outer.stmt_combining(kinds[outer.draw(0, 2)] if outer.draw(0, 1) else "reduce", inner_indent)
@@ -392,6 +421,8 @@ class Generator:
             self.stmt_loop()
         elif choice == 12:
             self.stmt_nested()
+        elif self.draw(0, 1):
+            self.stmt_reverse_reshape()
         else:
             self.stmt_index()
 

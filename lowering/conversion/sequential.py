@@ -42,6 +42,7 @@ from soac.lowering.conversion.kernel_builder import (
 )
 from soac.lowering.conversion.stencil_access import emit_sequential_stencil
 from soac.lowering.kernel import ERROR_VALUES
+from soac.messages import reshape_problem
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
@@ -474,6 +475,16 @@ class Inliner:
         self.kb.check(ok, op, f"negative {what} {{0}}", [size])
         return m.select(ok, size, m.c(0))
 
+    def nonneg_size(self, op: Operation, size: SSAValue) -> SSAValue:
+        """`size` checked not to be negative (0 when it is) even where the host sized memory with it: the host
+        takes the sizes of arrays a lambda yields as given, and the lambda checks them."""
+        if (constant := self.kb.m.constant_of(size)) is not None and constant >= 0:
+            return size
+        m = self.kb.m
+        ok = m.cmp(size, m.c(0), "sge", "nonneg")
+        self.kb.check(ok, op, "negative size {0}", [size])
+        return m.select(ok, size, m.c(0))
+
     def checked_width(self, op: Operation, inputs: Sequence[SSAValue]) -> SSAValue:
         """The width of a nested SOAC, checked against its inputs (0 when a check fails)."""
         width = self.scalar(op.operands[0])
@@ -532,6 +543,38 @@ class Inliner:
 
         self.kb.for_loop(m.c(0), m.product(dims), m.c(1), [], "q", body)
         self.env[op.result] = out
+
+    def emit_reverse(self, op: soac.ReverseOp) -> None:
+        """A copy in the work-item's scratch memory whose element `c` is the source's at `c` with each reversed
+        coordinate `k` read as `dim - 1 - k`."""
+        source, m = self.view(op.array), self.kb.m
+        out = self.kb.alloc_scratch(source.element, source.dims, op)
+
+        def body(q: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            coords = m.unflatten(q, source.dims, [None] * len(source.dims))
+            at = [m.sub(m.sub(d, m.c(1)), c) if k in op.dims else c for k, (c, d) in enumerate(zip(coords, source.dims))]
+            self.kb.store(self.kb.load(source, m.row_major(at, source.dims)), out, q)
+            return []
+
+        self.kb.for_loop(m.c(0), m.product(source.dims), m.c(1), [], "q", body)
+        self.env[op.result] = out
+
+    def emit_reshape(self, op: soac.ReshapeOp) -> None:
+        """The same elements under the new sizes, once they are checked (all 0 when a check fails, so that nothing
+        reads through the view); not owned, since the source shares its memory."""
+        source, m = self.view(op.array), self.kb.m
+        sizes = [self.kb.same_host_size(self.nonneg_size(op, self.scalar(s)), self.scalar(s)) for s in op.sizes]
+        count = m.product(source.dims)
+        if len(sizes) == 1 and sizes[0] is count:
+            self.env[op.result] = View(source.buffer, source.offset, sizes, source.element)
+            return
+        ok = m.eq(count, m.product(sizes), "same_count")
+        if len(sizes) + 1 <= ERROR_VALUES:
+            self.kb.check(ok, op, reshape_problem(len(sizes)), [count, *sizes])
+        else:
+            self.kb.check(ok, op, f"cannot reshape an array to sizes of another element count (rank {len(sizes)})")
+        dims = [self.kb.same_host_size(m.select(ok, s, m.c(0)), s) for s in sizes]
+        self.env[op.result] = View(source.buffer, source.offset, dims, source.element)
 
     # -- nested SOACs ------------------------------------------------------------
 
@@ -593,8 +636,11 @@ class Inliner:
             return None
         if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
             return self._control_flow_dims(owner, owner.results.index(value), depth)
-        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp):
+        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp):
             return self._derived_dims(owner, depth)
+        if isinstance(owner, soac.ReshapeOp):
+            sizes = [self._known_index(s, depth + 1) for s in owner.sizes]
+            return None if None in sizes else sizes  # pyright: ignore[reportReturnType]
         if isinstance(
             owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
         ):
@@ -603,8 +649,10 @@ class Inliner:
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
         return None
 
-    def _derived_dims(self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp, depth: int) -> list[SSAValue] | None:
-        """`_known_dims` of an array indexed out of, updated in, or transposed from another."""
+    def _derived_dims(
+        self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp, depth: int
+    ) -> list[SSAValue] | None:
+        """`_known_dims` of an array indexed out of, updated in, transposed or reversed from another."""
         source = self._known_dims(op.array, depth + 1)
         if source is None:
             return None
@@ -864,6 +912,8 @@ _HANDLERS = {
     soac.IotaOp: Inliner.emit_iota,
     soac.ReplicateOp: Inliner.emit_replicate,
     soac.TransposeOp: Inliner.emit_transpose,
+    soac.ReverseOp: Inliner.emit_reverse,
+    soac.ReshapeOp: Inliner.emit_reshape,
     soac.MapOp: Inliner.emit_map,
     soac.ReduceOp: Inliner.emit_reduce,
     soac.RedomapOp: Inliner.emit_reduce,

@@ -78,6 +78,7 @@ from soac.lowering.kernel import (
     global_buffer,
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
+from soac.messages import reshape_problem
 from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
@@ -213,6 +214,16 @@ class HostLowering:
         ok = m.both(m.cmp(start, end, "ule"), m.cmp(end, size, "ule"), "in_bounds")
         self.check(ok, op, SLICE_PROBLEM, [start, end, size])
 
+    def check_reshape(self, op: Operation, count: SSAValue, sizes: Sequence[SSAValue]) -> None:
+        """Check that `count` elements fill an array of `sizes`."""
+        if len(sizes) == 1 and sizes[0] is count:
+            return
+        ok = self.m.eq(count, self.m.product(sizes), "same_count")
+        if len(sizes) + 1 <= ERROR_VALUES:
+            self.check(ok, op, reshape_problem(len(sizes)), [count, *sizes])
+        else:
+            self.check(ok, op, f"cannot reshape an array to sizes of another element count (rank {len(sizes)})")
+
     def check_shape(self, op: Operation, value: Sequence[SSAValue], row: Sequence[SSAValue]) -> None:
         """Check that a value of sizes `value` fits a row of sizes `row`."""
         if all(a is b for a, b in zip(value, row)):
@@ -335,8 +346,11 @@ class HostLowering:
         if isinstance(owner, soac.IndexOp):
             outer = self._dims_of(owner.array)
             return outer[len(owner.indices) :] if outer is not None else None
-        if isinstance(owner, soac.UpdateOp):
+        if isinstance(owner, soac.UpdateOp | soac.ReverseOp):
             return self._dims_of(owner.array)
+        if isinstance(owner, soac.ReshapeOp):  # a negative size fails in the lambda, which runs unless the op is empty
+            sizes = [self._host_index(s) for s in owner.sizes]
+            return None if None in sizes else [self._at_least_zero(s) for s in sizes]  # pyright: ignore[reportArgumentType]
         if isinstance(owner, soac.TransposeOp):
             source = self._dims_of(owner.array)
             return [source[p] for p in owner.perm] if source is not None else None
@@ -361,6 +375,14 @@ class HostLowering:
             dims = [self._host_index(d) for d in owner.dims]
             return None if None in dims else dims  # pyright: ignore[reportReturnType]
         return None
+
+    def _at_least_zero(self, size: SSAValue) -> SSAValue:
+        constant = IndexMath.constant_of(size)
+        return (
+            size
+            if size in self.nonneg or (constant is not None and constant >= 0)
+            else self.m.insert(arith.MaxSIOp(size, self.m.c(0)), size.name_hint)
+        )
 
     def _loop_dims(self, loop: scf.ForOp, k: int) -> list[SSAValue] | None:
         """The sizes of the `k`-th array a loop carries: its initial ones, if every iteration keeps them."""

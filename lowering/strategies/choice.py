@@ -62,6 +62,8 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.IotaOp: maps.lower_iota,
         soac.ReplicateOp: maps.lower_replicate,
         soac.TransposeOp: maps.lower_transpose,
+        soac.ReverseOp: maps.lower_reverse,
+        soac.ReshapeOp: maps.lower_reshape,
         soac.SegmapOp: intragroup.lower_segmap,
         soac.SegredOp: lower_segred,
         soac.SegscanOp: lower_segscan,

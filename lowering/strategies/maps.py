@@ -178,6 +178,39 @@ def lower_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
     grid_stride(lw, kb, lw.m.product(dims, "count"), "p", body)
 
 
+def lower_reverse(lw: HostLowering, op: soac.ReverseOp) -> None:
+    """A copy whose element at `c` is the source's at `c` with each reversed coordinate `k` read as `dim - 1 - k`."""
+    source = lw.array(op.array)
+    out = lw.alloc(source.element, source.dims, op.result.name_hint)
+    lw.env[op.result] = out
+    kb = lw.kernel("reverse")
+    src = kb.array(source, op.array.name_hint or "src")
+    dst = kb.array(out, op.result.name_hint or "dst")
+
+    def body(flat: SSAValue) -> None:
+        coords = kb.m.unflatten(flat, dst.dims, [f"i{k}" for k in range(len(dst.dims))])
+        kb.store(kb.load(src, kb.m.row_major(reversed_coords(kb, op, coords, src.dims), src.dims), "x"), dst, flat)
+
+    grid_stride(lw, kb, lw.m.product(source.dims, "count"), "p", body)
+
+
+def reversed_coords(
+    kb: KernelBuilder, op: soac.ReverseOp, coords: Sequence[SSAValue], dims: Sequence[SSAValue]
+) -> list[SSAValue]:
+    m = kb.m
+    return [m.sub(m.sub(d, m.c(1)), c) if k in op.dims else c for k, (c, d) in enumerate(zip(coords, dims))]
+
+
+def lower_reshape(lw: HostLowering, op: soac.ReshapeOp) -> None:
+    """The source's buffer with the new sizes (arrays are row-major and immutable), after checking them."""
+    source = lw.array(op.array)
+    sizes = [lw.scalar(s) for s in op.sizes]
+    for size in sizes:
+        lw.check_size(op, size, "size")
+    lw.check_reshape(op, lw.m.product(source.dims, "count"), sizes)
+    lw.env[op.result] = HostArray(source.buffer, sizes, source.element)
+
+
 def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
     dims = [lw.scalar(d) for d in op.dims]
     row_dims = lw.row_dims(op, op.body, op.outs)

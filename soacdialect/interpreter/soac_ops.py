@@ -13,7 +13,7 @@ from soac.interpreter.frame import Frame
 from soac.interpreter.indexing import gather, grids, update
 from soac.interpreter.registry import implements
 from soac.interpreter.values import Val, dtype_of, expand, lift, own, uniform
-from soac.messages import format_message
+from soac.messages import format_message, reshape_problem
 from xdsl.ir import Operation, Region, SSAValue
 
 
@@ -169,6 +169,25 @@ def replicate(interp: SoacInterpreter, frame: Frame, op: soac.ReplicateOp) -> li
 def transpose(interp: SoacInterpreter, frame: Frame, op: soac.TransposeOp) -> list[Val]:
     arr, rank = frame.lookup(op.array)
     return [(arr.transpose([*range(rank), *(rank + p for p in op.perm)]), rank)]
+
+
+@implements("soac.reshape")
+def reshape(interp: SoacInterpreter, frame: Frame, op: soac.ReshapeOp) -> list[Val]:
+    arr, rank = frame.lookup(op.array)
+    if 0 in frame.batch:  # a lambda without lanes does not run
+        shape = [max(int(uniform(frame.lookup(s)) or 0), 0) for s in op.sizes]
+        return [(arr.reshape(arr.shape[:rank] + tuple(shape)), rank)]
+    shape = sizes(frame, op, op.sizes)
+    count = int(np.prod(arr.shape[rank:]))
+    if count != int(np.prod(shape)):
+        raise fail(op, format_message(reshape_problem(len(shape)), [count, *shape]))
+    return [(arr.reshape(arr.shape[:rank] + tuple(shape)), rank)]
+
+
+@implements("soac.reverse")
+def reverse(interp: SoacInterpreter, frame: Frame, op: soac.ReverseOp) -> list[Val]:
+    arr, rank = frame.lookup(op.array)
+    return [(np.flip(arr, [rank + d for d in op.dims]), rank)]
 
 
 @implements("soac.index")

@@ -1372,3 +1372,62 @@ func.func @scatter_into_while_condition_source(%n: index, %k: index, %is: tensor
 }
 
 // CHECK: error: 'soac.scatter' consumes %e, but 'func.return' uses %w afterwards, which may be the same array
+
+// -----
+
+// reshape: one size per dimension of the result
+func.func @reshape_rank(%xs: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
+  %r = soac.reshape %xs (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.reshape' gives 1 sizes for a result of rank 2 (tensor<?x?xf32>)
+
+// -----
+
+// reshape: the element type stays
+func.func @reshape_element(%xs: tensor<?xf32>, %n: index, %m: index) -> tensor<?x?xi32> {
+  %r = soac.reshape %xs (%n, %m) : tensor<?xf32> -> tensor<?x?xi32>
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.reshape' cannot change the element type f32 into i32
+
+// -----
+
+// reshape: static shapes of another element count
+func.func @reshape_count(%m: tensor<2x3xf32>, %a: index, %b: index) -> tensor<4x2xf32> {
+  %r = soac.reshape %m (%a, %b) : tensor<2x3xf32> -> tensor<4x2xf32>
+  func.return %r : tensor<4x2xf32>
+}
+
+// CHECK: error: 'soac.reshape' cannot reshape tensor<2x3xf32> into tensor<4x2xf32>: the element counts differ
+
+// -----
+
+// reverse: distinct dimensions of the array
+func.func @reverse_dims(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = soac.reverse %m [0, 2] : tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.reverse' dimensions [0, 2] are not distinct dimensions of an array of rank 2
+
+// -----
+
+func.func @reverse_twice(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = soac.reverse %m [1, 1] : tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK: error: 'soac.reverse' dimensions [1, 1] are not distinct dimensions of an array of rank 2
+
+// -----
+
+// reverse: the generic form must give the array's type
+func.func @reverse_type(%m: tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = "soac.reverse"(%m) <{dimensions = array<i64: 0>}> : (tensor<?x?xf32>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.reverse' has result types (tensor<?xf32>), expected (tensor<?x?xf32>) from its operands

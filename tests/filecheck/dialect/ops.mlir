@@ -796,6 +796,33 @@ func.func @transpose(%m: tensor<?x4xf32>, %c: tensor<2x?x5xi8>) -> (tensor<4x?xf
 
 // -----
 
+func.func @reshape_reverse(%xs: tensor<?xf32>, %n: index, %k: index) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+  %m = soac.reshape %xs (%n, %k) : tensor<?xf32> -> tensor<?x?xf32>
+  %nk = arith.muli %n, %k : index
+  %f = soac.reshape %m (%nk) : tensor<?x?xf32> -> tensor<?xf32>
+  %r = soac.reverse %m [0, 1] : tensor<?x?xf32>
+  func.return %m, %f, %r : tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_reverse(%xs: tensor<?xf32>, %n: index, %k: index) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+// CHECK-NEXT:    %m = soac.reshape %xs (%n, %k) : tensor<?xf32> -> tensor<?x?xf32>
+// CHECK-NEXT:    %nk = arith.muli %n, %k : index
+// CHECK-NEXT:    %f = soac.reshape %m (%nk) : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK-NEXT:    %r = soac.reverse %m [0, 1] : tensor<?x?xf32>
+// CHECK-NEXT:    func.return %m, %f, %r : tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "reshape_reverse", function_type = (tensor<?xf32>, index, index) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>)}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%xs: tensor<?xf32>, %n: index, %k: index):
+// CHECK-GENERIC-NEXT:    %m = "soac.reshape"(%xs, %n, %k) : (tensor<?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK-GENERIC-NEXT:    %nk = "arith.muli"(%n, %k) <{overflowFlags = #arith.overflow<none>}> : (index, index) -> index
+// CHECK-GENERIC-NEXT:    %f = "soac.reshape"(%m, %nk) : (tensor<?x?xf32>, index) -> tensor<?xf32>
+// CHECK-GENERIC-NEXT:    %r = "soac.reverse"(%m) <{dimensions = array<i64: 0, 1>}> : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK-GENERIC-NEXT:    "func.return"(%m, %f, %r) : (tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
 func.func @index(%m: tensor<?x?xf32>, %i: index, %j: index) -> (f32, tensor<?xf32>) {
   %e = soac.index %m[%i, %j] : tensor<?x?xf32> -> f32
   %row = soac.index %m[%i] : tensor<?x?xf32> -> tensor<?xf32>
