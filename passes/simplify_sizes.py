@@ -19,8 +19,8 @@ operator). `PropagateKnownSizes` replaces it by the size it resolves to, availab
 
 The rules (`SizeResolver`): a SOAC's array result has the op's width as its rows and the yielded (or neutral) value's
 sizes after that; a lambda parameter is a row of its input; an operator's parameter has its neutral element's sizes;
-`iota`, `replicate`, `transpose`, `index`, `update` and `slice` say how their sizes follow from their operands; a
-branch's result has the size that both branches give, and a loop's array keeps the size it starts with when the
+`iota`, `replicate`, `transpose`, `reshape`, `reverse`, `index`, `update` and `slice` say how their sizes follow from
+their operands; a branch's result has the size that both branches give, and a loop's array keeps the size it starts with when the
 loop yields an array of that size.
 """
 
@@ -147,8 +147,10 @@ class SizeResolver:
                 return self.size(op.array, dim + len(op.indices), depth)
             case soac.SliceOp():
                 return self.size(op.array, dim, depth) if dim > 0 else None
-            case soac.UpdateOp():
+            case soac.UpdateOp() | soac.ReverseOp():
                 return self.size(op.array, dim, depth)
+            case soac.ReshapeOp():
+                return self.scalar(op.sizes[dim], depth) if dim < len(op.sizes) else None
             case scf.IfOp():
                 return self._of_branches(op, index, dim, depth)
             case scf.ForOp():
