@@ -266,6 +266,7 @@ class PropagateKnownSizes(RewritePattern):
             rewriter.replace(op, [], [size])
             return
         index = arith.ConstantOp(IntegerAttr(size.dim, IndexType()))
+        index.result.name_hint = f"c{size.dim}"
         new = tensor.DimOp(size.array, index)
         new.result.name_hint = op.result.name_hint
         rewriter.replace(op, [index, new], [new.result])

@@ -1,0 +1,114 @@
+// RUN: soac-opt %s -p soac-simplify --split-input-file | filecheck %s
+// RUN: soac-opt %s -p 'soac-simplify{hoist=false}' --split-input-file | filecheck %s --check-prefix=KEEP
+
+// A transpose of an invariant array leaves the lambda, and so does the invariant reduction: computed once.
+// CHECK-LABEL: func.func @invariant_transpose_and_soac
+// CHECK:         %at = soac.transpose %a [1, 0]
+// CHECK:         %total = soac.reduce %k (%bias : tensor<?xf32>)
+// CHECK:         soac.map %n (%ws : tensor<?x?xf32>)
+// CHECK-NOT:       soac.transpose
+// CHECK-NOT:       soac.reduce
+// KEEP-LABEL:  func.func @invariant_transpose_and_soac
+// KEEP:          soac.map %n (%ws : tensor<?x?xf32>)
+// KEEP-NEXT:       soac.transpose %a
+func.func @invariant_transpose_and_soac(%ws: tensor<?x?xf32>, %a: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %ws, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %k = tensor.dim %bias, %c0 : tensor<?xf32>
+  %r = soac.map %n (%ws : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%w: tensor<?xf32>) {
+    %at = soac.transpose %a [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
+    %z = arith.constant 0.0 : f32
+    %total = soac.reduce %k (%bias : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%p: f32, %q: f32) {
+      %s = arith.addf %p, %q : f32
+      soac.yield %s : f32
+    }
+    %row = soac.map %m (%at : tensor<?x?xf32>) -> tensor<?xf32> lambda(%c: tensor<?xf32>) {
+      %e = soac.index %c[%c0] : tensor<?xf32> -> f32
+      %f = soac.index %w[%c0] : tensor<?xf32> -> f32
+      %g = arith.mulf %e, %f : f32
+      %h = arith.addf %g, %total : f32
+      soac.yield %h : f32
+    }
+    soac.yield %row : tensor<?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// An iota in a loop body is computed once before the loop; the read of an invariant element stays (the loop may
+// run no iteration, and the read may be out of bounds).
+// CHECK-LABEL: func.func @loop_invariant_iota
+// CHECK:         %i = soac.iota %n : tensor<?xindex>
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:       soac.iota
+// CHECK:           soac.index %xs[%c5]
+func.func @loop_invariant_iota(%xs: tensor<?xi64>, %steps: index) -> tensor<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi64>
+  %l = scf.for %t = %c0 to %steps step %c1 iter_args(%v = %xs) -> (tensor<?xi64>) {
+    %i = soac.iota %n : tensor<?xindex>
+    %e = soac.index %xs[%c5] : tensor<?xi64> -> i64
+    %next = soac.map %n (%i, %v : tensor<?xindex>, tensor<?xi64>) -> tensor<?xi64> lambda(%j: index, %x: i64) {
+      %ji = arith.index_cast %j : index to i64
+      %s = arith.addi %x, %ji : i64
+      %s2 = arith.addi %s, %e : i64
+      soac.yield %s2 : i64
+    }
+    scf.yield %next : tensor<?xi64>
+  }
+  func.return %l : tensor<?xi64>
+}
+
+// -----
+
+// Integer division by a value that may be zero stays in the lambda; by a non-zero constant it leaves.
+// CHECK-LABEL: func.func @division
+// CHECK:         %safe = arith.divsi %d, %c7 : i32
+// CHECK:         soac.map
+// CHECK:           %unsafe = arith.divsi %d, %e : i32
+func.func @division(%xs: tensor<?xi32>, %d: i32, %e: i32) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i32
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %r = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %safe = arith.divsi %d, %c7 : i32
+    %unsafe = arith.divsi %d, %e : i32
+    %s = arith.addi %x, %safe : i32
+    %t = arith.addi %s, %unsafe : i32
+    soac.yield %t : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// -----
+
+// A fresh array that each element consumes (a histogram's destination) stays inside the lambda.
+// CHECK-LABEL: func.func @consumed_fresh_array
+// CHECK:         soac.map
+// CHECK:           %zeros = soac.replicate %k, %z
+// CHECK:           soac.hist
+func.func @consumed_fresh_array(%xss: tensor<?x?xi32>, %k: index) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %z = arith.constant 0 : i32
+  %r = soac.map %n (%xss : tensor<?x?xi32>) -> tensor<?x?xi32> lambda(%row: tensor<?xi32>) {
+    %zeros = soac.replicate %k, %z : i32 -> tensor<?xi32>
+    %h = soac.hist %m (%row : tensor<?xi32>) into(%zeros : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+      %s = arith.addi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%x: i32) {
+      %bin = arith.index_cast %x : i32 to index
+      %one = arith.constant 1 : i32
+      soac.yield %bin, %one : index, i32
+    }
+    soac.yield %h : tensor<?xi32>
+  }
+  func.return %r : tensor<?x?xi32>
+}
