@@ -85,7 +85,8 @@ def test_form_fuses(name: str) -> None:
 def test_transpose_of_an_invariant_array_leaves_the_lambda() -> None:
     optimized = sl.jit(product_with_transposed, backend="interp").ir(W, A, optimized=True)
     transposes = [line for line in optimized.splitlines() if "soac.transpose" in line]
-    assert len(transposes) == 1 and transposes[0].startswith("    %"), optimized  # at function level
+    assert len(transposes) == 1, optimized
+    assert transposes[0].startswith("    %"), optimized  # at function level
 
 
 def clamped_stencil(xs, steps):
