@@ -27,6 +27,7 @@ from soac.lowering.conversion.kernel_builder import (
     DIVISIONS,
     SLICE_PROBLEM,
     UNSIGNED_DIVISIONS,
+    HostArray,
     KernelBuilder,
     KValue,
     LoweringError,
@@ -577,20 +578,13 @@ class Inliner:
         shape = value.type.get_shape()
         if all(s >= 0 for s in shape):
             return [self.kb.m.c(s) for s in shape]
+        if (outside := self._outside_dims(value)) is not None:
+            return outside
         owner = value.owner
         if depth > 32:
             return None
         if isinstance(owner, Block):
-            parent = owner.parent_op()
-            index = owner.args.index(value)
-            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp) and index < len(
-                parent.inputs
-            ):
-                outer = self._known_dims(parent.inputs[index], depth + 1)
-                return outer[1:] if outer is not None else None
-            if isinstance(parent, scf.ForOp | scf.WhileOp):
-                return self._control_flow_dims(parent, index - 1 if isinstance(parent, scf.ForOp) else index, depth)
-            return None
+            return self._parameter_dims(owner, value, depth)
         if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
             return self._control_flow_dims(owner, owner.results.index(value), depth)
         if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp):
@@ -601,7 +595,45 @@ class Inliner:
             return self._built_dims(owner, value, depth)
         if isinstance(owner, soac.ScatterOp | soac.HistOp):
             return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
+        if isinstance(owner, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
+            return self._segmented_dims(owner, value, depth)
         return None
+
+    def _outside_dims(self, value: SSAValue) -> list[SSAValue] | None:
+        """The kernel-side sizes of an array defined outside the kernel (None for one defined inside it)."""
+        try:
+            found = self.kb.capture(value)
+        except LoweringError:
+            return None
+        return [self.kb.scalar(d) for d in found.dims] if isinstance(found, HostArray) else None
+
+    def _parameter_dims(self, block: Block, value: SSAValue, depth: int) -> list[SSAValue] | None:
+        """`_known_dims` of a lambda's row parameter (a row of its input) or of an array a loop carries."""
+        parent = block.parent_op()
+        index = block.args.index(value)
+        if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp) and index < len(
+            parent.inputs
+        ):
+            outer = self._known_dims(parent.inputs[index], depth + 1)
+            return outer[1:] if outer is not None else None
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            return self._control_flow_dims(parent, index - 1 if isinstance(parent, scf.ForOp) else index, depth)
+        return None
+
+    def _segmented_dims(
+        self, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp, value: SSAValue, depth: int
+    ) -> list[SSAValue] | None:
+        """`_known_dims` of a result of a nested segmented op: its index space (less the reduced dimension of a
+        segred's reduced results), then the sizes of the rows its lambda yields."""
+        dims = [self._known_index(d, depth + 1) for d in op.dims]
+        if None in dims:
+            return None
+        k = list(op.outs).index(value)
+        if isinstance(op, soac.SegredOp) and k < len(op.neutral):
+            return dims[:-1]  # pyright: ignore[reportReturnType]
+        yielded = _yields(op.body)[k]
+        inner = self._known_dims(yielded, depth + 1) if isinstance(yielded.type, TensorType) else []
+        return [*dims, *inner] if inner is not None else None  # pyright: ignore[reportReturnType]
 
     def _derived_dims(self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp, depth: int) -> list[SSAValue] | None:
         """`_known_dims` of an array indexed out of, updated in, or transposed from another."""
