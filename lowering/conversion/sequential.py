@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.generated import Generated, read_by_rows, readers
 from soac.lowering.conversion.kernel_builder import (
     DIVISION_PROBLEM,
     DIVISIONS,
@@ -55,9 +56,11 @@ class Inliner:
 
     def __init__(self, kb: KernelBuilder):
         self.kb = kb
-        self.env: dict[SSAValue, KValue] = {}
+        self.env: dict[SSAValue, KValue | Generated] = {}
         self.bounds: dict[SSAValue, SSAValue] = {}
         """Soac-level index values known to lie in `[0, bound)`: the indices of segmented ops."""
+        self.clamped: dict[SSAValue, SSAValue] = {}
+        """Checked sizes (0 where negative) and the sizes they check (`checked_size`)."""
 
     @property
     def b(self) -> Builder:
@@ -65,6 +68,7 @@ class Inliner:
 
     def value(self, old: SSAValue) -> KValue:
         if (new := self.env.get(old)) is not None:
+            assert not isinstance(new, Generated), f"{old} is never stored: only nested SOACs read its rows"
             return new
         new = self.kb.captured(old)
         self.env[old] = new
@@ -79,6 +83,11 @@ class Inliner:
         value = self.value(old)
         assert isinstance(value, View), f"expected an array for {old}"
         return value
+
+    def array(self, old: SSAValue) -> View | Generated:
+        """An array that a nested SOAC reads by rows: stored, or generated row by row."""
+        found = self.env.get(old)
+        return found if isinstance(found, Generated) else self.view(old)
 
     # -- lambdas -------------------------------------------------------------
 
@@ -414,7 +423,7 @@ class Inliner:
         self.env[op.result] = View(view.buffer, offset, [m.sub(end, start), *view.dims[1:]], view.element)
 
     def emit_dim(self, op: tensor.DimOp) -> None:
-        view = self.view(op.source)
+        view = self.array(op.source)
         index = self.kb.m.constant_of(self.scalar(op.index))
         if index is None:
             raise LoweringError(f"{describe(op)}: the dimension must be a constant")
@@ -473,28 +482,36 @@ class Inliner:
         m = self.kb.m
         ok = m.cmp(size, m.c(0), "sge", "nonneg")
         self.kb.check(ok, op, f"negative {what} {{0}}", [size])
-        return m.select(ok, size, m.c(0))
+        checked = m.select(ok, size, m.c(0))
+        self.clamped[checked] = size
+        return checked
 
     def checked_width(self, op: Operation, inputs: Sequence[SSAValue]) -> SSAValue:
         """The width of a nested SOAC, checked against its inputs (0 when a check fails)."""
         width = self.scalar(op.operands[0])
         m = self.kb.m
-        views = [self.view(x) for x in inputs]
+        rows = [self.array(x).dims[0] for x in inputs]
+        # an input generated over this width has already checked it (`checked_size`)
+        width = next((r for r in rows if self.clamped.get(r) is width), width)
         ok: SSAValue | None = None
-        if not any(v.dims[0] is width for v in views) and not self.kb.known_nonneg(width):
+        if not any(r is width for r in rows) and not self.kb.known_nonneg(width):
             ok = m.cmp(width, m.c(0), "sge", "nonneg")
             self.kb.check(ok, op, "negative width {0}", [width])
-        for k, view in enumerate(views):
-            if view.dims[0] is width:
+        for k, size in enumerate(rows):
+            if size is width:
                 continue
-            same = m.eq(width, view.dims[0], "same_width")
-            self.kb.check(same, op, width_problem(k), [width, view.dims[0]])
+            same = m.eq(width, size, "same_width")
+            self.kb.check(same, op, width_problem(k), [width, size])
             ok = m.both(ok, same)
         return width if ok is None else m.select(ok, width, m.c(0), "width")
 
     def emit_iota(self, op: soac.IotaOp) -> None:
         width = self.scalar(op.width)
         element = tensor_element(op.result.type)
+        if read_by_rows(op.result):
+            size = self.checked_size(op, width, "size")
+            self.env[op.result] = Generated([size], element, lambda i: _cast_index(self.b, i, element))
+            return
         out = self.kb.alloc_scratch(element, [width], op)
 
         def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -509,6 +526,10 @@ class Inliner:
         value = self.value(op.value)
         element = tensor_element(op.result.type)
         inner = value.dims if isinstance(value, View) else []
+        if read_by_rows(op.result):
+            size = self.checked_size(op, width, "size")
+            self.env[op.result] = Generated([size, *inner], element, lambda _: value)
+            return
         out = self.kb.alloc_scratch(element, [width, *inner], op)
 
         def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -537,9 +558,16 @@ class Inliner:
     # -- nested SOACs ------------------------------------------------------------
 
     def _rows(self, inputs: Sequence[SSAValue], i: SSAValue) -> list[KValue]:
-        return [self.kb.row(self.view(x), i) for x in inputs]
+        rows: list[KValue] = []
+        for x in inputs:
+            array = self.array(x)
+            rows.append(array.row(i) if isinstance(array, Generated) else self.kb.row(array, i))
+        return rows
 
     def emit_map(self, op: soac.MapOp) -> None:
+        if self._generates(op):
+            self._generate_map(op)
+            return
         width = self.scalar(op.width)
         row_dims = self._row_result_dims(op, list(op.outs))
         outs = [self.kb.alloc_scratch(tensor_element(r.type), [width, *dims], op) for r, dims in zip(op.outs, row_dims)]
@@ -553,6 +581,28 @@ class Inliner:
         self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
         for result, out in zip(op.outs, outs):
             self.env[result] = out
+
+    def _generates(self, op: soac.MapOp) -> bool:
+        """A map over a generated array whose results one nested SOAC beside it reads by rows: generated itself."""
+        if not any(isinstance(self.env.get(x), Generated) for x in op.inputs):
+            return False
+        results = list(op.outs)
+        if not all(read_by_rows(r) for r in results) or sum(readers(r) for r in results) > 1:
+            return False
+        # a reader in a loop or lambda would run the lambda again at each of its own steps
+        return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
+
+    def _generate_map(self, op: soac.MapOp) -> None:
+        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""
+        width = self.checked_width(op, op.inputs)
+        for k, result in enumerate(op.outs):
+            assert isinstance(result.type, TensorType)
+            inner = self._row_result_dims(op, [result])[0] if result.type.get_num_dims() > 1 else []
+
+            def row(i: SSAValue, k: int = k) -> KValue:
+                return self.inline(op.body, self._rows(op.inputs, i))[k]
+
+            self.env[result] = Generated([width, *inner], tensor_element(result.type), row)
 
     def _row_result_dims(self, op: soac.MapOp, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
         """The sizes of the rows that a nested map yields, computed before its loop."""
@@ -573,7 +623,7 @@ class Inliner:
     def _known_dims(self, value: SSAValue, depth: int = 0) -> list[SSAValue] | None:
         """The sizes of an array that a lambda will build, from values known before the lambda runs (or None)."""
         if (found := self.env.get(value)) is not None:
-            return found.dims if isinstance(found, View) else None
+            return found.dims if isinstance(found, View | Generated) else None
         assert isinstance(value.type, TensorType)
         shape = value.type.get_shape()
         if all(s >= 0 for s in shape):
@@ -719,8 +769,8 @@ class Inliner:
             assert isinstance(r.type, TensorType)
             if r.type.get_num_dims() != 1:
                 raise LoweringError(f"{describe(op)}: nested scans and map-outs of arrays are not supported in kernels")
-        scan_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in scanned_results]
-        map_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in map_outs]
+        scan_views = [self._fold_output(op, r, width) for r in scanned_results]
+        map_views = [self._fold_output(op, r, width) for r in map_outs]
         post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
 
         def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
@@ -728,20 +778,24 @@ class Inliner:
             mapped = self.inline(lam, rows) if lam is not None else rows
             new = self.inline_scalars(op.combine, [*accs, *mapped[:k]])
             for value, out in zip(mapped[k:], map_views):
-                self.kb.write_row(value, out, i)
+                if out is not None:
+                    self.kb.write_row(value, out, i)
             if scan:
                 finals = self.inline(post, [*new, *rows]) if post is not None else new
                 for value, out in zip(finals, scan_views):
-                    self.kb.write_row(value, out, i)
+                    if out is not None:
+                        self.kb.write_row(value, out, i)
             return new
 
         accs = self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), neutral, "i", body)
-        if scan:
-            values: list[KValue] = [*scan_views, *map_views]
-        else:
-            values = [*accs, *map_views]
+        values = [*scan_views, *map_views] if scan else [*accs, *map_views]
         for result, value in zip(op.outs, values):
-            self.env[result] = value
+            if value is not None:
+                self.env[result] = value
+
+    def _fold_output(self, op: Operation, result: SSAValue, width: SSAValue) -> View | None:
+        """Scratch memory for an array result of a nested reduce or scan (None for one that nothing uses)."""
+        return self.kb.alloc_scratch(tensor_element(result.type), [width], op) if result.uses else None
 
     def emit_reduce(self, op: soac.ReduceOp | soac.RedomapOp) -> None:
         self._fold(op, scan=False)

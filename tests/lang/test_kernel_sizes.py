@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import soac.lang as sl
+from soac.interpreter import SoacRuntimeError
 
 SIZES = [(1, 1), (7, 5), (40, 3), (3, 0)]
 
@@ -45,3 +46,46 @@ def test_a_branch_yields_a_loop_that_keeps_its_array_size(n: int, m: int) -> Non
         stepped = stepped * 2 - i
     got = both_backends(loop_in_branch, bs, xs)
     np.testing.assert_array_equal(got, np.where(bs[:, None], xs, stepped))
+
+
+def sums_of_iotas(a):
+    return sl.map(lambda i: sl.sum(sl.iota(i, dtype=sl.i32)), a)
+
+
+def sums_of_squares(a):
+    return sl.map(lambda i: sl.sum(sl.map(lambda j: j * j, sl.iota(i))), a)
+
+
+def triangle_rows(a, ws):
+    """Per element `i` and weight `w`: the largest of `i` copies of `w` (or -1), and `sum (map (* w) (iota i))`."""
+    tops = sl.map(lambda i, w: sl.max(sl.replicate(i, w) * 1), a, ws)
+    weighted = sl.map(lambda i, w: sl.sum(sl.map(lambda j: sl.f32(j) * w, sl.iota(i))), a, ws)
+    return tops, weighted
+
+
+@pytest.mark.parametrize("n", [1, 6, 50, 0])
+def test_reductions_over_iotas_of_each_elements_size(n: int) -> None:
+    a = np.random.default_rng(n).integers(0, 40, n).astype(np.int64)
+    np.testing.assert_array_equal(both_backends(sums_of_iotas, a), (a * (a - 1) // 2).astype(np.int32))
+    np.testing.assert_array_equal(both_backends(sums_of_squares, a), (a - 1) * a * (2 * a - 1) // 6)
+
+
+@pytest.mark.parametrize("n", [1, 6, 50])
+def test_reductions_over_replicates_and_maps_of_iotas(n: int) -> None:
+    rng = np.random.default_rng(n + 1)
+    a, ws = rng.integers(1, 30, n).astype(np.int64), rng.random(n, np.float32)
+    tops, weighted = sl.jit(triangle_rows)(a, ws)
+    want_tops, want_weighted = sl.jit(triangle_rows, backend="interp")(a, ws)
+    np.testing.assert_array_equal(tops, want_tops)
+    np.testing.assert_allclose(weighted, want_weighted, rtol=1e-5)
+    np.testing.assert_array_equal(tops, ws)
+    np.testing.assert_allclose(weighted, ws * (a * (a - 1) / 2), rtol=1e-4)
+
+
+def test_a_negative_iota_size_fails_as_on_the_interpreter() -> None:
+    a = np.array([4, -3, 2], np.int64)
+    message = r"test_kernel_sizes.py:\d+:\d+: 'soac.iota': negative size -3"
+    with pytest.raises(SoacRuntimeError, match=message):
+        sl.jit(sums_of_iotas, backend="interp")(a)
+    with pytest.raises(SoacRuntimeError, match=message):
+        sl.jit(sums_of_iotas)(a)
