@@ -25,9 +25,7 @@ from soac import dialect as soac
 from soac.lowering.conversion.generated import Generated, read_by_rows, readers
 from soac.lowering.conversion.kernel_builder import (
     DIVISION_PROBLEM,
-    DIVISIONS,
     SLICE_PROBLEM,
-    UNSIGNED_DIVISIONS,
     HostArray,
     KernelBuilder,
     KValue,
@@ -35,13 +33,13 @@ from soac.lowering.conversion.kernel_builder import (
     View,
     building_at,
     describe,
-    host_computable,
     index_problem,
     located_message,
     shape_problem,
     tensor_element,
     width_problem,
 )
+from soac.lowering.conversion.sizes import DIVISIONS, UNSIGNED_DIVISIONS, Sizes, yields_of
 from soac.lowering.conversion.stencil_access import emit_sequential_stencil
 from soac.lowering.kernel import ERROR_VALUES
 from xdsl.builder import Builder
@@ -61,6 +59,8 @@ class Inliner:
         """Soac-level index values known to lie in `[0, bound)`: the indices of segmented ops."""
         self.clamped: dict[SSAValue, SSAValue] = {}
         """Checked sizes (0 where negative) and the sizes they check (`checked_size`)."""
+        self.sizes = Sizes(kb.m, self._scalar_here, self._array_here, self._outside)
+        """The sizes of arrays a lambda will build, from values known before it runs."""
 
     @property
     def b(self) -> Builder:
@@ -83,6 +83,14 @@ class Inliner:
         value = self.value(old)
         assert isinstance(value, View), f"expected an array for {old}"
         return value
+
+    def _scalar_here(self, old: SSAValue) -> SSAValue | None:
+        found = self.env.get(old)
+        return found if isinstance(found, SSAValue) else None
+
+    def _array_here(self, old: SSAValue) -> list[SSAValue] | None:
+        found = self.env.get(old)
+        return found.dims if isinstance(found, View | Generated) else None
 
     def array(self, old: SSAValue) -> View | Generated:
         """An array that a nested SOAC reads by rows: stored, or generated row by row."""
@@ -248,7 +256,7 @@ class Inliner:
         targets: dict[int, View] = {}
         for k, result in enumerate(op.results):
             if isinstance(result.type, TensorType):
-                dims = self._known_dims(_yields(op.true_region)[k]) or self._known_dims(_yields(op.false_region)[k])
+                dims = self.sizes.dims(yields_of(op.true_region)[k]) or self.sizes.dims(yields_of(op.false_region)[k])
                 if dims is None:
                     raise LoweringError(
                         f"{describe(op)}: the size of the array it yields depends on the branch taken; "
@@ -607,11 +615,11 @@ class Inliner:
     def _row_result_dims(self, op: soac.MapOp, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
         """The sizes of the rows that a nested map yields, computed before its loop."""
         dims: list[list[SSAValue]] = []
-        for result, yielded in zip(results, _yields(op.body)):
+        for result, yielded in zip(results, yields_of(op.body)):
             assert isinstance(result.type, TensorType)
             if result.type.get_num_dims() == 1:
                 dims.append([])
-            elif (known := self._known_dims(yielded)) is not None:
+            elif (known := self.sizes.dims(yielded)) is not None:
                 dims.append(known)
             else:
                 raise LoweringError(
@@ -620,140 +628,19 @@ class Inliner:
                 )
         return dims
 
-    def _known_dims(self, value: SSAValue, depth: int = 0) -> list[SSAValue] | None:
-        """The sizes of an array that a lambda will build, from values known before the lambda runs (or None)."""
-        if (found := self.env.get(value)) is not None:
-            return found.dims if isinstance(found, View | Generated) else None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if all(s >= 0 for s in shape):
-            return [self.kb.m.c(s) for s in shape]
-        if (outside := self._outside_dims(value)) is not None:
-            return outside
-        owner = value.owner
-        if depth > 32:
-            return None
-        if isinstance(owner, Block):
-            return self._parameter_dims(owner, value, depth)
-        if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
-            return self._control_flow_dims(owner, owner.results.index(value), depth)
-        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp):
-            return self._derived_dims(owner, depth)
-        if isinstance(
-            owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
-        ):
-            return self._built_dims(owner, value, depth)
-        if isinstance(owner, soac.ScatterOp | soac.HistOp):
-            return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
-        if isinstance(owner, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
-            return self._segmented_dims(owner, value, depth)
-        return None
-
-    def _outside_dims(self, value: SSAValue) -> list[SSAValue] | None:
-        """The kernel-side sizes of an array defined outside the kernel (None for one defined inside it)."""
-        try:
-            found = self.kb.capture(value)
-        except LoweringError:
-            return None
-        return [self.kb.scalar(d) for d in found.dims] if isinstance(found, HostArray) else None
-
-    def _parameter_dims(self, block: Block, value: SSAValue, depth: int) -> list[SSAValue] | None:
-        """`_known_dims` of a lambda's row parameter (a row of its input) or of an array a loop carries."""
-        parent = block.parent_op()
-        index = block.args.index(value)
-        if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp) and index < len(
-            parent.inputs
-        ):
-            outer = self._known_dims(parent.inputs[index], depth + 1)
-            return outer[1:] if outer is not None else None
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            return self._control_flow_dims(parent, index - 1 if isinstance(parent, scf.ForOp) else index, depth)
-        return None
-
-    def _segmented_dims(
-        self, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp, value: SSAValue, depth: int
-    ) -> list[SSAValue] | None:
-        """`_known_dims` of a result of a nested segmented op: its index space (less the reduced dimension of a
-        segred's reduced results), then the sizes of the rows its lambda yields."""
-        dims = [self._known_index(d, depth + 1) for d in op.dims]
-        if None in dims:
-            return None
-        k = list(op.outs).index(value)
-        if isinstance(op, soac.SegredOp) and k < len(op.neutral):
-            return dims[:-1]  # pyright: ignore[reportReturnType]
-        yielded = _yields(op.body)[k]
-        inner = self._known_dims(yielded, depth + 1) if isinstance(yielded.type, TensorType) else []
-        return [*dims, *inner] if inner is not None else None  # pyright: ignore[reportReturnType]
-
-    def _derived_dims(self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp, depth: int) -> list[SSAValue] | None:
-        """`_known_dims` of an array indexed out of, updated in, or transposed from another."""
-        source = self._known_dims(op.array, depth + 1)
-        if source is None:
-            return None
-        if isinstance(op, soac.IndexOp):
-            return source[len(op.indices) :]
-        if isinstance(op, soac.TransposeOp):
-            return [source[p] for p in op.perm]
-        return source
-
-    def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
-        """The sizes of the `k`-th array a loop carries (those of its initial value) or a branch yields (those of the
-        `then` branch's, else the `else` branch's): kernels keep them and check every array that takes its place."""
-        if isinstance(op, scf.ForOp):
-            return self._known_dims(op.iter_args[k], depth + 1) if k >= 0 else None
-        if isinstance(op, scf.WhileOp):
-            return self._known_dims(op.arguments[k], depth + 1)
-        then = self._known_dims(_yields(op.true_region)[k], depth + 1)
-        return then if then is not None else self._known_dims(_yields(op.false_region)[k], depth + 1)
-
-    def _built_dims(
-        self,
-        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp,
-        value: SSAValue,
-        depth: int,
-    ) -> list[SSAValue] | None:
-        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows (a stencil's:
-        its index space)."""
-        if isinstance(op, soac.StencilOp):
-            dims = [self._known_index(d, depth + 1) for d in op.dims]
-            return None if None in dims else dims  # pyright: ignore[reportReturnType]
-        if (width := self._known_index(op.width, depth + 1)) is None:
-            return None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if isinstance(op, soac.ReplicateOp):
-            inner = self._known_dims(op.value, depth + 1) if isinstance(op.value.type, TensorType) else []
-        elif all(s >= 0 for s in shape[1:]):
-            inner = [self.kb.m.c(s) for s in shape[1:]]
-        elif isinstance(op, soac.MapOp):
-            inner = self._known_dims(_yields(op.body)[list(op.outs).index(value)], depth + 1)
-        else:
-            inner = None
-        return [width, *inner] if inner is not None else None
-
-    def _known_index(self, value: SSAValue, depth: int) -> SSAValue | None:
-        """A size inside a lambda, computed ahead when it depends only on values known before the lambda runs."""
-        if (found := self.env.get(value)) is not None:
-            return found if isinstance(found, SSAValue) else None
-        owner = value.owner
-        if (constant := self.kb.m.constant_of(value)) is not None and isinstance(value.type, IndexType):
-            return self.kb.m.c(constant)
-        if isinstance(owner, tensor.DimOp) and (index := self.kb.m.constant_of(owner.index)) is not None:
-            dims = self._known_dims(owner.source, depth + 1)
-            if dims is not None and index < len(dims):
-                return dims[index]
-        elif isinstance(owner, Operation) and host_computable(owner) and depth <= 32:
-            operands = [self._known_index(o, depth + 1) for o in owner.operands]
-            if any(o is None for o in operands):
+    def _outside(self, value: SSAValue) -> list[SSAValue] | SSAValue | None:
+        """A value from outside the kernel: an array's kernel-side sizes, or a scalar (None for one inside it)."""
+        if not isinstance(value.type, TensorType):
+            try:
+                found = self.value(value)
+            except LoweringError:
                 return None
-            new = owner.clone(value_mapper=dict(zip(owner.operands, operands)))  # pyright: ignore[reportArgumentType]
-            self.b.insert(new)
-            return new.results[0]
-        try:  # a value from outside the kernel
-            found = self.value(value)
+            return found if isinstance(found, SSAValue) else None
+        try:
+            outside = self.kb.capture(value)
         except LoweringError:
             return None
-        return found if isinstance(found, SSAValue) else None
+        return [self.kb.scalar(d) for d in outside.dims] if isinstance(outside, HostArray) else None
 
     def _fold(self, op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp, scan: bool) -> None:
         width = self.scalar(op.width)
@@ -763,7 +650,7 @@ class Inliner:
         map_outs = list(op.outs)[k:] if lam is not None and not scan else []
         scanned_results = list(op.outs)[:k] if scan else []
         if isinstance(op, soac.ScanomapOp):
-            scanned_results = list(op.outs)[: len(op.outs) - (len(_yields(op.body)) - k)]
+            scanned_results = list(op.outs)[: len(op.outs) - (len(yields_of(op.body)) - k)]
             map_outs = list(op.outs)[len(scanned_results) :]
         for r in [*map_outs, *scanned_results]:
             assert isinstance(r.type, TensorType)
@@ -912,12 +799,6 @@ def scatter_in_bounds(kb: KernelBuilder, index: SSAValue, size: SSAValue) -> SSA
     """Whether a scatter writes its row: its index is inside the destination (compared unsigned, so negative indices
     are outside). Futhark's partial scatter: a row with any other index, such as -1, is dropped."""
     return kb.m.lt(index, size, "in_bounds")
-
-
-def _yields(region: Region) -> list[SSAValue]:
-    terminator = region.block.last_op
-    assert terminator is not None
-    return list(terminator.operands)
 
 
 def _to_index(builder: Builder, value: SSAValue) -> SSAValue:
