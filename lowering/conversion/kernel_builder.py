@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from soac.lowering.conversion.sizes import Sizes
 from soac.lowering.kernel import (
     AllocOp,
     BufferType,
@@ -95,32 +96,6 @@ def width_problem(input_number: int) -> str:
 
 SLICE_PROBLEM = "slice [{0}:{1}] is out of bounds for an array of outer size {2}"
 DIVISION_PROBLEM = "integer division by zero"
-DIVISIONS = (
-    arith.DivSIOp,
-    arith.RemSIOp,
-    arith.FloorDivSIOp,
-    arith.CeilDivSIOp,
-    arith.DivUIOp,
-    arith.RemUIOp,
-    arith.CeilDivUIOp,
-)
-UNSIGNED_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp)
-
-
-def host_computable(op: Operation) -> bool:
-    """A pure scalar `arith` op that the host may evaluate ahead of time (to size arrays before a launch).
-
-    Integer divisions qualify only by a constant that cannot fail, so that evaluating early never raises an
-    error that the program would not.
-    """
-    if op.dialect_name() != "arith" or op.regions or len(op.results) != 1:
-        return False
-    if any(isinstance(v.type, TensorType | BufferType) for v in (*op.operands, *op.results)):
-        return False
-    if isinstance(op, DIVISIONS):
-        divisor = IndexMath.constant_of(op.operands[1])
-        return divisor is not None and divisor not in (0, -1)
-    return True
 
 
 @dataclass
@@ -432,25 +407,9 @@ class KernelBuilder:
             "and values outside the enclosing SOAC"
         )
 
-    def hoisted(self, kernel_value: SSAValue, depth: int = 0) -> SSAValue | None:
+    def hoisted(self, kernel_value: SSAValue) -> SSAValue | None:
         """`kernel_value` computed on the host before the launch, if it is arithmetic on values the host knows."""
-        if (host_value := self.host_of_kernel.get(kernel_value)) is not None:
-            return host_value
-        if (constant := IndexMath.constant_of(kernel_value)) is not None and isinstance(kernel_value.type, IndexType):
-            return self.hm.c(constant)
-        op = kernel_value.owner
-        if not isinstance(op, Operation) or not host_computable(op) or depth > 32:
-            return None
-        operands: list[SSAValue] = []
-        for operand in op.operands:
-            if (host_operand := self.hoisted(operand, depth + 1)) is None:
-                return None
-            operands.append(host_operand)
-        new = op.clone(value_mapper=dict(zip(op.operands, operands)))
-        self.host.insert(new)
-        for old_result, new_result in zip(op.results, new.results):
-            self.host_of_kernel[old_result] = new_result
-        return self.host_of_kernel[kernel_value]
+        return Sizes(self.hm, self.host_of_kernel.get, cache=self.host_of_kernel).scalar(kernel_value)
 
     def known_nonneg(self, kernel_value: SSAValue) -> bool:
         """Whether a kernel-side index is known not to be negative (so needs no check for it)."""

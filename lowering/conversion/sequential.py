@@ -22,24 +22,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.generated import Generated, read_by_rows, readers
 from soac.lowering.conversion.kernel_builder import (
     DIVISION_PROBLEM,
-    DIVISIONS,
     SLICE_PROBLEM,
-    UNSIGNED_DIVISIONS,
+    HostArray,
     KernelBuilder,
     KValue,
     LoweringError,
     View,
     building_at,
     describe,
-    host_computable,
     index_problem,
     located_message,
     shape_problem,
     tensor_element,
     width_problem,
 )
+from soac.lowering.conversion.sizes import DIVISIONS, UNSIGNED_DIVISIONS, Sizes, yields_of
 from soac.lowering.conversion.stencil_access import emit_sequential_stencil
 from soac.lowering.kernel import ERROR_VALUES
 from soac.messages import reshape_problem
@@ -55,9 +55,13 @@ class Inliner:
 
     def __init__(self, kb: KernelBuilder):
         self.kb = kb
-        self.env: dict[SSAValue, KValue] = {}
+        self.env: dict[SSAValue, KValue | Generated] = {}
         self.bounds: dict[SSAValue, SSAValue] = {}
         """Soac-level index values known to lie in `[0, bound)`: the indices of segmented ops."""
+        self.clamped: dict[SSAValue, SSAValue] = {}
+        """Checked sizes (0 where negative) and the sizes they check (`checked_size`)."""
+        self.sizes = Sizes(kb.m, self._scalar_here, self._array_here, self._outside)
+        """The sizes of arrays a lambda will build, from values known before it runs."""
 
     @property
     def b(self) -> Builder:
@@ -65,6 +69,7 @@ class Inliner:
 
     def value(self, old: SSAValue) -> KValue:
         if (new := self.env.get(old)) is not None:
+            assert not isinstance(new, Generated), f"{old} is never stored: only nested SOACs read its rows"
             return new
         new = self.kb.captured(old)
         self.env[old] = new
@@ -79,6 +84,19 @@ class Inliner:
         value = self.value(old)
         assert isinstance(value, View), f"expected an array for {old}"
         return value
+
+    def _scalar_here(self, old: SSAValue) -> SSAValue | None:
+        found = self.env.get(old)
+        return found if isinstance(found, SSAValue) else None
+
+    def _array_here(self, old: SSAValue) -> list[SSAValue] | None:
+        found = self.env.get(old)
+        return found.dims if isinstance(found, View | Generated) else None
+
+    def array(self, old: SSAValue) -> View | Generated:
+        """An array that a nested SOAC reads by rows: stored, or generated row by row."""
+        found = self.env.get(old)
+        return found if isinstance(found, Generated) else self.view(old)
 
     # -- lambdas -------------------------------------------------------------
 
@@ -239,7 +257,7 @@ class Inliner:
         targets: dict[int, View] = {}
         for k, result in enumerate(op.results):
             if isinstance(result.type, TensorType):
-                dims = self._known_dims(_yields(op.true_region)[k]) or self._known_dims(_yields(op.false_region)[k])
+                dims = self.sizes.dims(yields_of(op.true_region)[k]) or self.sizes.dims(yields_of(op.false_region)[k])
                 if dims is None:
                     raise LoweringError(
                         f"{describe(op)}: the size of the array it yields depends on the branch taken; "
@@ -414,7 +432,7 @@ class Inliner:
         self.env[op.result] = View(view.buffer, offset, [m.sub(end, start), *view.dims[1:]], view.element)
 
     def emit_dim(self, op: tensor.DimOp) -> None:
-        view = self.view(op.source)
+        view = self.array(op.source)
         index = self.kb.m.constant_of(self.scalar(op.index))
         if index is None:
             raise LoweringError(f"{describe(op)}: the dimension must be a constant")
@@ -473,7 +491,9 @@ class Inliner:
         m = self.kb.m
         ok = m.cmp(size, m.c(0), "sge", "nonneg")
         self.kb.check(ok, op, f"negative {what} {{0}}", [size])
-        return m.select(ok, size, m.c(0))
+        checked = m.select(ok, size, m.c(0))
+        self.clamped[checked] = size
+        return checked
 
     def nonneg_size(self, op: Operation, size: SSAValue) -> SSAValue:
         """`size` checked not to be negative (0 when it is) even where the host sized memory with it: the host
@@ -489,22 +509,28 @@ class Inliner:
         """The width of a nested SOAC, checked against its inputs (0 when a check fails)."""
         width = self.scalar(op.operands[0])
         m = self.kb.m
-        views = [self.view(x) for x in inputs]
+        rows = [self.array(x).dims[0] for x in inputs]
+        # an input generated over this width has already checked it (`checked_size`)
+        width = next((r for r in rows if self.clamped.get(r) is width), width)
         ok: SSAValue | None = None
-        if not any(v.dims[0] is width for v in views) and not self.kb.known_nonneg(width):
+        if not any(r is width for r in rows) and not self.kb.known_nonneg(width):
             ok = m.cmp(width, m.c(0), "sge", "nonneg")
             self.kb.check(ok, op, "negative width {0}", [width])
-        for k, view in enumerate(views):
-            if view.dims[0] is width:
+        for k, size in enumerate(rows):
+            if size is width:
                 continue
-            same = m.eq(width, view.dims[0], "same_width")
-            self.kb.check(same, op, width_problem(k), [width, view.dims[0]])
+            same = m.eq(width, size, "same_width")
+            self.kb.check(same, op, width_problem(k), [width, size])
             ok = m.both(ok, same)
         return width if ok is None else m.select(ok, width, m.c(0), "width")
 
     def emit_iota(self, op: soac.IotaOp) -> None:
         width = self.scalar(op.width)
         element = tensor_element(op.result.type)
+        if read_by_rows(op.result):
+            size = self.checked_size(op, width, "size")
+            self.env[op.result] = Generated([size], element, lambda i: _cast_index(self.b, i, element))
+            return
         out = self.kb.alloc_scratch(element, [width], op)
 
         def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -519,6 +545,10 @@ class Inliner:
         value = self.value(op.value)
         element = tensor_element(op.result.type)
         inner = value.dims if isinstance(value, View) else []
+        if read_by_rows(op.result):
+            size = self.checked_size(op, width, "size")
+            self.env[op.result] = Generated([size, *inner], element, lambda _: value)
+            return
         out = self.kb.alloc_scratch(element, [width, *inner], op)
 
         def body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -579,9 +609,16 @@ class Inliner:
     # -- nested SOACs ------------------------------------------------------------
 
     def _rows(self, inputs: Sequence[SSAValue], i: SSAValue) -> list[KValue]:
-        return [self.kb.row(self.view(x), i) for x in inputs]
+        rows: list[KValue] = []
+        for x in inputs:
+            array = self.array(x)
+            rows.append(array.row(i) if isinstance(array, Generated) else self.kb.row(array, i))
+        return rows
 
     def emit_map(self, op: soac.MapOp) -> None:
+        if self._generates(op):
+            self._generate_map(op)
+            return
         width = self.scalar(op.width)
         row_dims = self._row_result_dims(op, list(op.outs))
         outs = [self.kb.alloc_scratch(tensor_element(r.type), [width, *dims], op) for r, dims in zip(op.outs, row_dims)]
@@ -596,14 +633,36 @@ class Inliner:
         for result, out in zip(op.outs, outs):
             self.env[result] = out
 
+    def _generates(self, op: soac.MapOp) -> bool:
+        """A map over a generated array whose results one nested SOAC beside it reads by rows: generated itself."""
+        if not any(isinstance(self.env.get(x), Generated) for x in op.inputs):
+            return False
+        results = list(op.outs)
+        if not all(read_by_rows(r) for r in results) or sum(readers(r) for r in results) > 1:
+            return False
+        # a reader in a loop or lambda would run the lambda again at each of its own steps
+        return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
+
+    def _generate_map(self, op: soac.MapOp) -> None:
+        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""
+        width = self.checked_width(op, op.inputs)
+        for k, result in enumerate(op.outs):
+            assert isinstance(result.type, TensorType)
+            inner = self._row_result_dims(op, [result])[0] if result.type.get_num_dims() > 1 else []
+
+            def row(i: SSAValue, k: int = k) -> KValue:
+                return self.inline(op.body, self._rows(op.inputs, i))[k]
+
+            self.env[result] = Generated([width, *inner], tensor_element(result.type), row)
+
     def _row_result_dims(self, op: soac.MapOp, results: Sequence[SSAValue]) -> list[list[SSAValue]]:
         """The sizes of the rows that a nested map yields, computed before its loop."""
         dims: list[list[SSAValue]] = []
-        for result, yielded in zip(results, _yields(op.body)):
+        for result, yielded in zip(results, yields_of(op.body)):
             assert isinstance(result.type, TensorType)
             if result.type.get_num_dims() == 1:
                 dims.append([])
-            elif (known := self._known_dims(yielded)) is not None:
+            elif (known := self.sizes.dims(yielded)) is not None:
                 dims.append(known)
             else:
                 raise LoweringError(
@@ -612,114 +671,19 @@ class Inliner:
                 )
         return dims
 
-    def _known_dims(self, value: SSAValue, depth: int = 0) -> list[SSAValue] | None:
-        """The sizes of an array that a lambda will build, from values known before the lambda runs (or None)."""
-        if (found := self.env.get(value)) is not None:
-            return found.dims if isinstance(found, View) else None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if all(s >= 0 for s in shape):
-            return [self.kb.m.c(s) for s in shape]
-        owner = value.owner
-        if depth > 32:
-            return None
-        if isinstance(owner, Block):
-            parent = owner.parent_op()
-            index = owner.args.index(value)
-            if isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp) and index < len(
-                parent.inputs
-            ):
-                outer = self._known_dims(parent.inputs[index], depth + 1)
-                return outer[1:] if outer is not None else None
-            if isinstance(parent, scf.ForOp | scf.WhileOp):
-                return self._control_flow_dims(parent, index - 1 if isinstance(parent, scf.ForOp) else index, depth)
-            return None
-        if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
-            return self._control_flow_dims(owner, owner.results.index(value), depth)
-        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp):
-            return self._derived_dims(owner, depth)
-        if isinstance(owner, soac.ReshapeOp):
-            sizes = [self._known_index(s, depth + 1) for s in owner.sizes]
-            return None if None in sizes else sizes  # pyright: ignore[reportReturnType]
-        if isinstance(
-            owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp
-        ):
-            return self._built_dims(owner, value, depth)
-        if isinstance(owner, soac.ScatterOp | soac.HistOp):
-            return self._known_dims(owner.dests[list(owner.outs).index(value)], depth + 1)
-        return None
-
-    def _derived_dims(
-        self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp, depth: int
-    ) -> list[SSAValue] | None:
-        """`_known_dims` of an array indexed out of, updated in, transposed or reversed from another."""
-        source = self._known_dims(op.array, depth + 1)
-        if source is None:
-            return None
-        if isinstance(op, soac.IndexOp):
-            return source[len(op.indices) :]
-        if isinstance(op, soac.TransposeOp):
-            return [source[p] for p in op.perm]
-        return source
-
-    def _control_flow_dims(self, op: scf.ForOp | scf.WhileOp | scf.IfOp, k: int, depth: int) -> list[SSAValue] | None:
-        """The sizes of the `k`-th array a loop carries (those of its initial value) or a branch yields (those of the
-        `then` branch's, else the `else` branch's): kernels keep them and check every array that takes its place."""
-        if isinstance(op, scf.ForOp):
-            return self._known_dims(op.iter_args[k], depth + 1) if k >= 0 else None
-        if isinstance(op, scf.WhileOp):
-            return self._known_dims(op.arguments[k], depth + 1)
-        then = self._known_dims(_yields(op.true_region)[k], depth + 1)
-        return then if then is not None else self._known_dims(_yields(op.false_region)[k], depth + 1)
-
-    def _built_dims(
-        self,
-        op: soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp | soac.StencilOp,
-        value: SSAValue,
-        depth: int,
-    ) -> list[SSAValue] | None:
-        """`_known_dims` of an array that a nested SOAC builds: its width, then the sizes of its rows (a stencil's:
-        its index space)."""
-        if isinstance(op, soac.StencilOp):
-            dims = [self._known_index(d, depth + 1) for d in op.dims]
-            return None if None in dims else dims  # pyright: ignore[reportReturnType]
-        if (width := self._known_index(op.width, depth + 1)) is None:
-            return None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if isinstance(op, soac.ReplicateOp):
-            inner = self._known_dims(op.value, depth + 1) if isinstance(op.value.type, TensorType) else []
-        elif all(s >= 0 for s in shape[1:]):
-            inner = [self.kb.m.c(s) for s in shape[1:]]
-        elif isinstance(op, soac.MapOp):
-            inner = self._known_dims(_yields(op.body)[list(op.outs).index(value)], depth + 1)
-        else:
-            inner = None
-        return [width, *inner] if inner is not None else None
-
-    def _known_index(self, value: SSAValue, depth: int) -> SSAValue | None:
-        """A size inside a lambda, computed ahead when it depends only on values known before the lambda runs."""
-        if (found := self.env.get(value)) is not None:
-            return found if isinstance(found, SSAValue) else None
-        owner = value.owner
-        if (constant := self.kb.m.constant_of(value)) is not None and isinstance(value.type, IndexType):
-            return self.kb.m.c(constant)
-        if isinstance(owner, tensor.DimOp) and (index := self.kb.m.constant_of(owner.index)) is not None:
-            dims = self._known_dims(owner.source, depth + 1)
-            if dims is not None and index < len(dims):
-                return dims[index]
-        elif isinstance(owner, Operation) and host_computable(owner) and depth <= 32:
-            operands = [self._known_index(o, depth + 1) for o in owner.operands]
-            if any(o is None for o in operands):
+    def _outside(self, value: SSAValue) -> list[SSAValue] | SSAValue | None:
+        """A value from outside the kernel: an array's kernel-side sizes, or a scalar (None for one inside it)."""
+        if not isinstance(value.type, TensorType):
+            try:
+                found = self.value(value)
+            except LoweringError:
                 return None
-            new = owner.clone(value_mapper=dict(zip(owner.operands, operands)))  # pyright: ignore[reportArgumentType]
-            self.b.insert(new)
-            return new.results[0]
-        try:  # a value from outside the kernel
-            found = self.value(value)
+            return found if isinstance(found, SSAValue) else None
+        try:
+            outside = self.kb.capture(value)
         except LoweringError:
             return None
-        return found if isinstance(found, SSAValue) else None
+        return [self.kb.scalar(d) for d in outside.dims] if isinstance(outside, HostArray) else None
 
     def _fold(self, op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp, scan: bool) -> None:
         width = self.scalar(op.width)
@@ -729,14 +693,14 @@ class Inliner:
         map_outs = list(op.outs)[k:] if lam is not None and not scan else []
         scanned_results = list(op.outs)[:k] if scan else []
         if isinstance(op, soac.ScanomapOp):
-            scanned_results = list(op.outs)[: len(op.outs) - (len(_yields(op.body)) - k)]
+            scanned_results = list(op.outs)[: len(op.outs) - (len(yields_of(op.body)) - k)]
             map_outs = list(op.outs)[len(scanned_results) :]
         for r in [*map_outs, *scanned_results]:
             assert isinstance(r.type, TensorType)
             if r.type.get_num_dims() != 1:
                 raise LoweringError(f"{describe(op)}: nested scans and map-outs of arrays are not supported in kernels")
-        scan_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in scanned_results]
-        map_views = [self.kb.alloc_scratch(tensor_element(r.type), [width], op) for r in map_outs]
+        scan_views = [self._fold_output(op, r, width) for r in scanned_results]
+        map_views = [self._fold_output(op, r, width) for r in map_outs]
         post = op.post if isinstance(op, soac.ScanomapOp) and op.post.blocks else None
 
         def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
@@ -744,20 +708,24 @@ class Inliner:
             mapped = self.inline(lam, rows) if lam is not None else rows
             new = self.inline_scalars(op.combine, [*accs, *mapped[:k]])
             for value, out in zip(mapped[k:], map_views):
-                self.kb.write_row(value, out, i)
+                if out is not None:
+                    self.kb.write_row(value, out, i)
             if scan:
                 finals = self.inline(post, [*new, *rows]) if post is not None else new
                 for value, out in zip(finals, scan_views):
-                    self.kb.write_row(value, out, i)
+                    if out is not None:
+                        self.kb.write_row(value, out, i)
             return new
 
         accs = self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), neutral, "i", body)
-        if scan:
-            values: list[KValue] = [*scan_views, *map_views]
-        else:
-            values = [*accs, *map_views]
+        values = [*scan_views, *map_views] if scan else [*accs, *map_views]
         for result, value in zip(op.outs, values):
-            self.env[result] = value
+            if value is not None:
+                self.env[result] = value
+
+    def _fold_output(self, op: Operation, result: SSAValue, width: SSAValue) -> View | None:
+        """Scratch memory for an array result of a nested reduce or scan (None for one that nothing uses)."""
+        return self.kb.alloc_scratch(tensor_element(result.type), [width], op) if result.uses else None
 
     def emit_reduce(self, op: soac.ReduceOp | soac.RedomapOp) -> None:
         self._fold(op, scan=False)
@@ -874,12 +842,6 @@ def scatter_in_bounds(kb: KernelBuilder, index: SSAValue, size: SSAValue) -> SSA
     """Whether a scatter writes its row: its index is inside the destination (compared unsigned, so negative indices
     are outside). Futhark's partial scatter: a row with any other index, such as -1, is dropped."""
     return kb.m.lt(index, size, "in_bounds")
-
-
-def _yields(region: Region) -> list[SSAValue]:
-    terminator = region.block.last_op
-    assert terminator is not None
-    return list(terminator.operands)
 
 
 def _to_index(builder: Builder, value: SSAValue) -> SSAValue:

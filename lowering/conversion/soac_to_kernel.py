@@ -40,7 +40,7 @@ strategy; `lowering/strategies/choice.py` says which op gets which.
 The sizes of the arrays a lambda yields must be known on the host before the
 launch: host values, `tensor.dim` of arrays whose sizes the host knows (rows of
 a host array have its inner sizes), and arithmetic on those, which the host
-evaluates ahead (`_host_index`). A size that depends on the element is an
+evaluates ahead (`conversion/sizes.py`). A size that depends on the element is an
 irregular array, which soac-to-kernel refuses with a message saying so.
 """
 
@@ -61,12 +61,12 @@ from soac.lowering.conversion.kernel_builder import (
     LoweringError,
     describe,
     error_message,
-    host_computable,
     index_problem,
     located_message,
     shape_problem,
     width_problem,
 )
+from soac.lowering.conversion.sizes import Sizes
 from soac.lowering.kernel import (
     ERROR_VALUES,
     AssertOp,
@@ -79,7 +79,7 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.messages import reshape_problem
-from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
+from soac.passes.split_scan_reduce import split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -131,8 +131,8 @@ class HostLowering:
     nonneg: set[SSAValue] = field(default_factory=set)
     """Host values known not to be negative: array sizes and checked widths."""
     hoisted: dict[SSAValue, SSAValue] = field(default_factory=dict)
-    loops_assumed: set[tuple[Operation, int]] = field(default_factory=set)
     """Soac-level sizes inside lambdas that the host computed ahead of a launch (to size its outputs)."""
+    loops_assumed: set[tuple[Operation, int]] = field(default_factory=set)
     errors: SSAValue | None = None
     lowered_with: set[Operation] = field(default_factory=set)
     """Ops whose work another op's kernels do (a scatter done by the scan that makes its indices): skipped."""
@@ -275,148 +275,39 @@ class HostLowering:
 
     def _known_dims(self, op: Operation, region: Region, value: SSAValue) -> list[SSAValue]:
         del region
-        if (dims := self._dims_of(value)) is None:
+        if (dims := self.sizes.dims(value)) is None:
             raise LoweringError(
                 f"{describe(op)}: the size of the arrays its lambda yields depends on the element (an irregular "
                 "array), so it cannot be known before the launch; compute it from sizes and values outside the lambda"
             )
         return dims
 
-    def _host_index(self, value: SSAValue, depth: int = 0) -> SSAValue | None:
-        """A soac-level scalar (a width, a size) as a host value, if the host can compute it before a launch.
-
-        Host values, constants, `tensor.dim` of arrays whose sizes the host knows, and arithmetic on
-        those (evaluated on the host, once); anything else depends on the element a kernel handles.
-        """
-        if (found := self.env.get(value)) is not None:
-            return found if isinstance(found, SSAValue) else None
-        if (found := self.hoisted.get(value)) is not None:
-            return found
-        owner = value.owner
-        if (constant := IndexMath.constant_of(value)) is not None and isinstance(value.type, IndexType):
-            return self.m.c(constant)
-        if isinstance(owner, tensor.DimOp) and (index := IndexMath.constant_of(owner.index)) is not None:
-            dims = self._dims_of(owner.source)
-            return dims[index] if dims is not None and index < len(dims) else None
-        if not isinstance(owner, Operation) or not host_computable(owner) or depth > 32:
-            return None
-        operands: list[SSAValue] = []
-        for operand in owner.operands:
-            if (host_operand := self._host_index(operand, depth + 1)) is None:
-                return None
-            operands.append(host_operand)
-        new = owner.clone(value_mapper=dict(zip(owner.operands, operands)))
-        self.builder.insert(new)
-        for old_result, new_result in zip(owner.results, new.results):
-            self.hoisted[old_result] = new_result
-        return self.hoisted[value]
-
-    def _dims_of(self, value: SSAValue) -> list[SSAValue] | None:  # noqa: C901
-        """The sizes of a soac-level array as host values, if they are known before a launch."""
-        if (found := self.env.get(value)) is not None:
-            return found.dims if isinstance(found, HostArray) else None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if all(s >= 0 for s in shape):
-            return [self.m.c(s) for s in shape]
-        owner = value.owner
-        if isinstance(owner, Block):
-            parent = owner.parent_op()
-            inputs = list(getattr(parent, "inputs", ()))
-            index = owner.args.index(value)
-            is_lambda = isinstance(parent, soac.MapOp | soac.RedomapOp | soac.ScanomapOp | soac.ScatterOp | soac.HistOp)
-            if is_lambda and owner is parent.body.block:
-                outer = self._dims_of(inputs[index]) if index < len(inputs) else None
-                return outer[1:] if outer is not None else None
-            if isinstance(parent, scf.ForOp) and index > 0:
-                return self._loop_dims(parent, index - 1)
-            if isinstance(parent, scf.WhileOp) and in_soac_lambda(parent):  # the kernel keeps (and checks) the sizes
-                return self._dims_of(parent.arguments[index])
-            return None
-        if isinstance(owner, scf.ForOp):
-            return self._loop_dims(owner, list(owner.results).index(value))
-        if isinstance(owner, scf.WhileOp) and in_soac_lambda(owner):
-            return self._dims_of(owner.arguments[list(owner.results).index(value)])
-        if isinstance(owner, scf.IfOp) and in_soac_lambda(owner):
-            # the kernel sizes the branch's array before the branch runs, and checks the branch taken
-            k = list(owner.results).index(value)
-            branches = [list(r.block.last_op.operands)[k] for r in (owner.true_region, owner.false_region)]  # pyright: ignore[reportOptionalMemberAccess]
-            then = self._dims_of(branches[0])
-            return then if then is not None else self._dims_of(branches[1])
-        if isinstance(owner, soac.IndexOp):
-            outer = self._dims_of(owner.array)
-            return outer[len(owner.indices) :] if outer is not None else None
-        if isinstance(owner, soac.UpdateOp | soac.ReverseOp):
-            return self._dims_of(owner.array)
-        if isinstance(owner, soac.ReshapeOp):  # a negative size fails in the lambda, which runs unless the op is empty
-            sizes = [self._host_index(s) for s in owner.sizes]
-            return None if None in sizes else [self._at_least_zero(s) for s in sizes]  # pyright: ignore[reportArgumentType]
-        if isinstance(owner, soac.TransposeOp):
-            source = self._dims_of(owner.array)
-            return [source[p] for p in owner.perm] if source is not None else None
-        if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp):
-            return self._dims_of(owner.dests[list(owner.outs).index(value)])
-        if isinstance(owner, soac.MapOp | soac.ScanOp | soac.ScanomapOp | soac.RedomapOp | soac.IotaOp | soac.ReplicateOp):
-            width = self._host_index(owner.width)
-            if width is None:
-                return None
-            if isinstance(owner, soac.ReplicateOp):
-                inner = self._dims_of(owner.value) if isinstance(owner.value.type, TensorType) else []
-                return [width, *inner] if inner is not None else None
-            if all(s >= 0 for s in shape[1:]):
-                return [width, *(self.m.c(s) for s in shape[1:])]
-            if isinstance(owner, soac.MapOp):
-                yielded = list(owner.body.block.last_op.operands)[list(owner.outs).index(value)]  # pyright: ignore[reportOptionalMemberAccess]
-                inner = self._dims_of(yielded)
-                return [width, *inner] if inner is not None else None
-        if isinstance(owner, soac.SegmapOp | soac.SegredOp | soac.SegscanOp):
-            return self._seg_dims(owner, value)
-        if isinstance(owner, soac.StencilOp):
-            dims = [self._host_index(d) for d in owner.dims]
-            return None if None in dims else dims  # pyright: ignore[reportReturnType]
-        return None
+    @property
+    def sizes(self) -> Sizes:
+        """Sizes inside lambdas as host values, computed ahead of a launch (see `conversion/sizes.py`)."""
+        return Sizes(
+            self.m,
+            self._scalar_here,
+            self._array_here,
+            cache=self.hoisted,
+            proves_loops=True,
+            assumed=self.loops_assumed,
+            at_least_zero=self._at_least_zero,
+        )
 
     def _at_least_zero(self, size: SSAValue) -> SSAValue:
         constant = IndexMath.constant_of(size)
-        return (
-            size
-            if size in self.nonneg or (constant is not None and constant >= 0)
-            else self.m.insert(arith.MaxSIOp(size, self.m.c(0)), size.name_hint)
-        )
+        if size in self.nonneg or (constant is not None and constant >= 0):
+            return size
+        return self.m.insert(arith.MaxSIOp(size, self.m.c(0)), size.name_hint)
 
-    def _loop_dims(self, loop: scf.ForOp, k: int) -> list[SSAValue] | None:
-        """The sizes of the `k`-th array a loop carries: its initial ones, if every iteration keeps them."""
-        if (initial := self._dims_of(loop.iter_args[k])) is None or (loop, k) in self.loops_assumed:
-            return initial
-        self.loops_assumed.add((loop, k))
-        try:
-            yielded = self._dims_of(loop.body.block.last_op.operands[k])  # pyright: ignore[reportOptionalMemberAccess]
-        finally:
-            self.loops_assumed.discard((loop, k))
-        if yielded is None or not all(_same_size(a, b) for a, b in zip(yielded, initial, strict=True)):
-            return None
-        return initial
+    def _scalar_here(self, value: SSAValue) -> SSAValue | None:
+        found = self.env.get(value)
+        return found if isinstance(found, SSAValue) else None
 
-    def _seg_dims(self, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp, value: SSAValue) -> list[SSAValue] | None:
-        """The sizes of a result of a segmented op: its index space (less the reduced dimension), then its rows'."""
-        dims: list[SSAValue] = []
-        for d in op.dims:
-            if (host_dim := self._host_index(d)) is None:
-                return None
-            dims.append(host_dim)
-        index = list(op.outs).index(value)
-        if isinstance(op, soac.SegredOp) and index < len(op.neutral):
-            return dims[:-1]
-        yielded = list(op.body.block.last_op.operands)[index]  # pyright: ignore[reportOptionalMemberAccess]
-        inner = self._dims_of(yielded) if isinstance(yielded.type, TensorType) else []
-        return [*dims, *inner] if inner is not None else None
-
-    @staticmethod
-    def _lambda_input(op: Operation, index: int) -> SSAValue | None:
-        inputs = getattr(op, "inputs", None)
-        if inputs is None or index >= len(inputs):
-            return None
-        return inputs[index]
+    def _array_here(self, value: SSAValue) -> list[SSAValue] | None:
+        found = self.env.get(value)
+        return found.dims if isinstance(found, HostArray) else None
 
 
 def _strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
@@ -571,11 +462,6 @@ class FunctionLowering:
         self.lw.builder.insert(new)
         _name(new.results, op.results)
         self.bind(op.results, list(new.results))
-
-
-def _same_size(a: SSAValue, b: SSAValue) -> bool:
-    """Whether two host sizes are the same value or equal constants."""
-    return a is b or ((constant := IndexMath.constant_of(a)) is not None and constant == IndexMath.constant_of(b))
 
 
 def _expanded_names(values: Sequence[SSAValue]) -> list[str | None]:

@@ -264,3 +264,54 @@ func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xi32>) {
 def test_while_loop_carrying_arrays(differential, rng, shape: tuple[int, int]) -> None:
     """Each row is halved until its largest element is at most 1: the loop runs a different number of times per row."""
     differential(WHILE_HALVING, "main", [rng.integers(-5, 300, shape).astype(np.int32)], group_size=8, max_groups=3)
+
+
+OUTSIDE_BRANCHES = """
+func.func @main(%bs: tensor<?xi1>, %xs: tensor<?xi32>, %k: index) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %bs, %c0 : tensor<?xi1>
+  %m = tensor.dim %xs, %c0 : tensor<?xi32>
+  %one = arith.constant 1 : i32
+  %picked = soac.segmap group (%n) -> tensor<?x?xi32> lambda(%i: index) {
+    %b = soac.index %bs[%i] : tensor<?xi1> -> i1
+    %row = scf.if %b -> (tensor<?xi32>) {
+      scf.yield %xs : tensor<?xi32>
+    } else {
+      %inc = soac.segmap thread (%m) -> tensor<?xi32> lambda(%j: index) {
+        %x = soac.index %xs[%j] : tensor<?xi32> -> i32
+        %y = arith.muli %x, %x : i32
+        soac.yield %y : i32
+      }
+      scf.yield %inc : tensor<?xi32>
+    }
+    soac.yield %row : tensor<?xi32>
+  }
+  %stepped = soac.map %n (%bs : tensor<?xi1>) -> tensor<?x?xi32> lambda(%b: i1) {
+    %row = scf.if %b -> (tensor<?xi32>) {
+      %last = scf.for %t = %c0 to %k step %c1 iter_args(%acc = %xs) -> (tensor<?xi32>) {
+        %next = soac.map %m (%acc : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+          %y = arith.addi %x, %one : i32
+          soac.yield %y : i32
+        }
+        scf.yield %next : tensor<?xi32>
+      }
+      scf.yield %last : tensor<?xi32>
+    } else {
+      scf.yield %xs : tensor<?xi32>
+    }
+    soac.yield %row : tensor<?xi32>
+  }
+  func.return %picked, %stepped : tensor<?x?xi32>, tensor<?x?xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["generic", "cpu"])
+@pytest.mark.parametrize("sizes", [(1, 1), (9, 5), (70, 3), (4, 0)])
+def test_branches_yielding_arrays_from_outside_the_kernel(differential, rng, sizes: tuple[int, int], target: str) -> None:
+    """A branch yields an array defined outside the kernel, the other a segmap (or a loop) over it: both have its
+    size, which sizes the kernel's scratch row before the branch."""
+    n, m = sizes
+    args = [rng.random(n) < 0.5, rng.integers(-50, 50, m).astype(np.int32), np.int64(3)]
+    differential(OUTSIDE_BRANCHES, "main", args, group_size=8, max_groups=3, target=target)
