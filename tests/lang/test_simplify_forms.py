@@ -131,3 +131,24 @@ def test_stencil_loop_runs_one_kernel_per_step(steps: int) -> None:
     iota_kernels = [k for k in launched if "iota" in k]
     assert len(launched) - len(iota_kernels) == steps, launched
     assert len(iota_kernels) <= 1, launched
+
+
+def dot(r, c):
+    return sl.sum(sl.map(lambda a, b: a * b, r, c))
+
+
+def multiplicative_update(w, a, wh):
+    numerator = sl.map(lambda r: sl.map(lambda c: dot(r, c), a.T), w)
+    denominator = sl.map(lambda r: sl.map(lambda c: dot(r, c), wh.T), w)
+    return sl.map(lambda n, d: sl.map(lambda x, y: x / y, n, d), numerator, denominator)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_products_with_transposed_arrays_fuse_into_one_map(backend: str) -> None:
+    """W·A, W·B (each written over a transpose traced in the lambda) and their quotient: one map over W's rows once
+    the transposes leave the lambdas (the issue's W·Aᵀ, W·WHᵀ, divide program)."""
+    a, b = RNG.random((4, 6), dtype=np.float32), RNG.random((4, 6), dtype=np.float32) + 0.5
+    f = sl.jit(multiplicative_update, backend=backend, pipeline="soac-simplify,soac-fuse,soac-simplify")
+    np.testing.assert_allclose(f(W, a, b), (W @ a) / (W @ b), rtol=1e-5)
+    top_level = [line for line in f.ir(optimized=True).splitlines() if line.startswith("    %") and "soac." in line]
+    assert [line.split(" = ")[1].split(" ")[0] for line in top_level] == ["soac.transpose", "soac.transpose", "soac.map"]
