@@ -503,8 +503,8 @@ func.func @fu37(%n: index) -> tensor<?x?xi32> {
 // FU-39 fuse-across-reshape5: map (\a -> map (\b -> (a+1)*b) B) A |> flatten |> map (sqrt . f64).
 // Futhark: 1. Ours: 2 here, the nearest program that maps sqrt over each row of the 2-D result (one top-level
 // map). Written with soac.reshape, the nest stays apart from the map over the flattened array (3 maps):
-// fuse_across moves a reshape only onto a nest whose inner lambda reads nothing but its rows, and here it
-// reads B's elements through a free variable.
+// fuse_across moves a reshape only onto an element-wise nest over its input's rows, and here the inner map runs
+// over B, an array free in the outer lambda.
 // CHECK-LABEL: func.func @fu39
 // CHECK-COUNT-2: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %
 // CHECK-NOT: soac.{{(map|reduce|scan|redomap|scanomap|scatter)}} %
