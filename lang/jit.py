@@ -35,9 +35,9 @@ from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, loca
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
 from soac.passes import DEFAULT_PIPELINE
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Block, Region
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
@@ -130,9 +130,20 @@ def verify_traced(module: ModuleOp) -> None:
         raise SoacTraceError(f"the traced program does not verify: {error}") from None
 
 
+class _LocatedPrinter(Printer):
+    """xDSL's printer with locations, except inside `scf.while`'s custom syntax, where xDSL 0.74 prints the location
+    after the types (and again at the end), which its own parser refuses."""
+
+    def print_operation_type(self, op: Operation) -> None:
+        if isinstance(op, scf.WhileOp):
+            self.print_function_type(op.operand_types, op.result_types)
+        else:
+            super().print_operation_type(op)
+
+
 def print_module(module: ModuleOp, locations: bool = False) -> str:
     stream = io.StringIO()
-    Printer(stream, print_debuginfo=locations).print_op(module)
+    (_LocatedPrinter if locations else Printer)(stream, print_debuginfo=locations).print_op(module)
     return stream.getvalue()
 
 
