@@ -29,7 +29,7 @@ from xdsl.transforms.common_subexpression_elimination import CSEDriver
 _MAX_DEPTH = 16
 
 
-def _consumes(op: Operation, index: int) -> bool:
+def consumes(op: Operation, index: int) -> bool:
     """Whether operand `index` of `op` is an array that `op` consumes."""
     match op:
         case soac.UpdateOp():
@@ -62,7 +62,7 @@ def possibly_consumed(value: SSAValue, depth: int = 0) -> bool:
         return True
     for alias in soac.aliases(value):
         for use in alias.uses:
-            if _consumes(use.operation, use.index):
+            if consumes(use.operation, use.index):
                 return True
             parameter = _lambda_parameter(use.operation, use.index)
             if parameter is not None and isinstance(parameter.type, TensorType):

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from soac import dialect as soac
+from soac.passes.simplify_cse import consumes
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -74,6 +75,16 @@ def available_at(value: SSAValue, point: Operation) -> bool:
     return False
 
 
+def consumed_before(array: SSAValue, point: Operation) -> bool:
+    """Whether `array` (or an array that may share its memory) is consumed before `point`: it may not be used there,
+    not even for its size."""
+    return any(
+        consumes(use.operation, use.index) and soac.later_in_block(point, use.operation)
+        for alias in soac.aliases(array)
+        for use in alias.uses
+    )
+
+
 def _yielded(region_block: Block, index: int) -> SSAValue | None:
     terminator = region_block.last_op
     if terminator is None or index >= len(terminator.operands):
@@ -96,7 +107,8 @@ class SizeResolver:
             return assumed
         if depth < _MAX_DEPTH and (found := self._structural(array, dim, depth + 1)) is not None:
             return found
-        return DimOf(array, dim) if available_at(array, self.point) else None
+        usable = available_at(array, self.point) and not consumed_before(array, self.point)
+        return DimOf(array, dim) if usable else None
 
     def scalar(self, value: SSAValue, depth: int) -> Size | None:
         """A size given as an index value (a width): itself where available, else what its `tensor.dim` resolves to."""

@@ -225,7 +225,7 @@ def defined_inside(value: SSAValue, op: Operation) -> bool:
     return False
 
 
-def _later_in_block(user: Operation, op: Operation) -> bool:
+def later_in_block(user: Operation, op: Operation) -> bool:
     """True if `user` is (or is nested in) an op that comes after `op` in `op`'s block."""
     block = op.parent_block()
     while user is not None and user.parent_block() is not block:
@@ -294,7 +294,7 @@ def check_consumed(op: Operation, value: SSAValue) -> None:
         raise VerifyException(f"'{op.name}' consumes {name} from outside the enclosing '{soac.name}' lambda")
     for alias in aliases(value):
         for use in alias.uses:
-            if not _later_in_block(use.operation, op):
+            if not later_in_block(use.operation, op):
                 continue
             if alias is value:
                 raise VerifyException(f"'{op.name}' consumes {name}, but '{use.operation.name}' uses it afterwards")

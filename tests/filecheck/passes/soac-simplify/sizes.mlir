@@ -106,3 +106,17 @@ func.func @growing_loop(%xs: tensor<?xf32>, %steps: index) -> index {
   %ln = tensor.dim %l, %c0 : tensor<?xf32>
   func.return %ln : index
 }
+
+// -----
+
+// An updated array is consumed: its size is not asked of it afterwards, so the size of the update stays.
+// CHECK-LABEL: func.func @size_after_an_update
+// CHECK:         %u = soac.update %xs[%c0] = %z
+// CHECK-NEXT:    %k = tensor.dim %u, %c0 : tensor<?xi32>
+func.func @size_after_an_update(%xs: tensor<?xi32>) -> (tensor<?xi32>, index) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i32
+  %u = soac.update %xs[%c0] = %z : tensor<?xi32>, i32
+  %k = tensor.dim %u, %c0 : tensor<?xi32>
+  func.return %u, %k : tensor<?xi32>, index
+}
