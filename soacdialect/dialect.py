@@ -710,7 +710,7 @@ class ScanomapOp(_CombiningOp):
         map_outs = _check_reduce_lambda(self, self.body, [*ne_types, *red_types], "lambda", what)
         scanned = ne_types
         if self.post.blocks:
-            forwarded = _check_forwarded(self, map_outs, len(ne_types) + len(rows))
+            forwarded = _check_forwarded(self, map_outs, [*ne_types, *rows])
             expected = [*ne_types, *rows, *forwarded]
             what = "the scanned values, input rows and forwarded values" if forwarded else "the scanned values and input rows"
             _check_params(self, self.post, "post lambda", expected, what)
@@ -719,16 +719,18 @@ class ScanomapOp(_CombiningOp):
         _check_results(self, self.outs.types, [*(array_of(t) for t in scanned), *red_types, *(array_of(t) for t in map_outs)])
 
 
-def _check_forwarded(op: ScanomapOp, after_combined: Sequence[Attribute], fixed: int) -> list[Attribute]:
+def _check_forwarded(op: ScanomapOp, after_combined: Sequence[Attribute], fixed: Sequence[Attribute]) -> list[Attribute]:
     """The types of the values the lambda forwards to the post lambda (its last yields after the combined ones)."""
-    count = len(_lambda_block(op, op.post, "post lambda").args) - fixed
+    params = len(_lambda_block(op, op.post, "post lambda").args)
+    count = params - len(fixed)
     if count <= 0:
         return []
     if count > len(after_combined):
+        combined = "scanned and reduced" if op.reduce_combine is not None else "scanned"
         raise VerifyException(
-            f"'{op.name}' post lambda takes {count} forwarded value{'' if count == 1 else 's'} after the scanned values "
-            f"and input rows, but the lambda yields only {len(after_combined)} value"
-            f"{'' if len(after_combined) == 1 else 's'} after the combined ones {format_types(after_combined)}"
+            f"'{op.name}' post lambda takes {params} parameters: the scanned values and input rows "
+            f"{format_types(fixed)}, then {count} forwarded value{'' if count == 1 else 's'}; but the lambda yields "
+            f"{len(after_combined)} value{'' if len(after_combined) == 1 else 's'} after its {combined} ones"
         )
     return list(after_combined[len(after_combined) - count :])
 

@@ -1055,7 +1055,8 @@ func.func @scanomap_reduce_results(%n: index, %xs: tensor<?xf32>, %z: f32, %one:
 
 // -----
 
-// scanomap with a reduction part: the post lambda sees the scanned values and the input rows only
+// scanomap with a reduction part: the post lambda sees the scanned values, the input rows and the forwarded values,
+// which come after the reduced values (here none)
 func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
   %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
@@ -1072,7 +1073,7 @@ func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i3
   func.return %s, %r : tensor<?xf32>, i32
 }
 
-// CHECK: error: 'soac.scanomap' post lambda takes 3 parameters but 2 are expected (the scanned values and input rows: (f32, f32))
+// CHECK: error: 'soac.scanomap' post lambda takes 3 parameters: the scanned values and input rows (f32, f32), then 1 forwarded value; but the lambda yields 0 values after its scanned and reduced ones
 
 // -----
 
