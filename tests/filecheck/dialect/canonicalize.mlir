@@ -392,7 +392,6 @@ func.func @scanomap_unused_forwarded(%xs: tensor<?xi32>) -> tensor<?xi32> {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %r : tensor<?xi32>
 // CHECK-NEXT:  }
-// CHECK-NEXT:  
 func.func @scanomap_forwarded_of_unused_post(%xs: tensor<?xi32>) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %xs, %c0 : tensor<?xi32>
