@@ -125,9 +125,7 @@ def _merged_post(a: Screma, b: Screma, inputs: InputList, extra: Sequence[SSAVal
             yielded += scanned
             continue
         # Rows of inputs that fusion removed and does not forward are unused; any value stands in for them.
-        part_rows = [
-            rows[inputs.index(v)] if v in inputs.values else extra_rows.get(v, post.args[0]) for v in part.inputs
-        ]
+        part_rows = [rows[inputs.index(v)] if v in inputs.values else extra_rows.get(v, post.args[0]) for v in part.inputs]
         yielded += move_lambda(part.post, post, [*scanned, *part_rows, *fwd])
     post.add_op(YieldOp(*yielded))
     return post

@@ -65,12 +65,22 @@ def test_the_programs_forward() -> None:
     assert sum(isinstance(op, ScanomapOp) and op.num_forwarded > 0 for op in fused.walk()) >= PROGRAMS
 
 
-@pytest.mark.parametrize("scan", SCAN_STRATEGIES)
-@pytest.mark.parametrize("pipeline", ["", "soac-fuse", DEFAULT_PIPELINE])
+QUICK = {("soac-fuse", "chunked"), (DEFAULT_PIPELINE, "chunked")}
+"""PoCL builds the look-back and reduce-then-scan kernels slowly (about a minute for these programs): slow tier."""
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "scan"),
+    [
+        pytest.param(pipeline, scan, marks=() if (pipeline, scan) in QUICK else pytest.mark.slow)
+        for pipeline in ("", "soac-fuse", DEFAULT_PIPELINE)
+        for scan in SCAN_STRATEGIES
+    ],
+)
 def test_forwarding_scanomaps_match_the_interpreter(pipeline: str, scan: str) -> None:
     written = batch_module("")
     module = batch_module(pipeline)
-    program = compile_module(module, scan=scan, target="emulated-warps" if scan == "lookback" else None)
+    program = compile_module(module, scan=scan)
     names = sorted({t.name for t in list_thresholds(module) if t.name})
     versions = [dict.fromkeys(names, MAX_THRESHOLD), dict.fromkeys(names, 0)] if names else [{}]
     for k, case in enumerate(CASES):
