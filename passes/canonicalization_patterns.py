@@ -39,7 +39,7 @@ from soac import dialect as soac
 from soac.types import row_type
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
@@ -255,6 +255,32 @@ class RemoveUnusedScanomapParts(RewritePattern):
             reduce_commutative=op.reduce_commutative is not None,
         )
         _replace(rewriter, op, new, kept)
+
+
+class ForwardedRowsAsPostRows(RewritePattern):
+    """A value a scanomap's lambda forwards that the post lambda has anyway, an input row (a lambda parameter) or a
+    value defined outside the op, is read there instead (then `RemoveUnusedScanomapParts` drops the forwarding):
+
+        lambda(%x: i32) { ... soac.yield %y, %x : i32, i32 } post(%s: i32, %x_1: i32, %f: i32) { ... %f ... }
+      becomes
+        lambda(%x: i32) { ... soac.yield %y, %x : i32, i32 } post(%s: i32, %x_1: i32, %f: i32) { ... %x_1 ... }
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
+        f = op.num_forwarded
+        if not f:
+            return
+        body, post = op.body.block, op.post.block
+        yielded = list(body.last_op.operands)[-f:]  # pyright: ignore[reportOptionalMemberAccess]
+        rows = post.args[len(op.neutral) : len(op.neutral) + len(op.inputs)]
+        for param, value in zip(post.args[len(post.args) - f :], yielded):
+            if not param.uses:
+                continue
+            if isinstance(value, BlockArgument) and value.block is body:
+                rewriter.replace_all_uses_with(param, rows[value.index])
+            elif not soac.defined_inside(value, op):
+                rewriter.replace_all_uses_with(param, value)
 
 
 _ROWS_OF_WIDTH = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp)

@@ -626,7 +626,9 @@ class ScanomapOp(_CombiningOp):
     HAS_REDUCE: ClassVar[bool] = True
 
     traits = traits_def(
-        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedScanomapParts",))
+        RecursiveMemoryEffect(),
+        SingleBlockImplicitTerminator(YieldOp),
+        Canonicalization(("RemoveUnusedScanomapParts", "ForwardedRowsAsPostRows")),
     )
 
     # Redeclared so that the reduce neutral elements come last among the operands.
