@@ -27,6 +27,16 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     %p = arith.cmpf ogt, %s, %x : f32
     soac.yield %p : i1
   }
+  %sf = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %d = arith.mulf %x, %x : f32
+    soac.yield %x, %d : f32, f32
+  } post(%s: f32, %x: f32, %d: f32) {
+    %e = arith.subf %s, %d : f32
+    soac.yield %e : f32
+  }
   %ss, %smax = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce commutative(%z : f32) -> (tensor<?xf32>, f32) combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
     soac.yield %c : f32

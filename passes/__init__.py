@@ -37,6 +37,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitScanReducePass
 
+    def get_soac_recompute_forwarded() -> type[ModulePass]:
+        from soac.passes.recompute_forwarded import RecomputeForwardedPass
+
+        return RecomputeForwardedPass
+
     def get_soac_simplify() -> type[ModulePass]:
         from soac.passes.soac_simplify import SoacSimplifyPass
 
@@ -50,6 +55,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "soac-fuse": get_soac_fuse,
         "soac-flatten": get_soac_flatten,
+        "soac-recompute-forwarded": get_soac_recompute_forwarded,
         "soac-simplify": get_soac_simplify,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-tile": get_soac_tile,

@@ -39,7 +39,7 @@ from soac import dialect as soac
 from soac.types import row_type
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.transforms.dead_code_elimination import region_dce
 
@@ -190,15 +190,17 @@ class RemoveUnusedRedomapParts(RewritePattern):
 
 class RemoveUnusedScanomapParts(RewritePattern):
     """`soac.scanomap` without unused map-outs, unused reduction parts (the whole reduction part when none is used),
-    unused post results, and the scanned values that nothing needs any more, where the operators allow.
+    unused post results, forwarded values the post lambda does not use, and the scanned values that nothing needs
+    any more, where the operators allow.
 
     A scanomap whose scan nobody reads becomes a redomap of its reduction part (a map without one).
     """
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
-        k, r, s = len(op.neutral), len(op.reduce_neutral), op.num_scanned
+        k, r, s, f = len(op.neutral), len(op.reduce_neutral), op.num_scanned, op.num_forwarded
         outs = list(op.outs)
+        m, fixed = len(outs) - s - r, k + len(op.inputs)
         unused = set(_unused(outs))
         if all(j in unused for j in range(s)):
             _without_scan(op, rewriter, unused)
@@ -211,21 +213,26 @@ class RemoveUnusedScanomapParts(RewritePattern):
             if post is None:
                 return
             needed = {i for i in range(k) if post.block.args[i].first_use is not None}
+            forwards = [t for t in range(f) if post.block.args[fixed + t].first_use is not None]
         else:
             needed = {i for i in range(k) if i not in unused}
+            forwards = []
         scan_removed = _removable(op.combine.block, needed) if needed else []
         reduce_needed = {i for i in range(r) if s + i not in unused}
         reduce_removed = _removable(op.reduce_combine.block, reduce_needed) if op.reduce_combine is not None else []
-        map_removed = [j for j in range(len(outs) - s - r) if s + r + j in unused]
-        if len(post_keep) == s and not scan_removed and not reduce_removed and not map_removed:
+        map_removed = [j for j in range(m) if s + r + j in unused]
+        unchanged = len(post_keep) == s and len(forwards) == f
+        if unchanged and not scan_removed and not reduce_removed and not map_removed:
             return
         scans = [i for i in range(k) if i not in scan_removed]
         reduces = [i for i in range(r) if i not in reduce_removed]
-        maps = [j for j in range(len(outs) - s - r) if j not in map_removed]
+        maps = [j for j in range(m) if j not in map_removed]
         combine = _trimmed(op.combine, [*scans, *(k + i for i in scans)], scans)
-        body = _trimmed(op.body, range(len(op.inputs)), [*scans, *(k + i for i in reduces), *(k + r + j for j in maps)])
+        body_keep = [*scans, *(k + i for i in reduces), *(k + r + j for j in maps), *(k + r + m + t for t in forwards)]
+        body = _trimmed(op.body, range(len(op.inputs)), body_keep)
         if post is not None:
-            post = _trimmed(post, [*scans, *range(k, len(post.block.args))], range(len(post_keep)))
+            post_args = [*scans, *range(k, fixed), *(fixed + t for t in forwards)]
+            post = _trimmed(post, post_args, range(len(post_keep)))
         reduce_combine = None
         if op.reduce_combine is not None and reduces:
             reduce_combine = _trimmed(op.reduce_combine, [*reduces, *(r + i for i in reduces)], reduces)
@@ -248,6 +255,32 @@ class RemoveUnusedScanomapParts(RewritePattern):
             reduce_commutative=op.reduce_commutative is not None,
         )
         _replace(rewriter, op, new, kept)
+
+
+class ForwardedRowsAsPostRows(RewritePattern):
+    """A value a scanomap's lambda forwards that the post lambda has anyway, an input row (a lambda parameter) or a
+    value defined outside the op, is read there instead (then `RemoveUnusedScanomapParts` drops the forwarding):
+
+        lambda(%x: i32) { ... soac.yield %y, %x : i32, i32 } post(%s: i32, %x_1: i32, %f: i32) { ... %f ... }
+      becomes
+        lambda(%x: i32) { ... soac.yield %y, %x : i32, i32 } post(%s: i32, %x_1: i32, %f: i32) { ... %x_1 ... }
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
+        f = op.num_forwarded
+        if not f:
+            return
+        body, post = op.body.block, op.post.block
+        yielded = list(body.last_op.operands)[-f:]  # pyright: ignore[reportOptionalMemberAccess]
+        rows = post.args[len(op.neutral) : len(op.neutral) + len(op.inputs)]
+        for param, value in zip(post.args[len(post.args) - f :], yielded):
+            if not param.uses:
+                continue
+            if isinstance(value, BlockArgument) and value.block is body:
+                rewriter.replace_all_uses_with(param, rows[value.index])
+            elif not soac.defined_inside(value, op):
+                rewriter.replace_all_uses_with(param, value)
 
 
 _ROWS_OF_WIDTH = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp)

@@ -92,20 +92,24 @@ def segcombine(
         seg: Operation = SegredOp(level, inner.widths, neutral, types, body.region(yields), combine)
         return [seg], list(seg.results)
     scanned = [nest.manifest_type(array_of(v.type)) for v in neutral]
-    n_post = len(op.outs) - (len(yields) - k)
-    types = [*scanned, *(nest.manifest_type(t) for t in op.outs.types[n_post:])]
+    n_post = op.num_scanned if isinstance(op, ScanomapOp) else k
+    m = len(op.outs) - n_post
+    # Values the lambda forwards to the post lambda are stored, as map-outs that are no results of the op.
+    forwarded = [nest.manifest_type(array_of(v.type)) for v in yields[k + m :]]
+    types = [*scanned, *(nest.manifest_type(t) for t in op.outs.types[n_post:]), *forwarded]
     seg = SegscanOp(level, inner.widths, neutral, types, body.region(yields), combine)
     if post is None:
         return [seg], list(seg.results)
     after = inner.child()
-    for param, array in zip(post.args[:k], seg.results[:k]):
+    fixed = k + len(op.inputs)
+    for param, array in zip([*post.args[:k], *post.args[fixed:]], [*seg.results[:k], *seg.results[k + m :]]):
         after.env[param] = Bound(array, tuple(range(d + 1)))
-    after.bind_rows(post.args[k:], op.inputs, d)
+    after.bind_rows(post.args[k:fixed], op.inputs, d)
     post_body = KernelBody(after)
     *post_ops, post_yield = post.ops
     post_body.clone_all(post_ops)
     apply_post = post_body.segmap(level, post_yield.operands)
-    return [seg, apply_post], [*apply_post.results, *seg.results[k:]]
+    return [seg, apply_post], [*apply_post.results, *seg.results[k : k + m]]
 
 
 def seghist_of(

@@ -8,7 +8,9 @@ Rules (Futhark's Screma∘Screma, futhark-notes §1.4-1.5):
   redomap->reduce of its map-outs, map->scatter, map->hist (into the histogram's lambda);
 * a cheap map into a stencil, and a stencil into a map (`fuse_stencil.py`);
 * a scan or scanomap (with or without a reduction part) fuses into a consumer
-  *map* of its scanned arrays through the post lambda (scanomap->map);
+  *map* of its scanned arrays through the post lambda (scanomap->map); the
+  map may read the producer's map-outs too, which the pre-lambda forwards to
+  the post lambda (`map f -> scan -> map2 g` is one scanomap);
 * a scan part and a reduction part join in one scanomap with a reduction part
   (e.g. a scanomap whose map-outs feed a reduce);
 * the consumer must use the producer's results only as input arrays: a whole
@@ -84,8 +86,9 @@ def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> F
     assert c is not None
     if consumed <= set(p.mapouts):
         return merge_scremas(p, c, consumed, used_elsewhere(p.mapouts, consumer))
-    if consumed <= set(p.scanned) and p.scan_combine is not None and isinstance(consumer, MapOp):
-        return fuse_into_post(p, c, used_elsewhere(p.scanned, consumer))
+    scanned = consumed & set(p.scanned)
+    if scanned and consumed <= {*p.scanned, *p.mapouts} and p.scan_combine is not None and isinstance(consumer, MapOp):
+        return fuse_into_post(p, c, used_elsewhere(p.scanned, consumer), used_elsewhere(p.mapouts, consumer))
     return None
 
 

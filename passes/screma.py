@@ -15,6 +15,9 @@ dialect is an instance:
 | `soac.scanomap` | scan | its lambda | post (or scan) results | - | the rest |
 | `soac.scanomap ... reduce(...)` | scanred | its lambda | post (or scan) results | the next k | the rest |
 
+A scanomap's pre-lambda may also forward values to its post lambda: its last
+yields, after the map-outs, which the post lambda takes after the input rows.
+
 The fusion builders (`screma_merge`) assemble a fused op from pieces of such
 views by moving their lambdas' ops into fresh blocks (`move_lambda`).
 """
@@ -56,6 +59,8 @@ class Screma:
     """The reduced scalars."""
     mapouts: list[OpResult]
     """Arrays of per-element values of the pre-lambda."""
+    forwarded: int = 0
+    """The number of values the pre-lambda forwards to the post lambda (its last yields)."""
 
     @property
     def kind(self) -> Kind:
@@ -111,6 +116,7 @@ def as_screma(op: Operation) -> Screma | None:
     return Screma(
         op, op.width, list(op.inputs), pre, list(op.neutral), op.combine.block, post, outs[:n_scanned],
         red_neutral, red_combine, commutative, outs[n_scanned:n_combined], outs[n_combined:],
+        op.num_forwarded if isinstance(op, ScanomapOp) else 0,
     )  # fmt: skip
 
 
@@ -142,13 +148,26 @@ class PreValues:
     scan: list[SSAValue]
     red: list[SSAValue]
     mapouts: list[SSAValue]
+    forwarded: list[SSAValue] = field(default_factory=list[SSAValue])
+    """The values forwarded to the post lambda."""
 
 
 def apply_pre(screma: Screma, target: Block, rows: Sequence[SSAValue]) -> PreValues:
-    """Move the pre-lambda into `target` (the identity for reduce and scan): values to scan, to reduce, map-outs."""
-    yielded = list(rows) if screma.pre is None else move_lambda(screma.pre, target, rows)
+    """Move the pre-lambda into `target` (the identity for reduce and scan): values to scan, to reduce, map-outs,
+    values forwarded to the post lambda."""
     ks, kr = len(screma.scan_neutral), len(screma.red_neutral)
-    return PreValues(yielded[:ks], yielded[ks : ks + kr], yielded[ks + kr :] if screma.pre is not None else [])
+    if screma.pre is None:
+        return PreValues(list(rows[:ks]), list(rows[ks : ks + kr]), [])
+    yielded = move_lambda(screma.pre, target, rows)
+    end = len(yielded) - screma.forwarded
+    return PreValues(yielded[:ks], yielded[ks : ks + kr], yielded[ks + kr : end], yielded[end:])
+
+
+def forwarded_types(screma: Screma) -> list[Attribute]:
+    """The types of the values `screma`'s pre-lambda forwards to its post lambda (its post's last parameters)."""
+    if screma.post is None or not screma.forwarded:
+        return []
+    return [arg.type for arg in screma.post.args[len(screma.post.args) - screma.forwarded :]]
 
 
 def new_block(types: Sequence[Attribute], hints: Sequence[str | None] = ()) -> Block:
@@ -243,7 +262,8 @@ def build_screma(
     yielded = [v.type for v in yield_op.arguments]
     ks = len(scan.neutral) if scan is not None else 0
     kr = len(red.neutral) if red is not None else 0
-    mapouts = [array_of(t) for t in yielded[ks + kr :]]
+    forwarded = len(post.args) - ks - len(inputs) if post is not None else 0
+    mapouts = [array_of(t) for t in yielded[ks + kr : len(yielded) - forwarded]]
     if scan is None and red is None:
         return MapOp(width, inputs, mapouts, Region(pre))
     if scan is None:

@@ -17,12 +17,14 @@ from soac.passes.screma import (
     Screma,
     apply_pre,
     build_screma,
+    forwarded_types,
     move_lambda,
     new_block,
     param_hints,
     reduce_operator,
     scan_operator,
 )
+from soac.types import row_type
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 Fused = tuple[Operation, dict[SSAValue, SSAValue]]
@@ -75,8 +77,6 @@ def merge_scremas(a: Screma, b: Screma, consumed: set[SSAValue], export: set[SSA
         %s = soac.redomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> f32 combine(...) { ... }
             lambda(%x: f32) { ... yield %y }
     """
-    if not _post_rows_unused(b, consumed):
-        return None
     inputs = _collect_inputs([(a.inputs, a.pre), (b.inputs, b.pre)], consumed)
     pre = new_block(inputs.rows(), inputs.hints)
     a_vals = apply_pre(a, pre, [pre.args[inputs.index(v)] for v in a.inputs])
@@ -84,42 +84,54 @@ def merge_scremas(a: Screma, b: Screma, consumed: set[SSAValue], export: set[SSA
     b_rows = [mapout_value[v] if v in consumed else pre.args[inputs.index(v)] for v in b.inputs]
     b_vals = apply_pre(b, pre, b_rows)
     kept = [r for r in a.mapouts if r in export]
-    pre.add_op(YieldOp(*a_vals.scan, *b_vals.scan, *a_vals.red, *b_vals.red, *(mapout_value[r] for r in kept), *b_vals.mapouts))
-    post = _merged_post(a, b, inputs) if a.post is not None or b.post is not None else None
+    extra = _post_reads_of(b, consumed)
+    pre.add_op(
+        YieldOp(
+            *a_vals.scan, *b_vals.scan, *a_vals.red, *b_vals.red, *(mapout_value[r] for r in kept), *b_vals.mapouts,
+            *a_vals.forwarded, *b_vals.forwarded, *(mapout_value[v] for v in extra),
+        )
+    )  # fmt: skip
+    post = _merged_post(a, b, inputs, extra) if a.post is not None or b.post is not None else None
     op = _build([a, b], inputs.values, pre, post)
     old = [*a.scanned, *b.scanned, *a.reduced, *b.reduced, *kept, *b.mapouts]
     return op, dict(zip(old, op.results, strict=True))
 
 
-def _post_rows_unused(b: Screma, consumed: set[SSAValue]) -> bool:
-    """A post lambda sees input rows; those of inputs that fusion removes must be unused."""
+def _post_reads_of(b: Screma, consumed: set[SSAValue]) -> list[SSAValue]:
+    """The consumed inputs whose rows `b`'s post lambda reads: fusion forwards them from the pre-lambda."""
     if b.post is None:
-        return True
-    rows = b.post.args[len(b.scan_neutral) :]
-    return all(not row.uses for row, value in zip(rows, b.inputs) if value in consumed)
+        return []
+    rows = b.post.args[len(b.scan_neutral) : len(b.scan_neutral) + len(b.inputs)]
+    return list(dict.fromkeys(value for row, value in zip(rows, b.inputs) if value in consumed and row.uses))
 
 
-def _merged_post(a: Screma, b: Screma, inputs: InputList) -> Block:
-    """`post(scanned_a.., scanned_b.., rows..) = (post_a(scanned_a, rows_a).., post_b(scanned_b, rows_b)..)`."""
+def _merged_post(a: Screma, b: Screma, inputs: InputList, extra: Sequence[SSAValue]) -> Block:
+    """`post(scanned_a.., scanned_b.., rows.., fwd_a.., fwd_b.., extra..) = (post_a(scanned_a, rows_a, fwd_a)..,
+    post_b(scanned_b, rows_b, fwd_b)..)`, where `extra` are `b`'s inputs made by `a`, whose rows are forwarded."""
     scanned_types = [v.type for v in (*a.scan_neutral, *b.scan_neutral)]
-    post = new_block([*scanned_types, *inputs.rows()], [None] * len(scanned_types) + inputs.hints)
-    rows = post.args[len(scanned_types) :]
+    forwarded = [forwarded_types(a), forwarded_types(b), [row_type(v.type) for v in extra]]
+    types = [*scanned_types, *inputs.rows(), *(t for ts in forwarded for t in ts)]
+    post = new_block(types, [None] * len(scanned_types) + inputs.hints)  # pyright: ignore[reportArgumentType]
+    rows = post.args[len(scanned_types) : len(scanned_types) + len(inputs.values)]
+    fwd_params = list(post.args[len(scanned_types) + len(inputs.values) :])
+    part_fwd = [fwd_params[: len(forwarded[0])], fwd_params[len(forwarded[0]) : len(forwarded[0]) + len(forwarded[1])]]
+    extra_rows = dict(zip(extra, fwd_params[len(forwarded[0]) + len(forwarded[1]) :]))
     yielded: list[SSAValue] = []
     offset = 0
-    for part in (a, b):
+    for part, fwd in zip((a, b), part_fwd):
         scanned = list(post.args[offset : offset + len(part.scan_neutral)])
         offset += len(part.scan_neutral)
         if part.post is None:
             yielded += scanned
             continue
-        # Rows of inputs that fusion removed are unused (checked); any value stands in for them.
-        part_rows = [rows[inputs.index(v)] if v in inputs.values else post.args[0] for v in part.inputs]
-        yielded += move_lambda(part.post, post, [*scanned, *part_rows])
+        # Rows of inputs that fusion removed and does not forward are unused; any value stands in for them.
+        part_rows = [rows[inputs.index(v)] if v in inputs.values else extra_rows.get(v, post.args[0]) for v in part.inputs]
+        yielded += move_lambda(part.post, post, [*scanned, *part_rows, *fwd])
     post.add_op(YieldOp(*yielded))
     return post
 
 
-def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue]) -> Fused:
+def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue], export_mapouts: set[SSAValue]) -> Fused:
     """scan->map fusion: the consumer map becomes (part of) the producer's post lambda.
 
         %ss = soac.scan %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(...) { ... }
@@ -128,27 +140,49 @@ def fuse_into_post(p: Screma, c: Screma, export: set[SSAValue]) -> Fused:
         %ys = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(...) { ... }
             lambda(%x: f32) { soac.yield %x : f32 } post(%s: f32, %x: f32) { ... yield %y }
 
-    `export` names the scanned (or post) arrays of `p` still used elsewhere.
+    The consumer may also read map-outs of `p`: the pre-lambda forwards their values to the post lambda
+    (`map f -> scan -> map2 g` is one scanomap):
+
+        %ss, %fs = soac.scanomap %n (%xs : ...) ... lambda(%x: f32) { ... soac.yield %v, %f : f32, f32 }
+        %ys = soac.map %n (%ss, %fs : ...) -> tensor<?xf32> lambda(%s: f32, %f: f32) { ... yield %y }
+    becomes
+        %ys = soac.scanomap %n (%xs : ...) ... lambda(%x: f32) { ... soac.yield %v, %f : f32, f32 }
+            post(%s: f32, %x: f32, %f: f32) { ... yield %y }
+
+    `export` names the scanned (or post) arrays of `p` still used elsewhere, `export_mapouts` its map-outs.
     A reduction part of `p` stays as it is.
     """
-    scanned_arrays = set(p.scanned)
-    inputs = _collect_inputs([(p.inputs, p.pre), (c.inputs, c.pre)], scanned_arrays)
+    mapouts = set(p.mapouts)
+    via_mapout = list(dict.fromkeys(v for v in c.inputs if v in mapouts))
+    inputs = _collect_inputs([(p.inputs, p.pre), (c.inputs, c.pre)], {*p.scanned, *via_mapout})
     pre = new_block(inputs.rows(), inputs.hints)
     p_vals = apply_pre(p, pre, [pre.args[inputs.index(v)] for v in p.inputs])
-    pre.add_op(YieldOp(*p_vals.scan, *p_vals.red, *p_vals.mapouts))
+    mapout_value = dict(zip(p.mapouts, p_vals.mapouts))
+    kept_mapouts = [r for r in p.mapouts if r in export_mapouts]
+    pre.add_op(
+        YieldOp(
+            *p_vals.scan, *p_vals.red, *(mapout_value[r] for r in kept_mapouts), *p_vals.forwarded,
+            *(mapout_value[v] for v in via_mapout),
+        )
+    )  # fmt: skip
     k = len(p.scan_neutral)
-    post = new_block([v.type for v in p.scan_neutral] + inputs.rows(), [None] * k + inputs.hints)
-    scanned, rows = list(post.args[:k]), post.args[k:]
+    forwarded = [*forwarded_types(p), *(row_type(v.type) for v in via_mapout)]
+    types = [v.type for v in p.scan_neutral] + inputs.rows() + forwarded
+    post = new_block(types, [None] * k + inputs.hints)  # pyright: ignore[reportArgumentType]
+    scanned, rows = list(post.args[:k]), post.args[k : k + len(inputs.values)]
+    fwd_params = post.args[k + len(inputs.values) :]
     p_post = scanned
     if p.post is not None:
-        p_post = move_lambda(p.post, post, [*scanned, *(rows[inputs.index(v)] for v in p.inputs)])
-    value_of = dict(zip(p.scanned, p_post))
+        p_rows = [rows[inputs.index(v)] for v in p.inputs]
+        p_post = move_lambda(p.post, post, [*scanned, *p_rows, *fwd_params[: p.forwarded]])
+    value_of: dict[SSAValue, SSAValue] = dict(zip(p.scanned, p_post))
+    value_of.update(zip(via_mapout, fwd_params[p.forwarded :]))
     assert c.pre is not None
     c_vals = move_lambda(c.pre, post, [value_of[v] if v in value_of else rows[inputs.index(v)] for v in c.inputs])
     kept = [r for r in p.scanned if r in export]
     post.add_op(YieldOp(*(value_of[r] for r in kept), *c_vals))
     op = _build([p], inputs.values, pre, post)
-    old = [*kept, *c.mapouts, *p.reduced, *p.mapouts]
+    old = [*kept, *c.mapouts, *p.reduced, *kept_mapouts]
     return op, dict(zip(old, op.results, strict=True))
 
 

@@ -221,7 +221,11 @@ class SizeResolver:
                 k = len(op.neutral)
                 if position < k:
                     return self.size(op.neutral[position], dim, depth)
-                return self.size(op.inputs[position - k], dim + 1, depth)
+                if position < k + len(op.inputs):
+                    return self.size(op.inputs[position - k], dim + 1, depth)
+                forwarded = len(op.neutral) + len(op.reduce_neutral) + op.num_map_outs + position - k - len(op.inputs)
+                yielded = _yielded(op.body.block, forwarded)
+                return None if yielded is None else self.size(yielded, dim, depth)
             case soac.ScanomapOp() if region is op.reduce_combine:
                 return self.size(op.reduce_neutral[position % len(op.reduce_neutral)], dim, depth)
             case soac.ReduceOp() | soac.ScanOp() | soac.RedomapOp() | soac.ScanomapOp() | soac.HistOp():

@@ -595,9 +595,13 @@ class ScanomapOp(_CombiningOp):
     """`scanomap combine f ne xs` = `map post (scan combine ne (map f xs))`, with an optional reduction.
 
     The lambda yields the values to scan first, then the values to reduce (when
-    there is a reduction part), then map-out values. The optional post lambda
-    receives each scanned tuple followed by the input rows at the same index;
-    without it, the scanned arrays are the results. Results: the post (or scan)
+    there is a reduction part), then map-out values, then forwarded values. The
+    optional post lambda receives each scanned tuple, then the input rows at the
+    same index, then the forwarded values the lambda computed for that element:
+    as many as the post lambda has parameters after the rows (none without a
+    post lambda). Forwarded values are no results; they spare the post lambda
+    recomputing or storing what the lambda computed. Without a post lambda, the
+    scanned arrays are the results. Results: the post (or scan)
     arrays, then the reduced scalars, then the map-out arrays. With a reduction
     part this is Futhark's Screma with both scans and reductions (horizontal
     scan+reduce fusion gives it):
@@ -607,6 +611,9 @@ class ScanomapOp(_CombiningOp):
         %s, %p, %m = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce commutative(%one : f32)
             -> (tensor<?xf32>, f32, tensor<?xf32>) combine(%a: f32, %b: f32) { ... }
             reduce_combine(%c: f32, %d: f32) { ... } lambda(%x: f32) { ... soac.yield %x, %x, %q : f32, f32, f32 }
+        %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32>
+            combine(%a: f32, %b: f32) { ... } lambda(%x: f32) { ... soac.yield %y, %f : f32, f32 }
+            post(%s: f32, %x: f32, %f: f32) { ... }     // %f: forwarded from the lambda
 
     In the generic form the reduce neutral elements are the last operand
     segment (empty without a reduction) and the reduce operator is a fourth
@@ -619,7 +626,9 @@ class ScanomapOp(_CombiningOp):
     HAS_REDUCE: ClassVar[bool] = True
 
     traits = traits_def(
-        RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), Canonicalization(("RemoveUnusedScanomapParts",))
+        RecursiveMemoryEffect(),
+        SingleBlockImplicitTerminator(YieldOp),
+        Canonicalization(("RemoveUnusedScanomapParts", "ForwardedRowsAsPostRows")),
     )
 
     # Redeclared so that the reduce neutral elements come last among the operands.
@@ -668,6 +677,20 @@ class ScanomapOp(_CombiningOp):
             return len(yield_op.arguments)
         return len(self.neutral)
 
+    @property
+    def num_forwarded(self) -> int:
+        """The number of values the lambda forwards to the post lambda: its last yields, the post's last parameters."""
+        if not self.post.blocks:
+            return 0
+        return max(0, len(self.post.block.args) - len(self.neutral) - len(self.inputs))
+
+    @property
+    def num_map_outs(self) -> int:
+        """The number of map-out arrays: the lambda's yields between the combined values and the forwarded ones."""
+        yield_op = self.body.block.last_op if self.body.blocks else None
+        yielded = len(yield_op.operands) if isinstance(yield_op, YieldOp) else 0
+        return yielded - len(self.neutral) - len(self.reduce_neutral) - self.num_forwarded
+
     def named_regions(self) -> list[tuple[str, Region]]:
         named = super().named_regions()
         if self.reduce_combine is not None:
@@ -689,9 +712,29 @@ class ScanomapOp(_CombiningOp):
         map_outs = _check_reduce_lambda(self, self.body, [*ne_types, *red_types], "lambda", what)
         scanned = ne_types
         if self.post.blocks:
-            _check_params(self, self.post, "post lambda", [*ne_types, *rows], "the scanned values and input rows")
+            forwarded = _check_forwarded(self, map_outs, [*ne_types, *rows])
+            expected = [*ne_types, *rows, *forwarded]
+            what = "the scanned values, input rows and forwarded values" if forwarded else "the scanned values and input rows"
+            _check_params(self, self.post, "post lambda", expected, what)
             scanned = _yielded_types(self, self.post, "post lambda")
+            map_outs = map_outs[: len(map_outs) - len(forwarded)]
         _check_results(self, self.outs.types, [*(array_of(t) for t in scanned), *red_types, *(array_of(t) for t in map_outs)])
+
+
+def _check_forwarded(op: ScanomapOp, after_combined: Sequence[Attribute], fixed: Sequence[Attribute]) -> list[Attribute]:
+    """The types of the values the lambda forwards to the post lambda (its last yields after the combined ones)."""
+    params = len(_lambda_block(op, op.post, "post lambda").args)
+    count = params - len(fixed)
+    if count <= 0:
+        return []
+    if count > len(after_combined):
+        combined = "scanned and reduced" if op.reduce_combine is not None else "scanned"
+        raise VerifyException(
+            f"'{op.name}' post lambda takes {params} parameters: the scanned values and input rows "
+            f"{format_types(fixed)}, then {count} forwarded value{'' if count == 1 else 's'}; but the lambda yields "
+            f"{len(after_combined)} value{'' if len(after_combined) == 1 else 's'} after its {combined} ones"
+        )
+    return list(after_combined[len(after_combined) - count :])
 
 
 def _print_width_inputs_into(printer: Printer, width: SSAValue, inputs: Sequence[SSAValue], dests: Sequence[SSAValue]) -> None:

@@ -3,7 +3,7 @@
 `programs()` is a hypothesis strategy of `Program`s: the text of a module with
 one function `@main(%n: index, %m: index, %a0..: tensor<?xi32>, %mat: tensor<?x?xi32>)`
 and arguments to run it with. The function is a DAG of map, reduce, scan,
-redomap, scanomap (with map-outs, post lambdas and reduction parts), scan+reduce
+redomap, scanomap (with map-outs, post lambdas, values forwarded to them and reduction parts), scan+reduce
 pairs over a shared array, scatter (with out-of-bounds indices), hist (alone, and in pairs
 over one bin array), stencils (1-D over arrays, 2-D over the matrix, every boundary), in-place updates,
 indexing, loops and SOACs nested in lambdas, over i32 arrays of width `%n`
@@ -169,22 +169,24 @@ class Generator:
         kr = len(red_ops)
         with_lambda = kind in ("redomap", "scanomap")
         scans = kind in ("scan", "scanomap")
+        has_post = kind == "scanomap" and self.draw(0, 1) == 1
+        n_fwd = self.draw(0, 2) if has_post else 0  # values the lambda forwards to the post lambda
         if with_lambda:
             inputs = self.picks(self.arrays, 1, 3)
             params = self.params(len(inputs))
             n_mo = self.draw(0, 1)
-            body, yielded = self.lambda_body(params, k + kr + n_mo, indent + "  ")
+            body, yielded = self.lambda_body(params, k + kr + n_mo + n_fwd, indent + "  ")
             lam = self.emit_lambda("lambda", params, ["i32"] * len(params), body, yielded, indent)
         else:
             inputs, n_mo, lam = [self.pick(self.arrays) for _ in range(k)], 0, ""
         if shared is not None and shared not in inputs:
             inputs[0] = shared
         post, n_post = "", k
-        if kind == "scanomap" and self.draw(0, 1):
+        if has_post:
             n_post = self.draw(1, 2)
-            scanned, rows = self.params(k), self.params(len(inputs))
-            body, yielded = self.lambda_body(scanned + rows, n_post, indent + "  ", free=False)
-            post = self.emit_lambda("post", scanned + rows, ["i32"] * (k + len(inputs)), body, yielded, indent)
+            scanned, rows, fwd = self.params(k), self.params(len(inputs)), self.params(n_fwd)
+            body, yielded = self.lambda_body(scanned + rows + fwd, n_post, indent + "  ", free=False)
+            post = self.emit_lambda("post", scanned + rows + fwd, ["i32"] * (k + len(inputs) + n_fwd), body, yielded, indent)
         combined_type = T1 if scans else "i32"
         combined = [self.fresh("s") for _ in range(n_post if scans else k)]
         reduced = [self.fresh("r") for _ in range(kr)]

@@ -79,6 +79,7 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.messages import reshape_problem
+from soac.passes.recompute_forwarded import recompute_all_forwarded
 from soac.passes.split_scan_reduce import split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
@@ -565,6 +566,7 @@ class SoacToKernelPass(ModulePass):
             ctx.load_dialect(Kernel)
         from soac.lowering.strategies.choice import fuses_scan_reduce, scan_reduce_mode  # lazily, as `_strategies`
 
+        recompute_all_forwarded(op)  # the kernels apply post lambdas to the scanned values and input rows only
         # A scanomap with a reduction part: one look-back kernel where the strategy allows, else a scanomap and a redomap.
         fused = scan_reduce_mode(self.scan_reduce) == "fused"
         split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, scan))

@@ -100,7 +100,10 @@ def redomap_or_scanomap(interp: SoacInterpreter, frame: Frame, op: soac.RedomapO
     post = op.post
     if not post.blocks:
         return [(s, frame.rank) for s in scanned] + red_outs + map_outs
-    outs = run_lambda(interp, frame, post, [*((s, frame.rank + 1) for s in scanned), *args], (n,))
+    f = op.num_forwarded
+    forwarded = ys[len(ys) - f :] if f else []  # values of the lambda's frame, as the post lambda runs in one alike
+    map_outs = map_outs[: len(map_outs) - f]
+    outs = run_lambda(interp, frame, post, [*((s, frame.rank + 1) for s in scanned), *args, *forwarded], (n,))
     return [lift(y, frame.batch, (n,)) for y in outs] + red_outs + map_outs
 
 

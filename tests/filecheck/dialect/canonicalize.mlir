@@ -335,3 +335,107 @@ func.func @slice_of_map_kept(%n: index, %lo: index, %hi: index, %xs: tensor<?xi3
   %t = soac.slice %b[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
   func.return %s, %t, %b : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>
 }
+
+// A scanomap's forwarded values that the post lambda does not use are dropped, with the code only they needed;
+// an unused map-out goes too.
+// CHECK-LABEL: func.func @scanomap_unused_forwarded(%xs: tensor<?xi32>) -> tensor<?xi32> {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %n = tensor.dim %xs, %c0 : tensor<?xi32>
+// CHECK-NEXT:    %z = arith.constant 0 : i32
+// CHECK-NEXT:    %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %s = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %s : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %three = arith.constant 3 : i32
+// CHECK-NEXT:      %y = arith.muli %x, %three : i32
+// CHECK-NEXT:      %g = arith.muli %y, %x : i32
+// CHECK-NEXT:      soac.yield %y, %g : i32, i32
+// CHECK-NEXT:    } post(%s_1: i32, %x_1: i32, %g_1: i32) {
+// CHECK-NEXT:      %t = arith.subi %s_1, %g_1 : i32
+// CHECK-NEXT:      soac.yield %t : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @scanomap_unused_forwarded(%xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %z = arith.constant 0 : i32
+  %r, %mo = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32) {
+    %three = arith.constant 3 : i32
+    %y = arith.muli %x, %three : i32
+    %f = arith.addi %y, %x : i32
+    %g = arith.muli %y, %x : i32
+    soac.yield %y, %g, %f, %g : i32, i32, i32, i32
+  } post(%s: i32, %x: i32, %f: i32, %g: i32) {
+    %t = arith.subi %s, %g : i32
+    soac.yield %t : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// Forwarded values only an unused post result needs go with it.
+// CHECK-LABEL: func.func @scanomap_forwarded_of_unused_post(%xs: tensor<?xi32>) -> tensor<?xi32> {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %n = tensor.dim %xs, %c0 : tensor<?xi32>
+// CHECK-NEXT:    %z = arith.constant 0 : i32
+// CHECK-NEXT:    %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %s = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %s : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %y = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %y : i32
+// CHECK-NEXT:    } post(%s_1: i32, %x_1: i32) {
+// CHECK-NEXT:      soac.yield %s_1 : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @scanomap_forwarded_of_unused_post(%xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %z = arith.constant 0 : i32
+  %r, %q = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32) {
+    %y = arith.muli %x, %x : i32
+    %f = arith.addi %y, %x : i32
+    soac.yield %y, %f : i32, i32
+  } post(%s: i32, %x: i32, %f: i32) {
+    %t = arith.subi %s, %f : i32
+    soac.yield %s, %t : i32, i32
+  }
+  func.return %r : tensor<?xi32>
+}
+
+// A forwarded input row, or a value from outside the scanomap, is read in the post lambda directly: no forwarding.
+// CHECK-LABEL: func.func @scanomap_forwarded_row(%n: index, %xs: tensor<?xi32>, %z: i32, %k: i32) -> tensor<?xi32> {
+// CHECK-NEXT:    %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %s = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %s : i32
+// CHECK-NEXT:    } lambda(%x: i32) {
+// CHECK-NEXT:      %y = arith.muli %x, %x : i32
+// CHECK-NEXT:      soac.yield %y : i32
+// CHECK-NEXT:    } post(%s_1: i32, %x_1: i32) {
+// CHECK-NEXT:      %t = arith.subi %s_1, %x_1 : i32
+// CHECK-NEXT:      %u = arith.addi %t, %k : i32
+// CHECK-NEXT:      soac.yield %u : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @scanomap_forwarded_row(%n: index, %xs: tensor<?xi32>, %z: i32, %k: i32) -> tensor<?xi32> {
+  %r = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32) {
+    %y = arith.muli %x, %x : i32
+    soac.yield %y, %x, %k : i32, i32, i32
+  } post(%s: i32, %x: i32, %f: i32, %g: i32) {
+    %t = arith.subi %s, %f : i32
+    %u = arith.addi %t, %g : i32
+    soac.yield %u : i32
+  }
+  func.return %r : tensor<?xi32>
+}

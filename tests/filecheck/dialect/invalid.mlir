@@ -1055,7 +1055,8 @@ func.func @scanomap_reduce_results(%n: index, %xs: tensor<?xf32>, %z: f32, %one:
 
 // -----
 
-// scanomap with a reduction part: the post lambda sees the scanned values and the input rows only
+// scanomap with a reduction part: the post lambda sees the scanned values, the input rows and the forwarded values,
+// which come after the reduced values (here none)
 func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i32) -> (tensor<?xf32>, i32) {
   %s, %r = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) reduce(%one : i32) -> (tensor<?xf32>, i32) combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
@@ -1072,7 +1073,7 @@ func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %z: f32, %one: i3
   func.return %s, %r : tensor<?xf32>, i32
 }
 
-// CHECK: error: 'soac.scanomap' post lambda takes 3 parameters but 2 are expected (the scanned values and input rows: (f32, f32))
+// CHECK: error: 'soac.scanomap' post lambda takes 3 parameters: the scanned values and input rows (f32, f32), then 1 forwarded value; but the lambda yields 0 values after its scanned and reduced ones
 
 // -----
 
@@ -1431,3 +1432,55 @@ func.func @reverse_type(%m: tensor<?x?xf32>) -> tensor<?xf32> {
 }
 
 // CHECK: error: 'soac.reverse' has result types (tensor<?xf32>), expected (tensor<?x?xf32>) from its operands
+
+// -----
+
+// scanomap: a forwarded value's type must be what the lambda yields in its place (the last yields)
+func.func @scanomap_forward_type(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %i = arith.fptosi %x : f32 to i32
+    soac.yield %x, %i : f32, i32
+  } post(%t: f32, %x: f32, %f: f32) {
+    soac.yield %t : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' post lambda parameter #2 has type f32, expected i32 from the scanned values, input rows and forwarded values
+
+// -----
+
+// scanomap: the post lambda takes more forwarded values than the lambda yields after the scanned ones
+func.func @scanomap_forward_count(%n: index, %xs: tensor<?xf32>, %z: f32) -> tensor<?xf32> {
+  %s = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  } post(%t: f32, %x: f32, %f: f32, %g: f32) {
+    soac.yield %t : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' post lambda takes 4 parameters: the scanned values and input rows (f32, f32), then 2 forwarded values; but the lambda yields 1 value after its scanned ones
+
+// -----
+
+// scanomap: the forwarded values are no results (here the lambda's second yield is forwarded, so there is no map-out)
+func.func @scanomap_forward_results(%n: index, %xs: tensor<?xf32>, %z: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+  %s, %m = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (tensor<?xf32>, tensor<?xf32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  } post(%t: f32, %x: f32, %f: f32) {
+    soac.yield %t : f32
+  }
+  func.return %s, %m : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK: error: 'soac.scanomap' has result types (tensor<?xf32>, tensor<?xf32>), expected (tensor<?xf32>) from its lambdas

@@ -476,6 +476,59 @@ func.func @scanomap_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32>, %z: 
 
 // -----
 
+// The lambda forwards values to the post lambda: its last yields (after the map-outs), the post lambda's last
+// parameters (after the input rows). Here %mo is a map-out, %sq and %r are forwarded.
+func.func @scanomap_forward(%n: index, %xs: tensor<?xf32>, %z: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+  %p, %mo = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (tensor<?xf32>, tensor<?xf32>) combine(%a: f32, %b: f32) {
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  } lambda(%x: f32) {
+    %sq = arith.mulf %x, %x : f32
+    %r = tensor.from_elements %x, %sq : tensor<2xf32>
+    soac.yield %x, %sq, %sq, %r : f32, f32, f32, tensor<2xf32>
+  } post(%s: f32, %x: f32, %f: f32, %row: tensor<2xf32>) {
+    %d = arith.subf %s, %f : f32
+    soac.yield %d : f32
+  }
+  func.return %p, %mo : tensor<?xf32>, tensor<?xf32>
+}
+
+// CHECK-LABEL: func.func @scanomap_forward(%n: index, %xs: tensor<?xf32>, %z: f32) -> (tensor<?xf32>, tensor<?xf32>) {
+// CHECK-NEXT:    %p, %mo = soac.scanomap %n (%xs : tensor<?xf32>) neutral(%z : f32) -> (tensor<?xf32>, tensor<?xf32>) combine(%a: f32, %b: f32) {
+// CHECK-NEXT:      %c = arith.addf %a, %b : f32
+// CHECK-NEXT:      soac.yield %c : f32
+// CHECK-NEXT:    } lambda(%x: f32) {
+// CHECK-NEXT:      %sq = arith.mulf %x, %x : f32
+// CHECK-NEXT:      %r = tensor.from_elements %x, %sq : tensor<2xf32>
+// CHECK-NEXT:      soac.yield %x, %sq, %sq, %r : f32, f32, f32, tensor<2xf32>
+// CHECK-NEXT:    } post(%s: f32, %x_1: f32, %f: f32, %row: tensor<2xf32>) {
+// CHECK-NEXT:      %d = arith.subf %s, %f : f32
+// CHECK-NEXT:      soac.yield %d : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %p, %mo : tensor<?xf32>, tensor<?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "scanomap_forward", function_type = (index, tensor<?xf32>, f32) -> (tensor<?xf32>, tensor<?xf32>)}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%n: index, %xs: tensor<?xf32>, %z: f32):
+// CHECK-GENERIC-NEXT:    %p, %mo = "soac.scanomap"(%n, %z, %xs) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%a: f32, %b: f32):
+// CHECK-GENERIC-NEXT:      %c = "arith.addf"(%a, %b) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%c) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%x: f32):
+// CHECK-GENERIC-NEXT:      %sq = "arith.mulf"(%x, %x) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      %r = "tensor.from_elements"(%x, %sq) : (f32, f32) -> tensor<2xf32>
+// CHECK-GENERIC-NEXT:      "soac.yield"(%x, %sq, %sq, %r) : (f32, f32, f32, tensor<2xf32>) -> ()
+// CHECK-GENERIC-NEXT:    }, {
+// CHECK-GENERIC-NEXT:    ^bb0(%s: f32, %x_1: f32, %f: f32, %row: tensor<2xf32>):
+// CHECK-GENERIC-NEXT:      %d = "arith.subf"(%s, %f) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+// CHECK-GENERIC-NEXT:      "soac.yield"(%d) : (f32) -> ()
+// CHECK-GENERIC-NEXT:    }) : (index, f32, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>)
+// CHECK-GENERIC-NEXT:    "func.return"(%p, %mo) : (tensor<?xf32>, tensor<?xf32>) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
 func.func @scatter_one(%n: index, %is: tensor<?xindex>, %vs: tensor<?xf32>, %dest: tensor<?xf32>) -> tensor<?xf32> {
   %r = soac.scatter %n (%is, %vs : tensor<?xindex>, tensor<?xf32>) into(%dest : tensor<?xf32>) -> tensor<?xf32> lambda(%i: index, %v: f32) {
     soac.yield %i, %v : index, f32
@@ -982,7 +1035,6 @@ func.func @scanomap_reduce(%n: index, %xs: tensor<?xf32>, %z: f32, %one: f32) ->
 // CHECK-GENERIC-NEXT:    }) : (index, f32, tensor<?xf32>, f32) -> (tensor<?xf32>, f32, tensor<?xf32>)
 // CHECK-GENERIC-NEXT:    "func.return"(%s, %p, %sq) : (tensor<?xf32>, f32, tensor<?xf32>) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
-// CHECK-GENERIC-NEXT:   : () -> ()
 
 // -----
 
@@ -1042,7 +1094,6 @@ func.func @scanomap_reduce_post(%n: index, %xs: tensor<?xf32>, %is: tensor<?xi32
 // CHECK-GENERIC-NEXT:    }) : (index, f32, tensor<?xf32>, tensor<?xi32>, i32, f32) -> (tensor<?xi1>, i32, f32)
 // CHECK-GENERIC-NEXT:    "func.return"(%p, %mx, %sum) : (tensor<?xi1>, i32, f32) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
-// CHECK-GENERIC-NEXT:   : () -> ()
 
 // -----
 
@@ -1082,7 +1133,6 @@ func.func @tiled_redomap(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %
 // CHECK-GENERIC-NEXT:    }) : (index, index, index, tensor<?x?xf32>, tensor<?x?xf32>, f32) -> tensor<?x?xf32>
 // CHECK-GENERIC-NEXT:    "func.return"(%c) : (tensor<?x?xf32>) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
-// CHECK-GENERIC-NEXT:   : () -> ()
 
 // -----
 

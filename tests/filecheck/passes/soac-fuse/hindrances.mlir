@@ -258,37 +258,6 @@ func.func @reduce_scalar(%n: index, %xs: tensor<?xi32>, %z: i32) -> tensor<?xi32
   func.return %ys : tensor<?xi32>
 }
 
-// A map consuming both a scanomap's scanned array and its map-out: the post lambda only sees the
-// scanned values and the input rows, so fusing would recompute the map-out; left alone.
-// CHECK-LABEL: func.func @post_needs_mapout(%n: index, %xs: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
-// CHECK-NEXT:    %s, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
-// CHECK-NEXT:    %c = arith.addi %a, %b : i32
-// CHECK-NEXT:    soac.yield %c : i32
-// CHECK-NEXT:    } lambda(%x: i32) {
-// CHECK-NEXT:    %y = arith.muli %x, %x : i32
-// CHECK-NEXT:    soac.yield %y, %y : i32, i32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %r = soac.map %n (%s, %m : tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32> lambda(%a_1: i32, %b_1: i32) {
-// CHECK-NEXT:    %c_1 = arith.subi %a_1, %b_1 : i32
-// CHECK-NEXT:    soac.yield %c_1 : i32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %r : tensor<?xi32>
-// CHECK-NEXT:    }
-func.func @post_needs_mapout(%n: index, %xs: tensor<?xi32>, %z: i32) -> tensor<?xi32> {
-  %s, %m = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
-    %c = arith.addi %a, %b : i32
-    soac.yield %c : i32
-  } lambda(%x: i32) {
-    %y = arith.muli %x, %x : i32
-    soac.yield %y, %y : i32, i32
-  }
-  %r = soac.map %n (%s, %m : tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32> lambda(%a: i32, %b: i32) {
-    %c = arith.subi %a, %b : i32
-    soac.yield %c : i32
-  }
-  func.return %r : tensor<?xi32>
-}
-
 // A producer used in a branch and by a consumer on the same path (Figure 3, case 4) is not
 // duplicated: the consumer absorbs it and hands the array to the branch as a map-out.
 // CHECK-LABEL: func.func @branch_and_consumer(%n: index, %xs: tensor<?xf32>, %c: i1) -> (tensor<?xf32>, tensor<?xf32>) {

@@ -84,3 +84,64 @@ func.func @nested(%n: index, %m: index, %xss: tensor<?x?xi32>) -> (tensor<?x?xi3
   }
   func.return %ss, %ms : tensor<?x?xi32>, tensor<?xi32>
 }
+
+// The scanomap part keeps the map-outs and the forwarded values (the last yields) and the post lambda.
+// CHECK-LABEL: func.func @split_forwarding(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32, tensor<?xi32>, tensor<?xi32>) {
+// CHECK-NEXT:    %r, %m = soac.scanomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) -> (tensor<?xi32>, tensor<?xi32>) combine(%a: i32, %b: i32) {
+// CHECK-NEXT:      %s = arith.addi %a, %b : i32
+// CHECK-NEXT:      soac.yield %s : i32
+// CHECK-NEXT:    } lambda(%x: i32, %y: i32) {
+// CHECK-NEXT:      %p = arith.muli %x, %y : i32
+// CHECK-NEXT:      %q = arith.xori %x, %y : i32
+// CHECK-NEXT:      soac.yield %p, %x, %q, %p : i32, i32, i32, i32
+// CHECK-NEXT:    } post(%s_1: i32, %x_1: i32, %y_1: i32, %fq: i32, %fp: i32) {
+// CHECK-NEXT:      %u = arith.subi %s_1, %fq : i32
+// CHECK-NEXT:      %v = arith.addi %u, %fp : i32
+// CHECK-NEXT:      soac.yield %v : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %t = soac.redomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:      %s_2 = arith.maxsi %a_1, %b_1 : i32
+// CHECK-NEXT:      soac.yield %s_2 : i32
+// CHECK-NEXT:    } lambda(%x_2: i32, %y_2: i32) {
+// CHECK-NEXT:      %q_1 = arith.xori %x_2, %y_2 : i32
+// CHECK-NEXT:      soac.yield %q_1 : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %w = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a_2: i32, %b_2: i32) {
+// CHECK-NEXT:      %s_3 = arith.addi %a_2, %b_2 : i32
+// CHECK-NEXT:      soac.yield %s_3 : i32
+// CHECK-NEXT:    } lambda(%x_3: i32) {
+// CHECK-NEXT:      soac.yield %x_3 : i32
+// CHECK-NEXT:    } post(%s_4: i32, %x_4: i32) {
+// CHECK-NEXT:      %u_1 = arith.subi %s_4, %x_4 : i32
+// CHECK-NEXT:      soac.yield %u_1 : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r, %t, %m, %w : tensor<?xi32>, i32, tensor<?xi32>, tensor<?xi32>
+// CHECK-NEXT:  }
+func.func @split_forwarding(%n: index, %xs: tensor<?xi32>, %ys: tensor<?xi32>, %z: i32) -> (tensor<?xi32>, i32, tensor<?xi32>, tensor<?xi32>) {
+  %r, %t, %m = soac.scanomap %n (%xs, %ys : tensor<?xi32>, tensor<?xi32>) neutral(%z : i32) reduce(%z : i32) -> (tensor<?xi32>, i32, tensor<?xi32>) combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } reduce_combine(%a: i32, %b: i32) {
+    %s = arith.maxsi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32, %y: i32) {
+    %p = arith.muli %x, %y : i32
+    %q = arith.xori %x, %y : i32
+    soac.yield %p, %q, %x, %q, %p : i32, i32, i32, i32, i32
+  } post(%s: i32, %x: i32, %y: i32, %fq: i32, %fp: i32) {
+    %u = arith.subi %s, %fq : i32
+    %v = arith.addi %u, %fp : i32
+    soac.yield %v : i32
+  }
+  %w = soac.scanomap %n (%xs : tensor<?xi32>) neutral(%z : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%x: i32) {
+    soac.yield %x : i32
+  } post(%s: i32, %x: i32) {
+    %u = arith.subi %s, %x : i32
+    soac.yield %u : i32
+  }
+  func.return %r, %t, %m, %w : tensor<?xi32>, i32, tensor<?xi32>, tensor<?xi32>
+}
+
