@@ -1,10 +1,11 @@
 """Function-level segred and segscan (run by the whole device) on OpenCL (PoCL) against the interpreter.
 
-Every strategy is reached: chosen by the host from the segment length (`auto`, on the CPU, generic-GPU and
-emulated-warp targets) and forced through soac-to-kernel's `segred`/`segscan` options. The shapes are one segment
-of 100000 (split over several groups, with the second stage), 16 of 65536, 1000 of 7, 300 of 3 (a work-item per
-segment), no segments, and empty segments; the operators are a plain sum (the vector kernel), a non-commutative one
-(the last non-zero value), and a pair (max and its index) with a map-out.
+Every strategy is reached (the CPU's `auto` in the quick tier, the others in the slow one): chosen by the host from
+the segment length (`auto`, on the CPU, generic-GPU and emulated-warp targets) and forced through soac-to-kernel's
+`segred`/`segscan` options. The shapes are one segment of 100000 (split over several groups, with the second
+stage), 16 of 65536, 1000 of 7, 300 of 3 (a work-item per segment), no segments, and empty segments; the operators
+are a plain sum (the vector kernel), a non-commutative one (the last non-zero value), and a pair (max and its index)
+with a map-out.
 """
 
 from __future__ import annotations
@@ -167,11 +168,25 @@ def check_shapes(text: str, program: Program, rng: np.random.Generator, shapes=S
     [
         # CPUs: a work-item per segment for tiny segments or as many segments as groups (8), else teams.
         ("cpu", "auto", {(1, 100000): {"vector", "teams", "parts"}, (16, 65536): {"thread"}, (1000, 7): {"thread"}}),
-        ("cpu", "thread", {(1, 100000): {"thread"}, (16, 65536): {"thread"}, (1000, 7): {"thread"}}),
-        ("cpu", "teams", {(1, 100000): {"teams", "parts"}, (16, 65536): {"teams"}, (300, 3): {"teams"}}),
+        pytest.param(
+            "cpu", "thread", {(1, 100000): {"thread"}, (16, 65536): {"thread"}, (1000, 7): {"thread"}}, marks=pytest.mark.slow
+        ),
+        pytest.param(
+            "cpu", "teams", {(1, 100000): {"teams", "parts"}, (16, 65536): {"teams"}, (300, 3): {"teams"}}, marks=pytest.mark.slow
+        ),
         # GPUs: rows of 32-bit values in 16-byte vectors where the length suits, a second stage for few long rows.
-        ("generic", "auto", {(1, 100000): {"vector", "teams", "parts"}, (1000, 7): {"teams"}, (300, 3): {"thread"}}),
-        ("emulated-warps", "auto", {(16, 65536): {"vector", "teams"}, (1000, 7): {"teams"}, (300, 3): {"thread"}}),
+        pytest.param(
+            "generic",
+            "auto",
+            {(1, 100000): {"vector", "teams", "parts"}, (1000, 7): {"teams"}, (300, 3): {"thread"}},
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "emulated-warps",
+            "auto",
+            {(16, 65536): {"vector", "teams"}, (1000, 7): {"teams"}, (300, 3): {"thread"}},
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_segred_strategies(rng, target: str, strategy: str, expected: dict[tuple[int, int], set[str]]) -> None:
@@ -185,11 +200,18 @@ def test_segred_strategies(rng, target: str, strategy: str, expected: dict[tuple
     [
         # CPUs (no look-back): a work-item per segment for short ones (2n < 64) or 8 segments or more, else a group.
         ("cpu", "auto", {(1, 100000): {"group"}, (16, 65536): {"thread"}, (1000, 7): {"thread"}}),
-        ("cpu", "group", {(1, 100000): {"group"}, (1000, 7): {"group"}}),
-        ("cpu", "thread", {(1, 100000): {"thread"}, (1000, 7): {"thread"}}),
-        ("generic", "auto", {(1, 100000): {"group"}, (16, 65536): {"group"}, (1000, 7): {"thread"}}),
+        pytest.param("cpu", "group", {(1, 100000): {"group"}, (1000, 7): {"group"}}, marks=pytest.mark.slow),
+        pytest.param("cpu", "thread", {(1, 100000): {"thread"}, (1000, 7): {"thread"}}, marks=pytest.mark.slow),
+        pytest.param(
+            "generic", "auto", {(1, 100000): {"group"}, (16, 65536): {"group"}, (1000, 7): {"thread"}}, marks=pytest.mark.slow
+        ),
         # Look-back targets: one flat scan whatever the segment length.
-        ("emulated-warps", "auto", {(1, 100000): {"scan_init", "scan_lookback"}, (1000, 7): {"scan_init", "scan_lookback"}}),
+        pytest.param(
+            "emulated-warps",
+            "auto",
+            {(1, 100000): {"scan_init", "scan_lookback"}, (1000, 7): {"scan_init", "scan_lookback"}},
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_segscan_strategies(rng, target: str, strategy: str, expected: dict[tuple[int, int], set[str]]) -> None:
