@@ -1,4 +1,4 @@
-"""segred at level `group`: a team of S work-items per segment (or per part of one), sized by the segment length.
+"""A function-level segred: a team of S work-items per segment (or per part of one), sized by the segment length.
 
 The host picks the team size S = the power of two nearest below n / SEG_LANE_ITEMS, kept in
 [SEG_MIN_TEAM, group size] (one work-item per segment when SEG_MIN_TEAM is 1), and splits a
