@@ -75,7 +75,8 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
         parts = m.insert(arith.SelectOp(skip, m.c(1), parts), "parts")  # no second stage either
     units = m.mul(segments, parts, "units")
     split = m.insert(arith.CmpiOp(parts, m.c(1), "ugt"), "split")
-    partials = [lw.alloc(v.type, [m.max(units, m.c(1))], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
+    stored = m.insert(arith.SelectOp(split, units, m.c(1)), "partials")  # partial results only of split segments
+    partials = [lw.alloc(v.type, [stored], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
 
     kb = lw.kernel("segred_teams")
     inliner = Inliner(kb)
