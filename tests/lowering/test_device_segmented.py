@@ -229,3 +229,39 @@ def test_unknown_strategies_are_named() -> None:
         compile_for(SEGRED, "cpu", segred="vector")
     with pytest.raises(ValueError, match="soac-to-kernel: segscan must be one of auto, thread, group, lookback, got 'x'"):
         compile_for(SEGSCAN, "cpu", segscan="x")
+
+
+ONE_SEGMENT = (
+    """
+func.func @main(%xs: tensor<?xi32>) -> (i32, tensor<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %zero = arith.constant 0 : i32
+  %s = soac.segred thread (%n) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {"""
+    + LAST_NONZERO.replace("%l", "%t")
+    + """    soac.yield %t : i32
+  } lambda(%j: index) {
+    %x = soac.index %xs[%j] : tensor<?xi32> -> i32
+    soac.yield %x : i32
+  }
+  %p = soac.segscan thread (%n) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %t = arith.addi %a, %b : i32
+    soac.yield %t : i32
+  } lambda(%j: index) {
+    %x = soac.index %xs[%j] : tensor<?xi32> -> i32
+    soac.yield %x : i32
+  }
+  func.return %s, %p : i32, tensor<?xi32>
+}
+"""
+)
+
+
+@pytest.mark.parametrize("target", ["cpu", "generic"])
+def test_one_dimensional_segmented_ops_are_one_segment(rng, target: str) -> None:
+    """A segred or segscan over one dimension: a single segment (a scalar result), none, tiny or split."""
+    module = parse_module(make_context(), ONE_SEGMENT, "segmented.mlir")
+    program = compile_for(ONE_SEGMENT, target)
+    for n in (0, 3, 100000):
+        xs = rng.integers(-2, 3, n).astype(np.int32)
+        assert_same(interpret(module, "main", [xs]), program.call("main", [xs]))
