@@ -5,7 +5,7 @@
 Covers map->scan and scan_scan (fused and unfused, the given scan strategy), sum,
 scan_reduce (fused: one look-back kernel with the lookback strategy; and split), scanomaps with
 non-commutative reduction parts (scan_reduce_ordered: i32 and f64 values), and the segmented
-reduction and scan at several segment lengths. Prints one
+reduction and scan at several segment lengths, each strategy forced. Prints one
 line per check and the full build log of any kernel that fails to build.
 """
 
@@ -114,9 +114,10 @@ def main() -> int:  # noqa: C901
                 assert other == expected, f"n={n}: {other} != {expected}"
 
         check(f"scan_reduce_ordered @{function}", run_ordered)
+    strategies = {"segred": ("auto", "thread", "teams"), "segscan": ("auto", "thread", "group")}
     for name in ("segred", "segscan"):
-        for level in ("group", "thread"):
-            program = compile_module(load(name, False, level), device, scan=scan)  # pyright: ignore[reportArgumentType]
+        for level in strategies[name]:  # the strategy soac-to-kernel's segred/segscan option forces
+            program = compile_module(load(name, False, "thread"), device, scan=scan, **{name: level})  # pyright: ignore[reportArgumentType]
 
             def run_seg(program: object = program, name: str = name) -> None:
                 for m, n in SEG_SHAPES:

@@ -60,6 +60,8 @@ class Variant:
     passes: str = ""
     thresholds: dict[str, int] = field(default_factory=dict)
     scan: str | None = None
+    segmented: dict[str, str] = field(default_factory=dict)
+    """Forced segred/segscan strategies (soac-to-kernel's `segred`, `segscan` options); none: chosen at run time."""
     optional: bool = False
     """A failure is reported but does not fail the run (versions from passes still in progress)."""
 
@@ -238,9 +240,11 @@ def case_seg(kind: str, total: int, seglen: int, rng: np.random.Generator) -> Ca
     xss = rng.integers(-100, 100, (m, seglen)).astype(np.int32)
     text = program_text(kind)
     expected = xss.sum(axis=1, dtype=np.int32) if kind == "segred" else np.cumsum(xss, axis=1, dtype=np.int32)
-    variants = [Variant("group", text.replace("LEVEL", "group"))]
+    text = text.replace("LEVEL", "thread")
+    forced = ("teams",) if kind == "segred" else ("group",)
+    variants = [Variant("auto", text), *(Variant(s, text, segmented={kind: s}) for s in forced)]
     if seglen <= 4096:
-        variants.append(Variant("thread", text.replace("LEVEL", "thread")))
+        variants.append(Variant("thread", text, segmented={kind: "thread"}))
     return Case(
         kind,
         f"len={seglen}",
@@ -337,7 +341,9 @@ class Timed:
             PassPipeline.parse_spec(get_all_passes(), variant.passes).apply(make_context(), module)
         self.module = module
         self.thresholds = self._thresholds(variant.thresholds)
-        self.program = compile_module(module, device, group_size=group_size, scan=variant.scan, max_groups=max_groups)
+        self.program = compile_module(
+            module, device, group_size=group_size, scan=variant.scan, max_groups=max_groups, **variant.segmented
+        )
         program = self.program
         program.queue = cl.CommandQueue(program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
         self.events: list[Any] = []

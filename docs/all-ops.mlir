@@ -60,7 +60,7 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     %e = soac.index %m[%i0, %j0] : tensor<?x?xf32> -> f32
     soac.yield %e : f32
   }
-  %sr = soac.segred group (%n, %n) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+  %sr = soac.segred thread (%n, %n) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
     soac.yield %c : f32
   } lambda(%i0: index, %j0: index) {

@@ -5,8 +5,8 @@
 //   sums    = segred  (i < n, j < m)  (+) 0  xss[i, j]         -- map (reduce (+) 0) xss
 //   prefix  = segscan (i < n, j < m)  (+) 0  xss[i, j]         -- map (scan (+) 0) xss
 //
-// numpy: 2 * xss, xss.sum(axis=1), np.cumsum(xss, axis=1). The level (thread
-// or group) only guides code generation; it does not change the results.
+// numpy: 2 * xss, xss.sum(axis=1), np.cumsum(xss, axis=1). The level says what
+// runs a point (a work-item, or for segmap a work-group); it does not change the results.
 //
 //   soac-run examples/seg_ops.mlir --input '[[1,2,3],[4,5,6]]'
 //   result #0 : tensor<?x?xi64> = [[ 2  4  6]
@@ -39,7 +39,7 @@ func.func @main(%xss: tensor<?x?xi64>) -> (tensor<?x?xi64>, tensor<?xi64>, tenso
     soac.yield %y : i64
   }
   // Reduces the innermost dimension: one sum per row.
-  %sums = soac.segred group (%n, %m) neutral(%zero : i64) -> tensor<?xi64> combine(%a: i64, %b: i64) {
+  %sums = soac.segred thread (%n, %m) neutral(%zero : i64) -> tensor<?xi64> combine(%a: i64, %b: i64) {
     %s = arith.addi %a, %b : i64
     soac.yield %s : i64
   } lambda(%i: index, %j: index) {

@@ -196,6 +196,7 @@ class JitFunction:
         thresholds: Mapping[str, int] | None = None,
         device: str | None = None,
         name: str | None = None,
+        lowering: Mapping[str, str] | None = None,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -205,6 +206,7 @@ class JitFunction:
         self.backend = backend
         self.pipeline = pipeline
         self.device = device
+        self.lowering = _checked_lowering(lowering or {})
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
@@ -271,7 +273,8 @@ class JitFunction:
         from soac.passes.tile_sizes import tile_values
 
         tiles = repr(tile_values(traced, self.thresholds))
-        key = cache.cache_key(print_module(traced, locations=True), self.pipeline, tiles, self.backend, device_info)
+        lowering = "".join(f" {k}={v}" for k, v in sorted(self.lowering.items()))
+        key = cache.cache_key(print_module(traced, locations=True), self.pipeline + lowering, tiles, self.backend, device_info)
         entry = cache.load(key)
         if entry is not None:
             cache.STATS.disk_hits += 1
@@ -320,7 +323,7 @@ class JitFunction:
         if self.backend == "opencl":
             from soac.lowering.runtime import compile_module
 
-            program = compile_module(with_tile_sizes(optimized, self.thresholds), device=self.device)
+            program = compile_module(with_tile_sizes(optimized, self.thresholds), device=self.device, **self.lowering)
             entry["lowered"] = print_module(program.module)
             entry["_program"] = program
         return entry
@@ -400,6 +403,22 @@ def _signature(types: Sequence[ArgType]) -> str:
     return "(" + ", ".join(("[]" * rank if rank else "") + dtype.name for dtype, rank in types) + ")"
 
 
+LOWERING_OPTIONS = ("segred", "segscan")
+"""soac-to-kernel's options that `jit(lowering=...)` passes on (strategies forced for timing)."""
+
+
+def _checked_lowering(lowering: Mapping[str, str]) -> dict[str, str]:
+    from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIES
+
+    allowed = {"segred": SEGRED_STRATEGIES, "segscan": SEGSCAN_STRATEGIES}
+    for option, value in lowering.items():
+        if option not in allowed:
+            raise ValueError(f"sl.jit lowering option {option!r}: choose one of {', '.join(LOWERING_OPTIONS)}")
+        if value not in allowed[option]:
+            raise ValueError(f"sl.jit lowering option {option}={value!r}: choose one of {', '.join(allowed[option])}")
+    return dict(lowering)
+
+
 def jit(
     fn: Callable[..., Any] | None = None,
     *,
@@ -409,16 +428,18 @@ def jit(
     thresholds: Mapping[str, int] | None = None,
     device: str | None = None,
     name: str | None = None,
+    lowering: Mapping[str, str] | None = None,
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
-    tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them.
+    tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
+    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`).
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name)
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering)
 
     return decorate(fn) if fn is not None else decorate
 

@@ -519,6 +519,8 @@ def lower_module(
     scan: str = "",
     contiguous: bool | None = None,
     target: str = "generic",
+    segred: str = "auto",
+    segscan: str = "auto",
 ) -> ModuleOp:
     """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays); see
     `SoacToKernelPass` for the options (`scan` and `contiguous` default to the target's)."""
@@ -528,9 +530,9 @@ def lower_module(
 
     lowered = module.clone()
     layout = "" if contiguous is None else ("contiguous" if contiguous else "strided")
-    SoacToKernelPass(target=target, group_size=group_size, max_groups=max_groups, scan=scan, layout=layout).apply(
-        Context(), lowered
-    )
+    SoacToKernelPass(
+        target=target, group_size=group_size, max_groups=max_groups, scan=scan, layout=layout, segred=segred, segscan=segscan
+    ).apply(Context(), lowered)
     return lowered
 
 
@@ -565,16 +567,19 @@ def compile_module(
     scan: str | None = None,
     contiguous: bool | None = None,
     target: str | None = None,
+    segred: str = "auto",
+    segscan: str = "auto",
 ) -> Program:
     """Lower `module` and build its kernels for a device (see `choose_device`). `target` overrides `target_for`, `scan`
-    `scan_strategy_for`, `contiguous` (grid-stride kernels over contiguous ranges per work-item) the target's layout."""
+    `scan_strategy_for`, `contiguous` (grid-stride kernels over contiguous ranges per work-item) the target's layout;
+    `segred` and `segscan` force a segmented strategy (soac-to-kernel's options)."""
     chosen = device if isinstance(device, cl.Device) else choose_device(device)
     is_cpu = bool(chosen.type & cl.device_type.CPU)
     group = group_size or (64 if is_cpu else 256)
     groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
     device_target = get_target(target) if target else target_for(chosen)
     scan = scan or scan_strategy_for(chosen, device_target)
-    lowered = lower_module(module, group, groups, scan, contiguous, device_target.name)
+    lowered = lower_module(module, group, groups, scan, contiguous, device_target.name, segred, segscan)
     return Program(lowered, chosen)
 
 

@@ -102,7 +102,14 @@ from xdsl.utils.str_enum import StrEnum
 
 
 class Level(StrEnum):
-    """The level of parallelism a segmented operation is mapped to."""
+    """What runs one point of a segmented op's index space (Futhark's SegThread and SegGroup).
+
+    `thread`: a work-item. At function level the work-items of the whole device run the op; in the lambda of a
+    `segmap group` the work-items of that point's work-group do (Futhark's SegThreadInBlock). A segred or segscan
+    is always `thread`: how its segments are split (a work-item, a team, a work-group or several per segment) is
+    the lowering's choice, made at run time from the segment length. `group`: a work-group per point, only for
+    segmap (the intra-group version); `segred group` and `segscan group`, their old spelling, parse as `thread`.
+    """
 
     THREAD = "thread"
     GROUP = "group"
@@ -1194,8 +1201,10 @@ class _SegOp(IRDLOperation):
         level_name = parser.parse_identifier()
         if level_name not in {lvl.value for lvl in Level}:
             parser.raise_error(f"expected level 'thread' or 'group', got '{level_name}'", level_pos, level_pos + len(level_name))
-        dims = parse_untyped_operand_list(parser, IndexType())
         combining = issubclass(cls, _SegCombiningOp)
+        if combining:
+            level_name = Level.THREAD.value  # `group` was a strategy of segred and segscan; see `Level`
+        dims = parse_untyped_operand_list(parser, IndexType())
         neutral: list[SSAValue] = []
         if combining:
             parser.parse_keyword("neutral")
@@ -1262,6 +1271,11 @@ class _SegCombiningOp(_SegOp):
         )
 
     def verify_(self) -> None:
+        if self.level.data != Level.THREAD:
+            raise VerifyException(
+                f"'{self.name}' must be at level 'thread' (its segments are split by the lowering), got "
+                f"'{self.level.data.value}': only a segmap gives each point a work-group"
+            )
         ne_types = _check_operator(self, self.combine, self.neutral)
         self._check_index_lambda()
         map_outs = _check_reduce_lambda(self, self.body, ne_types, "lambda")
@@ -1282,7 +1296,7 @@ class SegredOp(_SegCombiningOp):
     reduced arrays of shape `d0 x ... x d(k-1)`, then map-out arrays of the full
     shape.
 
-        %r = soac.segred group (%n, %m) neutral(%z : f32) -> tensor<?xf32>
+        %r = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32>
             combine(%a: f32, %b: f32) { ... } lambda(%i: index, %j: index) { ... }
     """
 

@@ -1,5 +1,6 @@
 // Segmented reduction of the rows of an m x n array: sums[i] = sum_j xss[i, j].
-// LEVEL is replaced by `group` or `thread` by bench/run.py (the two versions).
+// LEVEL is replaced by `thread` (`group`, its old spelling, reads the same); bench/run.py times the strategies
+// that soac-to-kernel's `segred`/`segscan` options force.
 // numpy: xss.sum(axis=1, dtype=np.int32)
 func.func @main(%xss: tensor<?x?xi32>) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index

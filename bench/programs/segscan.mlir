@@ -1,5 +1,6 @@
 // Segmented (regular) scan of the rows of an m x n array: prefix sums within every row.
-// LEVEL is replaced by `group` or `thread` by bench/run.py (the two versions).
+// LEVEL is replaced by `thread` (`group`, its old spelling, reads the same); bench/run.py times the strategies
+// that soac-to-kernel's `segred`/`segscan` options force.
 // numpy: np.cumsum(xss, axis=1, dtype=np.int32)
 func.func @main(%xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
   %c0 = arith.constant 0 : index

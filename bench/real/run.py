@@ -4,6 +4,7 @@ each checked against numpy and timed against JAX and CuPy (see bench/real/README
     python bench/real/run.py --gpu                  # the GPU sizes on the first GPU; JAX and CuPy where installed
     python bench/real/run.py --small                # small sizes on PoCL (CI); no peers
     python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
+    python bench/real/run.py --gpu --only backprop,matvec --segred teams    # a segmented strategy forced
 
 For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, with soac's
 on-disk cache and the binary caches of pyopencl, PoCL and NVIDIA's driver off), the numpy-in/numpy-out call
@@ -40,6 +41,7 @@ for cache in ("PYOPENCL_NO_CACHE", "POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE"):
 
 from peers import available_peers  # noqa: E402
 from probe import Probe, thresholds_of  # noqa: E402
+from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIES  # noqa: E402
 from soac.passes import DEFAULT_PIPELINE  # noqa: E402
 from suite import PROGRAMS, Program, agree  # noqa: E402
 
@@ -118,7 +120,15 @@ def check_version(program: Program, probe: Probe, expected: Any, forced: dict[st
     return agree(program, expected, got)
 
 
-def run_program(program: Program, scale: str, device: str | None, peers: list[Any], runs: int, pipeline: str) -> Row:
+def run_program(
+    program: Program,
+    scale: str,
+    device: str | None,
+    peers: list[Any],
+    runs: int,
+    pipeline: str,
+    lowering: dict[str, str] | None = None,
+) -> Row:
     import soac.lang as sl
 
     rng = np.random.default_rng(0)
@@ -127,7 +137,7 @@ def run_program(program: Program, scale: str, device: str | None, peers: list[An
     args = program.inputs(rng, size)
     expected = program.reference(*args)
     try:
-        jitted = sl.jit(program.soac, device=device, pipeline=pipeline)
+        jitted = sl.jit(program.soac, device=device, pipeline=pipeline, lowering=lowering)
         start = time.perf_counter()
         compiled = jitted.specialize(*args)
         row.first_call_ms = (time.perf_counter() - start) * 1e3
@@ -226,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(HERE.parent / "out_real"), help="folder for results.json and table.txt")
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
     parser.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"soac.lang's pass pipeline (default {DEFAULT_PIPELINE})")
+    parser.add_argument("--segred", default="auto", choices=SEGRED_STRATEGIES, help="soac-to-kernel's segred strategy")
+    parser.add_argument("--segscan", default="auto", choices=SEGSCAN_STRATEGIES, help="soac-to-kernel's segscan strategy")
     options = parser.parse_args(argv)
+    lowering = {"segred": options.segred, "segscan": options.segscan}
     scale = options.scale or "gpu"
     runs = options.runs or (2 if scale == "small" else 10)
     device = options.device or ("pocl" if scale == "small" else None)
@@ -245,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for k, program in enumerate(programs, 1):
         start = time.perf_counter()
-        rows.append(run_program(program, scale, device, peers, runs, options.pipeline))
+        rows.append(run_program(program, scale, device, peers, runs, options.pipeline, lowering))
         r = rows[-1]
         state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
         progress(f"[{k}/{len(programs)}] {program.name}: {state} ({time.perf_counter() - start:.1f} s)")

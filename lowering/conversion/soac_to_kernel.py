@@ -137,6 +137,10 @@ class HostLowering:
     errors: SSAValue | None = None
     lowered_with: set[Operation] = field(default_factory=set)
     """Ops whose work another op's kernels do (a scatter done by the scan that makes its indices): skipped."""
+    segred: str = "auto"
+    """The segred strategy (`SEGRED_STRATEGIES` in strategies/choice.py): `auto` chooses at run time."""
+    segscan: str = "auto"
+    """The segscan strategy (`SEGSCAN_STRATEGIES`)."""
 
     @property
     def m(self) -> IndexMath:
@@ -487,6 +491,8 @@ def lower_function(
     codes: ErrorCodes | None = None,
     contiguous: bool = False,
     target: DeviceTarget = TARGETS["generic"],
+    segred: str = "auto",
+    segscan: str = "auto",
 ) -> tuple[func.FuncOp, list[FuncOp]]:
     """The host function and the kernels that `op` lowers to; `codes` numbers the checks of a whole module."""
     source_type = op.function_type
@@ -505,6 +511,8 @@ def lower_function(
         contiguous,
         target,
         codes=codes or ErrorCodes(),
+        segred=segred,
+        segscan=segscan,
     )
     body = FunctionLowering(lowering)
     body.bind(list(op.args), list(block.args))
@@ -540,7 +548,12 @@ class SoacToKernelPass(ModulePass):
     work-item in grid-stride kernels; empty: the target's), `scan-reduce` (`fused`: a
     scanomap with a reduction part runs as one look-back kernel where the `lookback`
     strategy takes it, `split`: as a scanomap and a redomap; empty: `$SOAC_SCAN_REDUCE`,
-    else `fused`). The lowered module names its target in its `kernel.target` attribute.
+    else `fused`), `segred` and `segscan` (how the segments of a function-level segred or
+    segscan are split: `auto`, the default, lets the host choose from the segment length when
+    it runs; the others force one way, for timing: segred `thread` (a work-item per segment),
+    `teams` (teams sized by the segment length, long segments over several groups and a second
+    stage); segscan `thread`, `group` (a work-group per segment), `lookback`). The lowered module
+    names its target in its `kernel.target` attribute.
     """
 
     name = "soac-to-kernel"
@@ -551,6 +564,8 @@ class SoacToKernelPass(ModulePass):
     scan: str = ""
     layout: str = ""
     scan_reduce: str = ""
+    segred: str = "auto"
+    segscan: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = get_target(self.target)
@@ -562,6 +577,11 @@ class SoacToKernelPass(ModulePass):
             raise ValueError(f"soac-to-kernel: scan must be one of {', '.join(SCAN_STRATEGIES)}, got '{scan}'")
         if layout not in LAYOUTS:
             raise ValueError(f"soac-to-kernel: layout must be one of {', '.join(LAYOUTS)}, got '{layout}'")
+        from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIES
+
+        for option, value, allowed in (("segred", self.segred, SEGRED_STRATEGIES), ("segscan", self.segscan, SEGSCAN_STRATEGIES)):
+            if value not in allowed:
+                raise ValueError(f"soac-to-kernel: {option} must be one of {', '.join(allowed)}, got '{value}'")
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
         from soac.lowering.strategies.choice import fuses_scan_reduce, scan_reduce_mode  # lazily, as `_strategies`
@@ -576,7 +596,9 @@ class SoacToKernelPass(ModulePass):
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
                 continue
-            new, kernels = lower_function(function, self.group_size, self.max_groups, scan, codes, contiguous, target)
+            new, kernels = lower_function(
+                function, self.group_size, self.max_groups, scan, codes, contiguous, target, self.segred, self.segscan
+            )
             op.body.block.insert_ops_before([new, *kernels], function)
             function.detach()
             function.erase()

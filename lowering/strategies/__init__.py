@@ -10,6 +10,6 @@
 - `lookback_scan.py`, `lookback_bodies.py`: single-pass decoupled look-back scans, for scan / scanomap and segscan;
 - `chunked_scan.py`: scans and reductions for CPUs, one work-item per contiguous chunk;
 - `segmented.py`: segred / segscan with a work-item per segment, segscan with a work-group per segment;
-- `segred_teams.py`, `segred_vector.py`: group-level segred by size-adaptive teams, and by warp-sized teams with
+- `segred_teams.py`, `segred_vector.py`: function-level segred by size-adaptive teams, and by warp-sized teams with
   vector loads for plain rows of 32-bit values.
 """

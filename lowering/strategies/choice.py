@@ -9,8 +9,15 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
                        the first two also do a scatter that takes every result (scan_scatter.py); a scanomap with a
                        reduction part gets the look-back kernel with the reduction in it (lookback_reduce.py) where
                        `fuses_scan_reduce` says so, else soac-to-kernel splits it first (passes/split_scan_reduce.py)
-    segred             segred_teams.py (+ segred_vector.py for plain 32-bit rows) (group) | segmented.py (thread)
-    segscan            lookback_bodies.py (`lookback`, 32-bit values) (group) | segmented.py (group, thread)
+    segred             chosen by the host from the segment length n: segmented.py (a work-item per segment: n <= SEG_TINY,
+                       or on CPUs as many segments as groups) | segred_teams.py (teams sized by n, long segments over
+                       several groups and a second stage) | segred_vector.py (plain rows of 32-bit values)
+    segscan            lookback_bodies.py (`lookback`, 32-bit values: one flat scan, any n) | else chosen by the host:
+                       segmented.py, a work-item per segment (2n < group size, or many segments on CPUs) or a group per
+                       segment
+
+Segred and segscan at function level are run by the whole device (level `thread`; nested in a group-level segmap's
+lambda they are the group's, `intragroup.py`); soac-to-kernel's `segred`/`segscan` options force one strategy.
     hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
     seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
@@ -46,10 +53,16 @@ from soac.lowering.strategies import (
     stencil,
     tiled,
 )
+from soac.lowering.strategies.outputs import SegOutputs
 from soac.passes.split_scan_reduce import in_soac_lambda
-from xdsl.dialects import tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import TensorType, i1
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
+
+SEGRED_STRATEGIES = ("auto", "thread", "teams")
+SEGSCAN_STRATEGIES = ("auto", "thread", "group", "lookback")
+SEG_TINY = 4
+"""Segments of at most this many elements get a work-item each (a team of SEG_MIN_TEAM would mostly idle)."""
 
 
 def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
@@ -174,26 +187,49 @@ def lower_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp) -> None:
 def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
     require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
-    if op.level.data == soac.Level.GROUP:
-        # Teams sized by the segment length; plain rows of 32-bit values with a commutative operator also get the
-        # vector kernel, and the host launches one of the two by the row length.
-        segred_teams.segred_teams(lw, op, seg, vector_rows=segred_vector.applies(lw, op, seg.dims))
-    else:
-        # Level `thread`: one work-item per segment.
+    if lw.segred == "thread":
         segmented.per_thread(lw, op, seg)
+    elif lw.segred == "teams":
+        segred_teams.segred_teams(lw, op, seg, vector_rows=False)
+    else:
+        # The host launches one of: a work-item per segment (tiny segments), the vector kernel (plain rows of 32-bit
+        # values whose length suits it), teams sized by the length (long segments over several groups).
+        tiny = _per_thread_segments(lw, seg, lw.m.cmp(seg.dims[-1], lw.m.c(SEG_TINY), "ule", "tiny"))
+        segred_teams.segred_teams(lw, op, seg, segred_vector.applies(lw, op, seg.dims), skip=tiny)
+        segmented.per_thread(lw, op, seg, chosen=tiny)
     outputs.bind_seg_results(lw, op, seg)
 
 
 def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
     require_scalar_operator(op)
     seg = outputs.seg_outputs(lw, op)
-    if op.level.data != soac.Level.GROUP:
-        # Level `thread`: one work-item per segment.
+    lookback = _lookback(lw, [i1, *(v.type for v in op.neutral)])
+    if lw.segscan == "lookback" and not lookback:
+        raise LoweringError(
+            f"{describe(op)}: segscan=lookback needs the `lookback` scan strategy and values that fit a status word "
+            f"(scan strategy '{lw.scan_strategy}', values {', '.join(str(v.type) for v in op.neutral)})"
+        )
+    if lw.segscan == "thread":
         segmented.per_thread(lw, op, seg)
-    elif _lookback(lw, [i1, *(v.type for v in op.neutral)]):
+    elif lw.segscan == "group":
+        segmented.segscan_per_group(lw, op, seg)
+    elif lookback:
         # One flat look-back scan over all elements, the segment-start flag (i1) lifted into the operator.
         lookback_bodies.lookback_segscan(lw, op, seg, warps=lw.warps)
     else:
-        # A work-group per segment.
-        segmented.segscan_per_group(lw, op, seg)
+        # The host launches a work-item per segment for short ones, else a work-group per segment.
+        m = lw.m
+        short = _per_thread_segments(lw, seg, m.lt(m.mul(seg.dims[-1], m.c(2)), m.c(lw.group_size), "short"))
+        segmented.segscan_per_group(lw, op, seg, skip=short)
+        segmented.per_thread(lw, op, seg, chosen=short)
     outputs.bind_seg_results(lw, op, seg)
+
+
+def _per_thread_segments(lw: HostLowering, seg: SegOutputs, short: SSAValue) -> SSAValue:
+    """Host value: whether a work-item per segment runs the op, for `short` segments; on CPUs (the `chunked` scan
+    strategy) also wherever the segments alone give every group of the grid work."""
+    m = lw.m
+    if lw.scan_strategy != "chunked":
+        return short
+    many = m.cmp(m.product(seg.dims[:-1]), m.c(lw.max_groups), "uge", "many_segments")
+    return m.insert(arith.OrIOp(short, many), "per_thread")

@@ -1,16 +1,18 @@
 """segred / segscan with one work-item per segment, and segscan with a work-group per segment.
 
-At level `thread`, kernel `segred_thread` or `segscan_thread`: work-item `s` folds segment `s`
-sequentially (grid-stride over the segments), applying the lambda to every index of the segment
-and writing map-outs (and, for a segscan, every prefix) as it goes:
+Kernel `segred_thread` or `segscan_thread`: work-item `s` folds segment `s` sequentially
+(grid-stride over the segments), applying the lambda to every index of the segment and writing
+map-outs (and, for a segscan, every prefix) as it goes; `choice.py` launches it for tiny segments
+(or many, on CPUs), giving it no work-items otherwise:
 
+    %global_size = arith.select %tiny, %grid, %c0 : index
     kernel.launch @main_segred_thread_0(...) global %global_size local %group_size
 
-At level `group`, kernel `segscan_group` (when the look-back segmented scan of `lookback_bodies.py`
-does not apply): the work-groups take the segments in turn; in each, every work-item folds a
-contiguous chunk of the segment, the group scans the chunk totals in local memory (Hillis-Steele),
-and every work-item re-scans its chunk from its prefix, writing the results and map-outs. Segred at
-level `group` is `segred_teams.py`.
+Kernel `segscan_group` (where the look-back segmented scan of `lookback_bodies.py` does not
+apply): the work-groups take the segments in turn; in each, every work-item folds a contiguous
+chunk of the segment, the group scans the chunk totals in local memory (Hillis-Steele), and every
+work-item re-scans its chunk from its prefix, writing the results and map-outs. The other segred
+kernels are in `segred_teams.py` and `segred_vector.py`.
 """
 
 from __future__ import annotations
@@ -22,19 +24,19 @@ from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import GlobalSizeOp
 from soac.lowering.strategies.group_code import EachFn, ElementFn, GroupCode, neutral_values, write_values
 from soac.lowering.strategies.outputs import SegOutputs
+from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 
 class _SegmentKernel:
     """A kernel over the segments of a segred or segscan, and the element and write code of segment `s`."""
 
-    def __init__(self, lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, seg: SegOutputs):
+    def __init__(self, lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, seg: SegOutputs, kind: str):
         self.op = op
         self.scan = isinstance(op, soac.SegscanOp)
         self.k = len(op.neutral)
         self.segments = lw.m.product(seg.dims[:-1], "segments")
-        kind = ("segscan" if self.scan else "segred") + "_" + op.level.data.value
-        self.kb = kb = lw.kernel(kind)
+        self.kb = kb = lw.kernel(("segscan" if self.scan else "segred") + "_" + kind)
         self.inliner = Inliner(kb)
         kdims = [kb.scalar(d) for d in seg.dims]
         self.outer, self.inner = kdims[:-1], kdims[-1]
@@ -60,9 +62,9 @@ class _SegmentKernel:
         return each
 
 
-def per_thread(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, seg: SegOutputs) -> None:
-    """One work-item per segment, folding it sequentially."""
-    sk = _SegmentKernel(lw, op, seg)
+def per_thread(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, seg: SegOutputs, chosen: SSAValue | None = None) -> None:
+    """One work-item per segment, folding it sequentially; launched only where the host value `chosen` is true."""
+    sk = _SegmentKernel(lw, op, seg, "thread")
     kb, m, k = sk.kb, lw.m, sk.k
     gid = kb.global_id()
     kb.thread_id = gid
@@ -86,12 +88,15 @@ def per_thread(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, seg: SegOut
 
     kb.for_loop(gid, kb.scalar(sk.segments), gsize, [], "s", segment)
     global_size, local_size = lw.grid(m.max(sk.segments, m.c(1)))
+    if chosen is not None:
+        global_size = m.insert(arith.SelectOp(chosen, global_size, m.c(0)), "global_size")
     lw.add_kernel(kb, global_size, local_size)
 
 
-def segscan_per_group(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs) -> None:
-    """A work-group per segment: chunks folded, their totals scanned in local memory, the chunks re-scanned."""
-    sk = _SegmentKernel(lw, op, seg)
+def segscan_per_group(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs, skip: SSAValue | None = None) -> None:
+    """A work-group per segment: chunks folded, their totals scanned in local memory, the chunks re-scanned; no
+    work-items where the host value `skip` is true."""
+    sk = _SegmentKernel(lw, op, seg, "group")
     kb, m, k = sk.kb, lw.m, sk.k
     code = GroupCode(lw, kb, sk.inliner, op.combine, [v.type for v in op.neutral])
     neutral = neutral_values(kb, lw, op.neutral)
@@ -112,4 +117,7 @@ def segscan_per_group(lw: HostLowering, op: soac.SegscanOp, seg: SegOutputs) -> 
 
     kb.for_loop(code.g, kb.scalar(sk.segments), code.num_groups, [], "s", segment)
     groups = m.max(m.min(sk.segments, m.c(lw.max_groups)), m.c(1), "num_groups")
-    lw.add_kernel(kb, m.mul(groups, m.c(lw.group_size), "global_size"), m.c(lw.group_size))
+    global_size = m.mul(groups, m.c(lw.group_size), "global_size")
+    if skip is not None:
+        global_size = m.insert(arith.SelectOp(skip, m.c(0), global_size), "global_size")
+    lw.add_kernel(kb, global_size, m.c(lw.group_size))

@@ -1,4 +1,4 @@
-"""segred at level `group`: a team of S work-items per segment (or per part of one), sized by the segment length.
+"""A function-level segred: a team of S work-items per segment (or per part of one), sized by the segment length.
 
 The host picks the team size S = the power of two nearest below n / SEG_LANE_ITEMS, kept in
 [SEG_MIN_TEAM, group size] (one work-item per segment when SEG_MIN_TEAM is 1), and splits a
@@ -49,8 +49,9 @@ SEG_PART_MIN = 64
 """Elements per work-item below which a segment is not split over several groups."""
 
 
-def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_rows: bool) -> None:
-    """A segred whose outputs `seg` are allocated, by teams; with `vector_rows`, `segred_vector`'s kernel as well."""
+def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_rows: bool, skip: SSAValue | None = None) -> None:
+    """A segred whose outputs `seg` are allocated, by teams; with `vector_rows`, `segred_vector`'s kernel as well.
+    Where the host value `skip` is true, none of these kernels gets work-items (another strategy runs)."""
     dims, combined, map_outs = seg.dims, seg.combined, seg.map_outs
     k = len(op.neutral)
     m = lw.m
@@ -66,11 +67,16 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
     by_size = m.max(m.div(n, m.mul(team, m.c(SEG_PART_MIN))), m.c(1))
     parts = m.max(m.min(by_count, by_size), m.c(1), "parts")
     vector = segred_vector.plan(lw, segments, n) if vector_rows else None
+    if vector is not None and skip is not None:
+        vector.chosen = m.insert(arith.AndIOp(vector.chosen, m.insert(arith.XOrIOp(skip, m.const(1, ir_i1)))), "vector")
     if vector is not None:
         parts = m.insert(arith.SelectOp(vector.chosen, vector.parts, parts), "parts")
+    if skip is not None:
+        parts = m.insert(arith.SelectOp(skip, m.c(1), parts), "parts")  # no second stage either
     units = m.mul(segments, parts, "units")
     split = m.insert(arith.CmpiOp(parts, m.c(1), "ugt"), "split")
-    partials = [lw.alloc(v.type, [m.max(units, m.c(1))], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
+    stored = m.insert(arith.SelectOp(split, units, m.c(1)), "partials")  # partial results only of split segments
+    partials = [lw.alloc(v.type, [stored], f"{r.name_hint or 'acc'}_parts") for v, r in zip(op.neutral, op.outs)]
 
     kb = lw.kernel("segred_teams")
     inliner = Inliner(kb)
@@ -128,8 +134,9 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
     per_group = m.div(m.c(group), team)
     groups = m.max(m.min(m.ceildiv(units, per_group), m.c(lw.max_groups)), m.c(1), "num_groups")
     global_size = m.mul(groups, m.c(group), "global_size")
-    if vector is not None:
-        global_size = m.insert(arith.SelectOp(vector.chosen, m.c(0), global_size), "global_size")
+    for elsewhere in (vector.chosen if vector is not None else None, skip):
+        if elsewhere is not None:
+            global_size = m.insert(arith.SelectOp(elsewhere, m.c(0), global_size), "global_size")
     lw.add_kernel(kb, global_size, m.c(group))
     if vector is not None:
         segred_vector.VectorKernel(lw, op, dims, vector, units, partials, combined).build()

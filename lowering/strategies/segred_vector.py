@@ -1,9 +1,9 @@
 """Segmented reduction of a plain array of 32-bit values with 16-byte loads and teams of at most one warp.
 
-`soac.segred group` whose lambda only reads its own element of an array of the op's
+A function-level `soac.segred` whose lambda only reads its own element of an array of the op's
 shape, with a commutative operator (`group_code.is_commutative`) and no map-outs:
 
-    %r = soac.segred group (%m, %n) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %r = soac.segred thread (%m, %n) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
       %s = arith.addi %a, %b : i32
       soac.yield %s : i32
     } lambda(%i: index, %j: index) {

@@ -4,6 +4,7 @@ the array-code peers (run on the GPU through JAX and CuPy) are checked here on n
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,28 @@ def test_real_suite_small_runs_and_matches_numpy(tmp_path: Path) -> None:
     assert all(len(r["versions"]) >= 2 for r in versioned)
     table = (tmp_path / "table.txt").read_text()
     assert all(name in table for name in rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("target", "kernel"), [("cpu", "segred_thread"), ("generic", "segred_teams")])
+def test_backprop_and_matvec_run_their_segmented_reductions_on_the_whole_device(tmp_path: Path, target, kernel) -> None:
+    """Every version of the two programs whose flattened version is a segred matches numpy; on PoCL their segments
+    (16 of 3000, 500 of 301) get a work-item each on the CPU target (more segments than groups) and teams on the
+    generic GPU target, the host choosing."""
+    out = ["--out", str(tmp_path)]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "real" / "run.py"), "--small", "--only", "backprop,matvec", "--no-peers", *out],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+        env={**os.environ, "SOAC_TARGET": target},
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = {r["program"]: r for r in json.loads((tmp_path / "results.json").read_text())["rows"]}
+    assert set(rows) == {"backprop", "matvec"}
+    for name, row in rows.items():
+        assert row["error"] is None, name
+        assert all(v["error"] is None for v in row["versions"]), name
+        launched = {k for v in row["versions"] for k in v["kernels"]}
+        assert f"{name}_{kernel}_0" in launched, (name, launched)

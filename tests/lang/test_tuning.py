@@ -4,6 +4,7 @@ version of the flattened matmul gives numpy's result."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +87,25 @@ def line_of(marker: str) -> int:
     lines = Path(__file__).read_text().splitlines()
     (number,) = [k + 1 for k, line in enumerate(lines) if line.rstrip().endswith(f"# {marker}")]
     return number
+
+
+def row_sums(xss):
+    return sl.map(lambda row: sl.sum(row), xss)
+
+
+def test_lowering_options_force_the_segmented_strategy() -> None:
+    """`lowering=` reaches soac-to-kernel: the fully flattened row sums (the intra-group version never taken) run
+    as one segred, by the forced strategy; an unknown option or strategy is named where `jit` is applied."""
+    xss = np.arange(12, dtype=np.int32).reshape(3, 4)
+    never = {"suff_outer_par_0": 2**62, "suff_intra_par_1": 2**62}
+    for strategy in ("thread", "teams"):
+        f = sl.jit(row_sums, thresholds=never, device="pocl", lowering={"segred": strategy})
+        np.testing.assert_array_equal(f(xss), xss.sum(axis=1))
+        kernels = set(re.findall(r"__kernel void (\w+)", f.opencl()))
+        assert {k for k in kernels if "segred" in k} == (
+            {"row_sums_segred_thread_0"} if strategy == "thread" else {"row_sums_segred_teams_0", "row_sums_segred_parts_0"}
+        )
+    with pytest.raises(ValueError, match=r"sl.jit lowering option 'segrid': choose one of segred, segscan"):
+        sl.jit(row_sums, lowering={"segrid": "teams"})
+    with pytest.raises(ValueError, match=r"sl.jit lowering option segscan='teams': choose one of auto, thread, group"):
+        sl.jit(row_sums, lowering={"segscan": "teams"})

@@ -151,7 +151,7 @@ def test_segscan_group(parse, rng, monkeypatch, scan: str, group: int, aligned: 
 def test_segred_teams(parse, rng, monkeypatch, min_team: int) -> None:
     """Team sizes from 1 to the group size, and segments split over several groups (second stage)."""
     monkeypatch.setattr(segred_teams, "SEG_MIN_TEAM", min_team)
-    program = compile_module(bench_program(parse, "segred"), "pocl", group_size=64, max_groups=8)
+    program = compile_module(bench_program(parse, "segred"), "pocl", group_size=64, max_groups=8, segred="teams")
     for m, n in ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 300000), (500, 64)):
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
         (got,) = program.call("main", [xss])

@@ -1484,3 +1484,20 @@ func.func @scanomap_forward_results(%n: index, %xs: tensor<?xf32>, %z: f32) -> (
 }
 
 // CHECK: error: 'soac.scanomap' has result types (tensor<?xf32>, tensor<?xf32>), expected (tensor<?xf32>) from its lambdas
+
+// -----
+
+// segred: only a segmap gives each point a work-group (the generic form can still say `group`)
+func.func @segred_group_level(%n: index, %z: f32) -> f32 {
+  %r = "soac.segred"(%n, %z) <{level = #soac<level group>, operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    soac.yield %c : f32
+  }, {
+  ^bb1(%i: index):
+    soac.yield %z : f32
+  }) : (index, f32) -> f32
+  func.return %r : f32
+}
+
+// CHECK: error: 'soac.segred' must be at level 'thread' (its segments are split by the lowering), got 'group': only a segmap gives each point a work-group

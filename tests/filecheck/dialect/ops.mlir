@@ -631,6 +631,7 @@ func.func @segred(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> (tens
     %x = soac.index %xss[%i, %j] : tensor<?x?xf32> -> f32
     soac.yield %x : f32
   }
+  // `group`, the old spelling of a segred's strategy, parses as `thread`.
   %g, %sq = soac.segred group (%n, %m) neutral(%z : f32) -> (tensor<?xf32>, tensor<?x?xf32>) combine(%a: f32, %b: f32) {
     %c = arith.maximumf %a, %b : f32
     soac.yield %c : f32
@@ -650,7 +651,7 @@ func.func @segred(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> (tens
 // CHECK-NEXT:      %x = soac.index %xss[%i, %j] : tensor<?x?xf32> -> f32
 // CHECK-NEXT:      soac.yield %x : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %g, %sq = soac.segred group (%n, %m) neutral(%z : f32) -> (tensor<?xf32>, tensor<?x?xf32>) combine(%a_1: f32, %b_1: f32) {
+// CHECK-NEXT:    %g, %sq = soac.segred thread (%n, %m) neutral(%z : f32) -> (tensor<?xf32>, tensor<?x?xf32>) combine(%a_1: f32, %b_1: f32) {
 // CHECK-NEXT:      %c_1 = arith.maximumf %a_1, %b_1 : f32
 // CHECK-NEXT:      soac.yield %c_1 : f32
 // CHECK-NEXT:    } lambda(%i_1: index, %j_1: index) {
@@ -672,7 +673,7 @@ func.func @segred(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> (tens
 // CHECK-GENERIC-NEXT:      %x = "soac.index"(%xss, %i, %j) : (tensor<?x?xf32>, index, index) -> f32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%x) : (f32) -> ()
 // CHECK-GENERIC-NEXT:    }) : (index, index, f32) -> tensor<?xf32>
-// CHECK-GENERIC-NEXT:    %g, %sq = "soac.segred"(%n, %m, %z) <{level = #soac<level group>, operandSegmentSizes = array<i32: 2, 1>}> ({
+// CHECK-GENERIC-NEXT:    %g, %sq = "soac.segred"(%n, %m, %z) <{level = #soac<level thread>, operandSegmentSizes = array<i32: 2, 1>}> ({
 // CHECK-GENERIC-NEXT:    ^bb0(%a_1: f32, %b_1: f32):
 // CHECK-GENERIC-NEXT:      %c_1 = "arith.maximumf"(%a_1, %b_1) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%c_1) : (f32) -> ()
@@ -724,6 +725,7 @@ func.func @segscan(%n: index, %m: index, %xss: tensor<?x?xi32>, %z: i32) -> (ten
     %x = soac.index %xss[%i, %j] : tensor<?x?xi32> -> i32
     soac.yield %x : i32
   }
+  // `group`, the old spelling of a segscan's strategy, parses as `thread`.
   %g, %pos = soac.segscan group (%n, %m) neutral(%z : i32) -> (tensor<?x?xi32>, tensor<?x?xi1>) combine(%a: i32, %b: i32) {
     %c = arith.maxsi %a, %b : i32
     soac.yield %c : i32
@@ -743,7 +745,7 @@ func.func @segscan(%n: index, %m: index, %xss: tensor<?x?xi32>, %z: i32) -> (ten
 // CHECK-NEXT:      %x = soac.index %xss[%i, %j] : tensor<?x?xi32> -> i32
 // CHECK-NEXT:      soac.yield %x : i32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %g, %pos = soac.segscan group (%n, %m) neutral(%z : i32) -> (tensor<?x?xi32>, tensor<?x?xi1>) combine(%a_1: i32, %b_1: i32) {
+// CHECK-NEXT:    %g, %pos = soac.segscan thread (%n, %m) neutral(%z : i32) -> (tensor<?x?xi32>, tensor<?x?xi1>) combine(%a_1: i32, %b_1: i32) {
 // CHECK-NEXT:      %c_1 = arith.maxsi %a_1, %b_1 : i32
 // CHECK-NEXT:      soac.yield %c_1 : i32
 // CHECK-NEXT:    } lambda(%i_1: index, %j_1: index) {
@@ -765,7 +767,7 @@ func.func @segscan(%n: index, %m: index, %xss: tensor<?x?xi32>, %z: i32) -> (ten
 // CHECK-GENERIC-NEXT:      %x = "soac.index"(%xss, %i, %j) : (tensor<?x?xi32>, index, index) -> i32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%x) : (i32) -> ()
 // CHECK-GENERIC-NEXT:    }) : (index, index, i32) -> tensor<?x?xi32>
-// CHECK-GENERIC-NEXT:    %g, %pos = "soac.segscan"(%n, %m, %z) <{level = #soac<level group>, operandSegmentSizes = array<i32: 2, 1>}> ({
+// CHECK-GENERIC-NEXT:    %g, %pos = "soac.segscan"(%n, %m, %z) <{level = #soac<level thread>, operandSegmentSizes = array<i32: 2, 1>}> ({
 // CHECK-GENERIC-NEXT:    ^bb0(%a_1: i32, %b_1: i32):
 // CHECK-GENERIC-NEXT:      %c_1 = "arith.maxsi"(%a_1, %b_1) : (i32, i32) -> i32
 // CHECK-GENERIC-NEXT:      "soac.yield"(%c_1) : (i32) -> ()

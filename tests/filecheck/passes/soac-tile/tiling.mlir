@@ -113,39 +113,21 @@ func.func @row_sums(%n: index, %k: index, %a: tensor<?x?xf32>, %zero: f32) -> te
 
 // -----
 
-// Left alone: a group-level nest, and a lambda that computes with an index.
-// CHECK-LABEL: func.func @not_thread_level(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %bt: tensor<?x?xf32>, %zero: f32) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
-// CHECK-NEXT:    %g = soac.segred group (%n, %m, %k) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
+// Left alone: a lambda that computes with an index.
+// CHECK-LABEL: func.func @index_arithmetic(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %zero: f32) -> tensor<?x?xf32> {
+// CHECK-NEXT:    %w = soac.segred thread (%n, %m, %k) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
 // CHECK-NEXT:      %sum = arith.addf %s, %t : f32
 // CHECK-NEXT:      soac.yield %sum : f32
 // CHECK-NEXT:    } lambda(%i: index, %j: index, %l: index) {
 // CHECK-NEXT:      %x = soac.index %a[%i, %l] : tensor<?x?xf32> -> f32
-// CHECK-NEXT:      %y = soac.index %bt[%j, %l] : tensor<?x?xf32> -> f32
-// CHECK-NEXT:      %p = arith.mulf %x, %y : f32
+// CHECK-NEXT:      %li = arith.index_cast %l : index to i32
+// CHECK-NEXT:      %lf = arith.sitofp %li : i32 to f32
+// CHECK-NEXT:      %p = arith.mulf %x, %lf : f32
 // CHECK-NEXT:      soac.yield %p : f32
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %w = soac.segred thread (%n, %m, %k) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s_1: f32, %t_1: f32) {
-// CHECK-NEXT:      %sum_1 = arith.addf %s_1, %t_1 : f32
-// CHECK-NEXT:      soac.yield %sum_1 : f32
-// CHECK-NEXT:    } lambda(%i_1: index, %j_1: index, %l_1: index) {
-// CHECK-NEXT:      %x_1 = soac.index %a[%i_1, %l_1] : tensor<?x?xf32> -> f32
-// CHECK-NEXT:      %li = arith.index_cast %l_1 : index to i32
-// CHECK-NEXT:      %lf = arith.sitofp %li : i32 to f32
-// CHECK-NEXT:      %p_1 = arith.mulf %x_1, %lf : f32
-// CHECK-NEXT:      soac.yield %p_1 : f32
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return %g, %w : tensor<?x?xf32>, tensor<?x?xf32>
+// CHECK-NEXT:    func.return %w : tensor<?x?xf32>
 // CHECK-NEXT:  }
-func.func @not_thread_level(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %bt: tensor<?x?xf32>, %zero: f32) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
-  %g = soac.segred group (%n, %m, %k) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
-    %sum = arith.addf %s, %t : f32
-    soac.yield %sum : f32
-  } lambda(%i: index, %j: index, %l: index) {
-    %x = soac.index %a[%i, %l] : tensor<?x?xf32> -> f32
-    %y = soac.index %bt[%j, %l] : tensor<?x?xf32> -> f32
-    %p = arith.mulf %x, %y : f32
-    soac.yield %p : f32
-  }
+func.func @index_arithmetic(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>, %zero: f32) -> tensor<?x?xf32> {
   %w = soac.segred thread (%n, %m, %k) neutral(%zero : f32) -> tensor<?x?xf32> combine(%s: f32, %t: f32) {
     %sum = arith.addf %s, %t : f32
     soac.yield %sum : f32
@@ -156,7 +138,7 @@ func.func @not_thread_level(%n: index, %m: index, %k: index, %a: tensor<?x?xf32>
     %p = arith.mulf %x, %lf : f32
     soac.yield %p : f32
   }
-  func.return %g, %w : tensor<?x?xf32>, tensor<?x?xf32>
+  func.return %w : tensor<?x?xf32>
 }
 
 // SIZES: soac.tiled_redomap (%n) reduce %n tile "tile_0" block [16] reg [2] chunk 4
