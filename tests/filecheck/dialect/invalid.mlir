@@ -1431,3 +1431,13 @@ func.func @reverse_type(%m: tensor<?x?xf32>) -> tensor<?xf32> {
 }
 
 // CHECK: error: 'soac.reverse' has result types (tensor<?xf32>), expected (tensor<?x?xf32>) from its operands
+
+// -----
+
+// threshold: a device default that is none of the kinds (generic form, then custom syntax)
+func.func @threshold_device_generic(%par: index) -> i1 {
+  %t = "soac.threshold"(%par) <{threshold = "t", default = 8 : i64, on_device = "warp"}> : (index) -> i1
+  func.return %t : i1
+}
+
+// CHECK: error: 'soac.threshold': device default 'warp' is none of resident, group
