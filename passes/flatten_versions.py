@@ -9,14 +9,19 @@ For a map whose body holds inner parallelism, in a nest Σ, with Σ' = (Σ, the 
     else
       the body distributed over Σ' (fully flattened, its own maps versioned again)
 
-(seed 004, "Level-aware incremental flattening"). Par(Σ') is the product of
-the widths of Σ' (`arith.muli`), Par(inner) the smallest width of the SOACs of
-the body (the group size is the largest, at most `MAX_GROUP_SIZE`). The
-thresholds default as Futhark's: 32768 for `suff_outer_par_K`, 32 for
-`suff_intra_par_K`; one counter numbers them all, in the order they are made:
+(seed 004, "Level-aware incremental flattening"). The outer-parallel version is
+made only where Futhark's `worthSequentialising` holds, the intra-group one
+where `worthIntrablock` holds and constant sizes do not rule it out
+(`flatten_heuristics`); a map worth neither is distributed as it is. Par(Σ') is
+the product of the widths of Σ' (`arith.muli`), Par(inner) the smallest width
+of the SOACs of the body (the group size is the largest, at most
+`MAX_GROUP_SIZE`). The thresholds default as Futhark's, 32768 for
+`suff_outer_par_K` and 32 for `suff_intra_par_K`, and on a device to its
+resident work-items and SIMD width (`device "resident"`, `device "group"`); one
+counter numbers them all, in the order they are made:
 
     %par = arith.muli %n, %m : index
-    %big = soac.threshold "suff_outer_par_0" %par default 32768
+    %big = soac.threshold "suff_outer_par_0" %par default 32768 device "resident"
     %r = scf.if %big -> (tensor<?x?xf32>) {
       %0 = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) { ... soac.redomap ... }
       scf.yield %0 : tensor<?x?xf32>
