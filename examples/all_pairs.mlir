@@ -15,7 +15,7 @@
 // input { empty([0]f32) }
 // output { empty([0]f32) }
 // random input { [3000]f32 }
-// structure { soac.segred 2 soac.segmap 2 soac.threshold 2 }
+// structure { soac.segred 1 soac.segmap 1 soac.threshold 1 }
 // structure pipeline(soac-fuse) { soac.map 1 soac.redomap 1 }
 
 func.func @main(%xs: tensor<?xf32>) -> tensor<?xf32> {

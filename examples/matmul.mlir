@@ -16,7 +16,7 @@
 // input { empty([0][3]f32) [[1, 2], [3, 4], [5, 6]] }
 // output { empty([0][2]f32) }
 // random input { [64][48]f32 [48][80]f32 }
-// structure { soac.segred 3 soac.segmap 4 soac.threshold 4 }
+// structure { soac.segred 1 soac.segmap 1 soac.threshold 1 }
 // structure pipeline(soac-fuse) { soac.transpose 1 soac.map 2 soac.redomap 1 }
 
 func.func @main(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {

@@ -14,7 +14,7 @@
 // input { empty([2][0]f32) }
 // output { [0f32, 0f32] }
 // random input { [1000][1000]f32 }
-// structure { soac.segred 2 soac.reduce 1 soac.threshold 2 }
+// structure { soac.segred 1 soac.reduce 1 soac.threshold 1 }
 // structure pipeline() { soac.map 1 soac.reduce 1 }
 
 func.func @main(%xss: tensor<?x?xf32>) -> tensor<?xf32> {

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from soac.dialect import OnDevice
 from soac.lowering import kernel as kd
 from soac.lowering.errors import ProgramError, SizeMismatchError
 from soac.lowering.host_scalars import eval_scalar, scalar_function, to_python
@@ -36,6 +37,8 @@ class Device(Protocol):
     """What the plans need of the program that runs them."""
 
     thresholds: Mapping[str, int]
+    device_defaults: Mapping[OnDevice, int]
+    """The values of thresholds whose default the device gives (`soac.lowering.opencl.device_defaults`)."""
 
     def allocator(self, op: kd.AllocOp) -> Callable[[int], Any]: ...
 
@@ -157,7 +160,9 @@ class PlanBuilder:
     # -- host checks and parameters -------------------------------------------------
 
     def threshold(self, op: kd.ThresholdOp) -> Step:
-        out, name, default, device = self.slot(op.result), op.threshold_name, op.default_value, self.device
+        out, name, device = self.slot(op.result), op.threshold_name, self.device
+        kind = op.device_default
+        default = op.default_value if kind is None else device.device_defaults.get(kind, op.default_value)
 
         def step(frame: Frame) -> None:
             frame[out] = int(device.thresholds.get(name, default))

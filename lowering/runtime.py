@@ -50,6 +50,7 @@ from soac.lowering.errors import SizeMismatchError as SizeMismatchError
 from soac.lowering.host_scalars import dtype_of as dtype_of
 from soac.lowering.host_scalars import eval_scalar as eval_scalar
 from soac.lowering.host_scalars import to_numpy, to_python
+from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
 from soac.messages import format_message
@@ -235,6 +236,8 @@ class Program:
             _declare_scalar_arguments(module, self.kernels)
         self.functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
         self.thresholds: Mapping[str, int] = {}
+        self.device_defaults = threshold_defaults(device_info(device))
+        """The thresholds' defaults on this device (`device_defaults`); the call's thresholds win."""
         self.error_table: dict[int, kd.DeviceAssertOp] = {
             op.error_code: op for op in module.walk() if isinstance(op, kd.DeviceAssertOp)
         }

@@ -48,21 +48,6 @@ def contains_soac(op: Operation) -> bool:
     return any(isinstance(inner, SOACS) for inner in op.walk())
 
 
-def worth_versions(block: Block) -> bool:
-    """True if a map body holds parallelism other than perfect map nests of scalar code.
-
-    A perfect nest of maps flattens into one segmap whatever the sizes, so it
-    needs no versions (Futhark's `worthSequentialising`, simplified).
-    """
-    for op in block.ops:
-        if isinstance(op, MapOp):
-            if worth_versions(op.body.block):
-                return True
-        elif isinstance(op, SOACS) or contains_soac(op):
-            return True
-    return False
-
-
 def in_lambda(op: Operation) -> bool:
     """True if `op` lies inside the lambda of a SOAC or of a segmented op (where code runs sequentially)."""
     parent = op.parent_op()

@@ -9,14 +9,19 @@ For a map whose body holds inner parallelism, in a nest Σ, with Σ' = (Σ, the 
     else
       the body distributed over Σ' (fully flattened, its own maps versioned again)
 
-(seed 004, "Level-aware incremental flattening"). Par(Σ') is the product of
-the widths of Σ' (`arith.muli`), Par(inner) the smallest width of the SOACs of
-the body (the group size is the largest, at most `MAX_GROUP_SIZE`). The
-thresholds default as Futhark's: 32768 for `suff_outer_par_K`, 32 for
-`suff_intra_par_K`; one counter numbers them all, in the order they are made:
+(seed 004, "Level-aware incremental flattening"). The outer-parallel version is
+made only where Futhark's `worthSequentialising` holds, the intra-group one
+where `worthIntrablock` holds and constant sizes do not rule it out
+(`flatten_heuristics`); a map worth neither is distributed as it is. Par(Σ') is
+the product of the widths of Σ' (`arith.muli`), Par(inner) the smallest width
+of the SOACs of the body (the group size is the largest, at most
+`MAX_GROUP_SIZE`). The thresholds default as Futhark's, 32768 for
+`suff_outer_par_K` and 32 for `suff_intra_par_K`, and on a device to its
+resident work-items and SIMD width (`device "resident"`, `device "group"`); one
+counter numbers them all, in the order they are made:
 
     %par = arith.muli %n, %m : index
-    %big = soac.threshold "suff_outer_par_0" %par default 32768
+    %big = soac.threshold "suff_outer_par_0" %par default 32768 device "resident"
     %r = scf.if %big -> (tensor<?x?xf32>) {
       %0 = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) { ... soac.redomap ... }
       scf.yield %0 : tensor<?x?xf32>
@@ -31,10 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from soac.dialect import HistOp, Level, MapOp, ScatterOp, ThresholdOp
-from soac.passes.flatten_analysis import COMBINING, SOACS, worth_versions
+from soac.dialect import HistOp, Level, MapOp, OnDevice, ScatterOp, ThresholdOp
+from soac.passes.flatten_analysis import COMBINING, SOACS
 from soac.passes.flatten_checks import check_width
 from soac.passes.flatten_distribute import Distributor
+from soac.passes.flatten_heuristics import intra_may_fill, worth_intra_group, worth_sequentialising
 from soac.passes.flatten_nest import KernelBody, Nest
 from soac.passes.flatten_segops import combine_region, segcombine
 from xdsl.builder import Builder
@@ -115,42 +121,58 @@ class Flattener:
         check_width(dist.builder, dist.nest, op, width)
         inner = dist.nest.child([width])
         inner.bind_rows(op.body.block.args, op.inputs, dist.nest.depth)
-        if self.mode == "incremental" and worth_versions(op.body.block):
-            results = self.versions(dist.builder, inner, op)
-        else:
+        results = self.versions(dist.builder, inner, op) if self.mode == "incremental" else None
+        if results is None:
             results = Distributor(self, inner, dist.builder).run(op.body.block)
         dist.nest.bind_full(op.results, results, fresh=False)
 
-    def versions(self, builder: Builder, inner: Nest, op: MapOp) -> list[SSAValue]:
-        *body_ops, yield_op = op.body.block.ops
+    def versions(self, builder: Builder, inner: Nest, op: MapOp) -> list[SSAValue] | None:
+        """The versions worth making, behind thresholds; None where only the fully flattened one is."""
+        body = op.body.block
+        outer_name = self.fresh_name(SUFF_OUTER_PAR) if worth_sequentialising(body) else None
+        widths = self.intra_widths(builder, inner, op) if worth_intra_group(body) else None
+        if widths is not None and not intra_may_fill(inner.widths, widths):
+            widths = None
+        if outer_name is None and widths is None:
+            return None
+        *body_ops, yield_op = body.ops
         yields = list(yield_op.operands)
         types = [inner.manifest_type(v.type) for v in yields]
+        if outer_name is None:
+            assert widths is not None
+            choice = builder.insert(self.intra_or_flat(builder, inner, op, widths, types))
+            inner.fresh.update(choice.results)
+            return list(choice.results)
         par = self.product(builder, inner.widths)
-        outer_ok = builder.insert(ThresholdOp(self.fresh_name(SUFF_OUTER_PAR), par, DEFAULT_OUTER))
+        outer_ok = builder.insert(ThresholdOp(outer_name, par, DEFAULT_OUTER, OnDevice.RESIDENT))
         outer_ok.result.name_hint = "outer_suff"
         outer = KernelBody(inner)
         outer.clone_all(body_ops)
         top = Block([outer_kernel := outer.segmap(Level.THREAD, yields)])
         yield_as(top, outer_kernel.results, types)
         rest = Block()
-        widths = self.intra_widths(builder, inner, op)
         if widths is None:
             yield_as(rest, self.flat(rest, inner, op), types)
         else:
-            cond = self.intra_condition(Builder(InsertPoint.at_end(rest)), widths)
-            group = KernelBody(inner)
-            group.clone_all(body_ops)
-            intra = Block([group_kernel := group.segmap(Level.GROUP, yields)])
-            to_thread_segops(group_kernel.body.block)
-            yield_as(intra, group_kernel.results, types)
-            flat = Block()
-            yield_as(flat, self.flat(flat, inner, op), types)
-            choice = scf.IfOp(cond, types, [intra], [flat])
-            rest.add_op(choice)
+            rest_builder = Builder(InsertPoint.at_end(rest))
+            choice = rest_builder.insert(self.intra_or_flat(rest_builder, inner, op, widths, types))
             yield_as(rest, choice.results, types)
         versions = builder.insert(scf.IfOp(outer_ok, types, [top], [rest]))
         inner.fresh.update(versions.results)
         return list(versions.results)
+
+    def intra_or_flat(self, builder: Builder, inner: Nest, op: MapOp, widths: list[SSAValue], types: list[Attribute]) -> scf.IfOp:
+        """`scf.if intra_ok` between the intra-group and the fully flattened versions (its condition at `builder`)."""
+        *body_ops, yield_op = op.body.block.ops
+        cond = self.intra_condition(builder, widths)
+        group = KernelBody(inner)
+        group.clone_all(body_ops)
+        intra = Block([group_kernel := group.segmap(Level.GROUP, list(yield_op.operands))])
+        to_thread_segops(group_kernel.body.block)
+        yield_as(intra, group_kernel.results, types)
+        flat = Block()
+        yield_as(flat, self.flat(flat, inner, op), types)
+        return scf.IfOp(cond, types, [intra], [flat])
 
     def flat(self, block: Block, inner: Nest, op: MapOp) -> list[SSAValue]:
         """The fully distributed version, in its own scope."""
@@ -174,7 +196,7 @@ class Flattener:
         for width in widths[1:]:
             smallest = builder.insert(arith.MinUIOp(smallest, width)).result
             largest = builder.insert(arith.MaxUIOp(largest, width)).result
-        suff = builder.insert(ThresholdOp(self.fresh_name(SUFF_INTRA_PAR), smallest, DEFAULT_INTRA))
+        suff = builder.insert(ThresholdOp(self.fresh_name(SUFF_INTRA_PAR), smallest, DEFAULT_INTRA, OnDevice.GROUP))
         suff.result.name_hint = "intra_suff"
         limit = builder.insert(arith.ConstantOp(IntegerAttr(MAX_GROUP_SIZE, IndexType())))
         limit.result.name_hint = "max_group_size"

@@ -9,8 +9,9 @@ sequential code for what cannot be flattened regularly. Reductions and scans
 outside maps are already flat and stay as they are.
 
 * `mode=incremental` (default): each map whose body holds parallelism gets the
-  outer-parallel, intra-group and fully flattened versions, chosen at run time
-  by `soac.threshold` (`flatten_versions`);
+  outer-parallel and intra-group versions that Futhark's heuristics find worth
+  making (`flatten_heuristics`) beside the fully flattened one, chosen at run
+  time by `soac.threshold` (`flatten_versions`);
 * `mode=full`: only the fully flattened version;
 * `mode=moderate`: outer parallelism only: maps of maps and loops are
   flattened, inner reductions and scans run sequentially in each thread.

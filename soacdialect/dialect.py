@@ -115,6 +115,15 @@ class Level(StrEnum):
     GROUP = "group"
 
 
+class OnDevice(StrEnum):
+    """What a threshold's default becomes on an OpenCL device (`soac.lowering.opencl.device_defaults`)."""
+
+    RESIDENT = "resident"
+    """The work-items the device runs at once: outer parallelism that fills it."""
+    GROUP = "group"
+    """A work-group's worth: inner parallelism that fills a work-group's SIMD lanes."""
+
+
 @irdl_attr_definition
 class LevelAttr(EnumAttribute[Level], SpacedOpaqueSyntaxAttribute):
     """`#soac<level thread>` or `#soac<level group>`."""
@@ -2009,9 +2018,11 @@ class ThresholdOp(IRDLOperation):
     """`Par >= t_name`: true when the parallelism `par` reaches the tunable threshold `name`.
 
     Used by `scf.if` to choose between versions of a flattened nest. The
-    threshold takes `default` unless a tuning file or option sets it.
+    threshold takes `default` unless a tuning file or option sets it; with
+    `device "resident"` or `device "group"` (`OnDevice`), the OpenCL runtime
+    computes the default from the device instead (the interpreter keeps `default`).
 
-        %big = soac.threshold "suff_outer_par_0" %par default 32768
+        %big = soac.threshold "suff_outer_par_0" %par default 32768 device "resident"
     """
 
     name = "soac.threshold"
@@ -2019,16 +2030,16 @@ class ThresholdOp(IRDLOperation):
     par = operand_def(IndexType)
     threshold = prop_def(StringAttr)
     default = prop_def(IntegerAttr[I64])
+    on_device = opt_prop_def(StringAttr)
     result = result_def(i1)
 
     traits = traits_def(Pure())
 
-    def __init__(self, threshold: str, par: SSAValue | Operation, default: int):
-        super().__init__(
-            operands=[par],
-            result_types=[i1],
-            properties={"threshold": StringAttr(threshold), "default": IntegerAttr(default, i64)},
-        )
+    def __init__(self, threshold: str, par: SSAValue | Operation, default: int, on_device: OnDevice | None = None):
+        properties: dict[str, Attribute] = {"threshold": StringAttr(threshold), "default": IntegerAttr(default, i64)}
+        if on_device is not None:
+            properties["on_device"] = StringAttr(on_device.value)
+        super().__init__(operands=[par], result_types=[i1], properties=properties)
 
     @property
     def threshold_name(self) -> str:
@@ -2038,12 +2049,20 @@ class ThresholdOp(IRDLOperation):
     def default_value(self) -> int:
         return self.default.value.data
 
+    @property
+    def device_default(self) -> OnDevice | None:
+        return None if self.on_device is None else OnDevice(self.on_device.data)
+
+    def verify_(self) -> None:
+        verify_on_device(self, self.on_device)
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.threshold_name)
         printer.print_string(" ")
         printer.print_operand(self.par)
         printer.print_string(f" default {self.default_value}")
+        print_on_device(printer, self.on_device)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
@@ -2052,8 +2071,32 @@ class ThresholdOp(IRDLOperation):
         par = parse_index_operand(parser)
         parser.parse_keyword("default")
         default = parser.parse_integer()
-        op = cls(name, par, default)
+        op = cls(name, par, default, parse_on_device(parser))
         return with_parsed_attributes(parser, op)
+
+
+def verify_on_device(op: Operation, on_device: StringAttr | None) -> None:
+    known = [kind.value for kind in OnDevice]
+    if on_device is not None and on_device.data not in known:
+        raise VerifyException(f"'{op.name}': device default {on_device.data!r} is none of {', '.join(known)}")
+
+
+def print_on_device(printer: Printer, on_device: StringAttr | None) -> None:
+    if on_device is not None:
+        printer.print_string(" device ")
+        printer.print_string_literal(on_device.data)
+
+
+def parse_on_device(parser: Parser) -> OnDevice | None:
+    """`device "resident"` after a threshold's default, if there."""
+    if parser.parse_optional_keyword("device") is None:
+        return None
+    position = parser.pos
+    text = parser.parse_str_literal()
+    if text not in {kind.value for kind in OnDevice}:
+        known = ", ".join(f'"{kind.value}"' for kind in OnDevice)
+        parser.raise_error(f"expected a device default ({known}), got {text!r}", position, parser.pos)
+    return OnDevice(text)
 
 
 @irdl_op_definition

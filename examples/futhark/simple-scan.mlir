@@ -3,21 +3,14 @@
 //   def main [n] [m] (xss: [n][m]i64) =
 //     map (\xs -> scan (+) 0 xs) xss
 //
-// Futhark: structure gpu { SegScan 1 }.
-// Ours differs: soac-flatten (mode=incremental, the default) versions the map nest like
-// Futhark's classic incremental flattening: an outer-parallel version (a segmap thread whose
-// threads run the inner scan sequentially) guarded by the threshold suff_outer_par, an
-// intra-group version (a segmap group holding a thread-level segscan over the row) guarded by
-// suff_intra_par, and the fully flattened version, one segscan over (n, m), in the innermost
-// else branch. So there are two segscans and two scf.if, and the fully flattened one is
-// /scf.if/scf.if/soac.segscan. (With these small rows, the default thresholds pick the fully
-// flattened version.)
-// With soac-flatten{mode=full} (as in soac-flatten/futhark-cases-full.mlir) it is one segscan.
+// Futhark: structure gpu { SegScan 1 }. So is ours: one inner scan makes neither an outer-parallel
+// version nor an intra-group one (Futhark's worthSequentialising and worthIntrablock, both score 1;
+// passes/flatten_heuristics.py), so soac-flatten emits one segscan over (n, m) and no threshold.
 // ==
 // input { [[1i64,2i64,3i64],[4i64,5i64,6i64]] }
 // output { [[1i64,3i64,6i64],[4i64,9i64,15i64]] }
 // structure pipeline(soac-fuse) { soac.map 1 soac.scan 1 }
-// structure { soac.segscan 2 soac.segmap/soac.segscan 1 /scf.if/scf.if/soac.segscan 1 scf.if 2 soac.threshold 2 }
+// structure { soac.segscan 1 scf.if 0 soac.threshold 0 }
 
 func.func @main(%xss: tensor<?x?xi64>) -> tensor<?x?xi64> {
   %c0 = arith.constant 0 : index

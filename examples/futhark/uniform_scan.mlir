@@ -8,22 +8,15 @@
 //            in zs)
 //         xss
 //
-// Fusion makes the inner map and scan one scanomap. Futhark: structure gpu { SegScan 1 If 0 }.
-// Ours differs: soac-flatten (mode=incremental, the default) versions the map nest like
-// Futhark's classic incremental flattening (Futhark's heuristics skip the extra versions for a
-// single inner scan, hence its If 0): an outer-parallel version (a segmap thread whose threads
-// run the inner scanomap sequentially) guarded by the threshold suff_outer_par, an intra-group
-// version (a segmap group holding a thread-level segscan over the row) guarded by
-// suff_intra_par, and the fully flattened version, one segscan over (n, m), in the innermost
-// else branch. So there are two segscans and two scf.if, and the fully flattened one is
-// /scf.if/scf.if/soac.segscan. With rows of 256 and 512 elements the default thresholds would pick
-// the intra-group version; uniform_scan.mlir.tuning makes the runs take the fully flattened one.
+// Fusion makes the inner map and scan one scanomap. Futhark: structure gpu { SegScan 1 If 0 }. So is ours:
+// one inner scan makes no extra version (Futhark's heuristics, passes/flatten_heuristics.py), so
+// soac-flatten emits one segscan over (n, m) and no threshold.
 // ==
 // compiled random input { [1][256]i32 } auto output
 // compiled random input { [100][256]i32 } auto output
 // compiled random input { [100][512]i32 } auto output
 // structure pipeline(soac-fuse) { soac.map 1 soac.scanomap 1 soac.scan 0 }
-// structure { soac.segscan 2 soac.segmap/soac.segscan 1 /scf.if/scf.if/soac.segscan 1 scf.if 2 soac.threshold 2 }
+// structure { soac.segscan 1 scf.if 0 soac.threshold 0 }
 
 func.func @main(%xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
   %c0 = arith.constant 0 : index

@@ -404,7 +404,7 @@ class FunctionLowering:
 
     def lower_threshold(self, op: soac.ThresholdOp) -> None:
         m = self.lw.m
-        value = m.insert(ThresholdOp(op.threshold_name, op.default_value), f"t_{op.threshold_name}")
+        value = m.insert(ThresholdOp(op.threshold_name, op.default_value, op.device_default), f"t_{op.threshold_name}")
         self.lw.env[op.result] = m.insert(arith.CmpiOp(self.lw.scalar(op.par), value, "uge"), op.result.name_hint)
 
     def lower_dim(self, op: tensor.DimOp) -> None:

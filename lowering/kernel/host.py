@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
+from soac.dialect import OnDevice, parse_on_device, print_on_device, verify_on_device
 from soac.lowering.kernel.device import FuncOp
 from soac.lowering.kernel.types import (
     BufferType,
@@ -48,6 +49,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -260,24 +262,26 @@ class LaunchOp(_HostOp):
 
 @irdl_op_definition
 class ThresholdOp(_HostOp):
-    """Reads a tunable threshold's value (from the run's threshold dict, else `default`).
+    """Reads a tunable threshold's value (from the run's threshold dict, else the device's figure named by
+    `device` where there is one, else `default`).
 
-    %t = kernel.threshold "suff_outer_par_0" default 32768
+    %t = kernel.threshold "suff_outer_par_0" default 32768 device "resident"
     """
 
     name = "kernel.threshold"
 
     threshold = prop_def(StringAttr)
     default = prop_def(IntegerAttr[I64])
+    on_device = opt_prop_def(StringAttr)
     result = result_def(IndexType)
 
     traits = traits_def(Pure())
 
-    def __init__(self, threshold: str, default: int):
-        super().__init__(
-            properties={"threshold": StringAttr(threshold), "default": IntegerAttr(default, i64)},
-            result_types=[IndexType()],
-        )
+    def __init__(self, threshold: str, default: int, on_device: OnDevice | None = None):
+        properties: dict[str, Attribute] = {"threshold": StringAttr(threshold), "default": IntegerAttr(default, i64)}
+        if on_device is not None:
+            properties["on_device"] = StringAttr(on_device.value)
+        super().__init__(properties=properties, result_types=[IndexType()])
 
     @property
     def threshold_name(self) -> str:
@@ -287,20 +291,26 @@ class ThresholdOp(_HostOp):
     def default_value(self) -> int:
         return self.default.value.data
 
+    @property
+    def device_default(self) -> OnDevice | None:
+        return None if self.on_device is None else OnDevice(self.on_device.data)
+
     def verify_(self) -> None:
         self.verify_host()
+        verify_on_device(self, self.on_device)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_string_literal(self.threshold_name)
         printer.print_string(f" default {self.default_value}")
+        print_on_device(printer, self.on_device)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         name = parser.parse_str_literal()
         parser.parse_keyword("default")
-        op = cls(name, parser.parse_integer())
+        op = cls(name, parser.parse_integer(), parse_on_device(parser))
         return with_parsed_attributes(parser, op)
 
 

@@ -57,7 +57,7 @@ W, A = RNG.random((5, 4), dtype=np.float32), RNG.random((4, 6), dtype=np.float32
 
 CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], Any, dict[str, int]]] = {
     "column sums": (column_sums, (M,), M.sum(0), {"soac.reduce": 1}),
-    "row scan": (row_scan, (M,), np.cumsum(M, 0), {"soac.scan": 1}),
+    "row scan": (row_scan, (M,), np.cumsum(M, 0), {"soac.segscan": 1, "soac.scan": 0}),
     "row scans in a map": (row_scans_in_a_map, (X3,), np.cumsum(X3, 1), {}),
     "nest into nest": (nest_into_nest, (F,), (F - 1) * 2, {"soac.segmap": 1}),
     "reads at the iota": (reads_at_the_iota, (V,), V * 3, {"soac.segmap": 1, "soac.iota": 0}),

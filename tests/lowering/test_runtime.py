@@ -136,6 +136,7 @@ KERNEL_IR = """builtin.module {
     kernel.write %s, %xs[%c0] : f32, !kernel.buffer<global, f32>
     kernel.copy %n from %xs[%c0] to %xs[%c0] : !kernel.buffer<global, f32>
     %t = kernel.threshold "suff" default 32768
+    %u = kernel.threshold "suff_outer_par_0" default 32768 device "resident"
     kernel.check_eq %t, %n "sizes differ"
     func.return %s : f32
   }

@@ -160,7 +160,7 @@ def test_structure_failures(tmp_path: Path) -> None:
     (tmp_path / "prog.mlir").write_text(
         program(
             """
-structure { soac.segred 2 soac.map 1 }
+structure { soac.segred 1 soac.map 1 }
 structure pipeline() { soac.map/soac.reduce 1 /soac.reduce 0 soac.mapp 1 }
 structure pipeline(soac-fuse,no-such-pass) { soac.map 1 }
 """,

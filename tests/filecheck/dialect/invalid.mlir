@@ -1501,3 +1501,13 @@ func.func @segred_group_level(%n: index, %z: f32) -> f32 {
 }
 
 // CHECK: error: 'soac.segred' must be at level 'thread' (its segments are split by the lowering), got 'group': only a segmap gives each point a work-group
+
+// -----
+
+// threshold: a device default that is none of the kinds (generic form, then custom syntax)
+func.func @threshold_device_generic(%par: index) -> i1 {
+  %t = "soac.threshold"(%par) <{threshold = "t", default = 8 : i64, on_device = "warp"}> : (index) -> i1
+  func.return %t : i1
+}
+
+// CHECK: error: 'soac.threshold': device default 'warp' is none of resident, group

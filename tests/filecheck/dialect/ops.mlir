@@ -944,23 +944,26 @@ func.func @update(%xs: tensor<?xf32>, %m: tensor<?x?xf32>, %row: tensor<?xf32>, 
 
 // -----
 
-func.func @threshold(%par: index) -> (i1, i1) {
+func.func @threshold(%par: index) -> (i1, i1, i1) {
   %a = soac.threshold "suff_outer_par_0" %par default 32768
   %b = soac.threshold "suff_intra_par_1" %par default 32 attributes {note = "intra-group"}
-  func.return %a, %b : i1, i1
+  %c = soac.threshold "suff_outer_par_2" %par default 32768 device "resident"
+  func.return %a, %b, %c : i1, i1, i1
 }
 
-// CHECK-LABEL: func.func @threshold(%par: index) -> (i1, i1) {
+// CHECK-LABEL: func.func @threshold(%par: index) -> (i1, i1, i1) {
 // CHECK-NEXT:    %a = soac.threshold "suff_outer_par_0" %par default 32768
 // CHECK-NEXT:    %b = soac.threshold "suff_intra_par_1" %par default 32 attributes {note = "intra-group"}
-// CHECK-NEXT:    func.return %a, %b : i1, i1
+// CHECK-NEXT:    %c = soac.threshold "suff_outer_par_2" %par default 32768 device "resident"
+// CHECK-NEXT:    func.return %a, %b, %c : i1, i1, i1
 // CHECK-NEXT:  }
 
-// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "threshold", function_type = (index) -> (i1, i1)}> ({
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "threshold", function_type = (index) -> (i1, i1, i1)}> ({
 // CHECK-GENERIC-NEXT:  ^bb0(%par: index):
 // CHECK-GENERIC-NEXT:    %a = "soac.threshold"(%par) <{threshold = "suff_outer_par_0", default = 32768 : i64}> : (index) -> i1
 // CHECK-GENERIC-NEXT:    %b = "soac.threshold"(%par) <{threshold = "suff_intra_par_1", default = 32 : i64}> {note = "intra-group"} : (index) -> i1
-// CHECK-GENERIC-NEXT:    "func.return"(%a, %b) : (i1, i1) -> ()
+// CHECK-GENERIC-NEXT:    %c = "soac.threshold"(%par) <{threshold = "suff_outer_par_2", default = 32768 : i64, on_device = "resident"}> : (index) -> i1
+// CHECK-GENERIC-NEXT:    "func.return"(%a, %b, %c) : (i1, i1, i1) -> ()
 // CHECK-GENERIC-NEXT:  }) : () -> ()
 
 // -----

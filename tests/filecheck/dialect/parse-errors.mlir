@@ -147,3 +147,14 @@ func.func @integer_op_on_floats(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> 
 
 // CHECK:      {{.*}}parse-errors.mlir:[[# @LINE - 6]]:10
 // CHECK:      'arith.addi' does not accept type f32
+
+// -----
+
+// A threshold's device default names one of the kinds the runtime computes
+func.func @threshold_device(%par: index) -> i1 {
+  %t = soac.threshold "t" %par default 8 device "warp"
+  func.return %t : i1
+}
+
+// CHECK:      {{.*}}parse-errors.mlir:[[# @LINE - 4]]:49
+// CHECK:      expected a device default ("resident", "group"), got 'warp'

@@ -3,18 +3,13 @@
 // Translations of futhark-cases.md flattening cases whose structure depends on fusion or on versions.
 
 // FL-19 (uniform_scan.fut): map (\xs -> let a = xs[0] in scan (+) 0 (map (+ a) xs)): fusion makes the inner
-// pair a scanomap, flattening one segscan; Futhark: SegScan 1 If 0. We also emit the outer-parallel and
-// intra-group versions (Futhark's heuristics skip them for a single inner scan), so: one segscan in the
-// flattened version, one thread-level segscan in the intra-group version, no other segmented scan.
+// pair a scanomap, flattening one segscan; Futhark: SegScan 1 If 0. As in Futhark, one inner scan makes neither an
+// outer-parallel version (worthSequentialising: score 1) nor an intra-group one (worthIntrablock: score 1).
 // CHECK-LABEL: func.func @fl19
-// CHECK:         soac.threshold "suff_outer_par_0"
-// CHECK:         soac.segmap thread (%n)
-// CHECK:           soac.scanomap
-// CHECK:         soac.threshold "suff_intra_par_1"
-// CHECK:         soac.segmap group (%n)
-// CHECK:           soac.segscan thread (%m)
+// CHECK-NOT:     soac.threshold
 // CHECK:         soac.segscan thread (%n, %m)
 // CHECK-NOT:     soac.segscan
+// CHECK-NOT:     scf.if
 // CHECK:         func.return
 func.func @fl19(%n: index, %m: index, %xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
   %c0 = arith.constant 0 : index
@@ -36,13 +31,17 @@ func.func @fl19(%n: index, %m: index, %xss: tensor<?x?xi32>) -> tensor<?x?xi32> 
 
 // -----
 
-// FL-25 (segreduce0.fut): map (\xs -> map i32.sum xs) xss; Futhark (only_intra): SegMap/SegRed 1 SegMap 1
-// SegRed 1. Our intra-group version is the same: a group-level segmap whose body is one thread-level segred
-// over the inner map nest (m, k). The fully flattened version is a segred over (n, m, k).
+// FL-25 (segreduce0.fut): map (\xs -> map i32.sum xs) xss; Futhark with only_intra: SegMap/SegRed 1 SegMap 1
+// SegRed 1. Without the attribute Futhark's heuristics make no intra-group version (worthIntrablock: score 1)
+// and no versions of the outer map (worthSequentialising: score 1); the inner map, a map of one reduction, gets
+// the outer-parallel version over (n, m) and the segred over (n, m, k). So do we.
 // CHECK-LABEL: func.func @fl25
-// CHECK:         soac.segmap group (%n) -> tensor<?x?xi32> lambda(%i{{.*}}: index) {
-// CHECK:           soac.segred thread (%m, %k)
+// CHECK-NOT:     soac.segmap group
+// CHECK:         soac.threshold "suff_outer_par_0" %par
+// CHECK:         soac.segmap thread (%n, %m)
+// CHECK:           soac.reduce %k
 // CHECK:         soac.segred thread (%n, %m, %k)
+// CHECK-NOT:     soac.threshold
 // CHECK:         func.return
 func.func @fl25(%n: index, %m: index, %k: index, %xsss: tensor<?x?x?xi32>) -> tensor<?x?xi32> {
   %zero = arith.constant 0 : i32

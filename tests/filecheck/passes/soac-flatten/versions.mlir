@@ -1,10 +1,11 @@
 // RUN: soac-opt %s -p 'soac-flatten' --split-input-file | filecheck %s
 
 // Incremental flattening of map (\row -> reduce (+) 0 row): the outer-parallel version (a sequential
-// reduction per thread), the intra-group version (a thread-level segred per work-group), and the fully
-// flattened segred, chosen by suff_outer_par_0 (Par = n) and suff_intra_par_1 (Par = m, and m <= 1024).
+// reduction per thread) and the fully flattened segred, chosen by suff_outer_par_0 (Par = n), whose default the
+// device gives (its resident work-items). No intra-group version: one inner SOAC does not make one worth it
+// (Futhark's worthIntrablock; heuristics.mlir has the rules).
 // CHECK-LABEL: func.func @sum_rows(%n: index, %m: index, %xss: tensor<?x?xf32>, %z: f32) -> tensor<?xf32> {
-// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
+// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768 device "resident"
 // CHECK-NEXT:    %sums = scf.if %outer_suff -> (tensor<?xf32>) {
 // CHECK-NEXT:      %0 = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
 // CHECK-NEXT:        %row = soac.index %xss[%i] : tensor<?x?xf32> -> tensor<?xf32>
@@ -16,34 +17,15 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      scf.yield %0 : tensor<?xf32>
 // CHECK-NEXT:    } else {
-// CHECK-NEXT:      %intra_suff = soac.threshold "suff_intra_par_1" %m default 32
-// CHECK-NEXT:      %max_group_size = arith.constant 1024 : index
-// CHECK-NEXT:      %fits_group = arith.cmpi ule, %m, %max_group_size : index
-// CHECK-NEXT:      %intra_ok = arith.andi %intra_suff, %fits_group : i1
-// CHECK-NEXT:      %1 = scf.if %intra_ok -> (tensor<?xf32>) {
-// CHECK-NEXT:        %2 = soac.segmap group (%n) -> tensor<?xf32> lambda(%i_1: index) {
-// CHECK-NEXT:          %row_1 = soac.index %xss[%i_1] : tensor<?x?xf32> -> tensor<?xf32>
-// CHECK:               %s_1 = soac.segred thread (%m) neutral(%z : f32) -> f32 combine(%a_1: f32, %b_1: f32) {
-// CHECK-NEXT:            %c_1 = arith.addf %a_1, %b_1 : f32
-// CHECK-NEXT:            soac.yield %c_1 : f32
-// CHECK-NEXT:          } lambda(%i_2: index) {
-// CHECK-NEXT:            %3 = soac.index %row_1[%i_2] : tensor<?xf32> -> f32
-// CHECK-NEXT:            soac.yield %3 : f32
-// CHECK-NEXT:          }
-// CHECK-NEXT:          soac.yield %s_1 : f32
-// CHECK-NEXT:        }
-// CHECK-NEXT:        scf.yield %2 : tensor<?xf32>
-// CHECK-NEXT:      } else {
-// CHECK:             %s_2 = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a_2: f32, %b_2: f32) {
-// CHECK-NEXT:          %c_2 = arith.addf %a_2, %b_2 : f32
-// CHECK-NEXT:          soac.yield %c_2 : f32
-// CHECK-NEXT:        } lambda(%i_3: index, %j: index) {
-// CHECK-NEXT:          %4 = soac.index %xss[%i_3, %j] : tensor<?x?xf32> -> f32
-// CHECK-NEXT:          soac.yield %4 : f32
-// CHECK-NEXT:        }
-// CHECK-NEXT:        scf.yield %s_2 : tensor<?xf32>
+// CHECK-NOT:       soac.threshold
+// CHECK:           %s_1 = soac.segred thread (%n, %m) neutral(%z : f32) -> tensor<?xf32> combine(%a_1: f32, %b_1: f32) {
+// CHECK-NEXT:        %c_1 = arith.addf %a_1, %b_1 : f32
+// CHECK-NEXT:        soac.yield %c_1 : f32
+// CHECK-NEXT:      } lambda(%i_1: index, %j: index) {
+// CHECK-NEXT:        %1 = soac.index %xss[%i_1, %j] : tensor<?x?xf32> -> f32
+// CHECK-NEXT:        soac.yield %1 : f32
 // CHECK-NEXT:      }
-// CHECK-NEXT:      scf.yield %1 : tensor<?xf32>
+// CHECK-NEXT:      scf.yield %s_1 : tensor<?xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %sums : tensor<?xf32>
 // CHECK-NEXT:  }
@@ -82,10 +64,10 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 
 // -----
 
-// Two inner SOACs of widths m and k: Par(intra) is the smaller, the group size the larger; the flattened
+// Two inner SOACs of widths m and k (intra-group worth it: score 2): Par(intra) is the smaller, the group size the larger; the flattened
 // version versions the inner map again, with Par = n * m (arith.muli).
 // CHECK-LABEL: func.func @two_inner(%n: index, %m: index, %k: index, %xss: tensor<?x?xi32>, %ys: tensor<?xi32>, %z: i32) -> tensor<?x?xi32> {
-// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768
+// CHECK:         %outer_suff = soac.threshold "suff_outer_par_0" %n default 32768 device "resident"
 // CHECK-NEXT:    %r = scf.if %outer_suff -> (tensor<?x?xi32>) {
 // CHECK-NEXT:      %0 = soac.segmap thread (%n) -> tensor<?x?xi32> lambda(%i: index) {
 // CHECK-NEXT:        %s = soac.reduce %k (%ys : tensor<?xi32>) neutral(%z : i32) -> i32 combine(%a: i32, %b: i32) {
@@ -107,7 +89,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %1 = arith.minui %k, %m : index
 // CHECK-NEXT:      %2 = arith.maxui %k, %m : index
-// CHECK-NEXT:      %intra_suff = soac.threshold "suff_intra_par_1" %1 default 32
+// CHECK-NEXT:      %intra_suff = soac.threshold "suff_intra_par_1" %1 default 32 device "group"
 // CHECK-NEXT:      %max_group_size = arith.constant 1024 : index
 // CHECK-NEXT:      %fits_group = arith.cmpi ule, %2, %max_group_size : index
 // CHECK-NEXT:      %intra_ok = arith.andi %intra_suff, %fits_group : i1
@@ -142,7 +124,7 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:          soac.yield %6 : i32
 // CHECK-NEXT:        }
 // CHECK:             %par = arith.muli %n, %m : index
-// CHECK-NEXT:        %outer_suff_1 = soac.threshold "suff_outer_par_2" %par default 32768
+// CHECK-NEXT:        %outer_suff_1 = soac.threshold "suff_outer_par_2" %par default 32768 device "resident"
 // CHECK-NEXT:        %ws_1 = scf.if %outer_suff_1 -> (tensor<?x?xi32>) {
 // CHECK-NEXT:          %7 = soac.segmap thread (%n, %m) -> tensor<?x?xi32> lambda(%i_5: index, %j_1: index) {
 // CHECK-NEXT:            %x_2 = soac.index %xss[%i_5, %j_1] : tensor<?x?xi32> -> i32
@@ -156,39 +138,17 @@ func.func @no_versions(%n: index, %m: index, %xss: tensor<?x?xf32>) -> tensor<?x
 // CHECK-NEXT:          }
 // CHECK-NEXT:          scf.yield %7 : tensor<?x?xi32>
 // CHECK-NEXT:        } else {
-// CHECK-NEXT:          %intra_suff_1 = soac.threshold "suff_intra_par_3" %k default 32
-// CHECK-NEXT:          %max_group_size_1 = arith.constant 1024 : index
-// CHECK-NEXT:          %fits_group_1 = arith.cmpi ule, %k, %max_group_size_1 : index
-// CHECK-NEXT:          %intra_ok_1 = arith.andi %intra_suff_1, %fits_group_1 : i1
-// CHECK-NEXT:          %8 = scf.if %intra_ok_1 -> (tensor<?x?xi32>) {
-// CHECK-NEXT:            %9 = soac.segmap group (%n, %m) -> tensor<?x?xi32> lambda(%i_6: index, %j_2: index) {
-// CHECK-NEXT:              %x_3 = soac.index %xss[%i_6, %j_2] : tensor<?x?xi32> -> i32
-// CHECK:                   %t_3 = soac.segred thread (%k) neutral(%x_3 : i32) -> i32 combine(%a_6: i32, %b_6: i32) {
-// CHECK-NEXT:                %c_6 = arith.maxsi %a_6, %b_6 : i32
-// CHECK-NEXT:                soac.yield %c_6 : i32
-// CHECK-NEXT:              } lambda(%i_7: index) {
-// CHECK-NEXT:                %10 = soac.index %ys[%i_7] : tensor<?xi32> -> i32
-// CHECK-NEXT:                soac.yield %10 : i32
-// CHECK-NEXT:              }
-// CHECK-NEXT:              %s_4 = soac.index %s_2[%i_6] : tensor<?xi32> -> i32
-// CHECK-NEXT:              %w_4 = arith.addi %t_3, %s_4 : i32
-// CHECK-NEXT:              soac.yield %w_4 : i32
+// CHECK-NEXT:          %w_4 = soac.segmap thread (%n, %m) -> tensor<?x?xi32> lambda(%i_6: index, %j_2: index) {
+// CHECK-NEXT:            %x_3 = soac.index %xss[%i_6, %j_2] : tensor<?x?xi32> -> i32
+// CHECK-NEXT:            %t_3 = soac.reduce %k (%ys : tensor<?xi32>) neutral(%x_3 : i32) -> i32 combine(%a_6: i32, %b_6: i32) {
+// CHECK-NEXT:              %c_6 = arith.maxsi %a_6, %b_6 : i32
+// CHECK-NEXT:              soac.yield %c_6 : i32
 // CHECK-NEXT:            }
-// CHECK-NEXT:            scf.yield %9 : tensor<?x?xi32>
-// CHECK-NEXT:          } else {
-// CHECK-NEXT:            %w_5 = soac.segmap thread (%n, %m) -> tensor<?x?xi32> lambda(%i_8: index, %j_3: index) {
-// CHECK-NEXT:              %x_4 = soac.index %xss[%i_8, %j_3] : tensor<?x?xi32> -> i32
-// CHECK-NEXT:              %t_4 = soac.reduce %k (%ys : tensor<?xi32>) neutral(%x_4 : i32) -> i32 combine(%a_7: i32, %b_7: i32) {
-// CHECK-NEXT:                %c_7 = arith.maxsi %a_7, %b_7 : i32
-// CHECK-NEXT:                soac.yield %c_7 : i32
-// CHECK-NEXT:              }
-// CHECK-NEXT:              %s_5 = soac.index %s_2[%i_8] : tensor<?xi32> -> i32
-// CHECK-NEXT:              %w_6 = arith.addi %t_4, %s_5 : i32
-// CHECK-NEXT:              soac.yield %w_6 : i32
-// CHECK-NEXT:            }
-// CHECK-NEXT:            scf.yield %w_5 : tensor<?x?xi32>
+// CHECK-NEXT:            %s_4 = soac.index %s_2[%i_6] : tensor<?xi32> -> i32
+// CHECK-NEXT:            %w_5 = arith.addi %t_3, %s_4 : i32
+// CHECK-NEXT:            soac.yield %w_5 : i32
 // CHECK-NEXT:          }
-// CHECK-NEXT:          scf.yield %8 : tensor<?x?xi32>
+// CHECK-NEXT:          scf.yield %w_4 : tensor<?x?xi32>
 // CHECK-NEXT:        }
 // CHECK-NEXT:        scf.yield %ws_1 : tensor<?x?xi32>
 // CHECK-NEXT:      }
