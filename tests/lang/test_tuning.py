@@ -94,10 +94,10 @@ def row_sums(xss):
 
 
 def test_lowering_options_force_the_segmented_strategy() -> None:
-    """`lowering=` reaches soac-to-kernel: the fully flattened row sums (the intra-group version never taken) run
-    as one segred, by the forced strategy; an unknown option or strategy is named where `jit` is applied."""
+    """`lowering=` reaches soac-to-kernel: the fully flattened row sums (a map of one reduction has no intra-group
+    version) run as one segred, by the forced strategy; an unknown option or strategy is named where `jit` is applied."""
     xss = np.arange(12, dtype=np.int32).reshape(3, 4)
-    never = {"suff_outer_par_0": 2**62, "suff_intra_par_1": 2**62}
+    never = {"suff_outer_par_0": 2**62}
     for strategy in ("thread", "teams"):
         f = sl.jit(row_sums, thresholds=never, device="pocl", lowering={"segred": strategy})
         np.testing.assert_array_equal(f(xss), xss.sum(axis=1))
