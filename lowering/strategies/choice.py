@@ -12,9 +12,9 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
     segred             chosen by the host from the segment length n: segmented.py (a work-item per segment: n <= SEG_TINY,
                        or on CPUs as many segments as groups) | segred_teams.py (teams sized by n, long segments over
                        several groups and a second stage) | segred_vector.py (plain rows of 32-bit values)
-    segscan            lookback_bodies.py (`lookback`, 32-bit values: one flat scan, any n) | else chosen by the host:
-                       segmented.py, a work-item per segment (2n < group size, or many segments on CPUs) or a group per
-                       segment
+    segscan            lookback_bodies.py (`lookback`, 32-bit values, one op with its identity as neutral element: one
+                       flat scan, any n) | else chosen by the host: segmented.py, a work-item per segment (2n < group
+                       size, or many segments on CPUs) or a group per segment
 
 Segred and segscan at function level are run by the whole device (level `thread`; nested in a group-level segmap's
 lambda they are the group's, `intragroup.py`); soac-to-kernel's `segred`/`segscan` options force one strategy.
@@ -213,8 +213,10 @@ def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
         segmented.per_thread(lw, op, seg)
     elif lw.segscan == "group":
         segmented.segscan_per_group(lw, op, seg)
-    elif lookback:
-        # One flat look-back scan over all elements, the segment-start flag (i1) lifted into the operator.
+    elif lw.segscan == "lookback" or (lookback and lw.segscan == "auto" and _has_true_neutral(op)):
+        # One flat look-back scan over all elements, the segment-start flag (i1) lifted into the operator. It starts
+        # each segment with its first element where the interpreter (and the other strategies) combine the neutral
+        # element on the left: the same only for a neutral element that is one, so `auto` takes it for those.
         lookback_bodies.lookback_segscan(lw, op, seg, warps=lw.warps)
     else:
         # The host launches a work-item per segment for short ones, else a work-group per segment.
@@ -223,6 +225,36 @@ def lower_segscan(lw: HostLowering, op: soac.SegscanOp) -> None:
         segmented.segscan_per_group(lw, op, seg, skip=short)
         segmented.per_thread(lw, op, seg, chosen=short)
     outputs.bind_seg_results(lw, op, seg)
+
+
+_IDENTITIES: dict[type[Operation], Callable[[float], bool]] = {
+    arith.AddiOp: lambda v: v == 0,
+    arith.AddfOp: lambda v: v == 0,
+    arith.OrIOp: lambda v: v == 0,
+    arith.XOrIOp: lambda v: v == 0,
+    arith.MuliOp: lambda v: v == 1,
+    arith.MulfOp: lambda v: v == 1,
+    arith.MaximumfOp: lambda v: v == float("-inf"),
+    arith.MinimumfOp: lambda v: v == float("inf"),
+}
+
+
+def _has_true_neutral(op: soac.SegscanOp) -> bool:
+    """Whether the operator is one `arith` op of a known identity and the neutral element is that identity (then
+    where a segment's scan starts does not change its results)."""
+    block = op.combine.block
+    first, terminator = block.first_op, block.last_op
+    if len(op.neutral) != 1 or first is None or terminator is None or first.next_op is not terminator:
+        return False
+    if list(terminator.operands) != list(first.results) or set(first.operands) != set(block.args):
+        return False
+    is_identity = _IDENTITIES.get(type(first))
+    constant = op.neutral[0].owner
+    if is_identity is None or not isinstance(constant, arith.ConstantOp):
+        return False
+    value = getattr(constant.value, "value", None)
+    data = getattr(value, "data", None)
+    return isinstance(data, int | float) and is_identity(data)
 
 
 def _per_thread_segments(lw: HostLowering, seg: SegOutputs, short: SSAValue) -> SSAValue:

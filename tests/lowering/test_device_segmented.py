@@ -205,11 +205,19 @@ def test_segred_strategies(rng, target: str, strategy: str, expected: dict[tuple
         pytest.param(
             "generic", "auto", {(1, 100000): {"group"}, (16, 65536): {"group"}, (1000, 7): {"thread"}}, marks=pytest.mark.slow
         ),
-        # Look-back targets: one flat scan whatever the segment length.
+        # Look-back targets: one flat scan whatever the segment length, forced; `auto` takes it only for one op whose
+        # neutral element is its identity (the sum here, not the other scan), as the flat scan starts each segment
+        # with its first element.
+        pytest.param(
+            "emulated-warps",
+            "lookback",
+            {(1, 100000): {"scan_init", "scan_lookback"}, (1000, 7): {"scan_init", "scan_lookback"}},
+            marks=pytest.mark.slow,
+        ),
         pytest.param(
             "emulated-warps",
             "auto",
-            {(1, 100000): {"scan_init", "scan_lookback"}, (1000, 7): {"scan_init", "scan_lookback"}},
+            {(1, 100000): {"scan_init", "scan_lookback", "group"}, (1000, 7): {"scan_init", "scan_lookback", "thread"}},
             marks=pytest.mark.slow,
         ),
     ],
@@ -265,3 +273,37 @@ def test_one_dimensional_segmented_ops_are_one_segment(rng, target: str) -> None
     for n in (0, 3, 100000):
         xs = rng.integers(-2, 3, n).astype(np.int32)
         assert_same(interpret(module, "main", [xs]), program.call("main", [xs]))
+
+
+RUNNING_MAX_FROM_ONE = """
+func.func @main(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %one = arith.constant 1.0 : f32
+  %r = soac.segscan thread (%n, %m) neutral(%one : f32) -> tensor<?x?xf32> combine(%a: f32, %b: f32) {
+    %s = arith.maximumf %a, %b : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %j: index) {
+    %v = soac.index %x[%i, %j] : tensor<?x?xf32> -> f32
+    soac.yield %v : f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_neutral_element_that_is_none_gives_the_interpreters_results(rng, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LocVolCalib's `scan maximum 1 ...` (1 is no identity of max): on a look-back target `auto` must not take the
+    flat look-back scan, which starts each segment without the neutral element (found on the H200)."""
+    monkeypatch.setattr(lookback_scan, "NVIDIA_GROUP", 32)
+    monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
+    module = parse_module(make_context(), RUNNING_MAX_FROM_ONE, "running_max.mlir")
+    program = compile_module(module, "pocl", scan="lookback", target="emulated-warps", group_size=32)
+    for shape in [(3, 5), (4, 300), (40, 7)]:
+        x = rng.uniform(-2, 2, shape).astype(np.float32)
+        (expected,) = interpret(module, "main", [x])
+        (got,) = program.call("main", [x])
+        np.testing.assert_array_equal(got, expected)
