@@ -24,7 +24,6 @@ from soac.lowering.runtime import Program as CompiledProgram
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes import DEFAULT_PIPELINE
-from soac.passes.soac_simplify import SoacSimplifyPass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from soac.tools.soac_test import all_passes
 from xdsl.dialects.builtin import ModuleOp
@@ -136,7 +135,26 @@ def test_simplify_launches_no_more_kernels_in_nests(batch: list[Program]) -> Non
     check_launches(batch)
 
 
-def test_pass_options_parse() -> None:
-    module = transformed("func.func @main() {\n  func.return\n}", "soac-simplify{hoist=false cse=false}")
-    assert isinstance(module, ModuleOp)
-    assert SoacSimplifyPass(hoist=False).hoist is False
+INVARIANT_IOTAS = """
+func.func @main(%x: tensor<?xf32>, %steps: index) -> (tensor<?xindex>, tensor<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %a = soac.iota %n : tensor<?xindex>
+  %l = scf.for %t = %c0 to %steps step %c1 iter_args(%v = %a) -> (tensor<?xindex>) {
+    %b = soac.iota %n : tensor<?xindex>
+    scf.yield %b : tensor<?xindex>
+  }
+  %c = soac.iota %n : tensor<?xindex>
+  func.return %l, %c : tensor<?xindex>, tensor<?xindex>
+}
+"""
+
+
+@pytest.mark.parametrize(("options", "iotas", "in_loop"), [("", 1, 0), ("{cse=false}", 3, 0), ("{hoist=false cse=false}", 3, 1)])
+def test_pass_options(options: str, iotas: int, in_loop: int) -> None:
+    """`hoist=false` keeps the loop's invariant iota in it, `cse=false` keeps the three iotas apart."""
+    module = transformed(INVARIANT_IOTAS, f"soac-simplify{options}")
+    loops = [op for op in module.walk() if op.name == "scf.for"]
+    assert sum(op.name == "soac.iota" for op in module.walk()) == iotas
+    assert sum(op.name == "soac.iota" for loop in loops for op in loop.walk()) == in_loop
