@@ -57,7 +57,9 @@ class DaskFunction:
         split_every: int | None = None,
         **jit_options: Any,
     ):
-        self.fn = fn.fn if isinstance(fn, JitFunction) else fn
+        while isinstance(fn, JitFunction | DaskFunction):  # an @sl.jit or @sd.jit function: its Python function
+            fn = fn.fn
+        self.fn = fn
         self.devices = tuple(devices)
         self.chunk_budget = chunk_budget
         self.split_every = split_every
