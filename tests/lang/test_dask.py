@@ -158,7 +158,7 @@ def test_uneven_chunks_share_one_program_per_stage() -> None:
 )
 def test_refused_programs_name_the_op_and_line(program, message: str) -> None:
     xs = chunked(np.arange(12, dtype=np.int64), (6, 6))
-    with pytest.raises(sd.SoacDaskError, match="test_dask.py:[0-9]+: soac.lang.dask: ") as error:
+    with pytest.raises(sd.SoacDaskError, match=r"test_dask\.py:[0-9]+: soac\.lang\.dask: ") as error:
         sd.jit(program)(xs, xs)
     assert message in str(error.value)
 
@@ -178,8 +178,8 @@ def test_chunk_budget_splits_chunks_that_do_not_fit() -> None:
         assert threaded(result) == pytest.approx(np.sum(xs.astype(np.float64) ** 2), rel=1e-4)
     assert 0 < workers.STATS.max_chunk_bytes <= 4096
     assert workers.STATS.chunks >= 4 + 1  # four chunks of at most 1024 rows, then the combine
+    ws = chunked(XS.astype(np.float32), (12,))
     with pytest.raises(sd.SoacDaskError, match="over the chunk budget of 1024"):
-        ws = chunked(XS.astype(np.float32), (12,))
         sd.jit(fused, chunk_budget=1024)(chunked(XS, (12,)), ws, np.ones(300, np.float32), np.float32(0))
 
 
