@@ -42,12 +42,9 @@ import dask
 import dask.array as da
 import numpy as np
 import pyopencl as cl
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import soac.lang as sl  # noqa: E402
-import soac.lang.dask as sd  # noqa: E402
-from soac.lang.dask.workers import worker_index  # noqa: E402
+import soac.lang as sl
+import soac.lang.dask as sd
+from soac.lang.dask.workers import worker_index
 
 
 def energy_terms(xs):
@@ -207,7 +204,7 @@ def larger_than_device(cluster: Cluster, device: str, factor: float, reps: int) 
     memory = choose_device(device).global_mem_size
     budget = memory // 16
     n = int(factor * memory) // 4
-    xs = cluster.persist(da.ones(n, chunks=budget // 4, dtype=np.float32))
+    xs = cluster.persist(da.ones(n, chunks=budget // 4, dtype=np.float32).map_blocks(np.ascontiguousarray))  # real memory
     program = sd.jit(energy_terms, devices=[device], chunk_budget=budget)
     seconds, result = timed(lambda: cluster.compute(program(xs)), reps)
     bandwidth = h2d_bandwidth(device, budget)
