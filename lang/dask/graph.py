@@ -13,6 +13,7 @@ hist    da.blockwise: the program per chunk into bins holding the neutral elemen
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -59,16 +60,45 @@ def _call(program: Program, inputs: Inputs, options: dict[str, Any], **extra: An
 
 def build(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:
     """The dask array (or 0-d array) of the program's result."""
-    result = plan.function.body.block.last_op.operands[0]  # pyright: ignore[reportOptionalMemberAccess]
-    dtype = element_dtype(result)
+    results = list(plan.function.body.block.last_op.operands)  # pyright: ignore[reportOptionalMemberAccess]
+    dtype = element_dtype(results[0])
     if plan.kind == "map":
-        call = _call(program, inputs, options, meta=np.empty((0,), dtype))
-        return da.blockwise(call, "i", *inputs.pairs(), dtype=dtype, concatenate=True, meta=np.empty((0,), dtype))
+        return _map(program, inputs, options, [element_dtype(r) for r in results])
     if plan.kind == "reduce":
+        if len(results) > 1:
+            return _reduce_tuple(program, inputs, options, [element_dtype(r) for r in results])
         return _reduce(plan, program, inputs, options, dtype)
     if plan.kind == "scan":
         return _scan(plan, program, inputs, options, dtype)
     return _hist(plan, program, inputs, options, dtype)
+
+
+def _map(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
+    """One blockwise task per chunk; several results come as a tuple per block, taken apart by `itemgetter`."""
+    if len(dtypes) == 1:
+        call = _call(program, inputs, options, meta=np.empty((0,), dtypes[0]))
+        return da.blockwise(call, "i", *inputs.pairs(), dtype=dtypes[0], concatenate=True, meta=np.empty((0,), dtypes[0]))
+    call = _call(program, inputs, options, meta=np.empty((0,), object))
+    parts = da.blockwise(call, "i", *inputs.pairs(), dtype=object, concatenate=True, meta=np.empty((0,), object))
+    return tuple(
+        da.blockwise(operator.itemgetter(k), "i", parts, "i", dtype=dtype, meta=np.empty((0,), dtype))
+        for k, dtype in enumerate(dtypes)
+    )
+
+
+def _reduce_tuple(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
+    """A reduce of several arrays: each chunk's partial results are one element of a structured dtype."""
+    record = np.dtype([(f"r{k}", dtype) for k, dtype in enumerate(dtypes)])
+    meta = np.empty((0,), record)
+    partial = _call(program, inputs, options, meta=meta, record=record)
+    partials = da.blockwise(partial, "i", *inputs.pairs(), adjust_chunks={"i": 1}, dtype=record, concatenate=True, meta=meta)
+    stage = StageCall(replace(program, role="reduce-combine"), (None,) * len(dtypes), options["devices"], record=record)
+    combine = Combine(stage, False, meta)
+    result = da.reduction(
+        partials, _keep, combine, combine=combine, axis=0, keepdims=False, dtype=record,
+        split_every=options["split_every"], concatenate=True, meta=np.empty((), record),
+    )  # fmt: skip
+    return tuple(result[name] for name in record.names or ())
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +124,9 @@ class Combine:
             result = x[0]
             for row in x[1:]:
                 result = self.stage(result, row)
+        elif x.dtype.names:  # a reduce's tuples: one field per result
+            packed = self.stage(*(x[name] for name in x.dtype.names))
+            return packed if keepdims else packed.reshape(())
         else:
             result = self.stage(x)
         result = np.asarray(result)

@@ -12,11 +12,11 @@ user's line):
         return sl.sum(ys)                              # then at most one reduce, scan or hist
 
 - any number of top-level `sl.map`s over blockwise arrays, of the chunked length;
-- then at most one terminal SOAC over blockwise arrays: `sl.reduce` (one scalar
-  result), `sl.scan` (one array) or `sl.hist` (one destination, which is whole);
+- then at most one terminal SOAC over blockwise arrays: `sl.reduce` (to scalars,
+  a tuple of them too), `sl.scan` (of one array) or `sl.hist` (one destination, which is whole);
 - any computation on whole values (scalars, `sl.replicate`, maps over a whole
   array inside a lambda: a chunk reads whole arrays freely);
-- the results: the maps' arrays (a map-only program) or the terminal's results.
+- the results: the maps' 1-D arrays (a map-only program) or the terminal's results.
 
 Refused: a lambda reading a chunked array it does not map over (a gather across
 chunks: `sl.map(lambda i: xs[i], idx)`), `xs[i]`, slices, reversals, transposes,
@@ -117,7 +117,7 @@ class _Analysis:
         kind = next((k for t, k in _TERMINALS.items() if isinstance(op, t)), None)
         if kind is None:
             captured = self.chunked_use(list(op.operands)) or self.chunked_use(_inner_operands(op))
-            raise refuse(op, f"uses {self.describe(captured)}, which each chunk only has a part of (it cannot be chunked)")
+            raise refuse(op, f"uses {self.describe(captured)}{self.why(captured)} (this op cannot be chunked)")
         self.visit_terminal(op, kind)
 
     def visit_terminal(self, op: Operation, kind: str) -> None:
@@ -129,7 +129,7 @@ class _Analysis:
             raise refuse(op, f"has a neutral element computed from {self.describe(chunked)}")
         if isinstance(op, HistOp) and (chunked := self.chunked_use(list(op.dests))) is not None:
             raise refuse(op, f"has a destination computed from {self.describe(chunked)}; pass it whole (a numpy array)")
-        if len(op.results) != 1:
+        if len(op.results) != 1 and not isinstance(op, ReduceOp):
             raise refuse(op, f"has {len(op.results)} results; soac.lang.dask runs a {kind} of one array only")
         if isinstance(op, ReduceOp) and isinstance(op.results[0].type, TensorType):
             raise refuse(op, "reduces rows into an array; soac.lang.dask reduces to scalars only")
@@ -143,31 +143,38 @@ class _Analysis:
             if value not in self.blockwise:
                 raise refuse(op, f"({what}) takes {self.describe(value)} with chunked arrays: its rows do not split with theirs")
         if (captured := self.chunked_use(_inner_operands(op))) is not None:
-            raise refuse(op, f"({what}) has a lambda that reads {self.describe(captured)}: a gather across chunks")
+            why = self.why(captured) if captured in self.lengths else ": a gather across chunks"
+            raise refuse(op, f"({what}) has a lambda that reads {self.describe(captured)}{why}")
 
     def describe(self, value: SSAValue | None) -> str:
         if value is None:
             return "a chunked value"
         name = f" {value.name_hint}" if value.name_hint else ""
         if value in self.lengths:
-            return f"the chunked length{name} (per chunk, the chunk's length)"
+            return f"the chunked length{name}"
         if value in self.final:
             return f"the result{name} of the {self.terminal.name if self.terminal else 'terminal op'}"
         if value in self.blockwise:
             return f"the chunked array{name}"
         return f"the whole value{name}"
 
+    def why(self, value: SSAValue | None) -> str:
+        if value in self.lengths:
+            return ", which in a chunk is the chunk's length, not the array's"
+        return ", of which a chunk has only its own rows" if value in self.blockwise else ""
+
     def finish(self, ret: func.ReturnOp) -> Plan:
         values = list(ret.operands)
         terminal = self.terminal
         if terminal is None:
             kind: Kind = "map"
-            if len(values) != 1:
-                raise refuse(ret, "returns several arrays; a chunked map program returns one")
-            if values[0] not in self.blockwise:
-                raise refuse(ret, "returns a value that is not chunked (a map-only program returns a chunked array)")
-            if isinstance(t := values[0].type, TensorType) and t.get_num_dims() != 1:
-                raise refuse(ret, "returns a chunked array of rank > 1; soac.lang.dask maps to 1-D arrays only")
+            for value in values:
+                if value not in self.blockwise:
+                    raise refuse(
+                        ret, f"returns {self.describe(value)}, which is not chunked (a map-only program returns chunked arrays)"
+                    )
+                if isinstance(t := value.type, TensorType) and t.get_num_dims() != 1:
+                    raise refuse(ret, "returns a chunked array of rank > 1; soac.lang.dask maps to 1-D arrays only")
             return Plan(kind, self.function, None)
         if values != list(terminal.results):
             raise refuse(ret, f"returns more than the results of the {terminal.name} (return only those)")

@@ -6,7 +6,7 @@ changed. `Inliner` copies such IR into the function being traced (so that the
 copies keep the user's locations), which makes each stage an ordinary
 `sl.jit` function, compiled and cached as any other:
 
-    reduce-combine:  lambda partials: sl.reduce(op, ne, partials)       # the partial results of the chunks
+    reduce-combine:  lambda *partials: sl.reduce(op, ne, *partials)     # the partial results of the chunks
     scan-carry:      lambda carry, ys: sl.map(lambda y: op(carry, y), ys)  # adds the carry into a scanned chunk
     scan-input:      the function up to its scan, returning the scan's input (for several chunked inputs)
     scan-chunk:      lambda ys: sl.scan(op, ne, ys)
@@ -81,16 +81,16 @@ def _defined_inside(value: SSAValue, op: Operation) -> bool:
 
 
 def _operator(op: ReduceOp | ScanOp | HistOp) -> Callable[..., Any]:
-    def apply(*args: Value) -> Any:
-        (result,) = Inliner().block(op.combine.block, args)
-        return result
+    """The operator as soac.lang's combinators call it: `op(a, b)`, or `op((a1, a2), (b1, b2))` on tuples."""
+    if len(op.neutral) == 1:
+        return lambda a, b: Inliner().block(op.combine.block, [a, b])[0]
+    return lambda a, b: tuple(Inliner().block(op.combine.block, [*a, *b]))
 
-    return apply
 
-
-def _neutral(op: ReduceOp | ScanOp | HistOp) -> Value:
+def _neutral(op: ReduceOp | ScanOp | HistOp) -> Any:
     inliner = Inliner()
-    return wrap(inliner.value(op.neutral[0], op), inliner.tracer.scope)
+    values = [wrap(inliner.value(ne, op), inliner.tracer.scope) for ne in op.neutral]
+    return values[0] if len(values) == 1 else tuple(values)
 
 
 def stage_function(plan: Plan, role: str, user_fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,7 +100,7 @@ def stage_function(plan: Plan, role: str, user_fn: Callable[..., Any]) -> Callab
         return user_fn
     if isinstance(terminal, ReduceOp) and role == "reduce-combine":
         commutative = terminal.commutative is not None
-        return lambda partials: reduce(_operator(terminal), _neutral(terminal), partials, commutative=commutative)
+        return lambda *partials: reduce(_operator(terminal), _neutral(terminal), *partials, commutative=commutative)
     if isinstance(terminal, ScanOp) and role == "scan-carry":
         return lambda carry, ys: map_(lambda y: _operator(terminal)(carry, y), ys)
     if isinstance(terminal, ScanOp) and role == "scan-chunk":

@@ -136,6 +136,8 @@ class StageCall:
     shape_out: tuple[int, ...] | None = None
     meta: np.ndarray | None = None
     """What dask's meta inference gets (`computing_meta=True`), instead of a run on a device."""
+    record: np.dtype[Any] | None = None
+    """Packs a reduce's results (a tuple of scalars) into one element of this structured dtype: a 1-element partial."""
 
     @property
     def __name__(self) -> str:  # dask names tasks after their function
@@ -161,5 +163,12 @@ class StageCall:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
         result = compiled.run(args, jitted.thresholds)
+        if self.record is not None:
+            packed = np.empty((1,), self.record)
+            for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
+                packed[name] = value
+            return packed
+        if isinstance(result, tuple):  # a map's arrays: a tuple per block, taken apart by the graph
+            return tuple(np.asarray(r) for r in result)
         result = np.asarray(result)
         return result.reshape(self.shape_out) if self.shape_out is not None else result

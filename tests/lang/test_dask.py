@@ -76,6 +76,22 @@ def weighted_hist(bins, xs, ws):
 
 
 @sd.jit
+def first_argmin(xs, ix):
+    """A reduce of two arrays (a tuple operator): the least value and its first index."""
+
+    def least(a, b):
+        later_is_less = b[0] < a[0]
+        return sl.where(later_is_less, b[0], a[0]), sl.where(later_is_less, b[1], a[1])
+
+    return sl.reduce(least, (np.float32(np.inf), np.int64(-1)), xs, ix)
+
+
+@sd.jit
+def scaled_and_shifted(xs):
+    return sl.map(lambda x: (sl.f64(x) * 2.0, x + 1), xs)
+
+
+@sd.jit
 def fused(xs, ws, table, k):
     """Two chunked inputs, a whole array gathered from inside the lambda, a whole scalar: one redomap per chunk."""
     ys = sl.map(lambda x, w: table[x % 4] * w + k, xs, ws)
@@ -105,6 +121,19 @@ def test_non_commutative_reduce_keeps_chunk_order(layout: tuple[int, ...]) -> No
     assert threaded(last_valid_value(chunked(XS, layout))) == 5
     ends_missing = np.where(np.arange(12) >= 9, -1, XS)  # the last valid value is XS[8], in another chunk
     assert threaded(last_valid_value(chunked(ends_missing, layout))) == 6
+
+
+def test_reduce_of_a_tuple(layout: tuple[int, ...]) -> None:
+    xs = np.array([4, 2, 9, 1, 7, 1, 8, 3, 1, 6, 5, 2], np.float32)  # the least value first at 3, again at 5 and 8
+    least, where = first_argmin(chunked(xs, layout), chunked(np.arange(12, dtype=np.int64), layout))
+    assert (threaded(least), threaded(where)) == (1.0, 3)
+
+
+def test_map_with_two_results(layout: tuple[int, ...]) -> None:
+    doubled, shifted = scaled_and_shifted(chunked(XS, layout))
+    assert doubled.chunks == shifted.chunks == (layout,)
+    np.testing.assert_array_equal(threaded(doubled), 2.0 * XS)
+    np.testing.assert_array_equal(threaded(shifted), XS + 1)
 
 
 def test_scan(layout: tuple[int, ...]) -> None:
@@ -139,10 +168,11 @@ def test_uneven_chunks_share_one_program_per_stage() -> None:
     def mean_square(xs):
         return sl.sum(sl.map(lambda x: x * x, xs))
 
-    before = workers.STATS.programs_built
+    before, traces = workers.STATS.programs_built, sl.cache_stats.traces
     xs = chunked(XS, (1, 2, 3, 4, 2))
     assert mean_square(xs).compute(scheduler="synchronous") == np.sum(XS * XS)
     assert workers.STATS.programs_built - before == 2  # the chunk program and the combine, for five chunk shapes
+    assert sl.cache_stats.traces - traces == 2
 
 
 @pytest.mark.parametrize(
