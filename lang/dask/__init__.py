@@ -65,6 +65,8 @@ class DaskFunction:
         self.split_every = split_every
         self.jit_options = tuple(sorted(jit_options.items()))
         self.plans: dict[tuple[tuple[ArgType, ...], frozenset[int]], tuple[str, Plan]] = {}
+        self.interpreted: JitFunction | None = None
+        """The function on the reference interpreter: a hist's destination, from a run on zero rows."""
         self.__name__ = getattr(self.fn, "__name__", "main")
         self.__doc__ = getattr(self.fn, "__doc__", None)
 
@@ -103,8 +105,9 @@ class DaskFunction:
     def _empty_run(self, args: Sequence[Any], chunked: frozenset[int]) -> Any:
         """The program on zero rows of its chunked arguments, by the reference interpreter (a hist's destination)."""
         empties = iter(empty_chunks([args[k] for k in sorted(chunked)]))
-        interp = JitFunction(self.fn, backend="interp", name=self.__name__)
-        return interp(*(next(empties) if k in chunked else a for k, a in enumerate(args)))
+        if self.interpreted is None:
+            self.interpreted = JitFunction(self.fn, backend="interp", name=self.__name__)
+        return self.interpreted(*(next(empties) if k in chunked else a for k, a in enumerate(args)))
 
     def __repr__(self) -> str:
         return f"<soac.lang.dask.jit {self.__name__}>"

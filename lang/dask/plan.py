@@ -131,8 +131,8 @@ class _Analysis:
             raise refuse(op, f"has a destination computed from {self.describe(chunked)}; pass it whole (a numpy array)")
         if len(op.results) != 1 and not isinstance(op, ReduceOp):
             raise refuse(op, f"has {len(op.results)} results; soac.lang.dask runs a {kind} of one array only")
-        if isinstance(op, ReduceOp) and isinstance(op.results[0].type, TensorType):
-            raise refuse(op, "reduces rows into an array; soac.lang.dask reduces to scalars only")
+        if isinstance(op, ReduceOp | ScanOp) and any(isinstance(v.type, TensorType) for v in op.neutral):
+            raise refuse(op, f"combines rows of arrays; soac.lang.dask runs a {kind} of scalars only")
         self.terminal = op
         (self.blockwise if isinstance(op, ScanOp) else self.final).update(op.results)
 

@@ -8,7 +8,8 @@ worker's device is `devices[i % len(devices)]` for the worker's index `i` (its
 `distributed` name when that is a number, plus the thread's slot in the worker);
 `devices` comes from `soac.lang.dask.jit(devices=[...])`, else from
 `$SOAC_DASK_DEVICES` (comma-separated `SOAC_OPENCL_DEVICE` specs, e.g. `0:0,0:1`),
-else the runtime's default device. Programs are compiled once per worker thread
+else every GPU where there are several (and `SOAC_OPENCL_DEVICE` is unset), else
+the runtime's default device. Programs are compiled once per worker thread
 (a `soac.lowering.runtime.Program` keeps per-call state, so threads do not share
 one); the argument types key them, not the chunk's shape, so uneven chunks reuse
 one program. soac.lang's on-disk cache makes a worker's compile after the first a
@@ -17,6 +18,7 @@ parse of the cached kernels.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import threading
@@ -98,9 +100,30 @@ _SLOT_COUNTERS: dict[Any, itertools.count[int]] = {}
 def worker_device(devices: tuple[str, ...]) -> str | None:
     """The `SOAC_OPENCL_DEVICE` spec of this worker's device (None: the runtime's default)."""
     devices = devices or tuple(d.strip() for d in os.environ.get("SOAC_DASK_DEVICES", "").split(",") if d.strip())
+    devices = devices or all_gpus()
     if not devices:
         return None
     return devices[worker_index() % len(devices)]
+
+
+@functools.cache
+def all_gpus() -> tuple[str, ...]:
+    """Every GPU as a `platform:device` spec where there are several and `SOAC_OPENCL_DEVICE` chooses none."""
+    if os.environ.get("SOAC_OPENCL_DEVICE"):
+        return ()
+    import pyopencl as cl
+
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        return ()
+    gpus = tuple(
+        f"{p}:{d}"
+        for p, platform in enumerate(platforms)
+        for d, device in enumerate(platform.get_devices())
+        if device.type & cl.device_type.GPU
+    )
+    return gpus if len(gpus) > 1 else ()
 
 
 def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> tuple[Compiled, JitFunction]:

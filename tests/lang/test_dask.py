@@ -183,8 +183,9 @@ def test_uneven_chunks_share_one_program_per_stage() -> None:
         (lambda xs, ys: sl.reverse(xs), "'soac.reverse' uses the chunked array xs"),
         (lambda xs, ys: (sl.sum(xs), sl.max(ys)), "is a second reduce, scan or hist"),
         (lambda xs, ys: sl.map(lambda x: x + sl.sum(ys), xs), "has a lambda that reads the chunked array ys"),
+        (lambda xs, ys: sl.sum(xs) * 2, "'arith.muli' comes after the soac.reduce"),
     ],
-    ids=["gather", "length", "reverse", "two-reductions", "reduce-in-lambda"],
+    ids=["gather", "length", "reverse", "two-reductions", "reduce-in-lambda", "after-the-reduce"],
 )
 def test_refused_programs_name_the_op_and_line(program, message: str) -> None:
     xs = chunked(np.arange(12, dtype=np.int64), (6, 6))
