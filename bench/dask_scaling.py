@@ -21,10 +21,13 @@ thread (`--threads-per-gpu` more) that takes it as its device (soac: `sd.jit(dev
 `cp.cuda.Device(...)` chosen by the same worker index). With `--scheduler distributed`, a `LocalCluster` has a
 worker process per GPU (needs the `distributed` package; without it the script uses dask's threads).
 
-On the GPU machine, dask needs these wheels (besides numpy, pyopencl and soac's own; all pure Python unless noted):
-dask, cloudpickle, fsspec, packaging, partd, locket, toolz, pyyaml (binary), importlib_metadata, zipp, click;
-and for `--scheduler distributed`: distributed, msgpack (binary), psutil (binary), sortedcontainers, tblib,
-tornado (binary), zict, jinja2, markupsafe (binary), urllib3.
+On the GPU machine (Python 3.12, soac installed with --no-deps by bench/device_setup.sh), dask needs these wheels
+beside soac's own (pure Python unless marked):
+    dask==2026.8.0 cloudpickle fsspec packaging partd locket toolz click pyyaml(binary)
+and `--scheduler distributed` also
+    distributed==2026.8.0 msgpack(binary) psutil(binary) sortedcontainers tblib tornado(binary) zict jinja2
+    markupsafe(binary)
+(without distributed the script runs on dask's threads); CuPy (cupy-cuda12x) for the peer, else it is skipped.
 """
 
 from __future__ import annotations
