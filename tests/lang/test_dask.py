@@ -92,6 +92,12 @@ def scaled_and_shifted(xs):
 
 
 @sd.jit
+def counts(xs, bins):
+    """A hist into bins the program makes (from a whole scalar): the reference interpreter finds how many."""
+    return sl.hist(sl.replicate(bins, 0), lambda a, b: a + b, 0, sl.map(lambda x: x % bins, xs), sl.map(lambda x: 1, xs))
+
+
+@sd.jit
 def fused(xs, ws, table, k):
     """Two chunked inputs, a whole array gathered from inside the lambda, a whole scalar: one redomap per chunk."""
     ys = sl.map(lambda x, w: table[x % 4] * w + k, xs, ws)
@@ -152,6 +158,12 @@ def test_hist(layout: tuple[int, ...]) -> None:
     expected = bins.copy()
     np.add.at(expected, np.mod(XS, 5), ws * XS)  # % rounds as Python's: every row has a bin
     np.testing.assert_allclose(result, expected)
+
+
+def test_hist_into_bins_made_by_the_program() -> None:
+    result = counts(chunked(XS, LAYOUTS["empty chunks"]), np.int64(3))
+    assert result.shape == (3,)
+    np.testing.assert_array_equal(threaded(result), np.bincount(np.mod(XS, 3), minlength=3))
 
 
 def test_fused_program(layout: tuple[int, ...]) -> None:
