@@ -129,6 +129,9 @@ def _whole_bytes(args: Sequence[Any], chunked: frozenset[int]) -> int:
 
 def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) -> list[da.Array]:
     """The chunked arrays with the chunks of the first along axis 0 (split to fit the budget), one chunk elsewhere."""
+    for k, array in enumerate(arrays, 1):
+        if any(np.isnan(c) for c in array.chunks[0]):
+            raise SoacDaskError(f"{name}: chunked array {k} has chunks of unknown size; call its compute_chunk_sizes() first")
     rows = arrays[0].shape[0]
     for k, array in enumerate(arrays[1:], 2):
         if array.shape[0] != rows:

@@ -209,6 +209,9 @@ def test_refused_programs_name_the_op_and_line(program, message: str) -> None:
 def test_refused_arguments() -> None:
     with pytest.raises(sd.SoacDaskError, match="no argument is a dask array"):
         affine(XS, np.int64(1))
+    unknown = chunked(XS, (6, 6))
+    with pytest.raises(sd.SoacDaskError, match="chunked array 1 has chunks of unknown size"):
+        affine(unknown[unknown > 0], np.int64(1))
     with pytest.raises(sd.SoacDaskError, match="chunked array 2 has 6 rows, the first has 12"):
         fused(chunked(XS, (12,)), chunked(XS[:6].astype(np.float32), (6,)), np.ones(4, np.float32), np.float32(0))
 
