@@ -98,6 +98,11 @@ def counts(xs, bins):
 
 
 @sd.jit
+def row_sums_scanned(m):
+    return sl.cumsum(sl.map(lambda row: sl.sum(row), m))
+
+
+@sd.jit
 def fused(xs, ws, table, k):
     """Two chunked inputs, a whole array gathered from inside the lambda, a whole scalar: one redomap per chunk."""
     ys = sl.map(lambda x, w: table[x % 4] * w + k, xs, ws)
@@ -173,6 +178,12 @@ def test_fused_program(layout: tuple[int, ...]) -> None:
     expected = np.sum((table[np.mod(XS, 4)] * ws + 0.25) ** 2, dtype=np.float32)
     np.testing.assert_allclose(result, expected, rtol=1e-5)
     np.testing.assert_array_equal(threaded(fused_scan(chunked(XS, layout), chunked(XS, layout))), np.cumsum(XS * XS))
+
+
+def test_rows_of_a_matrix_chunked_on_both_axes(layout: tuple[int, ...]) -> None:
+    m = np.arange(36, dtype=np.int64).reshape(12, 3) - 17
+    result = row_sums_scanned(da.from_array(m, chunks=(layout, (2, 1))))  # the columns are joined into one chunk
+    np.testing.assert_array_equal(threaded(result), np.cumsum(m.sum(axis=1)))
 
 
 def test_uneven_chunks_share_one_program_per_stage() -> None:
