@@ -94,13 +94,13 @@ class DaskFunction:
         types = tuple(_dask_type(k, a) if k in chunked else argument_type(k, a) for k, a in enumerate(args))
         key, plan = self.plan(types, chunked)
         budget = self.budget()
-        arrays = _aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__)
-        layout = tuple(None if k in chunked else ("whole", a) for k, a in enumerate(args))
+        aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
+        inputs = Inputs(tuple(next(aligned) if k in chunked else a for k, a in enumerate(args)), chunked)
         program = Program(self.fn, types, chunked, "program", key, self.jit_options)
         options: dict[str, Any] = {"devices": self.devices, "budget": budget, "split_every": self.split_every}
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
-        return build(plan, program, Inputs(arrays, layout), options)
+        return build(plan, program, inputs, options)
 
     def _empty_run(self, args: Sequence[Any], chunked: frozenset[int]) -> Any:
         """The program on zero rows of its chunked arguments, by the reference interpreter (a hist's destination)."""

@@ -27,24 +27,46 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import SSAValue
 
-_LETTERS = "abcdefghklmnopqrstuvwxyz"  # i and j are the chunked and the bins' axes
+_LETTERS = "abcdefghklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # i and j are the chunked and the bins' axes
 
 
 @dataclass
 class Inputs:
-    """The call's arguments split for a chunked run: the chunked dask arrays (aligned chunks on axis 0, one chunk on
-    the other axes) and the layout that puts them back among the whole arguments."""
+    """The call's arguments for a chunked run: the chunked dask arrays (aligned chunks on axis 0, one chunk on the
+    other axes) in their places among the whole ones."""
 
-    chunked: list[da.Array]
-    layout: tuple[Any, ...]
+    args: tuple[Any, ...]
+    chunked_at: frozenset[int]
+
+    @property
+    def chunked(self) -> list[da.Array]:
+        return [self.args[k] for k in sorted(self.chunked_at)]
+
+    @property
+    def layout(self) -> tuple[Any, ...]:
+        """Where `StageCall` finds each argument: `None`, the next block it gets (a chunk, or a whole array, which is
+        one block of the graph that every task reads), or `("whole", scalar)`."""
+        return tuple(None if k in self.chunked_at or isinstance(a, np.ndarray) else ("whole", a) for k, a in enumerate(self.args))
+
+    def embedded_layout(self) -> tuple[Any, ...]:
+        """The layout of a task that gets only the chunks (cumreduction's): the whole arrays go in the task."""
+        return tuple(None if k in self.chunked_at else ("whole", a) for k, a in enumerate(self.args))
 
     def pairs(self) -> list[Any]:
-        """`da.blockwise`'s (array, index) pairs: axis 0 is `i`, the others are contracted whole."""
+        """`da.blockwise`'s (array, index) pairs: a chunked array's axis 0 is `i`; its other axes and those of whole
+        arrays are contracted (one block each)."""
         pairs: list[Any] = []
         letters = iter(_LETTERS)
-        for array in self.chunked:
-            pairs += [array, "i" + "".join(next(letters) for _ in range(array.ndim - 1))]
+        for k, arg in enumerate(self.args):
+            if k in self.chunked_at:
+                pairs += [arg, "i" + "".join(next(letters) for _ in range(arg.ndim - 1))]
+            elif isinstance(arg, np.ndarray):
+                pairs += [da.from_array(arg, chunks=arg.shape), "".join(next(letters) for _ in range(arg.ndim))]
         return pairs
+
+    def rechunked(self, rows: tuple[int, ...]) -> Inputs:
+        args = tuple(a.rechunk({0: rows}) if k in self.chunked_at else a for k, a in enumerate(self.args))
+        return Inputs(args, self.chunked_at)
 
 
 def element_dtype(value: SSAValue) -> np.dtype[Any]:
@@ -180,7 +202,7 @@ def _without_empty_chunks(inputs: Inputs) -> Inputs:
     rows = [c for c in inputs.chunked[0].chunks[0] if c] or [0]
     if len(rows) == len(inputs.chunked[0].chunks[0]):
         return inputs
-    return Inputs([a.rechunk({0: tuple(rows)}) for a in inputs.chunked], inputs.layout)
+    return inputs.rechunked(tuple(rows))
 
 
 def _scan(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any], dtype: np.dtype[Any]) -> Any:
@@ -188,7 +210,8 @@ def _scan(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any],
     inputs = _without_empty_chunks(inputs)
     meta = np.empty((0,), dtype)
     if len(inputs.chunked) == 1 and inputs.chunked[0].ndim == 1:
-        x, scan = inputs.chunked[0], _call(program, inputs, options, meta=meta)
+        x = inputs.chunked[0]
+        scan = StageCall(program, inputs.embedded_layout(), options["devices"], options["budget"], meta=meta)
     else:  # several chunked inputs: blockwise maps make the scan's input, a plain soac scan scans each chunk
         first = _call(replace(program, role="scan-input"), inputs, options, meta=meta)
         x = da.blockwise(first, "i", *inputs.pairs(), dtype=dtype, concatenate=True, meta=meta)
