@@ -2,7 +2,7 @@
 array larger than one device's memory.
 
     python bench/dask_scaling.py [--gpus 1,2] [--log2-n 31] [--bodies 262144] [--chunks-per-gpu 8] [--reps 3]
-                                 [--larger-than-device 1.5] [--scheduler threads|distributed] [--json OUT]
+                                 [--larger-than-device 1.5] [--scheduler distributed|threads] [--json OUT]
     python bench/dask_scaling.py --tiny          # a few MiB on PoCL: checks that everything runs
 
 Programs (each checked against numpy in float64):
@@ -18,8 +18,10 @@ Programs (each checked against numpy in float64):
 The input arrays are made and kept in host memory first (`persist`), so the times are those of the run: each
 chunk goes to its worker's device, is reduced there, and its partial result comes back. Each GPU has one worker
 thread (`--threads-per-gpu` more) that takes it as its device (soac: `sd.jit(devices=...)`; CuPy:
-`cp.cuda.Device(...)` chosen by the same worker index). With `--scheduler distributed`, a `LocalCluster` has a
-worker process per GPU (needs the `distributed` package; without it the script uses dask's threads).
+`cp.cuda.Device(...)` chosen by the same worker index). By default (`--scheduler distributed`) a `LocalCluster` has
+a worker process per GPU (needs the `distributed` package; without it the script uses dask's threads, as
+`--scheduler threads` does). Processes, because soac's runtime uploads an array by `cl.Buffer(COPY_HOST_PTR)`,
+which holds the GIL for the whole copy (`cl.enqueue_copy` releases it): worker threads copy one at a time.
 
 On the GPU machine (Python 3.12, soac installed with --no-deps by bench/device_setup.sh), dask needs these wheels
 beside soac's own (pure Python unless marked):
@@ -234,7 +236,9 @@ def main() -> None:
     parser.add_argument("--threads-per-gpu", type=int, default=1)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--larger-than-device", type=float, default=1.5, help="0 skips the case")
-    parser.add_argument("--scheduler", choices=("threads", "distributed"), default="threads")
+    parser.add_argument(
+        "--scheduler", choices=("threads", "distributed"), default="distributed", help="distributed falls back to threads"
+    )
     parser.add_argument("--no-cupy", action="store_true")
     parser.add_argument("--tiny", action="store_true", help="small sizes on PoCL (two worker threads share the CPU device)")
     parser.add_argument("--json", help="write the rows here")
