@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,12 +81,12 @@ def plan_of(fn: Callable[..., Any], types: tuple[ArgType, ...], chunked: frozens
 def worker_index() -> int:
     """This worker's number: its `distributed` name when that is a number (LocalCluster's are) plus the slot of this
     thread in its worker; outside `distributed`, the slot of this thread among the scheduler's threads."""
-    try:
-        from distributed import get_worker
-
-        name = get_worker().name
-    except (ImportError, ValueError):
-        name = None
+    name = None
+    if (distributed := sys.modules.get("distributed")) is not None:  # a distributed worker has imported it
+        try:
+            name = distributed.get_worker().name
+        except ValueError:  # not in a worker
+            pass
     slots = _LOCAL.__dict__.setdefault("slots", {})
     if (slot := slots.get(name)) is None:
         with _LOCK:
