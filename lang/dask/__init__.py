@@ -41,6 +41,7 @@ from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats
+from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
 
 CHUNK_BUDGET_KEY = "soac.chunk-budget"
@@ -90,7 +91,7 @@ class DaskFunction:
     def __call__(self, *args: Any) -> Any:
         chunked = frozenset(k for k, a in enumerate(args) if isinstance(a, da.Array))
         if not chunked:
-            raise SoacDaskError(f"{self.__name__}: no argument is a dask array; call the sl.jit function on numpy arrays instead")
+            raise SoacDaskError(located(f"{self.__name__}: no argument is a dask array; call an sl.jit function on numpy arrays"))
         types = tuple(_dask_type(k, a) if k in chunked else argument_type(k, a) for k, a in enumerate(args))
         key, plan = self.plan(types, chunked)
         budget = self.budget()
@@ -118,7 +119,7 @@ def _dask_type(position: int, array: da.Array) -> ArgType:
     if dtype is None or array.ndim == 0:
         what = f"a {array.dtype} dask array" if dtype is None else "a 0-D dask array"
         raise SoacDaskError(
-            f"argument {position + 1}: {what} has no chunked type in soac (1-D or more, bool, int8-64, float32/64)"
+            located(f"argument {position + 1}: {what} has no chunked type in soac (1-D or more, bool, int8-64, float32/64)")
         )
     return dtype, array.ndim
 
@@ -131,21 +132,26 @@ def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) 
     """The chunked arrays with the chunks of the first along axis 0 (split to fit the budget), one chunk elsewhere."""
     for k, array in enumerate(arrays, 1):
         if any(np.isnan(c) for c in array.chunks[0]):
-            raise SoacDaskError(f"{name}: chunked array {k} has chunks of unknown size; call its compute_chunk_sizes() first")
+            problem = f"{name}: chunked array {k} has chunks of unknown size; call compute_chunk_sizes() first"
+            raise SoacDaskError(located(problem))
     rows = arrays[0].shape[0]
     for k, array in enumerate(arrays[1:], 2):
         if array.shape[0] != rows:
             raise SoacDaskError(
-                f"{name}: chunked array {k} has {array.shape[0]} rows, the first has {rows}: "
-                "they split alike only with as many rows"
+                located(
+                    f"{name}: chunked array {k} has {array.shape[0]} rows, the first has {rows}: "
+                    "they split alike only with as many rows"
+                )
             )
     chunks = arrays[0].chunks[0]
     if budget is not None:
         row_bytes = sum(a.dtype.itemsize * int(np.prod(a.shape[1:])) for a in arrays)
         if whole + row_bytes > budget:
             raise SoacDaskError(
-                f"{name}: one row of the chunked arrays with the whole ones takes {whole + row_bytes} bytes, "
-                f"over the chunk budget of {budget}"
+                located(
+                    f"{name}: one row of the chunked arrays with the whole ones takes {whole + row_bytes} bytes, "
+                    f"over the chunk budget of {budget}"
+                )
             )
         per_chunk = (budget - whole) // max(row_bytes, 1)
         chunks = tuple(piece for c in chunks for piece in _split(c, per_chunk))
