@@ -229,7 +229,7 @@ def larger_than_device(cluster: Cluster, device: str, factor: float, reps: int) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gpus", default="1,2", help="GPU counts to run on (comma-separated)")
+    parser.add_argument("--gpus", default="1,2", help="GPU counts to run on (comma-separated; 0 runs none)")
     parser.add_argument("--log2-n", type=int, default=31, help="elements of the memory-bound program (2^n f32)")
     parser.add_argument("--bodies", type=int, default=1 << 18)
     parser.add_argument("--chunks-per-gpu", type=int, default=8)
@@ -253,6 +253,8 @@ def main() -> None:
     print(f"devices: {', '.join(f'{g} {cl_name(g)}' for g in gpus)}; cupy: {with_cupy}; dask {dask.__version__}")
     rows = []
     for count in (int(c) for c in args.gpus.split(",")):
+        if count == 0:  # --gpus 0: only the larger-than-device case
+            continue
         if count > len(gpus):
             print(f"skipping {count} GPUs: only {len(gpus)}")
             continue
