@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from soac.lang import cache, dtypes
+from soac.lang.autotune import Autotuner, TuningReport, timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
@@ -197,6 +198,7 @@ class JitFunction:
         device: str | None = None,
         name: str | None = None,
         lowering: Mapping[str, str] | None = None,
+        autotune: bool = False,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -219,6 +221,10 @@ class JitFunction:
         self.defined_at = user_location()
         self.specializations: dict[tuple[ArgType, ...], Compiled] = {}
         self.last: Compiled | None = None
+        self.autotune = autotune and backend == "opencl"
+        self.tuners: dict[str, Autotuner] = {}
+        self.tunings: list[TuningReport] = []
+        """One report per autotuning search this function made (`soac.lang.autotune`), oldest first."""
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
 
     # -- calling -------------------------------------------------------------
@@ -238,7 +244,21 @@ class JitFunction:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s%s: cache hit in memory", self.name, _signature(types))
         self.last = compiled
+        if self.autotune:
+            return compiled.run(args, self.tuned_thresholds(compiled, args))
         return compiled.run(args, self.thresholds)
+
+    def tuned_thresholds(self, compiled: Compiled, args: Sequence[object]) -> dict[str, int]:
+        """The thresholds for this call with `autotune=True`: the size class's choice (searched now if new), under
+        the thresholds the user named."""
+        tuner = self.tuners.get(compiled.key)
+        if tuner is None:
+            tuner = self.tuners[compiled.key] = Autotuner(compiled.key, compiled.optimized)
+        measure = timer(lambda forced: compiled.run(args, {**self.thresholds, **forced, **self.named_thresholds}))
+        chosen, report = tuner.thresholds(args, measure)
+        if report is not None:
+            self.tunings.append(report)
+        return {**self.thresholds, **chosen, **self.named_thresholds}
 
     def specialize(self, *args: object) -> Compiled:
         """The compiled program for the types of `args` (compiled now if needed), without running it."""
@@ -429,17 +449,20 @@ def jit(
     device: str | None = None,
     name: str | None = None,
     lowering: Mapping[str, str] | None = None,
+    autotune: bool = False,
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
     tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
-    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`).
+    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). With `autotune`
+    (OpenCL only), the first call for each size class times the program's versions and keeps the fastest, on disk
+    beside the compile cache (`soac.lang.autotune`); `f.tunings` reports each search and its cost.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering)
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering, autotune)
 
     return decorate(fn) if fn is not None else decorate
 
