@@ -58,7 +58,7 @@ from soac.passes.simplify_sizes import has_size
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
@@ -140,8 +140,8 @@ class HistOfRowsToElements(RewritePattern):
                 result.name_hint = hint
             return result
 
-        zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()), "c0")
-        k = add(tensor.DimOp(op.dests[0], zero), "bins")
+        array, axis = _outermost(op.dests[0], 0)  # a size the nest does not vary, which flattening keeps outside
+        k = add(tensor.DimOp(array, add(arith.ConstantOp.from_int_and_width(axis, IndexType()), f"c{axis}")), "bins")
         nd = add(arith.MuliOp(op.width, d), "elements")
         kd = add(arith.MuliOp(k, d), "bin_elements")
         flat_dests = [add(ReshapeOp(dest, [kd]), f"{dest.name_hint or 'dest'}_flat") for dest in op.dests]
@@ -219,6 +219,15 @@ def _replicated(row: SSAValue, width: SSAValue) -> SSAValue | None:
     if not isinstance(owner, ReplicateOp) or not same_size(width, owner.width):
         return None
     return owner.value
+
+
+def _outermost(array: SSAValue, axis: int) -> tuple[SSAValue, int]:
+    """The array and axis whose size is dimension `axis` of `array`, following rows of map inputs outwards."""
+    while isinstance(array, BlockArgument) and isinstance(parent := array.owner.parent_op(), MapOp):
+        if array.owner is not parent.body.block:
+            break
+        array, axis = parent.inputs[array.index], axis + 1
+    return array, axis
 
 
 def _ancestors(op: Operation) -> list[Operation]:
