@@ -93,9 +93,9 @@ def rows_problem(op: HistOp) -> str | None:
     """Why the hist of rows `op` cannot become a hist of elements (None where it can)."""
     if any(not isinstance(d.type, TensorType) or d.type.get_num_dims() != 2 for d in op.dests):
         return "every destination must be an array of rows of scalars (tensor<?x?xT>)"
-    if (inner := element_wise_operator(op)) is None:
+    if element_wise_operator(op) is None:
         return "its operator must be element-wise: one soac.map of a scalar operator over the two rows, as wide as the rows"
-    if any(_replicated(ne, inner.width) is None for ne in op.neutral):
+    if any(_replicated(ne) is None for ne in op.neutral):
         return "each neutral row must be a soac.replicate of one value (the neutral element of every column)"
     return None
 
@@ -148,7 +148,7 @@ class HistOfRowsToElements(RewritePattern):
         bins, rows = self._sources(op, add)
         flat_rows = [add(ReshapeOp(r, [nd]), f"{r.name_hint or 'rows'}_flat") for r in rows]
         elements = add(IotaOp(nd, TensorType(IndexType(), [DYNAMIC_INDEX])), "elements")
-        neutral = [_replicated(ne, d) for ne in op.neutral]
+        neutral = [_replicated(ne) for ne in op.neutral]
         body = self._element_lambda(bins, k, d, kd, [_element(r.type) for r in flat_rows])
         flat = HistOp(nd, [elements, *flat_rows], flat_dests, neutral, scalar_operator(op, inner), body)  # pyright: ignore[reportArgumentType]
         flat.location = op.location
@@ -213,12 +213,11 @@ class HistOfRowsToElements(RewritePattern):
         return Region(block)
 
 
-def _replicated(row: SSAValue, width: SSAValue) -> SSAValue | None:
-    """The value that `row` replicates `width` times, if it is such a replicate."""
+def _replicated(row: SSAValue) -> SSAValue | None:
+    """The value that `row` replicates, if it is a replicate (of any width: a hist never reads its neutral rows
+    whole, they only promise that the operator leaves a row unchanged)."""
     owner = row.owner
-    if not isinstance(owner, ReplicateOp) or not same_size(width, owner.width):
-        return None
-    return owner.value
+    return owner.value if isinstance(owner, ReplicateOp) else None
 
 
 def _outermost(array: SSAValue, axis: int) -> tuple[SSAValue, int]:

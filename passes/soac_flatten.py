@@ -43,8 +43,8 @@ from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
-from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from soac.passes.hist_rows import hists_of_rows_to_elements
+from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context

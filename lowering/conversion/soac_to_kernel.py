@@ -79,9 +79,9 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.messages import reshape_problem
+from soac.passes.hist_rows import hists_of_rows_to_elements
 from soac.passes.recompute_forwarded import recompute_all_forwarded
 from soac.passes.split_scan_reduce import split_scan_reductions
-from soac.passes.hist_rows import hists_of_rows_to_elements
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
 from xdsl.context import Context

@@ -94,7 +94,9 @@ def _combine_by_bin(
         args += [(_rows(v, slice(step, None), rank), rank + 1) for v in values]
         combined = apply(interp, frame, combine, args, (*batch, n - step))
         values = [
-            np.concatenate([_rows(v, slice(None, step), rank), np.where(_like(same, v), c, _rows(v, slice(step, None), rank))], axis=rank)
+            np.concatenate(
+                [_rows(v, slice(None, step), rank), np.where(_like(same, v), c, _rows(v, slice(step, None), rank))], axis=rank
+            )
             for v, c in zip(values, combined)
         ]
         step *= 2
