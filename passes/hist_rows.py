@@ -22,13 +22,14 @@ becomes, where `%zeros = soac.replicate %d, %z`,
     %dest_flat = soac.reshape %dest (%kd) : tensor<?x?xf32> -> tensor<?xf32>
     %ps_flat = soac.reshape %ps (%nd) : tensor<?x?xf32> -> tensor<?xf32>
     %elems = soac.iota %nd : tensor<?xindex>
+    %row_length = arith.maxsi %d, %c1 : index    // never 0 (where d is 0 there is no element to divide)
     %h_flat = soac.hist %nd (%elems, %ps_flat : tensor<?xindex>, tensor<?xf32>) into(%dest_flat : tensor<?xf32>)
         neutral(%z : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
       %t = arith.addf %x, %y : f32
       soac.yield %t : f32
     } lambda(%e: index, %v: f32) {
-      %i = arith.divsi %e, %d : index         // the row
-      %j = arith.remsi %e, %d : index         // its element
+      %i = arith.divsi %e, %row_length : index         // the row
+      %j = arith.remsi %e, %row_length : index         // its element
       %c = soac.index %cs[%i] : tensor<?xindex> -> index
       %inside = arith.cmpi ult, %c, %k : index
       %cd = arith.muli %c, %d : index
@@ -149,7 +150,9 @@ class HistOfRowsToElements(RewritePattern):
         flat_rows = [add(ReshapeOp(r, [nd]), f"{r.name_hint or 'rows'}_flat") for r in rows]
         elements = add(IotaOp(nd, TensorType(IndexType(), [DYNAMIC_INDEX])), "elements")
         neutral = [_replicated(ne) for ne in op.neutral]
-        body = self._element_lambda(bins, k, d, kd, [_element(r.type) for r in flat_rows])
+        one = add(arith.ConstantOp.from_int_and_width(1, IndexType()), "c1")
+        divisor = add(arith.MaxSIOp(d, one), "row_length")  # never 0: rows of no elements give no elements to divide
+        body = self._element_lambda(bins, k, divisor, d, kd, [_element(r.type) for r in flat_rows])
         flat = HistOp(nd, [elements, *flat_rows], flat_dests, neutral, scalar_operator(op, inner), body)  # pyright: ignore[reportArgumentType]
         flat.location = op.location
         new_ops.append(flat)
@@ -157,7 +160,7 @@ class HistOfRowsToElements(RewritePattern):
         for result, old in zip(flat.outs, op.outs):
             result.name_hint = f"{old.name_hint or 'hist'}_flat"
             results.append(add(ReshapeOp(result, [k, d]), old.name_hint))
-        rewriter.replace_op(op, new_ops, results)
+        rewriter.replace(op, new_ops, results)
 
     @staticmethod
     def _sources(op: HistOp, add: Callable[[Operation], SSAValue]) -> tuple[SSAValue, list[SSAValue]]:
@@ -185,16 +188,18 @@ class HistOfRowsToElements(RewritePattern):
         return source[yielded[0]], [source[v] for v in yielded[1:]]
 
     @staticmethod
-    def _element_lambda(bins: SSAValue, k: SSAValue, d: SSAValue, kd: SSAValue, elements: Sequence[Attribute]) -> Region:
+    def _element_lambda(
+        bins: SSAValue, k: SSAValue, divisor: SSAValue, d: SSAValue, kd: SSAValue, elements: Sequence[Attribute]
+    ) -> Region:
         """`(e, v...) -> (c*d + j if 0 <= c < k else k*d, v...)` for element `j = e % d` of row `i = e / d`, whose
-        bin is `c = bins[i]`."""
+        bin is `c = bins[i]` (`divisor` is `d`, or 1 where `d` is 0 and there are no elements)."""
         block = Block(arg_types=[IndexType(), *elements])
         e, *values = block.args
         e.name_hint = "e"
         for v in values:
             v.name_hint = "v"
-        i = arith.DivSIOp(e, d)
-        j = arith.RemSIOp(e, d)
+        i = arith.DivSIOp(e, divisor)
+        j = arith.RemSIOp(e, divisor)
         c = IndexOp(bins, [i.result])
         ops: list[Operation] = [i, j, c]
         bin_ = c.result

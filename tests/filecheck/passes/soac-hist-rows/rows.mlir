@@ -12,12 +12,14 @@
 // CHECK-NEXT:    %dest_flat = soac.reshape %dest (%bin_elements) : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %ps_flat = soac.reshape %ps (%elements) : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %[[E:.*]] = soac.iota %elements : tensor<?xindex>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %row_length = arith.maxsi %d, %[[ONE]] : index
 // CHECK-NEXT:    %h_flat = soac.hist %elements (%[[E]], %ps_flat : tensor<?xindex>, tensor<?xf32>) into(%dest_flat : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
 // CHECK-NEXT:      %t = arith.addf %x, %y : f32
 // CHECK-NEXT:      soac.yield %t : f32
 // CHECK-NEXT:    } lambda(%e: index, %v: f32) {
-// CHECK-NEXT:      %i = arith.divsi %e, %d : index
-// CHECK-NEXT:      %j = arith.remsi %e, %d : index
+// CHECK-NEXT:      %i = arith.divsi %e, %row_length : index
+// CHECK-NEXT:      %j = arith.remsi %e, %row_length : index
 // CHECK-NEXT:      %[[C:.*]] = soac.index %cs[%i] : tensor<?xindex> -> index
 // CHECK-NEXT:      %inside = arith.cmpi ult, %[[C]], %bins : index
 // CHECK-NEXT:      %[[CD:.*]] = arith.muli %[[C]], %d : index
