@@ -165,12 +165,16 @@ class HistOfRowsToElements(RewritePattern):
     @staticmethod
     def _sources(op: HistOp, add: Callable[[Operation], SSAValue]) -> tuple[SSAValue, list[SSAValue]]:
         """The arrays of the bins and of the rows of every destination, one entry per row of the inputs: an input
-        that the lambda passes through, else a result of a map of the lambda over the inputs."""
+        that the lambda passes through (the bins maybe cast to indices), else a result of a map of the lambda over
+        the inputs."""
         block = op.body.block
         terminator = block.last_op
         assert isinstance(terminator, YieldOp)
         yielded = list(terminator.operands)
         source = {arg: x for arg, x in zip(block.args, op.inputs)}
+        bin_ = yielded[0]
+        if isinstance(cast := bin_.owner, arith.IndexCastOp) and cast.input in source:  # cast where it is read
+            source[bin_] = source[cast.input]
         computed = list(dict.fromkeys(v for v in yielded if v not in source))
         if computed:
             map_block = Block(arg_types=block.arg_types)

@@ -2,16 +2,20 @@
 
 // map (hist of rows): soac-flatten first makes each hist of rows a hist of elements (soac-hist-rows), whose number
 // of bins is read from the outer array; the nest then flattens to a seghist over (maps, elements of the rows) into
-// the flattened destinations of every row, reshaped back to rows of bins.
+// the flattened destinations of every row, reshaped back to rows of bins. The bins are read (and cast) where an
+// element needs its row's bin.
 // CHECK-LABEL: func.func @max_rows_per_batch
 // CHECK:         %bins = tensor.dim %dests, %{{.*}} : tensor<?x?x?xf32>
 // CHECK:         %elements = arith.muli %n, %d : index
 // CHECK:         %bin_elements = arith.muli %bins, %d : index
 // CHECK:         %dest_flat = soac.reshape %dests (%b, %{{.*}}) : tensor<?x?x?xf32> -> tensor<?x?xf32>
-// CHECK:         %ci = soac.segmap thread (%b, %n) -> tensor<?x?xindex>
 // CHECK:         %ps_flat = soac.reshape %pss (%b, %{{.*}}) : tensor<?x?x?xf32> -> tensor<?x?xf32>
 // CHECK:         %h_flat = soac.seghist thread (%b, %elements) into(%dest_flat : tensor<?x?xf32>) neutral(%z : f32) -> tensor<?x?xf32> combine(%x: f32, %y: f32) {
 // CHECK-NEXT:      %t = arith.maximumf %x, %y : f32
+// CHECK:           %cs = soac.index %css[%i] : tensor<?x?xi32> -> tensor<?xi32>
+// CHECK-NEXT:      %c = soac.index %cs[%{{.*}}] : tensor<?xi32> -> i32
+// CHECK-NEXT:      %[[C:.*]] = arith.index_cast %c : i32 to index
+// CHECK-NEXT:      %inside = arith.cmpi ult, %[[C]], %bins : index
 // CHECK:           %v = soac.index %ps_flat[%{{.*}}, %{{.*}}] : tensor<?x?xf32> -> f32
 // CHECK-NEXT:      soac.yield %bin, %v : index, f32
 // CHECK-NEXT:    }
