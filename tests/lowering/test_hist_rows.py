@@ -23,8 +23,8 @@ from xdsl.passes import PassPipeline
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hist_programs import ROWS_BY_POSITION, ROWS_PER_BATCH, rows_program, rows_reference  # pyright: ignore[reportMissingImports]
 
-SHAPES = [(0, 3, 2), (1, 1, 1), (500, 1, 3), (500, 6, 1), (700, 5, 4), (30, 2, 0)]
-"""(rows, bins, row length): no rows, a single bin and element, one bin, rows of one element, rows of none."""
+SHAPES = [(0, 3, 2), (1, 1, 1), (500, 1, 3), (500, 6, 1), (700, 5, 4), (30, 2, 0), (20, 0, 2)]
+"""(rows, bins, row length): no rows, a single bin and element, one bin, rows of one element, rows of none, no bins."""
 
 
 def parse(text: str) -> ModuleOp:
