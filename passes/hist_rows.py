@@ -19,17 +19,19 @@ becomes, where `%zeros = soac.replicate %d, %z`,
     %k = tensor.dim %dest, %c0 : tensor<?x?xf32>
     %nd = arith.muli %n, %d : index
     %kd = arith.muli %k, %d : index
+    %len = tensor.dim %ps, %c1 : tensor<?x?xf32>
+    soac.assert ...                          // the values' rows d long (or no rows); also a destination's where not known
     %dest_flat = soac.reshape %dest (%kd) : tensor<?x?xf32> -> tensor<?xf32>
     %ps_flat = soac.reshape %ps (%nd) : tensor<?x?xf32> -> tensor<?xf32>
     %elems = soac.iota %nd : tensor<?xindex>
-    %row_length = arith.maxsi %d, %c1 : index    // never 0 (where d is 0 there is no element to divide)
+    %divisor = arith.maxsi %d, %c1 : index    // never 0 (where d is 0 there is no element to divide)
     %h_flat = soac.hist %nd (%elems, %ps_flat : tensor<?xindex>, tensor<?xf32>) into(%dest_flat : tensor<?xf32>)
         neutral(%z : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
       %t = arith.addf %x, %y : f32
       soac.yield %t : f32
     } lambda(%e: index, %v: f32) {
-      %i = arith.divsi %e, %row_length : index         // the row
-      %j = arith.remsi %e, %row_length : index         // its element
+      %i = arith.divsi %e, %divisor : index         // the row
+      %j = arith.remsi %e, %divisor : index         // its element
       %c = soac.index %cs[%i] : tensor<?xindex> -> index
       %inside = arith.cmpi ult, %c, %k : index
       %cd = arith.muli %c, %d : index
@@ -41,7 +43,8 @@ becomes, where `%zeros = soac.replicate %d, %z`,
 
 The bins and rows the lambda yields are read from the hist's inputs where the lambda passes an input through (as
 above), else from a map that runs the lambda once per row (its bins and rows, computed once, not once per element).
-Each destination's neutral row must be a `soac.replicate` of one value (the element's neutral element). soac-to-kernel
+Each destination's neutral row must be a `soac.replicate` of one value (the element's neutral element); several
+destinations (rows of one length) take one map over all their rows as their operator. soac-to-kernel
 and soac-flatten apply this rewrite (outside lambdas and in map nests); a hist of rows it cannot rewrite is an error
 in soac-to-kernel (`check_hists_of_rows`), since no kernel combines rows.
 """
@@ -51,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from soac.dialect import SOAC_WITH_LAMBDAS, HistOp, IndexOp, IotaOp, MapOp, ReplicateOp, ReshapeOp, YieldOp
+from soac.dialect import SOAC_WITH_LAMBDAS, AssertOp, HistOp, IndexOp, IotaOp, MapOp, ReplicateOp, ReshapeOp, YieldOp
 from soac.parsing import location_of
 from soac.passes.flatten_analysis import region_free_values
 from soac.passes.flatten_checks import array_dim, same_size
@@ -75,7 +78,7 @@ def has_row_bins(op: HistOp) -> bool:
 
 def element_wise_operator(op: HistOp) -> MapOp | None:
     """The map of `op`'s operator if the operator is one map of a scalar operator over the rows of its parameters,
-    whose width is the length of the destinations' rows."""
+    whose width is defined outside the operator (the rows' length, checked by the rewrite where it is not known)."""
     block = op.combine.block
     inner, terminator = block.first_op, block.last_op
     if not isinstance(inner, MapOp) or inner.next_op is not terminator or not isinstance(terminator, YieldOp):
@@ -86,8 +89,12 @@ def element_wise_operator(op: HistOp) -> MapOp | None:
         return None
     if any(arg in region_free_values(inner.body) for arg in block.args):
         return None
-    known = [same_size(inner.width, array_dim(d, 1)) or has_size(op, d, 1, inner.width) for d in op.dests]
-    return inner if all(known) else None
+    return inner
+
+
+def rows_as_wide(op: HistOp, array: SSAValue, width: SSAValue) -> bool:
+    """Whether the rows of `array` (a destination of `op`) are provably `width` long."""
+    return same_size(width, array_dim(array, 1)) or has_size(op, array, 1, width)
 
 
 def rows_problem(op: HistOp) -> str | None:
@@ -95,7 +102,7 @@ def rows_problem(op: HistOp) -> str | None:
     if any(not isinstance(d.type, TensorType) or d.type.get_num_dims() != 2 for d in op.dests):
         return "every destination must be an array of rows of scalars (tensor<?x?xT>)"
     if element_wise_operator(op) is None:
-        return "its operator must be element-wise: one soac.map of a scalar operator over the two rows, as wide as the rows"
+        return "its operator must be element-wise: one soac.map of a scalar operator over the two rows"
     if any(_replicated(ne) is None for ne in op.neutral):
         return "each neutral row must be a soac.replicate of one value (the neutral element of every column)"
     return None
@@ -145,13 +152,25 @@ class HistOfRowsToElements(RewritePattern):
         k = add(tensor.DimOp(array, add(arith.ConstantOp.from_int_and_width(axis, IndexType()), f"c{axis}")), "bins")
         nd = add(arith.MuliOp(op.width, d), "elements")
         kd = add(arith.MuliOp(k, d), "bin_elements")
-        flat_dests = [add(ReshapeOp(dest, [kd]), f"{dest.name_hint or 'dest'}_flat") for dest in op.dests]
         bins, rows = self._sources(op, add)
+        one = add(arith.ConstantOp.from_int_and_width(1, IndexType()), "c1")
+        zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()), "c0")
+        no_rows = add(arith.CmpiOp(op.width, zero, "eq"), "no_rows")
+        # the rows as long as the operator's map (which checks them where it combines two, so where there are rows)
+        unknown = [(dest, f"destination #{j} has") for j, dest in enumerate(op.dests) if not rows_as_wide(op, dest, d)]
+        for array, what in [*unknown, *((r, "the values have") for r in rows)]:
+            length = add(tensor.DimOp(array, one), "row_length")
+            ok = add(arith.OrIOp(add(arith.CmpiOp(length, d, "eq"), "same_length"), no_rows), "checked")
+            check = AssertOp(
+                ok, f"'soac.hist': {what} rows of {{0}} elements, but the operator combines rows of {{1}}", [length, d]
+            )
+            check.location = op.location
+            new_ops.append(check)
+        flat_dests = [add(ReshapeOp(dest, [kd]), f"{dest.name_hint or 'dest'}_flat") for dest in op.dests]
         flat_rows = [add(ReshapeOp(r, [nd]), f"{r.name_hint or 'rows'}_flat") for r in rows]
         elements = add(IotaOp(nd, TensorType(IndexType(), [DYNAMIC_INDEX])), "elements")
         neutral = [_replicated(ne) for ne in op.neutral]
-        one = add(arith.ConstantOp.from_int_and_width(1, IndexType()), "c1")
-        divisor = add(arith.MaxSIOp(d, one), "row_length")  # never 0: rows of no elements give no elements to divide
+        divisor = add(arith.MaxSIOp(d, one), "divisor")  # never 0: rows of no elements give no elements to divide
         body = self._element_lambda(bins, k, divisor, d, kd, [_element(r.type) for r in flat_rows])
         flat = HistOp(nd, [elements, *flat_rows], flat_dests, neutral, scalar_operator(op, inner), body)  # pyright: ignore[reportArgumentType]
         flat.location = op.location

@@ -493,3 +493,35 @@ def rows_reference(ufunc: np.ufunc, dest: np.ndarray, cs: np.ndarray, rows: np.n
     inside = (cs >= 0) & (cs < len(dest))
     ufunc.at(out, cs[inside], rows[inside])
     return out
+
+
+# Sums and maxima of rows by bin in one hist of two destinations (one map over the four rows as the operator; its
+# parameters in another order than the operator's). The maxima's rows are not known to be as long as the sums'.
+ROWS_TWO_DESTINATIONS = """
+func.func @main(%cs: tensor<?xi32>, %ps: tensor<?x?xf32>, %sums: tensor<?x?xf32>, %maxs: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %cs, %c0 : tensor<?xi32>
+  %d = tensor.dim %sums, %c1 : tensor<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  %lo = arith.constant 0xFF800000 : f32
+  %zeros = soac.replicate %d, %z : f32 -> tensor<?xf32>
+  %lows = soac.replicate %d, %lo : f32 -> tensor<?xf32>
+  %s, %m = soac.hist %n (%cs, %ps : tensor<?xi32>, tensor<?x?xf32>) into(%sums, %maxs : tensor<?x?xf32>, tensor<?x?xf32>)
+      neutral(%zeros, %lows : tensor<?xf32>, tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+      combine(%a1: tensor<?xf32>, %a2: tensor<?xf32>, %b1: tensor<?xf32>, %b2: tensor<?xf32>) {
+    %r1, %r2 = soac.map %d (%a1, %b2, %b1, %a2 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> (tensor<?xf32>, tensor<?xf32>) lambda(%x1: f32, %y2: f32, %y1: f32, %x2: f32) {
+      %t = arith.addf %x1, %y1 : f32
+      %u = arith.maximumf %x2, %y2 : f32
+      soac.yield %t, %u : f32, f32
+    }
+    soac.yield %r1, %r2 : tensor<?xf32>, tensor<?xf32>
+  } lambda(%c: i32, %p: tensor<?xf32>) {
+    %ci = arith.index_cast %c : i32 to index
+    soac.yield %ci, %p, %p : index, tensor<?xf32>, tensor<?xf32>
+  }
+  func.return %s, %m : tensor<?x?xf32>, tensor<?x?xf32>
+}
+"""

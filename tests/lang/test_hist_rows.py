@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 import soac.lang as sl
+from soac.interpreter import SoacRuntimeError
 from soac.passes.hist_rows import HistRowsError
 
 BACKENDS = ["interp", "opencl"]
@@ -78,3 +79,13 @@ def test_an_operator_on_rows_that_is_not_element_wise_runs_on_the_interpreter_on
     np.testing.assert_array_equal(sl.jit(first_plus, backend="interp")(*args), [[2, 2, 2], [1, 1, 1]])
     with pytest.raises(HistRowsError, match=re.escape("test_hist_rows.py:") + r"\d+:\d+: .*its operator must be element-wise"):
         sl.jit(first_plus, backend="opencl")(*args)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_values_whose_rows_differ_from_the_bins_are_refused_at_the_line(backend: str) -> None:
+    f = sl.jit(sums_by_bin, backend=backend)
+    with pytest.raises(
+        SoacRuntimeError,
+        match=r"test_hist_rows.py:\d+:\d+: 'soac.hist': the values have rows of 4 elements, but the operator combines rows of 3",
+    ):
+        f(np.zeros((2, 3), np.float32), np.array([0, 1]), np.ones((2, 4), np.float32))

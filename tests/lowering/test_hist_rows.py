@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from soac.context import make_context
 from soac.interpreter import run_function as interpret
+from soac.lowering.errors import ProgramError
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes import DEFAULT_PIPELINE, get_all_passes
@@ -21,7 +22,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hist_programs import ROWS_BY_POSITION, ROWS_PER_BATCH, rows_program, rows_reference  # pyright: ignore[reportMissingImports]
+from hist_programs import (  # pyright: ignore[reportMissingImports]
+    ROWS_BY_POSITION,
+    ROWS_PER_BATCH,
+    ROWS_TWO_DESTINATIONS,
+    rows_program,
+    rows_reference,
+)
 
 SHAPES = [(0, 3, 2), (1, 1, 1), (500, 1, 3), (500, 6, 1), (700, 5, 4), (30, 2, 0), (20, 0, 2)]
 """(rows, bins, row length): no rows, a single bin and element, one bin, rows of one element, rows of none, no bins."""
@@ -112,3 +119,20 @@ def test_an_operator_on_rows_that_is_not_element_wise_is_refused() -> None:
     module = parse(ROWS_BY_POSITION)
     with pytest.raises(HistRowsError, match=r"'soac.hist' at rows.mlir:\d+:\d+: .*its operator must be element-wise"):
         compile_module(module)
+
+
+def test_two_destinations_of_rows_and_their_lengths_checked() -> None:
+    program = compile_module(parse(ROWS_TWO_DESTINATIONS))
+    rng = np.random.default_rng(8)
+    cs = rng.integers(-1, 5, 300).astype(np.int32)
+    ps = rng.integers(-9, 9, (300, 3)).astype(np.float32)
+    sums, maxs = np.zeros((4, 3), np.float32), np.full((4, 3), -100, np.float32)
+    got_sums, got_maxs = program.call("main", [cs, ps, sums, maxs])
+    np.testing.assert_array_equal(got_sums, rows_reference(np.add, sums, cs, ps))
+    np.testing.assert_array_equal(got_maxs, rows_reference(np.maximum, maxs, cs, ps))
+    message = r"'soac.hist': destination #1 has rows of 2 elements, but the operator combines rows of 3"
+    with pytest.raises(ProgramError, match=message):
+        program.call("main", [cs, ps, sums, maxs[:, :2].copy()])
+    message = r"'soac.hist': the values have rows of 4 elements, but the operator combines rows of 3"
+    with pytest.raises(ProgramError, match=message):
+        program.call("main", [cs, np.ones((300, 4), np.float32), sums, maxs])

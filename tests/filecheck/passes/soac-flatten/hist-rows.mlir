@@ -12,7 +12,7 @@
 // CHECK:         %ps_flat = soac.reshape %pss (%b, %{{.*}}) : tensor<?x?x?xf32> -> tensor<?x?xf32>
 // CHECK:         %h_flat = soac.seghist thread (%b, %elements) into(%dest_flat : tensor<?x?xf32>) neutral(%z : f32) -> tensor<?x?xf32> combine(%x: f32, %y: f32) {
 // CHECK-NEXT:      %t = arith.maximumf %x, %y : f32
-// CHECK:           %cs = soac.index %css[%i] : tensor<?x?xi32> -> tensor<?xi32>
+// CHECK:           %cs = soac.index %css[%{{.*}}] : tensor<?x?xi32> -> tensor<?xi32>
 // CHECK-NEXT:      %c = soac.index %cs[%{{.*}}] : tensor<?xi32> -> i32
 // CHECK-NEXT:      %[[C:.*]] = arith.index_cast %c : i32 to index
 // CHECK-NEXT:      %inside = arith.cmpi ult, %[[C]], %bins : index

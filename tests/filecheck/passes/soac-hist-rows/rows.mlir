@@ -2,24 +2,31 @@
 
 // Sums of points by cluster (Futhark's reduce_by_index with map2 (+)): the lambda passes the bins and the rows
 // through, so the hist of elements reads the flattened points and the bins array itself; element j of a row of
-// bin c goes to c*d + j, a bin outside [0, k) to k*d (dropped).
+// bin c goes to c*d + j, a bin outside [0, k) to k*d (dropped). The points' rows must be as long as the bins'
+// (where there are points: the operator's map checks that where it combines two rows).
 // CHECK-LABEL: func.func @sums
 // CHECK:         %zeros = soac.replicate %d, %z : f32 -> tensor<?xf32>
 // CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %bins = tensor.dim %dest, %[[C0]] : tensor<?x?xf32>
 // CHECK-NEXT:    %elements = arith.muli %n, %d : index
 // CHECK-NEXT:    %bin_elements = arith.muli %bins, %d : index
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %no_rows = arith.cmpi eq, %n, %[[ZERO]] : index
+// CHECK-NEXT:    %row_length = tensor.dim %ps, %[[ONE]] : tensor<?x?xf32>
+// CHECK-NEXT:    %same_length = arith.cmpi eq, %row_length, %d : index
+// CHECK-NEXT:    %checked = arith.ori %same_length, %no_rows : i1
+// CHECK-NEXT:    soac.assert %checked, "'soac.hist': the values have rows of {0} elements, but the operator combines rows of {1}" (%row_length, %d : index, index)
 // CHECK-NEXT:    %dest_flat = soac.reshape %dest (%bin_elements) : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %ps_flat = soac.reshape %ps (%elements) : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK-NEXT:    %[[E:.*]] = soac.iota %elements : tensor<?xindex>
-// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT:    %row_length = arith.maxsi %d, %[[ONE]] : index
+// CHECK-NEXT:    %divisor = arith.maxsi %d, %[[ONE]] : index
 // CHECK-NEXT:    %h_flat = soac.hist %elements (%[[E]], %ps_flat : tensor<?xindex>, tensor<?xf32>) into(%dest_flat : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
 // CHECK-NEXT:      %t = arith.addf %x, %y : f32
 // CHECK-NEXT:      soac.yield %t : f32
 // CHECK-NEXT:    } lambda(%e: index, %v: f32) {
-// CHECK-NEXT:      %i = arith.divsi %e, %row_length : index
-// CHECK-NEXT:      %j = arith.remsi %e, %row_length : index
+// CHECK-NEXT:      %i = arith.divsi %e, %divisor : index
+// CHECK-NEXT:      %j = arith.remsi %e, %divisor : index
 // CHECK-NEXT:      %[[C:.*]] = soac.index %cs[%i] : tensor<?xindex> -> index
 // CHECK-NEXT:      %inside = arith.cmpi ult, %[[C]], %bins : index
 // CHECK-NEXT:      %[[CD:.*]] = arith.muli %[[C]], %d : index
@@ -58,7 +65,7 @@ func.func @sums(%cs: tensor<?xindex>, %ps: tensor<?x?xf32>, %dest: tensor<?x?xf3
 // CHECK-NEXT:      %q = soac.map %d (%p : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
 // CHECK:           soac.yield %b, %q : i32, tensor<?xi32>
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %qs_flat = soac.reshape %qs (%elements) : tensor<?x?xi32> -> tensor<?xi32>
+// CHECK:         %qs_flat = soac.reshape %qs (%elements) : tensor<?x?xi32> -> tensor<?xi32>
 // CHECK:         soac.hist %elements ({{.*}}, %qs_flat : tensor<?xindex>, tensor<?xi32>) into(%dest_flat : tensor<?xi32>) neutral(%lowest : i32)
 // CHECK:           %{{.*}} = arith.maxsi
 // CHECK:         } lambda(%e: index, %v: i32) {
