@@ -60,6 +60,16 @@ def test_a_histogram_of_rows_per_batch(backend: str) -> None:
     expected = np.stack([reference(np.add, dests[i], bins[i], rows[i]) for i in range(3)])
     np.testing.assert_array_equal(per_batch(dests, bins, rows), expected)
 
+    @sl.jit(backend=backend)
+    def fresh_bins_per_batch(bins, rows, k):  # each batch's bins made in the lambda: flattened to one seghist
+        def sums(bs, rs):
+            return sl.hist(sl.replicate(k, sl.replicate(rows.shape[2], np.int32(0))), lambda a, b: a + b, np.int32(0), bs, rs)
+
+        return sl.map(sums, bins, rows)
+
+    np.testing.assert_array_equal(fresh_bins_per_batch(bins, rows, 3), expected)
+    assert "soac.seghist" in fresh_bins_per_batch.ir(bins, rows, 3, optimized=True)
+
 
 def test_a_destination_of_three_dimensions_is_refused_at_its_line() -> None:
     @sl.jit(backend="interp")
