@@ -102,7 +102,10 @@ def rows_problem(op: HistOp) -> str | None:
     if any(not isinstance(d.type, TensorType) or d.type.get_num_dims() != 2 for d in op.dests):
         return "every destination must be an array of rows of scalars (tensor<?x?xT>)"
     if element_wise_operator(op) is None:
-        return "its operator must be element-wise: one soac.map of a scalar operator over the two rows"
+        return (
+            "its operator must be element-wise: one soac.map of a scalar operator over the two rows (as map2 (+)); "
+            "the interpreter runs any operator"
+        )
     if any(_replicated(ne) is None for ne in op.neutral):
         return "each neutral row must be a soac.replicate of one value (the neutral element of every column)"
     return None
