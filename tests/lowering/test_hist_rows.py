@@ -52,6 +52,7 @@ def test_sums_of_rows_by_every_hist_strategy(strategy: str, monkeypatch: pytest.
     monkeypatch.setenv("SOAC_HIST", strategy)
     module = parse(rows_program("f32", "arith.addf"))
     program = compile_module(module)
+    assert f"main_hist_{strategy}_0" in program.source  # the hist of elements runs by the strategy forced
     for shape in SHAPES:
         cs, ps, dest = inputs(shape, np.float32)
         (got,) = program.call("main", [cs, ps, dest, np.float32(0)])
