@@ -241,6 +241,13 @@ def componentwise_commutative(combine: Region) -> bool:
     return list(ops[-1].operands) == [op.results[0] for op in computed]
 
 
+def commutes(combine: Region) -> bool:
+    """Whether the operator provably commutes: one commutative arith op on its two parameters, or one per value of a
+    tuple (`componentwise_commutative`). Its operands may then be combined in any order, so work-items can read
+    neighbouring elements (coalesced) instead of contiguous chunks."""
+    return is_commutative(combine) or componentwise_commutative(combine)
+
+
 SEG_STREAMS = 4
 """Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
 

@@ -4,8 +4,8 @@ The host picks the team size S = the power of two nearest below n / SEG_LANE_ITE
 [SEG_MIN_TEAM, group size] (one work-item per segment when SEG_MIN_TEAM is 1), and splits a
 segment into P parts when there are too few segments to fill `max-groups` groups and the
 segment is long. A team reads its (part of a) segment strided by S (coalesced) when the
-operator is commutative, in S contiguous chunks otherwise, then combines its S values in
-local memory by an ordered tree. With P > 1 a second kernel folds the P partial results
+operator provably commutes (`group_code.commutes`, tuples of commutative ops too), in S contiguous
+chunks otherwise, then combines its S values in local memory by an ordered tree. With P > 1 a second kernel folds the P partial results
 of every segment in order:
 
     kernel.launch @main_segred_teams_0(...) global %global_size local %group_size   // results, or P partials each
@@ -27,8 +27,8 @@ from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import segred_vector
 from soac.lowering.strategies.group_code import (
     GroupCode,
+    commutes,
     fold_streams,
-    is_commutative,
     neutral_values,
     pow2_at_most,
     tree_to,
@@ -94,7 +94,7 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
     team_index = km.insert(arith.ShRUIOp(code.t, klog), "team_index")
     teams_per_group = km.insert(arith.ShRUIOp(code.G, klog), "teams_per_group")
     chunk = km.ceildiv(inner, kparts, "part_size")
-    commutative = is_commutative(op.combine)
+    commutative = commutes(op.combine)
     neutral = neutral_values(kb, lw, op.neutral)
 
     def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
