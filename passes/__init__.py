@@ -52,8 +52,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return VectorisedOperatorsPass
 
+    def get_soac_hist_rows() -> type[ModulePass]:
+        from soac.passes.hist_rows import HistRowsPass
+
+        return HistRowsPass
+
     return {
         "soac-fuse": get_soac_fuse,
+        "soac-hist-rows": get_soac_hist_rows,
         "soac-flatten": get_soac_flatten,
         "soac-recompute-forwarded": get_soac_recompute_forwarded,
         "soac-simplify": get_soac_simplify,
