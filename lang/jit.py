@@ -34,6 +34,7 @@ from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
+from soac.lowering.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
@@ -50,8 +51,8 @@ ArgType = tuple[DType, int | None]
 
 
 def argument_type(position: int, arg: object) -> ArgType:
-    """The type of a call argument: a numpy array, a numpy scalar or a Python bool, int or float."""
-    if isinstance(arg, np.ndarray):
+    """The type of a call argument: a numpy or device array, a numpy scalar or a Python bool, int or float."""
+    if isinstance(arg, np.ndarray | DeviceNDArray):
         dtype = dtypes.from_numpy(arg.dtype)
         rank: int | None = arg.ndim
     else:
@@ -168,11 +169,11 @@ class Compiled:
 
         return Parser(make_context(), self.optimized_text).parse_module()
 
-    def run(self, args: Sequence[object], thresholds: Mapping[str, int]) -> Any:
-        if self.backend == "interp":
+    def run(self, args: Sequence[object], thresholds: Mapping[str, int], device_results: bool | None = None) -> Any:
+        if self.backend == "interp":  # reads device arrays back (`__array__`)
             results = self.runner.call(self.name, args)
         else:
-            results = self.runner.call(self.name, args, thresholds)
+            results = self.runner.call(self.name, args, thresholds, device_results)
         return tuple(results) if self.returns_tuple else results[0]
 
     def opencl(self) -> str:
@@ -197,6 +198,7 @@ class JitFunction:
         device: str | None = None,
         name: str | None = None,
         lowering: Mapping[str, str] | None = None,
+        device_results: bool | None = None,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -207,6 +209,8 @@ class JitFunction:
         self.pipeline = pipeline
         self.device = device
         self.lowering = _checked_lowering(lowering or {})
+        self.device_results = device_results
+        """Whether array results stay on the device (`DeviceNDArray`s); None: when an argument is a device array."""
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
@@ -238,7 +242,7 @@ class JitFunction:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s%s: cache hit in memory", self.name, _signature(types))
         self.last = compiled
-        return compiled.run(args, self.thresholds)
+        return compiled.run(args, self.thresholds, self.device_results)
 
     def specialize(self, *args: object) -> Compiled:
         """The compiled program for the types of `args` (compiled now if needed), without running it."""
@@ -429,17 +433,20 @@ def jit(
     device: str | None = None,
     name: str | None = None,
     lowering: Mapping[str, str] | None = None,
+    device_results: bool | None = None,
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
     tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
-    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`).
+    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). Arguments may be
+    device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+    `device_results=True` (never with False).
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering)
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering, device_results)
 
     return decorate(fn) if fn is not None else decorate
 

@@ -81,17 +81,21 @@ class BufferPool:
 
 @dataclass
 class TransferCounts:
-    """What moved between the host and the device: arrays copied each way and their bytes, and the inputs that
-    moved nothing because their buffer is the numpy array's memory (`zero_copy`)."""
+    """What moved between the host and the device: arrays copied each way and their bytes, the inputs that moved
+    nothing because their buffer is the numpy array's memory (`zero_copy`), and the single elements that host code
+    read or wrote (`kernel.read`, `kernel.write`: a reduction's result, a loop's condition)."""
 
     uploads: int = 0
     upload_bytes: int = 0
     downloads: int = 0
     download_bytes: int = 0
     zero_copy: int = 0
+    element_reads: int = 0
+    element_writes: int = 0
 
     def reset(self) -> None:
-        self.uploads = self.upload_bytes = self.downloads = self.download_bytes = self.zero_copy = 0
+        for name in self.__dataclass_fields__:
+            setattr(self, name, 0)
 
 
 _COPIERS = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="soac-copy")
@@ -270,7 +274,7 @@ class DeviceMemory:
 
     def _pinned_ring(self) -> PinnedRing:
         if self._ring is None:
-            self._ring = PinnedRing(self.context, self.queue)
+            self._ring = PinnedRing(self.context, self.queue, RING_BYTES)
         return self._ring
 
 

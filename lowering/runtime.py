@@ -495,8 +495,10 @@ class Program:
         """Reads of one element for `op` (blocking), as the plans hold a value of its type."""
         result = dtype_of(op.result.type)
         enter = to_python(op.result.type)
+        counts = self.memory.counts
 
         def read(array: DeviceArray, index: int) -> Any:
+            counts.element_reads += 1
             host = np.empty(1, dtype=array.dtype)
             cl.enqueue_copy(self.queue, host, array.buffer, src_offset=int(index) * array.dtype.itemsize, is_blocking=True)
             return enter(host.astype(result)[0])
@@ -504,6 +506,7 @@ class Program:
         return read
 
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        self.memory.counts.element_writes += 1
         host = np.asarray([value]).astype(array.dtype)
         cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=True)
 
