@@ -20,7 +20,6 @@ transfer counts. How an array moves depends on the device (`mode`):
 from __future__ import annotations
 
 import os
-import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -41,14 +40,31 @@ RING_BYTES = 64 << 20
 """The pinned ring's size: eight chunks in flight."""
 
 
-@dataclass(eq=False)
 class DeviceArray:
-    """A device buffer of `size` elements of `dtype` (`host`: the numpy array whose memory a zero-copy buffer is)."""
+    """A device buffer of `size` elements of `dtype` (`host`: the numpy array whose memory a zero-copy buffer is).
+    A pooled array gives its buffer back to its pool when it dies (`__del__`: cheaper than a `weakref.finalize`,
+    which a host loop would pay each iteration)."""
 
-    buffer: cl.Buffer
-    dtype: np.dtype[Any]
-    size: int
-    host: np.ndarray | None = None
+    __slots__ = ("_nbytes", "_pool", "buffer", "dtype", "host", "size")
+
+    def __init__(
+        self,
+        buffer: cl.Buffer,
+        dtype: np.dtype[Any],
+        size: int,
+        host: np.ndarray | None = None,
+        pool: BufferPool | None = None,
+        nbytes: int = 0,
+    ):
+        self.buffer, self.dtype, self.size, self.host = buffer, dtype, size, host
+        self._pool, self._nbytes = pool, nbytes
+
+    def __del__(self) -> None:
+        if self._pool is not None:
+            self._pool.give(self._nbytes, self.buffer)
+
+    def __repr__(self) -> str:
+        return f"DeviceArray({self.size} elements of {self.dtype})"
 
 
 class BufferPool:
@@ -194,9 +210,7 @@ class DeviceMemory:
 
     def pooled(self, buffer: cl.Buffer, nbytes: int, dtype: np.dtype[Any], size: int) -> DeviceArray:
         """`buffer` as an array whose buffer goes back to the pool when the array dies."""
-        array = DeviceArray(buffer, dtype, size)
-        weakref.finalize(array, self.pool.give, nbytes, buffer)
-        return array
+        return DeviceArray(buffer, dtype, size, pool=self.pool, nbytes=nbytes)
 
     def empty(self, dtype: np.dtype[Any], size: int, what: Callable[[], str] = lambda: "an array") -> DeviceArray:
         nbytes = max(size * dtype.itemsize, dtype.itemsize)

@@ -462,10 +462,14 @@ class Program:
 
         memory = self.memory
 
+        take = memory.pool.take
+
         def allocate(size: int) -> DeviceArray:
             size = int(size)
             nbytes = max(size * itemsize, itemsize)
-            buffer = memory.buffer(nbytes, lambda: what(size))
+            buffer = take(nbytes) if nbytes <= memory.max_alloc_size else None
+            if buffer is None:
+                buffer = memory.buffer(nbytes, lambda: what(size))
             if self.poison:
                 cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
             return memory.pooled(buffer, nbytes, dtype, size)
@@ -508,7 +512,7 @@ class Program:
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
         self.memory.counts.element_writes += 1
         host = np.asarray([value]).astype(array.dtype)
-        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=True)
+        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=False)
 
     def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
         size = source.dtype.itemsize
