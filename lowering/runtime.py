@@ -289,6 +289,7 @@ class Program:
         if not device_results:
             outputs = tuple(self._unbind(source_type.outputs.data, results))
             self.queue.finish()
+            self.memory.settle()  # done already: forgets the writes' events
             return outputs
         outputs = tuple(self._keep(source_type.outputs.data, results))
         self.memory.settle()  # the caller may change its numpy arguments once the call returns
