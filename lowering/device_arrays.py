@@ -5,9 +5,10 @@
     ys.get()                                         # one read-back: array([...], dtype=int32); np.asarray(ys) too
 
 A `DeviceNDArray` holds a pooled buffer of its device (`soac.lowering.device_memory`): when the last reference to it
-goes, Python frees it and its buffer goes back to the device's pool for the next array of the same byte size. Device
-arrays are immutable: `device_put` copies the numpy array (changing the numpy array afterwards changes nothing), and a
-program never writes into its arguments.
+goes, Python frees it and its buffer goes back to the device's pool for the next array of the same byte size. A call
+with device results does not wait for its kernels: a run-time failure of one (an index out of bounds) is raised by the
+next call on the device, or by reading or waiting for an array. Device arrays are immutable: `device_put` copies the
+numpy array (changing the numpy array afterwards changes nothing), and a program never writes into its arguments.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class DeviceNDArray:
         return self.shape[0]
 
     def get(self) -> np.ndarray:
-        """The array as a new numpy array (one read-back)."""
+        """The array as a new numpy array (one read-back), or the failure of a kernel that computed it."""
+        self.memory.check_errors()
         return self.memory.download([(self.data, self.shape, self.dtype)])[0]
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -60,8 +62,10 @@ class DeviceNDArray:
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def block_until_ready(self) -> DeviceNDArray:
-        """Wait until the kernels that compute the array have run (JAX's habit; reading it back waits too)."""
+        """Wait until the kernels that compute the array have run (JAX's habit; reading it back waits too); raise the
+        failure of one, if any."""
         self.memory.queue.finish()
+        self.memory.check_errors()
         return self
 
     def __repr__(self) -> str:

@@ -99,7 +99,8 @@ class BufferPool:
 class TransferCounts:
     """What moved between the host and the device: arrays copied each way and their bytes, the inputs that moved
     nothing because their buffer is the numpy array's memory (`zero_copy`), and the single elements that host code
-    read or wrote (`kernel.read`, `kernel.write`: a reduction's result, a loop's condition)."""
+    read or wrote (`kernel.read`, `kernel.write`: a reduction's result, a loop's condition), and the reads of a
+    program's error buffer (`error_checks`: each waits for the device)."""
 
     uploads: int = 0
     upload_bytes: int = 0
@@ -108,6 +109,7 @@ class TransferCounts:
     zero_copy: int = 0
     element_reads: int = 0
     element_writes: int = 0
+    error_checks: int = 0
 
     def reset(self) -> None:
         for name in self.__dataclass_fields__:
@@ -191,6 +193,13 @@ class DeviceMemory:
         self._ring: PinnedRing | None = None
         self._host_reads: list[cl.Event] = []
         """Writes straight from numpy memory not yet waited for: the caller's array must outlive them."""
+        self.unchecked: set[Any] = set()
+        """Programs whose last call left its results on the device without reading its error buffer."""
+
+    def check_errors(self) -> None:
+        """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device)."""
+        while self.unchecked:
+            self.unchecked.pop().raise_device_error()
 
     # -- buffers ------------------------------------------------------------------------
 

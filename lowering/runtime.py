@@ -269,6 +269,7 @@ class Program:
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
+        self.memory.check_errors()  # a failure of an earlier call whose results stayed on the device comes first
         self.thresholds = dict(thresholds) if thresholds else {}
         self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
@@ -283,15 +284,17 @@ class Program:
         except Exception:
             self.raise_device_error()  # a kernel failing first is the cause
             raise
-        self.raise_device_error()
         if device_results is None:
             device_results = any(type(arg) is DeviceNDArray for arg in args)
         if not device_results:
+            self.raise_device_error()
             outputs = tuple(self._unbind(source_type.outputs.data, results))
             self.queue.finish()
             self.memory.settle()  # done already: forgets the writes' events
             return outputs
         outputs = tuple(self._keep(source_type.outputs.data, results))
+        if self.errors is not None:  # read when something waits for the device: the next call, a read-back
+            self.memory.unchecked.add(self)
         self.memory.settle()  # the caller may change its numpy arguments once the call returns
         if any(type(value) is DeviceArray and value.host is not None for value in flat):
             self.queue.finish()  # zero-copy inputs: the kernels read the caller's memory
@@ -307,9 +310,11 @@ class Program:
 
     def raise_device_error(self) -> None:
         """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
+        self.memory.unchecked.discard(self)
         if self.errors is None:
             return
         recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+        self.memory.counts.error_checks += 1
         cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
         self.errors_unread = False
         code = int(recorded[:1].view(np.int32)[0])

@@ -78,6 +78,7 @@ def test_chained_calls_move_nothing(counts) -> None:
     assert isinstance(sums, sl.DeviceArray)
     assert isinstance(shifted, sl.DeviceArray)
     assert (counts.uploads, counts.downloads, counts.zero_copy) == (1, 0, 0), counts
+    assert counts.error_checks == 0  # no call waited for the device (the sum's value was read: element_reads)
     expected_sums = (2 * host + 1).sum(axis=1)
     np.testing.assert_allclose(shifted.get(), 2 * expected_sums + 1 - 1, rtol=1e-5)
     np.testing.assert_allclose(total, (2 * expected_sums + 1).sum(), rtol=1e-4)
@@ -208,3 +209,32 @@ def test_staged_transfers_give_the_same_arrays(memory: DeviceMemory, monkeypatch
     if mode == "pinned":
         assert memory._ring is not None
         assert memory._ring.capacity == 4096
+
+
+# -- run-time failures of calls with device results ------------------------------------------------
+
+
+@sl.jit
+def shifted_gather(xs, offset):
+    return sl.map(lambda j: xs[j + offset], sl.iota(xs.shape[0]))
+
+
+def test_a_failure_with_device_results_is_raised_by_the_read_back(counts) -> None:
+    xs = sl.device_put(np.arange(5, dtype=np.int64))
+    np.testing.assert_array_equal(shifted_gather(xs, np.int64(0)).get(), np.arange(5))
+    counts.reset()
+    bad = shifted_gather(xs, np.int64(3))  # enqueued; nothing waits for the kernels
+    assert counts.error_checks == 0
+    with pytest.raises(ProgramError, match=r"test_device_arrays.py:\d+:\d+: 'soac.index': index [5-7] is out of bounds"):
+        bad.get()
+    np.testing.assert_array_equal(shifted_gather(xs, np.int64(0)).get(), np.arange(5))  # the failure is cleared
+
+
+def test_a_failure_with_device_results_is_raised_by_the_next_call() -> None:
+    xs = sl.device_put(np.arange(5, dtype=np.int64))
+    shifted_gather(xs, np.int64(2))
+    with pytest.raises(ProgramError, match=r"index [56] is out of bounds"):
+        scaled(xs)
+    np.testing.assert_array_equal(scaled(xs).get(), 2 * np.arange(5) + 1)
+    with pytest.raises(ProgramError, match=r"index [56] is out of bounds"):  # numpy in: raised by the call itself
+        shifted_gather(np.arange(5, dtype=np.int64), np.int64(2))
