@@ -116,7 +116,7 @@ class TransferCounts:
             setattr(self, name, 0)
 
 
-_COPIERS = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1), thread_name_prefix="soac-copy")
+_COPIERS = ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="soac-copy")
 
 
 def parallel_copy(dest: np.ndarray, source: np.ndarray) -> None:
@@ -160,7 +160,8 @@ class PinnedRing:
         if self.head + nbytes > self.capacity:
             self.head = 0
         start, end = self.head, self.head + nbytes
-        while self.in_flight and self.in_flight[0].offset < end and self.in_flight[0].offset + self.in_flight[0].nbytes > start:
+        overlapping = [k for k, copy in enumerate(self.in_flight) if copy.offset < end and copy.offset + copy.nbytes > start]
+        for _ in range(overlapping[-1] + 1 if overlapping else 0):  # in order: the older copies first
             self._finish(self.in_flight.popleft())
         self.head = end
         return start

@@ -238,3 +238,25 @@ def test_a_failure_with_device_results_is_raised_by_the_next_call() -> None:
     np.testing.assert_array_equal(scaled(xs).get(), 2 * np.arange(5) + 1)
     with pytest.raises(ProgramError, match=r"index [56] is out of bounds"):  # numpy in: raised by the call itself
         shifted_gather(np.arange(5, dtype=np.int64), np.int64(2))
+
+
+def test_the_pinned_ring_waits_for_every_copy_it_hands_out_again(memory: DeviceMemory) -> None:
+    """A region is handed out again only after every copy that used it finished, older ones first, also when the ring
+    wrapped early and an older lap's copies lie beyond the new region."""
+    ring = device_memory.PinnedRing(memory.context, memory.queue, 100)
+    finished: list[str] = []
+
+    class Copy:
+        def __init__(self, name: str):
+            self.name = name
+
+        def wait(self) -> None:
+            finished.append(self.name)
+
+    for name, nbytes in (("A", 30), ("B", 30), ("C", 35)):  # 0..30, 30..60, 60..95
+        ring.track(ring.reserve(nbytes), nbytes, Copy(name))
+    for name, nbytes in (("D", 30), ("E", 30)):  # wraps: 0..30 (after A), 30..60 (after B)
+        ring.track(ring.reserve(nbytes), nbytes, Copy(name))
+    assert finished == ["A", "B"]
+    assert ring.reserve(45) == 0  # 60 + 45 > 100: wraps again, over D and E, with C still in flight
+    assert finished == ["A", "B", "C", "D", "E"]
