@@ -13,7 +13,8 @@ For one program, `f = map (* 2)` over f32 (`--mb` MiB in and out), each median o
 - `device call`: `f(d)` on a device array, its result left on the device (`block_until_ready`).
 - `chained device calls`: `f(f(d))`, and the transfers between them (`sl.transfer_counts`: must be 0).
 - `pyopencl floor`: an `enqueue_copy` of `x` into an existing buffer, the same kernels, an `enqueue_copy` back into an
-  existing numpy array (no allocation, no staging); `pinned floor`: the same copies from and to a mapped
+  existing numpy array (no allocation, no staging); `pyopencl floor, fresh`: the same reading back into a new numpy
+  array, as a call returns one (its pages are touched for the first time); `pinned floor`: the same copies from and to a mapped
   `ALLOC_HOST_PTR` buffer, the bus alone.
 - `cupy`: `(cp.asarray(x) * 2).get()`; `jax`: `np.asarray(jax.jit(lambda x: x * 2)(jax.device_put(x)))`. Both
   optional: a peer that is not installed (or has no GPU) is reported as missing.
@@ -93,6 +94,7 @@ def soac_figures(x: np.ndarray, device: str | None, runs: int) -> dict[str, Any]
 
     figures["pyopencl_floor_ms"] = median_ms(lambda: floor(x, back), runs)
     np.testing.assert_array_equal(back, expected)
+    figures["pyopencl_floor_fresh_ms"] = median_ms(lambda: floor(x, np.empty_like(x)), runs)
     pinned = cl.Buffer(memory.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, x.nbytes)
     mapped, _ = cl.enqueue_map_buffer(queue, pinned, cl.map_flags.READ | cl.map_flags.WRITE, 0, x.shape, x.dtype)
     mapped[:] = x
@@ -201,6 +203,7 @@ def report(figures: dict[str, Any]) -> str:
         "chained_device_calls_ms",
         "kernels_ms",
         "pyopencl_floor_ms",
+        "pyopencl_floor_fresh_ms",
         "pinned_floor_ms",
         "cupy_ms",
         "jax_ms",

@@ -19,9 +19,10 @@ transfer counts. How an array moves depends on the device (`mode`):
 
 from __future__ import annotations
 
+import math
 import os
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,7 +99,8 @@ class BufferPool:
 @dataclass
 class TransferCounts:
     """What moved between the host and the device: arrays copied each way and their bytes, the inputs that moved
-    nothing because their buffer is the numpy array's memory (`zero_copy`), and the single elements that host code
+    nothing because their buffer is the numpy array's memory (`zero_copy`), the results that moved nothing because
+    the numpy array is the mapped buffer (`lent`), and the single elements that host code
     read or wrote (`kernel.read`, `kernel.write`: a reduction's result, a loop's condition), and the reads of a
     program's error buffer (`error_checks`: each waits for the device)."""
 
@@ -110,6 +112,7 @@ class TransferCounts:
     element_reads: int = 0
     element_writes: int = 0
     error_checks: int = 0
+    lent: int = 0
 
     def reset(self) -> None:
         for name in self.__dataclass_fields__:
@@ -267,12 +270,21 @@ class DeviceMemory:
 
     # -- device to host -------------------------------------------------------------------
 
-    def download(self, arrays: Sequence[tuple[DeviceArray, tuple[int, ...], np.dtype[Any]]]) -> list[np.ndarray]:
+    def download(
+        self, arrays: Sequence[tuple[DeviceArray, tuple[int, ...], np.dtype[Any]]], lend: Set[int] = frozenset()
+    ) -> list[np.ndarray]:
         """New numpy arrays of the given shapes and types holding the arrays' first elements (all copies are enqueued
-        before any is waited for)."""
+        before any is waited for). On a zero-copy device the arrays whose `id` is in `lend` (a call's results, which
+        nothing else holds) are not copied: the numpy array is the mapped buffer, which goes back to the pool when
+        the numpy array is collected."""
         results: list[np.ndarray] = []
         waits: list[cl.Event] = []
         for array, shape, dtype in arrays:
+            if id(array) in lend and self.mode == "zero-copy" and array.host is None and math.prod(shape):
+                lend = lend - {id(array)}  # a result returned twice is lent once
+                results.append(np.asarray(_Lent(self.queue, array, shape)))
+                self.counts.lent += 1
+                continue
             host = np.empty(shape, dtype=array.dtype)
             results.append(host)
             if not host.size:
@@ -300,6 +312,25 @@ class DeviceMemory:
         if self._ring is None:
             self._ring = PinnedRing(self.context, self.queue, RING_BYTES)
         return self._ring
+
+
+class _Lent:
+    """A pooled buffer mapped into host memory, as the base of a numpy array (`__array_interface__`): the buffer is
+    the numpy array's until it is collected, then unmapped and given back to the pool."""
+
+    __slots__ = ("__array_interface__", "array", "mapped")
+
+    def __init__(self, queue: cl.CommandQueue, array: DeviceArray, shape: tuple[int, ...]):
+        flags = cl.map_flags.READ | cl.map_flags.WRITE
+        self.mapped, _ = cl.enqueue_map_buffer(queue, array.buffer, flags, 0, shape, array.dtype, is_blocking=True)
+        self.__array_interface__ = self.mapped.__array_interface__
+        self.array = array
+
+    def __del__(self) -> None:
+        try:
+            self.mapped.base.release()  # unmapped before the buffer can go back to the pool (in queue order)
+        except cl.Error:  # the context is gone (the interpreter is exiting)
+            pass
 
 
 def _copier(dest: np.ndarray, source: np.ndarray) -> Callable[[], None]:

@@ -245,6 +245,8 @@ class Program:
         """Each host function's plan, built on its first call (see `host_plan`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
+        self._arguments: set[int] = set()
+        """The buffers of the call's arguments: a result that is one is the caller's, never lent (`_unbind`)."""
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
             self.errors = self.memory.upload(_NO_ERROR, copy=True)  # kernels write it: never zero-copy
 
@@ -275,6 +277,7 @@ class Program:
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
+        self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
         plan = self.function_plan(name)
         if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
             cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
@@ -397,7 +400,8 @@ class Program:
         results = self._results(types, flat)
         arrays = [k for k, result in enumerate(results) if type(result) is _ArrayResult]
         if arrays:
-            read = self.memory.download([(results[k].data, results[k].shape, results[k].dtype) for k in arrays])
+            wanted = [(results[k].data, results[k].shape, results[k].dtype) for k in arrays]
+            read = self.memory.download(wanted, lend={id(data) for data, _, _ in wanted} - self._arguments)
             for k, host in zip(arrays, read):
                 results[k] = host
         return results

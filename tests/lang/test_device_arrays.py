@@ -260,3 +260,35 @@ def test_the_pinned_ring_waits_for_every_copy_it_hands_out_again(memory: DeviceM
     assert finished == ["A", "B"]
     assert ring.reserve(45) == 0  # 60 + 45 > 100: wraps again, over D and E, with C still in flight
     assert finished == ["A", "B", "C", "D", "E"]
+
+
+def test_numpy_results_on_a_cpu_device_are_the_mapped_buffers(memory: DeviceMemory, counts) -> None:
+    """No copy out either: the result is the buffer, the caller's until collected, then the pool's again."""
+    if memory.mode != "zero-copy":
+        pytest.skip(f"{memory.device.name} is not a CPU device")
+    xs = np.arange(3000, dtype=np.float32)
+    scaled(xs)
+    counts.reset()
+    first = scaled(xs)
+    assert (counts.lent, counts.downloads) == (1, 0)
+    first[:] = -1  # the caller's to change
+    second = scaled(xs + 1)  # a new buffer: the first result still holds its own
+    np.testing.assert_array_equal(second, 2 * xs + 3)
+    np.testing.assert_array_equal(first, -1)
+    kept = len(memory.pool.free.get(first.nbytes, []))
+    del first
+    gc.collect()
+    assert len(memory.pool.free.get(second.nbytes, [])) == kept + 1
+    np.testing.assert_array_equal(scaled(xs), 2 * xs + 1)
+    np.testing.assert_array_equal(second, 2 * xs + 3)
+
+
+def test_a_result_returned_twice_or_from_the_arguments_is_copied(counts) -> None:
+    twice = sl.jit(lambda xs: (sl.map(lambda x: x + 1, xs),) * 2, name="twice")
+    a, b = twice(np.zeros(4, np.int32))
+    a[0] = 7
+    np.testing.assert_array_equal(b, [1, 1, 1, 1])
+    on_device = sl.device_put(np.arange(4, dtype=np.int32))
+    host = sl.jit(lambda xs: xs, device_results=False, name="same")(on_device)
+    host[:] = 0
+    np.testing.assert_array_equal(on_device.get(), np.arange(4))
