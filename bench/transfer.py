@@ -9,7 +9,7 @@ For one program, `f = map (* 2)` over f32 (`--mb` MiB in and out), each median o
 - `numpy call`: `f(x)` as a user writes it: the runtime's transfers (`pinned` ring on a GPU, `zero-copy` on a CPU;
   see soac.lowering.device_memory), the kernels, the read-back into a new numpy array.
 - `numpy call, direct`: the same with every array written and read straight from numpy memory (pooled buffers, the
-  driver's staging).
+  driver's staging); on a CPU device also `numpy call, pinned` (the GPU path, for comparison).
 - `device call`: `f(d)` on a device array, its result left on the device (`block_until_ready`).
 - `chained device calls`: `f(f(d))`, and the transfers between them (`sl.transfer_counts`: must be 0).
 - `pyopencl floor`: an `enqueue_copy` of `x` into an existing buffer, the same kernels, an `enqueue_copy` back into an
@@ -67,9 +67,11 @@ def soac_figures(x: np.ndarray, device: str | None, runs: int) -> dict[str, Any]
     figures: dict[str, Any] = {"device": program.device.name, "mode": memory.mode}
     figures["numpy_call_ms"] = median_ms(lambda: double(x), runs)
     saved = memory.mode
+    others = ("pinned", "direct") if saved == "zero-copy" else ("direct",)  # zero-copy is for CPU devices only
     try:
-        memory.mode = "direct"
-        figures["numpy_call_direct_ms"] = median_ms(lambda: double(x), runs)
+        for mode in others:
+            memory.mode = mode
+            figures[f"numpy_call_{mode.replace('-', '_')}_ms"] = median_ms(lambda: double(x), runs)
     finally:
         memory.mode = saved
 
@@ -198,6 +200,7 @@ def report(figures: dict[str, Any]) -> str:
     lines = [f"device: {figures['device']} (transfers: {figures['mode']}); {figures['mb']} MiB of f32 in and out"]
     for key in (
         "numpy_call_ms",
+        "numpy_call_pinned_ms",
         "numpy_call_direct_ms",
         "device_call_ms",
         "chained_device_calls_ms",
