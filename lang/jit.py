@@ -442,7 +442,7 @@ def jit(
     tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
     soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). Arguments may be
     device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
-    `device_results=True` (never with False).
+    `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:

@@ -167,6 +167,8 @@ def device_put(array: object, device: str | cl.Device | None = None) -> DeviceND
     host = np.asarray(array)
     if host.ndim == 0:
         raise OpenCLRuntimeError("device_put of a scalar: scalars stay on the host; pass the scalar itself")
+    if host.dtype.kind not in "biuf":
+        raise OpenCLRuntimeError(f"device_put of a {host.dtype} array: soac has arrays of bool, integers and floats only")
     return put_on_device(host, memory)
 
 

@@ -63,9 +63,11 @@ def test_device_put_copies(counts) -> None:
     np.testing.assert_array_equal(on_device.get(), np.arange(5))
 
 
-def test_device_put_of_a_scalar_says_why() -> None:
+def test_device_put_of_what_soac_has_no_array_of_says_why() -> None:
     with pytest.raises(OpenCLRuntimeError, match="scalars stay on the host"):
         sl.device_put(np.float32(1))
+    with pytest.raises(OpenCLRuntimeError, match="a complex64 array: soac has arrays of bool, integers and floats"):
+        sl.device_put(np.zeros(3, np.complex64))
 
 
 def test_chained_calls_move_nothing(counts) -> None:
