@@ -5,14 +5,15 @@ Every `Program` built for a device, and every device array (`soac.lowering.devic
 transfer counts. How an array moves depends on the device (`mode`):
 
 - `zero-copy` (CPU devices, PoCL): an input's buffer is the numpy array's own memory (`USE_HOST_PTR`); nothing is
-  copied in. PoCL's kernels read that memory directly.
+  copied in, PoCL's kernels read that memory directly. A call's result is lent out: the numpy array is its pooled
+  buffer, mapped (no copy out, and no fresh pages to fault in), given back to the pool when the array is collected.
 - `pinned` (GPUs): uploads and read-backs of 1 MiB or more go through a ring of pinned host memory (one
   `ALLOC_HOST_PTR` buffer, mapped once, reused by every call) in chunks: the host copies a chunk into the ring (on a
   few threads) while the device copies the chunk before it, so the bus runs at pinned speed; smaller arrays are
   written straight from numpy, without waiting.
 - `direct`: every array written or read straight from numpy memory into a pooled buffer (what the driver stages).
 
-    memory = device_memory(device)
+    memory = soac.lowering.runtime.memory_of(device)
     array = memory.upload(np.arange(10, dtype=np.int32))     # a DeviceArray (buffer, dtype, size)
     (back,) = memory.download([(array, (10,), np.dtype(np.int32))])
 """
@@ -30,8 +31,6 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 from soac.lowering.errors import AllocationError
-
-MODES = ("zero-copy", "pinned", "direct")
 
 SMALL_TRANSFER = 1 << 20
 """Arrays below this many bytes skip the pinned ring: the driver's own staging is as fast for them."""

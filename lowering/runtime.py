@@ -473,7 +473,6 @@ class Program:
             return f"%{name} ({size} elements of {element})"
 
         memory = self.memory
-
         take = memory.pool.take
 
         def allocate(size: int) -> DeviceArray:
