@@ -20,7 +20,8 @@ For one program, `f = map (* 2)` over f32 (`--mb` MiB in and out), each median o
   optional: a peer that is not installed (or has no GPU) is reported as missing.
 
 Host loops: `sl.loop(n, xs, lambda i, ys: sl.map(...))` over a small array (`--loop-size` elements): wall time per
-iteration (from n = 100 and n = 100 + `--loop-steps`), the plan's Python work per iteration (the CPU time of the
+iteration (from n = 100 and n = 100 + `--loop-steps`), the host's time per iteration (the call returns once it has
+enqueued every launch: a call with device results waits for nothing), the plan's Python work per iteration (the CPU time of the
 calling thread with the launches doing nothing: a busy machine does not inflate it), and the kernel's own time per
 launch (OpenCL profiling).
 """
@@ -171,17 +172,22 @@ def loop_figures(device: str | None, size: int, steps: int, runs: int) -> dict[s
     relax(xs, 3).block_until_ready()
     program = relax.last.runner
 
-    def per_iteration_us(clock: Callable[[], float] = time.perf_counter) -> float:
+    def per_iteration_us(clock: Callable[[], float] = time.perf_counter, waiting: bool = True) -> float:
         def timed(n: int) -> float:
             start = clock()
-            relax(xs, n).block_until_ready()
-            return clock() - start
+            result = relax(xs, n)
+            if waiting:
+                result.block_until_ready()
+            elapsed = clock() - start
+            result.block_until_ready()
+            return elapsed
 
         small = min(timed(100) for _ in range(runs))  # the least of each: noise only adds
         large = min(timed(100 + steps) for _ in range(runs))
         return (large - small) / steps * 1e6
 
     figures = {"loop_size": size, "loop_steps": steps, "loop_us_per_iter": per_iteration_us()}
+    figures["loop_host_us_per_iter"] = per_iteration_us(waiting=False)  # the call returns once all is enqueued
     kernels = program.kernels
     program.kernels = {name: (lambda *args: None) for name in kernels}
     try:
@@ -225,6 +231,7 @@ def report(figures: dict[str, Any]) -> str:
     lines.append(f"  transfers between two chained device calls: {figures['chained_transfers']}")
     lines.append(
         f"  host loop of one map over {figures['loop_size']} elements: {figures['loop_us_per_iter']:.2f} us/iteration wall, "
+        f"{figures['loop_host_us_per_iter']:.2f} us to enqueue (target <= 5), "
         f"{figures['loop_python_us_per_iter']:.2f} us of it the plan's Python work, "
         f"{figures['loop_kernel_us']:.2f} us the kernel; "
         f"{figures['loop_element_reads']} host reads in 50 iterations"
