@@ -52,7 +52,7 @@ ArgType = tuple[DType, int | None]
 
 def argument_type(position: int, arg: object) -> ArgType:
     """The type of a call argument: a numpy or device array, a numpy scalar or a Python bool, int or float."""
-    if isinstance(arg, np.ndarray | DeviceNDArray):
+    if isinstance(arg, np.ndarray) or type(arg) is DeviceNDArray:
         dtype = dtypes.from_numpy(arg.dtype)
         rank: int | None = arg.ndim
     else:
