@@ -145,6 +145,7 @@ def peer_figures(x: np.ndarray, runs: int) -> dict[str, Any]:
         figures["cupy_ms"] = median_ms(cupy_call, runs)
     except Exception as error:  # not installed, or no CUDA device
         figures["cupy"] = f"missing ({type(error).__name__}: {str(error).splitlines()[0][:120] if str(error) else ''})"
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave the GPU's memory to the others
     try:
         import jax
 
