@@ -8,7 +8,9 @@
 A `DeviceArray` has `shape`, `dtype`, `ndim`, `size`, `get()`, `__array__` and `block_until_ready()`. Its buffer comes
 from the device's pool and goes back to it when the array is collected (`del xs`, or its last reference going). Device
 arrays are immutable: `device_put` copies, and jitted functions never write into their arguments.
-`sl.jit(..., device_results=True)` keeps results on the device for numpy arguments too.
+`sl.jit(..., device_results=True)` keeps results on the device for numpy arguments too. A call that leaves its
+results on the device does not wait for its kernels: a run-time failure (an index out of bounds) is raised by the next
+call on the device, or by `get()` / `block_until_ready()` of an array.
 """
 
 from __future__ import annotations

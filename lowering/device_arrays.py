@@ -58,6 +58,8 @@ class DeviceNDArray:
         return self.memory.download([(self.data, self.shape, self.dtype)])[0]
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("a device array cannot become a numpy array without a copy: use np.asarray(a) or a.get()")
         host = self.get()
         return host if dtype is None else host.astype(dtype, copy=False)
 

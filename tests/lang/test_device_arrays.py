@@ -53,6 +53,8 @@ def test_device_put_round_trips(counts) -> None:
         np.testing.assert_array_equal(on_device.get(), host)
         np.testing.assert_array_equal(np.asarray(on_device), host)
         assert sl.device_put(on_device) is on_device
+        with pytest.raises(ValueError, match="without a copy"):
+            np.asarray(on_device, copy=False)
     assert (counts.uploads, counts.downloads) == (3, 6)
 
 
