@@ -62,3 +62,33 @@ def _hoisted(jitted: sl.JitFunction) -> list:
     loop = next(op for op in function.walk() if isinstance(op, scf.ForOp))
     assert any(op.name == "arith.floordivsi" for op in loop.body.block.ops) or jitted is relax
     return PlanBuilder(program).invariant_scalars(loop, loop.body.block)
+
+
+@sl.jit
+def halve_until(xs, steps):
+    def body(k, ys):
+        return k + 1, sl.map(lambda y: y * 0.5, ys)
+
+    return sl.while_loop(lambda k, ys: k < steps, body, (np.int64(0), xs))
+
+
+@sl.jit
+def halve_until_small(xs):
+    def body(ys):
+        return sl.map(lambda y: y * 0.5, ys)
+
+    return sl.while_loop(lambda ys: sl.max(ys) > 1.0, body, xs)
+
+
+def test_a_while_loop_waits_only_for_a_condition_computed_on_the_device() -> None:
+    xs = np.full(100, 64.0, np.float32)
+    halve_until(xs, np.int64(1)), halve_until_small(xs)
+    counts = sl.transfer_counts()
+    counts.reset()
+    k, got = halve_until(xs, np.int64(5))
+    assert counts.element_reads == 0  # the condition is the host's counter
+    assert k == 5
+    np.testing.assert_array_equal(got, xs / 32)
+    counts.reset()
+    np.testing.assert_array_equal(halve_until_small(xs), np.ones(100, np.float32))
+    assert counts.element_reads == 7  # one read of the maximum per test: 64, 32, ..., 1
