@@ -118,12 +118,13 @@ class TransferCounts:
             setattr(self, name, 0)
 
 
-_COPIERS = ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="soac-copy")
+_COPY_THREADS = min(8, os.cpu_count() or 1)
+_COPIERS = ThreadPoolExecutor(max_workers=_COPY_THREADS, thread_name_prefix="soac-copy")
 
 
 def parallel_copy(dest: np.ndarray, source: np.ndarray) -> None:
     """`dest[:] = source` for byte arrays, on a few threads for a large one (numpy copies without the GIL)."""
-    pieces = min(_COPIERS._max_workers, len(source) // (2 << 20))  # pyright: ignore[reportAttributeAccessIssue]
+    pieces = min(_COPY_THREADS, len(source) // (2 << 20))
     if pieces <= 1:
         np.copyto(dest, source)
         return
