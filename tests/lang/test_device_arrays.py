@@ -296,3 +296,10 @@ def test_a_result_returned_twice_or_from_the_arguments_is_copied(counts) -> None
     host = sl.jit(lambda xs: xs, device_results=False, name="same")(on_device)
     host[:] = 0
     np.testing.assert_array_equal(on_device.get(), np.arange(4))
+
+
+def test_parallel_copy_copies_every_byte() -> None:
+    source = np.random.default_rng(2).integers(0, 256, (9 << 20) + 7, dtype=np.uint8)  # on several threads
+    dest = np.zeros_like(source)
+    device_memory.parallel_copy(dest, source)
+    np.testing.assert_array_equal(dest, source)
