@@ -135,8 +135,11 @@ class Autotuner:
     module: ModuleOp
     choices: dict[str, dict[str, int]] | None = None
 
-    def thresholds(self, args: Sequence[object], measure: Measure) -> tuple[dict[str, int], TuningReport | None]:
-        """The thresholds for `args`' size class, with the report of a search if this call made one."""
+    def thresholds(
+        self, args: Sequence[object], make_measure: Callable[[], Measure]
+    ) -> tuple[dict[str, int], TuningReport | None]:
+        """The thresholds for `args`' size class, with the report of a search if this call made one (timed by the
+        `Measure` that `make_measure` gives: it may upload the arguments first)."""
         infos = list_thresholds(self.module)
         if not infos:
             return {}, None
@@ -146,7 +149,7 @@ class Autotuner:
         if (known := self.choices.get(bucket)) is not None:
             return known, None
         start = time.perf_counter()
-        chosen, candidates, default_ms = search(infos, measure)
+        chosen, candidates, default_ms = search(infos, make_measure())
         report = TuningReport(bucket, chosen, time.perf_counter() - start, default_ms, 0.0, candidates)
         report.tuned_ms = candidates.get(label(chosen) or "defaults", default_ms)
         self.choices[bucket] = chosen

@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 from soac.lang import cache, dtypes
-from soac.lang.autotune import Autotuner, TuningReport, timer
+from soac.lang.autotune import Autotuner, Measure, TuningReport, timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
+from soac.lowering.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
@@ -51,8 +52,8 @@ ArgType = tuple[DType, int | None]
 
 
 def argument_type(position: int, arg: object) -> ArgType:
-    """The type of a call argument: a numpy array, a numpy scalar or a Python bool, int or float."""
-    if isinstance(arg, np.ndarray):
+    """The type of a call argument: a numpy or device array, a numpy scalar or a Python bool, int or float."""
+    if isinstance(arg, np.ndarray) or type(arg) is DeviceNDArray:
         dtype = dtypes.from_numpy(arg.dtype)
         rank: int | None = arg.ndim
     else:
@@ -169,11 +170,11 @@ class Compiled:
 
         return Parser(make_context(), self.optimized_text).parse_module()
 
-    def run(self, args: Sequence[object], thresholds: Mapping[str, int]) -> Any:
-        if self.backend == "interp":
+    def run(self, args: Sequence[object], thresholds: Mapping[str, int], device_results: bool | None = None) -> Any:
+        if self.backend == "interp":  # reads device arrays back (`__array__`)
             results = self.runner.call(self.name, args)
         else:
-            results = self.runner.call(self.name, args, thresholds)
+            results = self.runner.call(self.name, args, thresholds, device_results)
         return tuple(results) if self.returns_tuple else results[0]
 
     def opencl(self) -> str:
@@ -198,6 +199,7 @@ class JitFunction:
         device: str | None = None,
         name: str | None = None,
         lowering: Mapping[str, str] | None = None,
+        device_results: bool | None = None,
         autotune: bool = False,
     ):
         if backend not in BACKENDS:
@@ -209,6 +211,8 @@ class JitFunction:
         self.pipeline = pipeline
         self.device = device
         self.lowering = _checked_lowering(lowering or {})
+        self.device_results = device_results
+        """Whether array results stay on the device (`DeviceNDArray`s); None: when an argument is a device array."""
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
@@ -244,9 +248,8 @@ class JitFunction:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s%s: cache hit in memory", self.name, _signature(types))
         self.last = compiled
-        if self.autotune:
-            return compiled.run(args, self.tuned_thresholds(compiled, args))
-        return compiled.run(args, self.thresholds)
+        thresholds = self.tuned_thresholds(compiled, args) if self.autotune else self.thresholds
+        return compiled.run(args, thresholds, self.device_results)
 
     def tuned_thresholds(self, compiled: Compiled, args: Sequence[object]) -> dict[str, int]:
         """The thresholds for this call with `autotune=True`: the size class's choice (searched now if new), under
@@ -254,11 +257,24 @@ class JitFunction:
         tuner = self.tuners.get(compiled.key)
         if tuner is None:
             tuner = self.tuners[compiled.key] = Autotuner(compiled.key, compiled.optimized)
-        measure = timer(lambda forced: compiled.run(args, {**self.thresholds, **forced, **self.named_thresholds}))
-        chosen, report = tuner.thresholds(args, measure)
+        chosen, report = tuner.thresholds(args, lambda: self._resident_measure(compiled, args))
         if report is not None:
             self.tunings.append(report)
         return {**self.thresholds, **chosen, **self.named_thresholds}
+
+    def _resident_measure(self, compiled: Compiled, args: Sequence[object]) -> Measure:
+        """Times calls on the arguments uploaded once, results left on the device (what the versions differ in)."""
+        from soac.lang.device import device_put
+
+        resident = [device_put(a, self.device) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
+
+        def call(forced: Mapping[str, int]) -> None:
+            results = compiled.run(resident, {**self.thresholds, **forced, **self.named_thresholds}, True)
+            for result in results if isinstance(results, tuple) else (results,):
+                if hasattr(result, "block_until_ready"):
+                    result.block_until_ready()
+
+        return timer(call)
 
     def specialize(self, *args: object) -> Compiled:
         """The compiled program for the types of `args` (compiled now if needed), without running it."""
@@ -449,6 +465,7 @@ def jit(
     device: str | None = None,
     name: str | None = None,
     lowering: Mapping[str, str] | None = None,
+    device_results: bool | None = None,
     autotune: bool = False,
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
@@ -456,13 +473,16 @@ def jit(
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
     tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
-    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). With `autotune`
-    (OpenCL only), the first call for each size class times the program's versions and keeps the fastest, on disk
-    beside the compile cache (`soac.lang.autotune`); `f.tunings` reports each search and its cost.
+    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). Arguments may be
+    device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+    `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
+    With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
+    (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
+    reports each search and its cost.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering, autotune)
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering, device_results, autotune)
 
     return decorate(fn) if fn is not None else decorate
 
