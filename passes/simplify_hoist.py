@@ -50,6 +50,16 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
+_INTEGER_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
+"""Integer divisions fail on a zero divisor (xDSL marks some of them `Pure`, as if they could not)."""
 _CONSUMING = (soac.UpdateOp, soac.ScatterOp, soac.HistOp, soac.SeghistOp)
 _READS = (soac.IndexOp, soac.SliceOp, soac.ReshapeOp)
 _SOACS_OVER_ELEMENTS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
@@ -77,6 +87,9 @@ def cannot_fail(op: Operation) -> bool:
             return _non_negative(op.width)
         case soac.TransposeOp() | soac.ReverseOp() | soac.ThresholdOp():
             return True
+        case _ if isinstance(op, _INTEGER_DIVISIONS):
+            divisor = constant_index(op.operands[1])
+            return divisor is not None and divisor != 0
         case tensor.DimOp():
             return constant_index(op.index) is not None
         case _ if isinstance(op, (*_CONSUMING, *_READS, soac.AssertOp, scf.WhileOp)):

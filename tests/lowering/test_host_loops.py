@@ -41,7 +41,7 @@ def test_launch_sizes_are_hoisted_out_of_the_loop() -> None:
     assert "arith.cmpi" not in names  # the carried array's size against the input's: differs per iteration
 
 
-@sl.jit(pipeline="soac-simplify{hoist=false}")  # the default pipeline hoists the division out of the loop itself
+@sl.jit
 def repeated_quotient(x, d, n):
     return sl.loop(n, x, lambda i, s: s + 100 // d)
 

@@ -66,11 +66,14 @@ func.func @loop_invariant_iota(%xs: tensor<?xi64>, %steps: index) -> tensor<?xi6
 
 // -----
 
-// Integer division by a value that may be zero stays in the lambda; by a non-zero constant it leaves.
+// Integer division by a value that may be zero stays in the lambda (floor division and remainder too, which xDSL
+// marks Pure); by a non-zero constant it leaves.
 // CHECK-LABEL: func.func @division
 // CHECK:         %safe = arith.divsi %d, %c7 : i32
 // CHECK:         soac.map
 // CHECK:           %unsafe = arith.divsi %d, %e : i32
+// CHECK:           %floor = arith.floordivsi %d, %e : i32
+// CHECK:           %rem = arith.remsi %d, %e : i32
 func.func @division(%xs: tensor<?xi32>, %d: i32, %e: i32) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index
   %c7 = arith.constant 7 : i32
@@ -78,9 +81,13 @@ func.func @division(%xs: tensor<?xi32>, %d: i32, %e: i32) -> tensor<?xi32> {
   %r = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
     %safe = arith.divsi %d, %c7 : i32
     %unsafe = arith.divsi %d, %e : i32
+    %floor = arith.floordivsi %d, %e : i32
+    %rem = arith.remsi %d, %e : i32
     %s = arith.addi %x, %safe : i32
     %t = arith.addi %s, %unsafe : i32
-    soac.yield %t : i32
+    %u = arith.addi %t, %floor : i32
+    %v = arith.addi %u, %rem : i32
+    soac.yield %v : i32
   }
   func.return %r : tensor<?xi32>
 }
