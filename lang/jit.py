@@ -36,6 +36,7 @@ from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, loca
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
 from soac.passes import DEFAULT_PIPELINE
+from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
@@ -60,9 +61,8 @@ def argument_type(position: int, arg: object) -> ArgType:
         rank = None
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
-        raise SoacTypeError(
-            located(f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)")
-        )
+        types = "arrays and scalars of bool, int8-64, uint8-64, float32/64"
+        raise SoacTypeError(located(f"argument {position + 1}: a {what} has no type in soac ({types})"))
     if rank == 0:
         raise SoacTypeError(located(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead"))
     return dtype, rank
@@ -85,10 +85,11 @@ def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
     return SourceLocation(code.co_filename, code.co_firstlineno, 1)
 
 
-def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
+def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
     """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
 
-    Returns the module and whether `fn` returned a tuple (else one value).
+    Returns the module (signless: unsigned values are traced as `ui8`... and erased to `i8`... after verifying,
+    see `soac.signless`), whether `fn` returned a tuple (else one value), and the element type of each result.
     """
     inputs = [_ir_type(t) for t in types]
     block = Block(arg_types=inputs)
@@ -112,7 +113,8 @@ def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[
     function.location = FileLineColLoc(StringAttr(where.filename), IntAttr(where.line), IntAttr(where.column))
     module = ModuleOp([function])
     verify_traced(module)
-    return module, is_tuple
+    erase_signedness(module)
+    return module, is_tuple, tuple(getattr(v, "dtype", None) for v in values)
 
 
 def verify_traced(module: ModuleOp) -> None:
@@ -161,6 +163,8 @@ class Compiled:
     backend: str
     runner: Any
     """A `soac.lowering.runtime.Program` (OpenCL) or a `SoacInterpreter`."""
+    result_types: tuple[DType | None, ...] = ()
+    """The element type of each result: the signless IR's `i8` results of `u8` values are handed back as uint8."""
 
     @functools.cached_property
     def optimized(self) -> ModuleOp:
@@ -174,6 +178,7 @@ class Compiled:
             results = self.runner.call(self.name, args)
         else:
             results = self.runner.call(self.name, args, thresholds)
+        results = [_as_unsigned(r, t) for r, t in zip(results, self.result_types)] if self.result_types else results
         return tuple(results) if self.returns_tuple else results[0]
 
     def opencl(self) -> str:
@@ -287,7 +292,7 @@ class JitFunction:
 
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
         self._check_call(types, {})
-        traced, returns_tuple = trace(self.fn, types, self.name)
+        traced, returns_tuple, result_types = trace(self.fn, types, self.name)
         cache.STATS.traces += 1
         device_info, device = self._device()
         from soac.passes.tile_sizes import tile_values
@@ -306,7 +311,7 @@ class JitFunction:
             cache.store(key, entry)
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
-        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner, result_types)
         if self.named_thresholds:
             from soac.tools.soac_run import unknown_threshold
 
@@ -381,6 +386,14 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
+
+
+def _as_unsigned(result: Any, dtype: DType | None) -> Any:
+    """A result of an unsigned element type, which the signless program returns as signed integers, as numpy's
+    unsigned array or scalar of the same bits; any other result as it is."""
+    if dtype is None or not dtype.is_unsigned:
+        return result
+    return result.view(dtype.numpy)
 
 
 def _check_pipeline(pipeline: str) -> None:

@@ -146,8 +146,9 @@ def convert_argument(function: str, index: int, t: Attribute, arg: object) -> np
 
 
 def _lossless(have: np.dtype, want: np.dtype) -> bool:
-    """Only widening casts within one kind (bool, integer, float)."""
-    if have == want:
+    """Only widening casts within one kind (bool, integer, float), and unsigned integers as the signless integers of
+    their width (their bits: a uint8 255 is the i8 that `divui`, `cmpi ult` and `extui` read as 255)."""
+    if have == want or _same_bits(have, want):
         return True
     if want.kind == "f":
         return have.kind == "f" and have.itemsize <= want.itemsize
@@ -156,10 +157,17 @@ def _lossless(have: np.dtype, want: np.dtype) -> bool:
     return False
 
 
+def _same_bits(have: np.dtype, want: np.dtype) -> bool:
+    """An unsigned numpy integer given for the signless (signed) integer of its width."""
+    return have.kind == "u" and want.kind == "i" and have.itemsize == want.itemsize
+
+
 def _convert_scalar(arg: object, dtype: np.dtype, problem: Callable[[], str]) -> np.ndarray:
     arr = np.asarray(arg)
     if arr.ndim != 0:
         raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape}")
+    if _same_bits(arr.dtype, dtype):
+        return arr.view(dtype).copy()
     if dtype.kind == "b":
         ok = arr.dtype.kind == "b" or (arr.dtype.kind in "iu" and int(arr) in (0, 1))
     elif dtype.kind == "i":
