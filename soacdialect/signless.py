@@ -48,7 +48,7 @@ class DropIdentityBitcast(RewritePattern):
     def match_and_rewrite(self, op: arith.BitcastOp, rewriter: PatternRewriter) -> None:
         if op.input.type != op.result.type:
             return
-        rewriter.replace_op(op, [], [op.input])
+        rewriter.replace(op, (), [op.input])
 
 
 def erase_signedness(module: ModuleOp) -> None:
