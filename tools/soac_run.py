@@ -207,6 +207,9 @@ def convert_data_value(value: DataValue, t: Attribute) -> np.ndarray[Any, Any]:
     have = value.value.dtype
     if value.typed and want is not None and _kind_and_width(have) != _kind_and_width(want):
         raise InputError(f"the data holds {type_name(have)} values, expected {t}")
+    if value.typed and want is not None and have.kind == "u" and want.kind == "i":
+        # `u8` data for an `i8`: its bits, kept unsigned (the program's unsigned ops read them so; results compare so)
+        return convert(value.value.view(want), t, strict_kind=True).view(have)
     return convert(value.value, t, strict_kind=value.typed)
 
 
