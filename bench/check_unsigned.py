@@ -190,7 +190,8 @@ def main() -> int:  # noqa: C901
 
     def run_histeq() -> None:
         spec = importlib.util.spec_from_file_location("histeq_example", ROOT / "examples" / "python" / "histeq.py")
-        assert spec is not None and spec.loader is not None
+        assert spec is not None
+        assert spec.loader is not None
         example = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(example)
         f = jit(example.histeq)
