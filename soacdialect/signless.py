@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from soac.parsing import location_of
+from soac.types import signless_problem
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerType, ModuleOp, Signedness
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -29,6 +31,7 @@ from xdsl.pattern_rewriter import (
     attr_type_rewrite_pattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.exceptions import VerifyException
 
 
 class SignlessIntegers(TypeConversionPattern):
@@ -55,6 +58,24 @@ def erase_signedness(module: ModuleOp) -> None:
     """Make every integer type of `module` signless and drop the bitcasts that only changed signedness."""
     PatternRewriteWalker(SignlessIntegers(recursive=True), apply_recursively=False).rewrite_module(module)
     PatternRewriteWalker(DropIdentityBitcast(), apply_recursively=False).rewrite_module(module)
+
+
+def _types_of(op: Operation) -> list[Attribute]:
+    types = [*op.result_types, *op.operand_types]
+    types += [arg.type for region in op.regions for block in region.blocks for arg in block.args]
+    if isinstance(op, func.FuncOp):
+        types += [*op.function_type.inputs.data, *op.function_type.outputs.data]
+    return types
+
+
+def check_signless(module: ModuleOp) -> None:
+    """VerifyException, naming the op and its place, if an integer type of `module` is signed or unsigned
+    (the interpreter and soac-to-kernel know the signless integers only)."""
+    for op in module.walk():
+        for t in _types_of(op):
+            if (problem := signless_problem(t)) is not None:
+                place = location_of(op) or "<unknown location>"
+                raise VerifyException(f"{place}: '{op.name}': {problem}")
 
 
 @dataclass(frozen=True)

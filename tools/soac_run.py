@@ -28,7 +28,7 @@ from soac.context import make_context
 from soac.parsing import did_you_mean, parse_module
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError, DataValue, format_binary, format_text, parse_text, read_data_file, type_name
-from soac.types import numpy_dtype
+from soac.types import numpy_dtype, signless_problem
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ModuleOp,
@@ -92,7 +92,7 @@ def convert(values: np.ndarray[Any, Any], t: Attribute, strict_kind: bool) -> np
     """`values` as an array of type `t`: checks rank, static sizes, element kind and range."""
     dtype = numpy_dtype(t)
     if dtype is None:
-        raise InputError(f"parameters of type {t} cannot be given on the command line")
+        raise InputError(signless_problem(t) or f"parameters of type {t} cannot be given on the command line")
     shape = shape_of(t)
     if values.ndim != len(shape):
         what = "a scalar" if not shape else f"a {len(shape)}-D array"

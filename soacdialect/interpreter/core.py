@@ -24,6 +24,9 @@ class SoacInterpreter:
     """
 
     def __init__(self, module: ModuleOp, thresholds: Mapping[str, int] | None = None):
+        from soac.signless import check_signless
+
+        check_signless(module)
         self.module = module
         self.thresholds = dict(thresholds or {})
         self.functions: dict[str, func.FuncOp] = {op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)}
