@@ -83,6 +83,15 @@ def histograms(bins: Any, values: Any) -> Any:
     return sums, highest
 
 
+def lowest_per_bin(bins: Any, values: Any) -> Any:
+    """Apart from `histograms`, which soac-fuse would merge it with: the unsigned minimum's own update (an atomic
+    umin, or compare-and-swap for the narrow types) rather than a packed update of the merged destinations."""
+    import soac.lang as sl
+
+    top = ~(values[0] - values[0])
+    return sl.hist(sl.replicate(256, top), sl.minimum, top, bins, values)
+
+
 def negated_min_rows(xss: Any, yss: Any) -> Any:
     """tests/stanzas/negated_min_reduction.mlir's shape (which NVIDIA's compiler got wrong for signed min as C
     ternaries) with unsigned min and max, which print as ternaries on every target."""
@@ -175,15 +184,18 @@ def main() -> int:  # noqa: C901
                 same(running, np.maximum.accumulate(xs), f"n={n} running max")
 
         def run_hists(dtype: Any = dtype, info: Any = info) -> None:
-            f = jit(histograms)
+            f, g = jit(histograms), jit(lowest_per_bin)
             for n in sizes[1:]:
                 bins = rng.integers(0, 256, n, dtype=np.uint8)
                 values = rng.integers(0, info.max, n, dtype=dtype, endpoint=True)
                 values[: min(n, 10)] = edges(dtype)[: min(n, 10)]
                 sums, highest = f(bins, values)
-                want_sums, want_max = np.zeros(256, dtype), np.zeros(256, dtype)
+                lowest = g(bins, values)
+                want_sums, want_max, want_min = np.zeros(256, dtype), np.zeros(256, dtype), np.full(256, info.max, dtype)
                 np.add.at(want_sums, bins, values)
                 np.maximum.at(want_max, bins, values)
+                np.minimum.at(want_min, bins, values)
+                same(lowest, want_min, f"n={n} hist min")
                 same(sums, want_sums, f"n={n} hist +")
                 same(highest, want_max, f"n={n} hist max")
 
@@ -199,7 +211,7 @@ def main() -> int:  # noqa: C901
         check(f"{name} min (-x) y and max (-x) y reduced by rows", run_negated)
         check(f"{name} casts", run_casts)
         check(f"{name} sum, max, min, cumsum, running max", run_folds)
-        check(f"{name} hist (+, max) with u8 bins", run_hists)
+        check(f"{name} hist (+, max, min) with u8 bins", run_hists)
 
     def run_sort() -> None:
         f = jit(radix_sort)
