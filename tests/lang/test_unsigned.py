@@ -65,7 +65,7 @@ def shifts(xs, amounts):
 
 
 def unary_and_constants(xs):
-    return sl.map(lambda x: (-x, ~x, abs(x), x + 1, x * 3, x // 2, x % 7, 255 - (x & 255)), xs)
+    return sl.map(lambda x: (-x, ~x, abs(x), x + 1, x * 3, x // 2, x % 7, 255 - (x & 255), x**2), xs)
 
 
 @pytest.mark.parametrize(("dtype", "backend"), TYPES_AND_BACKENDS)
@@ -92,7 +92,7 @@ def test_operators_against_numpy(dtype: type[np.unsignedinteger], backend: str) 
     x = edges(dtype)
     got = sl.jit(unary_and_constants, backend=backend)(x)
     with np.errstate(over="ignore"):
-        want = (-x, ~x, np.abs(x), x + dtype(1), x * dtype(3), x // dtype(2), x % dtype(7), dtype(255) - (x & dtype(255)))
+        want = (-x, ~x, np.abs(x), x + dtype(1), x * dtype(3), x // dtype(2), x % dtype(7), dtype(255) - (x & dtype(255)), x**2)
     for g, w in zip(got, want, strict=True):
         assert_same(g, w)
 
