@@ -85,12 +85,20 @@ def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
     return SourceLocation(code.co_filename, code.co_firstlineno, 1)
 
 
-def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
+def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
     """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
 
-    Returns the module (signless: unsigned values are traced as `ui8`... and erased to `i8`... after verifying,
-    see `soac.signless`), whether `fn` returned a tuple (else one value), and the element type of each result.
+    Returns the module (signless: see `trace_typed`) and whether `fn` returned a tuple (else one value).
     """
+    module, is_tuple, _ = trace_typed(fn, types, name)
+    return module, is_tuple
+
+
+def trace_typed(
+    fn: Callable[..., Any], types: Sequence[ArgType], name: str
+) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
+    """`trace`, and the element type of each result: unsigned values are traced as `ui8`..., verified, then made
+    signless (`i8`..., see `soac.signless`), so the results' types say which are unsigned."""
     inputs = [_ir_type(t) for t in types]
     block = Block(arg_types=inputs)
     tracer = Tracer(block)
@@ -292,7 +300,7 @@ class JitFunction:
 
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
         self._check_call(types, {})
-        traced, returns_tuple, result_types = trace(self.fn, types, self.name)
+        traced, returns_tuple, result_types = trace_typed(self.fn, types, self.name)
         cache.STATS.traces += 1
         device_info, device = self._device()
         from soac.passes.tile_sizes import tile_values
@@ -480,4 +488,4 @@ def jit(
     return decorate(fn) if fn is not None else decorate
 
 
-__all__ = ["Compiled", "JitFunction", "Value", "jit", "trace"]
+__all__ = ["Compiled", "JitFunction", "Value", "jit", "trace", "trace_typed"]
