@@ -94,9 +94,7 @@ def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[
     return module, is_tuple
 
 
-def trace_typed(
-    fn: Callable[..., Any], types: Sequence[ArgType], name: str
-) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
+def trace_typed(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
     """`trace`, and the element type of each result: unsigned values are traced as `ui8`..., verified, then made
     signless (`i8`..., see `soac.signless`), so the results' types say which are unsigned."""
     inputs = [_ir_type(t) for t in types]
