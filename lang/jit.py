@@ -88,15 +88,10 @@ def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
 def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
     """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
 
-    Returns the module (signless: see `trace_typed`) and whether `fn` returned a tuple (else one value).
+    Returns the module and whether `fn` returned a tuple (else one value). Unsigned values are traced as `ui8`...
+    (constants as a signless constant and an `arith.bitcast`), so that the module says which values are unsigned;
+    `soac.signless.erase_signedness` makes it soac's signless IR (as `JitFunction.compile` does).
     """
-    module, is_tuple, _ = trace_typed(fn, types, name)
-    return module, is_tuple
-
-
-def trace_typed(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool, tuple[DType | None, ...]]:
-    """`trace`, and the element type of each result: unsigned values are traced as `ui8`..., verified, then made
-    signless (`i8`..., see `soac.signless`), so the results' types say which are unsigned."""
     inputs = [_ir_type(t) for t in types]
     block = Block(arg_types=inputs)
     tracer = Tracer(block)
@@ -119,8 +114,7 @@ def trace_typed(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> 
     function.location = FileLineColLoc(StringAttr(where.filename), IntAttr(where.line), IntAttr(where.column))
     module = ModuleOp([function])
     verify_traced(module)
-    erase_signedness(module)
-    return module, is_tuple, tuple(getattr(v, "dtype", None) for v in values)
+    return module, is_tuple
 
 
 def verify_traced(module: ModuleOp) -> None:
@@ -298,7 +292,9 @@ class JitFunction:
 
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
         self._check_call(types, {})
-        traced, returns_tuple, result_types = trace_typed(self.fn, types, self.name)
+        traced, returns_tuple = trace(self.fn, types, self.name)
+        result_types = _result_types(traced)
+        erase_signedness(traced)
         cache.STATS.traces += 1
         device_info, device = self._device()
         from soac.passes.tile_sizes import tile_values
@@ -394,6 +390,14 @@ class JitFunction:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
 
 
+def _result_types(traced: ModuleOp) -> tuple[DType, ...]:
+    """The element types of the traced function's results (before its signedness is erased)."""
+    function = traced.body.block.first_op
+    assert isinstance(function, func.FuncOp)
+    outputs = function.function_type.outputs.data
+    return tuple(dtypes.from_ir(t.get_element_type() if isinstance(t, TensorType) else t) for t in outputs)
+
+
 def _as_unsigned(result: Any, dtype: DType | None) -> Any:
     """A result of an unsigned element type, which the signless program returns as signed integers, as numpy's
     unsigned array or scalar of the same bits; any other result as it is."""
@@ -486,4 +490,4 @@ def jit(
     return decorate(fn) if fn is not None else decorate
 
 
-__all__ = ["Compiled", "JitFunction", "Value", "jit", "trace", "trace_typed"]
+__all__ = ["Compiled", "JitFunction", "Value", "jit", "trace"]

@@ -279,3 +279,17 @@ def test_the_traced_ir_is_signless_with_unsigned_ops() -> None:
     assert "bitcast" not in text
     for op in ("arith.divui", "arith.cmpi ult", "arith.uitofp", "arith.shrui"):
         assert op in text
+
+
+def test_dask_chunks_of_unsigned_values() -> None:
+    """soac.lang.dask runs the traced program (unsigned values typed ui8) chunk by chunk: maps give uint8 chunks,
+    and the reduction's combine stage takes the uint8 partials with the unsigned operator (maxui, not maxsi)."""
+    import dask.array as da
+    import soac.lang.dask as sd
+
+    xs = np.array([0, 1, 200, 255, 128, 7, 3], np.uint8)
+    chunks = da.from_array(xs, chunks=3)
+    mapped = sd.jit(lambda v: sl.map(lambda x: x // 3 + (x >> 1), v))(chunks).compute(scheduler="synchronous")
+    assert_same(mapped, xs // np.uint8(3) + (xs >> np.uint8(1)))
+    largest = sd.jit(sl.max)(chunks).compute(scheduler="synchronous")
+    assert_same(largest, np.uint8(255))
