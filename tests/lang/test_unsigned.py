@@ -293,3 +293,19 @@ def test_dask_chunks_of_unsigned_values() -> None:
     assert_same(mapped, xs // np.uint8(3) + (xs >> np.uint8(1)))
     largest = sd.jit(sl.max)(chunks).compute(scheduler="synchronous")
     assert_same(largest, np.uint8(255))
+
+
+def max_of_rows_by_bin(bins, rows):
+    return sl.hist(sl.replicate(4, sl.replicate(3, sl.u32(0))), sl.maximum, 0, bins, rows)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hist_of_unsigned_rows(backend: str) -> None:
+    """A hist of rows (element-wise maxui over each row), u8 bins, one of them (200) out of the 4 bins."""
+    bins = np.array([0, 1, 0, 3, 200], np.uint8)
+    rows = np.array([[1, 2**31, 3], [4, 5, 6], [2**32 - 1, 0, 1], [7, 8, 9], [9, 9, 9]], np.uint32)
+    want = np.zeros((4, 3), np.uint32)
+    for b, row in zip(bins, rows):
+        if b < 4:
+            want[b] = np.maximum(want[b], row)
+    assert_same(sl.jit(max_of_rows_by_bin, backend=backend)(bins, rows), want)
