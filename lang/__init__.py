@@ -46,7 +46,7 @@ from soac.lang.control import (
     while_loop,
 )
 from soac.lang.device import DeviceArray, device_put, transfer_counts
-from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
+from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.jit import JitFunction, jit
 from soac.lang.soacs import (
@@ -71,6 +71,7 @@ from soac.lang.soacs import map_ as map
 from soac.lang.values import Array, Scalar
 
 i8, i16, i32, i64, f32, f64 = int8, int16, int32, int64, float32, float64
+u8, u16, u32, u64 = uint8, uint16, uint32, uint64
 
 __all__ = [
     "Array",
@@ -136,6 +137,14 @@ __all__ = [
     "tanh",
     "transfer_counts",
     "transpose",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "unflatten",
     "where",
     "while_loop",

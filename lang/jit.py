@@ -37,6 +37,7 @@ from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, paramet
 from soac.lang.values import Value, as_value, wrap
 from soac.lowering.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE
+from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
@@ -61,9 +62,8 @@ def argument_type(position: int, arg: object) -> ArgType:
         rank = None
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
-        raise SoacTypeError(
-            located(f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)")
-        )
+        types = "arrays and scalars of bool, int8-64, uint8-64, float32/64"
+        raise SoacTypeError(located(f"argument {position + 1}: a {what} has no type in soac ({types})"))
     if rank == 0:
         raise SoacTypeError(located(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead"))
     return dtype, rank
@@ -89,7 +89,9 @@ def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
 def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
     """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
 
-    Returns the module and whether `fn` returned a tuple (else one value).
+    Returns the module and whether `fn` returned a tuple (else one value). Unsigned values are traced as `ui8`...
+    (constants as a signless constant and an `arith.bitcast`), so that the module says which values are unsigned;
+    `soac.signless.erase_signedness` makes it soac's signless IR (as `JitFunction.compile` does).
     """
     inputs = [_ir_type(t) for t in types]
     block = Block(arg_types=inputs)
@@ -162,6 +164,8 @@ class Compiled:
     backend: str
     runner: Any
     """A `soac.lowering.runtime.Program` (OpenCL) or a `SoacInterpreter`."""
+    result_types: tuple[DType | None, ...] = ()
+    """The element type of each result: the signless IR's `i8` results of `u8` values are handed back as uint8."""
 
     @functools.cached_property
     def optimized(self) -> ModuleOp:
@@ -175,6 +179,7 @@ class Compiled:
             results = self.runner.call(self.name, args)
         else:
             results = self.runner.call(self.name, args, thresholds, device_results)
+        results = [_as_unsigned(r, t) for r, t in zip(results, self.result_types)] if self.result_types else results
         return tuple(results) if self.returns_tuple else results[0]
 
     def opencl(self) -> str:
@@ -304,6 +309,8 @@ class JitFunction:
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
         self._check_call(types, {})
         traced, returns_tuple = trace(self.fn, types, self.name)
+        result_types = _result_types(traced)
+        erase_signedness(traced)
         cache.STATS.traces += 1
         device_info, device = self._device()
         from soac.passes.tile_sizes import tile_values
@@ -322,7 +329,7 @@ class JitFunction:
             cache.store(key, entry)
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
-        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner, result_types)
         if self.named_thresholds:
             from soac.tools.soac_run import unknown_threshold
 
@@ -397,6 +404,22 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
+
+
+def _result_types(traced: ModuleOp) -> tuple[DType, ...]:
+    """The element types of the traced function's results (before its signedness is erased)."""
+    function = traced.body.block.first_op
+    assert isinstance(function, func.FuncOp)
+    outputs = function.function_type.outputs.data
+    return tuple(dtypes.from_ir(t.get_element_type() if isinstance(t, TensorType) else t) for t in outputs)
+
+
+def _as_unsigned(result: Any, dtype: DType | None) -> Any:
+    """A result of an unsigned element type, which the signless program returns as signed integers, as numpy's
+    unsigned array or scalar of the same bits; any other result as it is."""
+    if dtype is None or not dtype.is_unsigned:
+        return result
+    return result.view(dtype.numpy)
 
 
 def _check_pipeline(pipeline: str) -> None:

@@ -63,6 +63,13 @@ class DeviceNDArray:
         host = self.get()
         return host if dtype is None else host.astype(dtype, copy=False)
 
+    def view(self, dtype: Any) -> DeviceNDArray:
+        """The same memory with elements of another type of the same size (numpy's `view`): no copy."""
+        new = np.dtype(dtype)
+        if new.itemsize != self.dtype.itemsize:
+            raise ValueError(f"a device array of {self.dtype} cannot be viewed as {new}: the element sizes differ")
+        return DeviceNDArray(self.data, self.shape, new, self.memory)
+
     def block_until_ready(self) -> DeviceNDArray:
         """Wait until the kernels that compute the array have run (JAX's habit; reading it back waits too); raise the
         failure of one, if any."""

@@ -369,7 +369,8 @@ class Program:
                 if arg.memory is not memory:
                     where = f"argument #{k} of @{name}: a device array on {arg.device.name}"
                     raise OpenCLRuntimeError(f"{where}, but the program runs on {self.device.name}")
-                if arg.dtype != dtype or arg.ndim != rank or any(arg.shape[i] != d for i, d in static):
+                same_bits = arg.dtype.kind == "u" and dtype.kind == "i" and arg.dtype.itemsize == dtype.itemsize
+                if (arg.dtype != dtype and not same_bits) or arg.ndim != rank or any(arg.shape[i] != d for i, d in static):
                     got = f"a {arg.dtype} device array of shape {arg.shape}"
                     raise ProgramError(f"argument #{k} of @{name}: expected {t}, got {got}")
                 return [arg.data, *arg.shape]

@@ -569,6 +569,9 @@ class SoacToKernelPass(ModulePass):
     segscan: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from soac.signless import check_signless
+
+        check_signless(op)  # soac's integers are signless (ui8 from a front end: soac-signless first)
         target = get_target(self.target)
         scan = self.scan or target.scan
         layout = self.layout or ("contiguous" if target.contiguous else "strided")

@@ -134,9 +134,7 @@ class GroupCode:
         wider = m.insert(arith.CmpiOp(log_team, log_warp, "ugt"), "wider_than_warp")
         return kb.if_values(wider, types, lambda: self._tree_from(totals, member, in_warp, log_team), lambda: totals)
 
-    def _tree_from(
-        self, values: Sequence[SSAValue], member: SSAValue, first: SSAValue, log_team: SSAValue
-    ) -> list[SSAValue]:
+    def _tree_from(self, values: Sequence[SSAValue], member: SSAValue, first: SSAValue, log_team: SSAValue) -> list[SSAValue]:
         """Steps `first` to `log_team` of `team_tree` (runs of 2^first members already combined)."""
         kb, m = self.kb, self.kb.m
         self.store_locals(values, self.t)
@@ -147,9 +145,7 @@ class GroupCode:
             combines = m.eq(m.insert(arith.AndIOp(member, m.sub(m.add(stride, stride), m.c(1)))), m.c(0), "combines")
             kb.if_then(
                 combines,
-                lambda: self.store_locals(
-                    self.apply(self.load_locals(self.t), self.load_locals(m.add(self.t, stride))), self.t
-                ),
+                lambda: self.store_locals(self.apply(self.load_locals(self.t), self.load_locals(m.add(self.t, stride))), self.t),
             )
             self.barrier()
             return []

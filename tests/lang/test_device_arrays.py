@@ -303,3 +303,20 @@ def test_parallel_copy_copies_every_byte() -> None:
     dest = np.zeros_like(source)
     device_memory.parallel_copy(dest, source)
     np.testing.assert_array_equal(dest, source)
+
+
+@sl.jit
+def _wrapping(xs):
+    return sl.map(lambda x: x // 3 + 200, xs)
+
+
+def test_unsigned_device_arrays_chain_with_unsigned_results() -> None:
+    xs = np.array([0, 5, 250], np.uint8)
+    once = _wrapping(sl.device_put(xs))
+    assert isinstance(once, sl.DeviceArray)
+    assert once.dtype == np.uint8
+    expected = (xs // 3 + 200).astype(np.uint8)
+    np.testing.assert_array_equal(once.get(), expected)
+    np.testing.assert_array_equal(_wrapping(once).get(), (expected // 3 + 200).astype(np.uint8))
+    with pytest.raises(ValueError, match="element sizes differ"):
+        once.view(np.uint16)
