@@ -32,7 +32,12 @@ from xdsl.dialects.builtin import ModuleOp
 log = logging.getLogger("soac.lang")
 
 RUNS = 3
-"""Timed calls per candidate (after one untimed call), of which the median counts."""
+"""Fewest timed calls per candidate (after one untimed call), of which the median counts."""
+
+MAX_RUNS = 25
+BUDGET = 0.03
+"""Seconds of timed calls a candidate gets (between RUNS and MAX_RUNS calls): fast programs, whose resident times
+differ by host noise of tens of microseconds, are timed more often."""
 
 SLOW = 3.0
 """A candidate whose first timed call takes this many times the best so far is not timed again."""
@@ -106,14 +111,15 @@ def search(infos: Sequence[ThresholdInfo], measure: Measure) -> tuple[dict[str, 
 
 
 def timer(call: Callable[[Mapping[str, int]], object], runs: int = RUNS) -> Measure:
-    """A `Measure` from a call that runs the program to completion: one untimed call, then the median of `runs`,
-    cut short for a candidate far slower than the best so far."""
+    """A `Measure` from a call that runs the program to completion: one untimed call, then the median of at least
+    `runs` calls (more, up to MAX_RUNS, until BUDGET seconds are spent), cut short for a candidate far slower than the
+    best so far."""
     best = [math.inf]
 
     def measure(thresholds: Mapping[str, int]) -> float:
         call(thresholds)
         times: list[float] = []
-        for _ in range(runs):
+        while len(times) < MAX_RUNS and (len(times) < runs or sum(times) < BUDGET):
             start = time.perf_counter()
             call(thresholds)
             times.append(time.perf_counter() - start)
