@@ -15,6 +15,7 @@ gives its cost in seconds, the time of every candidate, and the default's time f
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import math
@@ -23,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from soac.lang import cache
@@ -132,6 +134,21 @@ def timer(call: Callable[[Mapping[str, int]], object], runs: int = RUNS) -> Meas
     return measure
 
 
+def resident_timer(program: Any, name: str, args: Sequence[object], base: Mapping[str, int], fixed: Mapping[str, int]) -> Measure:
+    """A `Measure` of `program`'s (a `soac.lowering.runtime.Program`) `@name` on `args` uploaded once, results left on
+    the device: what the versions differ in. The candidates' thresholds win over `base`, and `fixed` over both."""
+    from soac.lowering.runtime import device_put
+
+    resident = [device_put(a, program.device) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
+
+    def call(forced: Mapping[str, int]) -> None:
+        for result in program.call(name, resident, {**base, **forced, **fixed}, True):
+            if hasattr(result, "block_until_ready"):
+                result.block_until_ready()
+
+    return timer(call)
+
+
 @dataclass
 class Autotuner:
     """The choices of one compiled program, by size class, in memory and on disk."""
@@ -198,3 +215,28 @@ class Autotuner:
             os.replace(tmp, path)
         except OSError:
             pass
+
+
+def tune_module(module: ModuleOp, name: str, args: Sequence[object], named: Mapping[str, int]) -> dict[str, int]:
+    """`soac-run --autotune`: the thresholds of `module`'s `@name` for `args`' size class on the default OpenCL
+    device, searched now (and kept beside soac.lang's cache) unless an earlier run chose them; `named` thresholds
+    win. A search's report goes to stderr."""
+    import sys
+
+    from soac.lowering.runtime import compile_module
+    from soac.passes.tile_sizes import with_tile_sizes
+    from xdsl.printer import Printer
+
+    program = compile_module(with_tile_sizes(module, named))
+    text = io.StringIO()
+    Printer(stream=text).print_op(module)
+    device = program.device
+    key = cache.cache_key(text.getvalue(), f"{device.platform.name}|{device.name}|{device.driver_version}")
+    chosen, report = Autotuner(key, module).thresholds(args, lambda: resident_timer(program, name, args, {}, named))
+    if report is not None:
+        tried = ", ".join(f"{label} {ms:.3f} ms" for label, ms in report.candidates.items())
+        print(
+            f"autotune: {report.size_class}: {label(chosen) or 'defaults'} in {report.seconds:.2f} s ({tried})",
+            file=sys.stderr,
+        )
+    return {**chosen, **named}

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 from soac.lang import cache, dtypes
-from soac.lang.autotune import Autotuner, Measure, TuningReport, timer
+from soac.lang.autotune import Autotuner, TuningReport, resident_timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
@@ -262,24 +262,11 @@ class JitFunction:
         tuner = self.tuners.get(compiled.key)
         if tuner is None:
             tuner = self.tuners[compiled.key] = Autotuner(compiled.key, compiled.optimized)
-        chosen, report = tuner.thresholds(args, lambda: self._resident_measure(compiled, args))
+        measure = lambda: resident_timer(compiled.runner, compiled.name, args, self.thresholds, self.named_thresholds)  # noqa: E731
+        chosen, report = tuner.thresholds(args, measure)
         if report is not None:
             self.tunings.append(report)
         return {**self.thresholds, **chosen, **self.named_thresholds}
-
-    def _resident_measure(self, compiled: Compiled, args: Sequence[object]) -> Measure:
-        """Times calls on the arguments uploaded once, results left on the device (what the versions differ in)."""
-        from soac.lang.device import device_put
-
-        resident = [device_put(a, self.device) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
-
-        def call(forced: Mapping[str, int]) -> None:
-            results = compiled.run(resident, {**self.thresholds, **forced, **self.named_thresholds}, True)
-            for result in results if isinstance(results, tuple) else (results,):
-                if hasattr(result, "block_until_ready"):
-                    result.block_until_ready()
-
-        return timer(call)
 
     def specialize(self, *args: object) -> Compiled:
         """The compiled program for the types of `args` (compiled now if needed), without running it."""

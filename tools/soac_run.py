@@ -438,6 +438,12 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--tuning", metavar="FILE", help="a tuning file of 'name=value' lines ('#' starts a comment)")
     parser.add_argument(
+        "--autotune",
+        action="store_true",
+        help="with --backend opencl: time the program's versions on these inputs first (once per size class, kept "
+        "beside soac.lang's cache) and run the fastest; --threshold options win",
+    )
+    parser.add_argument(
         "--list-thresholds",
         action="store_true",
         help="print the program's thresholds and tile sizes as a tuning file of defaults, and stop",
@@ -465,8 +471,14 @@ def run(argv: Sequence[str] | None = None) -> None:
     check_tile_sizes(module, thresholds)
     func = find_entry(module, args.entry)
     inputs = read_inputs(func, args.input)
+    if args.autotune and args.backend != "opencl":
+        fail("error: --autotune times the program's versions on a device: add --backend opencl", 2)
     run_function, runtime_errors = load_backend(args.backend)
     try:
+        if args.autotune:
+            from soac.lang.autotune import tune_module
+
+            thresholds = tune_module(module, func.sym_name.data, inputs, thresholds or {})
         values = run_function(module, func.sym_name.data, inputs, thresholds=thresholds)
     except runtime_errors as error:
         message = str(error)
