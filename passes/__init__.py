@@ -4,7 +4,9 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-DEFAULT_PIPELINE = "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,soac-flatten,soac-simplify"
+DEFAULT_PIPELINE = (
+    "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,soac-flatten,soac-coalesce,soac-simplify"
+)
 """The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's): the simplifier before and after
 fusion and after flattening, as Futhark runs its simplifier around every major pass."""
 
@@ -47,6 +49,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SoacSignless
 
+    def get_soac_coalesce() -> type[ModulePass]:
+        from soac.passes.soac_coalesce import SoacCoalescePass
+
+        return SoacCoalescePass
+
     def get_soac_simplify() -> type[ModulePass]:
         from soac.passes.soac_simplify import SoacSimplifyPass
 
@@ -69,6 +76,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "soac-recompute-forwarded": get_soac_recompute_forwarded,
         "soac-signless": get_soac_signless,
         "soac-simplify": get_soac_simplify,
+        "soac-coalesce": get_soac_coalesce,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,

@@ -27,7 +27,9 @@ once, so from there every invariant op but those that consume an array moves.
 A read `soac.index %xs[%i, ...]` moves where every index is provably in bounds, as Futhark hoists an index whose
 bounds check is gone: an element of `soac.iota %n`, or the induction variable of an `scf.for` from a non-negative
 start to `%n`, where `%n` is the size of that dimension of `%xs`. It moves out of a loop, or out of a lambda into
-code that still runs on the device (a lambda around it); a read leaving a kernel for the host would cost a transfer:
+code that still runs on the device (a lambda around it); a read leaving a kernel for the host would cost a transfer.
+An `iota` or `replicate` does not leave a kernel either: inside one it is computed where it is read, on the host it
+is stored:
 
     %r = soac.map %n (%is : tensor<?xindex>) -> tensor<?x?xf32> lambda(%j: index) {    // %is = soac.iota %n
       %row = soac.map %m (%ks : tensor<?xindex>) -> tensor<?xf32> lambda(%k: index) {
@@ -62,6 +64,8 @@ _INTEGER_DIVISIONS = (
 """Integer divisions fail on a zero divisor (xDSL marks some of them `Pure`, as if they could not)."""
 _CONSUMING = (soac.UpdateOp, soac.ScatterOp, soac.HistOp, soac.SeghistOp)
 _READS = (soac.IndexOp, soac.SliceOp, soac.ReshapeOp)
+_GENERATED = (soac.IotaOp, soac.ReplicateOp)
+"""Arrays a kernel computes where it reads them (`lowering/conversion/generated.py`): on the host they are stored."""
 _SOACS_OVER_ELEMENTS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
 _SOACS_WITH_INPUTS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.RedomapOp, soac.ScanomapOp)
 
@@ -143,11 +147,16 @@ def _on_device(op: Operation) -> bool:
     return False
 
 
+def _leaves_kernel(holder: Operation) -> bool:
+    """Whether code hoisted out of `holder` would leave a kernel for the host: `holder` is a SOAC outside any lambda."""
+    return isinstance(holder, soac.SOAC_WITH_LAMBDAS) and not _on_device(holder)
+
+
 def _hoistable_read(candidate: Operation, holder: Operation) -> bool:
     """Whether `candidate` is a read that cannot fail and that may leave `holder` (see the module's docstring)."""
     if not isinstance(candidate, soac.IndexOp) or not in_bounds(candidate):
         return False
-    return not isinstance(holder, soac.SOAC_WITH_LAMBDAS) or _on_device(holder)
+    return not _leaves_kernel(holder)
 
 
 def _all_cannot_fail(op: Operation) -> bool:
@@ -196,6 +205,8 @@ class HoistInvariantCode(RewritePattern):
         for block, always_runs in bodies:
             for candidate in list(block.ops):
                 if candidate.has_trait(IsTerminator) or not _invariant(candidate, op) or _makes_consumed(candidate):
+                    continue
+                if isinstance(candidate, _GENERATED) and _leaves_kernel(op):
                     continue
                 if not (cannot_fail(candidate) or (always_runs and _fails_at_most(candidate)) or _hoistable_read(candidate, op)):
                     continue

@@ -1,0 +1,186 @@
+r"""`soac-coalesce`: a thread-level kernel reads an array through its transpose where that makes neighbouring
+work-items read neighbouring elements (Futhark's index functions; its KernelBabysitting makes the same choice).
+
+After `soac-flatten`, a `soac.segmap thread` runs one work-item per index, the last index varying fastest between
+neighbouring work-items. A read of a transposed array `%t = soac.transpose %b` is a read of `%b` at the permuted
+indices; where the permuted read has the segmap's last index last, neighbouring work-items read neighbouring elements
+of `%b` (coalesced), while the transposed copy puts them a whole row apart, and costs a kernel of its own:
+
+    %bt = soac.transpose %b [0, 2, 1] : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+    %c = soac.segmap thread (%q, %n, %m) -> tensor<?x?x?xf32> lambda(%i: index, %j: index, %k: index) {
+      %row = soac.index %a[%i, %j] : tensor<?x?x?xf32> -> tensor<?xf32>
+      %col = soac.index %bt[%i, %k] : tensor<?x?x?xf32> -> tensor<?xf32>
+      %s = soac.redomap %p (%row, %col : tensor<?xf32>, tensor<?xf32>) ... lambda(%x: f32, %y: f32) { ... }
+  becomes
+    %c = soac.segmap thread (%q, %n, %m) -> tensor<?x?x?xf32> lambda(%i: index, %j: index, %k: index) {
+      %row = soac.index %a[%i, %j] : tensor<?x?x?xf32> -> tensor<?xf32>
+      %ls = soac.iota %p : tensor<?xindex>
+      %s = soac.redomap %p (%row, %ls : tensor<?xf32>, tensor<?xindex>) ... lambda(%x: f32, %l: index) {
+        %y = soac.index %b[%i, %l, %k] : tensor<?x?x?xf32> -> f32
+        ...
+
+Two rules do it: a row of the transpose that a map or redomap takes as an input becomes an iota input whose element
+indexes the row (the redomap's width is the row's length), and an element read of the transpose becomes a read of
+its source. A transpose that a branch alone still reads then moves into that branch (`SinkIntoBranch`), so that the
+versions that no longer read it do not make it; reads elsewhere (a device-level segred, whose work-items vary the
+reduced index) keep the transposed copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from soac import dialect as soac
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, scf, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
+
+
+def _thread_segmap(op: Operation) -> soac.SegmapOp | None:
+    """The thread-level segmap whose lambda holds `op` (at any depth), if any."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, soac.SegmapOp):
+            return parent if parent.level.data == "thread" else None  # pyright: ignore[reportAttributeAccessIssue]
+        parent = parent.parent_op()
+    return None
+
+
+def _source_indices(transpose: soac.TransposeOp, indices: list[SSAValue]) -> list[SSAValue]:
+    """The indices into the transpose's source of the element at `indices` of the transpose."""
+    source: list[SSAValue | None] = [None] * len(indices)
+    for position, dim in enumerate(transpose.perm):
+        source[dim] = indices[position]
+    assert all(s is not None for s in source)
+    return source  # pyright: ignore[reportReturnType]
+
+
+def _coalesced(read: Operation, source: list[SSAValue]) -> bool:
+    """Whether the permuted read varies fastest with the work-item: its last index is the segmap's last index."""
+    segmap = _thread_segmap(read)
+    if segmap is None:
+        return False
+    last = segmap.body.block.args[-1]
+    return source[-1] is last
+
+
+class ReadElementsThroughTranspose(RewritePattern):
+    """`soac.index %t[...]` of every dimension of `%t = soac.transpose %b` reads `%b` at the permuted indices, where
+    that is coalesced (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.IndexOp, rewriter: PatternRewriter) -> None:
+        transpose = op.array.owner
+        if not isinstance(transpose, soac.TransposeOp) or len(op.indices) != len(transpose.perm):
+            return
+        source = _source_indices(transpose, list(op.indices))
+        if not _coalesced(op, source):
+            return
+        rewriter.replace(op, soac.IndexOp(transpose.array, source))
+
+
+class ReadRowsThroughTranspose(RewritePattern):
+    """A row of `%t = soac.transpose %b` that a map or redomap takes as an input becomes an iota input whose
+    element indexes the row, read by `ReadElementsThroughTranspose` (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.IndexOp, rewriter: PatternRewriter) -> None:
+        transpose = op.array.owner
+        if not isinstance(transpose, soac.TransposeOp) or len(op.indices) != len(transpose.perm) - 1:
+            return
+        if not op.result.uses or not _coalesced(op, _source_indices(transpose, [*op.indices, op.result])):
+            return  # (the row's own value stands for the index along it, which is no segmap index)
+        users = {use.operation for use in op.result.uses}
+        if not all(isinstance(u, soac.MapOp | soac.RedomapOp) and u.parent_block() is op.parent_block() for u in users):
+            return
+        for user in users:
+            _index_instead(user, op, transpose, rewriter)  # pyright: ignore[reportArgumentType]
+
+
+def _index_instead(
+    user: soac.MapOp | soac.RedomapOp, row: soac.IndexOp, transpose: soac.TransposeOp, rewriter: PatternRewriter
+) -> None:
+    """`user`'s input `row` becomes an iota of its width; its lambda reads the element (as the transpose's). The row's
+    length, read from the transpose's source, is still checked against the width."""
+    axis = arith.ConstantOp(IntegerAttr(transpose.perm[len(row.indices)], IndexType()))
+    length = tensor.DimOp(transpose.array, axis)
+    same = arith.CmpiOp(length, user.width, "eq")
+    positions = [p for p, value in enumerate(user.inputs) if value is row.result]
+    problem = f"width {{0}} does not match the outer size {{1}} of input #{positions[0]}"
+    check = soac.AssertOp(same, f"'{user.name}': {problem}", [user.width, length])
+    check.location = user.location
+    iota = soac.IotaOp(user.width, TensorType(IndexType(), [DYNAMIC_INDEX]))
+    rewriter.insert([axis, length, same, check, iota], InsertPoint.before(user))
+    block: Block = user.body.block
+    user.operands = [iota.result if value is row.result else value for value in user.operands]
+    for position in positions:
+        old = block.args[position]
+        index = block.insert_arg(IndexType(), position)
+        element = soac.IndexOp(transpose.result, [*row.indices, index])
+        rewriter.insert(element, InsertPoint.at_start(block))
+        old.replace_all_uses_with(element.result)
+        block.erase_arg(old)
+
+
+class SinkIntoBranch(RewritePattern):
+    """A side-effect-free op without regions whose every use is inside one branch of a later `scf.if` in its block
+    moves to the start of that branch: the other branch, a version that does not need it, no longer computes it."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.regions or not op.results or not is_side_effect_free(op) or isinstance(op, scf.YieldOp):
+            return
+        if not isinstance(op, soac.TransposeOp | soac.ReverseOp | soac.IotaOp | soac.ReplicateOp):
+            return
+        block = op.parent_block()
+        target = _single_branch(op, block)
+        if target is None:
+            return
+        op.detach()
+        first = target.first_op
+        rewriter.insert(op, InsertPoint.before(first) if first is not None else InsertPoint.at_end(target))
+
+
+def _single_branch(op: Operation, block: Block | None) -> Block | None:
+    """The branch block of one `scf.if` of `block` that holds every use of `op`'s results, if any."""
+    found: Block | None = None
+    for result in op.results:
+        for use in result.uses:
+            here: Operation | None = use.operation
+            while here is not None and here.parent_block() is not block:
+                here = here.parent_op()
+            if not isinstance(here, scf.IfOp) or here is use.operation:
+                return None
+            branch = _branch_of(here, use.operation)
+            if branch is None or (found is not None and branch is not found):
+                return None
+            found = branch
+    return found
+
+
+def _branch_of(if_op: scf.IfOp, inner: Operation) -> Block | None:
+    for region in if_op.regions:
+        if region.blocks and region.block.find_ancestor_op_in_block(inner) is not None:
+            return region.block
+    return None
+
+
+@dataclass(frozen=True)
+class SoacCoalescePass(ModulePass):
+    """Reads through transposes where that coalesces a thread-level kernel's reads (see the module docstring)."""
+
+    name = "soac-coalesce"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        patterns: list[RewritePattern] = [ReadRowsThroughTranspose(), ReadElementsThroughTranspose(), SinkIntoBranch()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)
