@@ -40,6 +40,7 @@ import numpy as np
 from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
+from soac.lang.dask.resident import is_resident, persist, refuse_rechunk
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
@@ -155,7 +156,8 @@ def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) 
             )
         per_chunk = (budget - whole) // max(row_bytes, 1)
         chunks = tuple(piece for c in chunks for piece in _split(c, per_chunk))
-    return [a.rechunk({0: chunks, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays]
+    refuse_rechunk(arrays, chunks, name)
+    return [a if is_resident(a) else a.rechunk({0: chunks, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays]
 
 
 def _split(rows: int, most: int) -> list[int]:
@@ -189,4 +191,7 @@ def jit(
 stats: Stats = STATS
 """What this process's workers ran: chunks, the largest chunk's bytes, programs built, devices used."""
 
-__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "jit", "stats"]
+device_put = persist
+"""`sd.device_put(x)` is `sd.persist(x)`: `sl.device_put` for a dask array, chunk by chunk."""
+
+__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "device_put", "is_resident", "jit", "persist", "stats"]

@@ -22,6 +22,7 @@ import dask.array as da
 import numpy as np
 from soac.dialect import HistOp, ScanOp
 from soac.lang.dask.plan import Plan, refuse
+from soac.lang.dask.resident import is_resident, mark_resident
 from soac.lang.dask.workers import Program, StageCall
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
@@ -97,15 +98,21 @@ def build(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any])
 
 def _map(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
     """One blockwise task per chunk; several results come as a tuple per block, taken apart by `itemgetter`."""
+    resident = any(is_resident(a) for a in inputs.chunked)
+    keep = mark_resident if resident else _same
     if len(dtypes) == 1:
         call = _call(program, inputs, options, meta=np.empty((0,), dtypes[0]))
-        return da.blockwise(call, "i", *inputs.pairs(), dtype=dtypes[0], concatenate=True, meta=np.empty((0,), dtypes[0]))
+        return keep(da.blockwise(call, "i", *inputs.pairs(), dtype=dtypes[0], concatenate=True, meta=np.empty((0,), dtypes[0])))
     call = _call(program, inputs, options, meta=np.empty((0,), object))
     parts = da.blockwise(call, "i", *inputs.pairs(), dtype=object, concatenate=True, meta=np.empty((0,), object))
     return tuple(
-        da.blockwise(operator.itemgetter(k), "i", parts, "i", dtype=dtype, meta=np.empty((0,), dtype))
+        keep(da.blockwise(operator.itemgetter(k), "i", parts, "i", dtype=dtype, meta=np.empty((0,), dtype)))
         for k, dtype in enumerate(dtypes)
     )
+
+
+def _same(x: da.Array) -> da.Array:
+    return x
 
 
 def _reduce_tuple(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
