@@ -25,6 +25,7 @@ import numpy as np
 import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
+from soac.lowering.device_arrays import storage_dtype
 from soac.lang.dask.workers import chosen_devices, in_distributed_worker, worker_device
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.errors import located
@@ -87,6 +88,17 @@ def device_spec(device: cl.Device) -> str:
             if candidate.int_ptr == device.int_ptr:
                 return f"{p}:{d}"
     raise SoacDaskError(f"the device {device.name} is not among this process's OpenCL devices")
+
+
+def last_row(block: DeviceArray) -> np.ndarray:
+    """The last element of a resident 1-D chunk, as a 1-element numpy array (one element read from the device)."""
+    memory = block.memory
+    memory.check_errors()
+    host = np.empty((1,), storage_dtype(block.dtype))
+    offset = (block.size - 1) * host.itemsize
+    cl.enqueue_copy(memory.queue, host, block.data.buffer, src_offset=offset, is_blocking=True)
+    memory.counts.element_reads += 1
+    return host.view(block.dtype) if host.dtype != block.dtype else host
 
 
 def _concatenate(blocks: Sequence[Any], axis: int = 0) -> Any:
