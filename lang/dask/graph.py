@@ -80,7 +80,7 @@ def element_dtype(value: SSAValue) -> np.dtype[Any]:
 
 
 def _call(program: Program, inputs: Inputs, options: dict[str, Any], **extra: Any) -> StageCall:
-    return StageCall(program, inputs.layout, options["devices"], options["budget"], **extra)
+    return StageCall(program, inputs.layout, options["devices"], options["budget"], host_results=options["host_results"], **extra)
 
 
 def build(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:

@@ -26,8 +26,8 @@ import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
 from soac.lowering.device_arrays import storage_dtype
-from soac.lang.dask.workers import chosen_devices, in_distributed_worker, worker_device
-from soac.lang.device import DeviceArray, device_put
+from soac.lang.dask.workers import chosen_devices, in_distributed_worker, put, transfer_lock, worker_device
+from soac.lang.device import DeviceArray
 from soac.lang.errors import located
 
 RESIDENT: dict[str, tuple[str, ...]] = {}
@@ -55,7 +55,7 @@ class Put:
         return "soac-device-put"
 
     def __call__(self, block: Any, block_info: dict[Any, Any] | None = None) -> DeviceArray:
-        return device_put(np.ascontiguousarray(block), self.device(block_info))
+        return put(np.ascontiguousarray(block), self.device(block_info))
 
     def device(self, block_info: dict[Any, Any] | None) -> str | None:
         devices = chosen_devices(self.devices)
@@ -79,6 +79,14 @@ def persist(x: da.Array, devices: Sequence[str] = (), **persist_options: Any) ->
     meta = np.empty((0,) * x.ndim, x.dtype)
     placed = x.map_blocks(Put(tuple(devices)), dtype=x.dtype, meta=meta, token="soac-resident")
     return mark_resident(placed.persist(**persist_options))
+
+
+def stage(x: da.Array, devices: Sequence[str] = ()) -> da.Array:
+    """`x` with a task per chunk that uploads it (placed as `persist` places it), not persisted: the chunk program's
+    task reads the device array, and dask frees it after. Upload tasks are tasks like any other, so a worker thread
+    uploads one chunk while another computes on the chunk before."""
+    meta = np.empty((0,) * x.ndim, x.dtype)
+    return x.map_blocks(Put(tuple(devices)), dtype=x.dtype, meta=meta, token="soac-stage")
 
 
 def device_spec(device: cl.Device) -> str:
@@ -105,16 +113,24 @@ def _concatenate(blocks: Sequence[Any], axis: int = 0) -> Any:
     """dask's concatenate for blocks that are device arrays: one block as it is, several read back and joined."""
     if len(blocks) == 1:
         return blocks[0]
-    return np.concatenate([np.asarray(b) for b in blocks], axis=axis)
+    return np.concatenate([_host(b) for b in blocks], axis=axis)
+
+
+def _host(block: Any) -> np.ndarray:
+    if type(block) is not DeviceArray:
+        return np.asarray(block)
+    with transfer_lock(block.memory):
+        return block.get()
 
 
 def _arrive(host: np.ndarray) -> DeviceArray:
     """A resident chunk unpickled in a `distributed` worker: uploaded to that worker's device."""
-    return device_put(host, worker_device(()))
+    return put(host, worker_device(()))
 
 
 def _pickle(array: DeviceArray) -> tuple[Any, tuple[np.ndarray]]:
-    return _arrive, (array.get(),)
+    with transfer_lock(array.memory):
+        return _arrive, (array.get(),)
 
 
 concatenate_lookup.register(DeviceArray, _concatenate)

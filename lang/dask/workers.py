@@ -18,6 +18,7 @@ parse of the cached kernels.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -165,6 +166,18 @@ def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ..
     return compiled, jitted
 
 
+_TRANSFER_LOCKS: dict[int, threading.Lock] = {}
+
+
+def transfer_lock(memory: Any) -> Any:
+    """The lock of `memory`'s transfers (`DeviceMemory`; None: no lock) when it copies (a GPU's pinned ring is one
+    per device, and not for two threads at once); a zero-copy device (PoCL) needs none."""
+    if memory is None or memory.mode == "zero-copy":
+        return contextlib.nullcontext()
+    with _LOCK:
+        return _TRANSFER_LOCKS.setdefault(memory.device.int_ptr, threading.Lock())
+
+
 def data_device(args: tuple[Any, ...]) -> str | None:
     """The spec of the device that holds the first device array among `args` (None: there is none)."""
     held = next((a for a in args if type(a) is DeviceArray), None)
@@ -183,7 +196,22 @@ def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
     persisted with another placement)."""
     if (device := data_device(args)) is None:
         return args
-    return tuple(device_put(a, device) if type(a) is DeviceArray else a for a in args)
+    moved = []
+    for a in args:
+        if type(a) is DeviceArray and data_device((a,)) != device:
+            with transfer_lock(a.memory):
+                a = a.get()
+            a = put(a, device)
+        moved.append(a)
+    return tuple(moved)
+
+
+def put(host: np.ndarray, device: str | None) -> DeviceArray:
+    """`sl.device_put(host, device)` under the device's transfer lock."""
+    from soac.lowering.runtime import choose_device, memory_of
+
+    with transfer_lock(memory_of(choose_device(device))):
+        return device_put(host, device)
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,6 +231,8 @@ class StageCall:
     """What dask's meta inference gets (`computing_meta=True`), instead of a run on a device."""
     record: np.dtype[Any] | None = None
     """Packs a reduce's results (a tuple of scalars) into one element of this structured dtype: a 1-element partial."""
+    host_results: bool = False
+    """Read array results back even over device arrays: the chunks were staged (`prefetch`), not persisted."""
 
     @property
     def __name__(self) -> str:  # dask names tasks after their function
@@ -227,8 +257,7 @@ class StageCall:
         with _LOCK:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
-        resident = self.program.role in _RESIDENT_ROLES and any(type(a) is DeviceArray for a in args)
-        result = compiled.run(args, jitted.thresholds, resident)
+        result = self.run(compiled, jitted, args)
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
@@ -240,3 +269,20 @@ class StageCall:
             return result
         result = np.asarray(result)
         return result.reshape(self.shape_out) if self.shape_out is not None else result
+
+    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...]) -> Any:
+        """The compiled program on `args`. Over device arrays (resident or staged chunks) the results stay on the
+        device, and those that go to the host (a reduce's or a hist's partials, a staged map's chunks) are read back
+        under the device's transfer lock; numpy chunks on a device that copies go in and out under that lock too."""
+        memory = getattr(compiled.runner, "memory", None)
+        if not any(type(a) is DeviceArray for a in args):
+            with transfer_lock(memory):
+                return compiled.run(args, jitted.thresholds, False)
+        result = compiled.run(args, jitted.thresholds, True)
+        keep = self.program.role in _RESIDENT_ROLES and not self.host_results
+        if keep:
+            return result
+        with transfer_lock(memory):
+            if isinstance(result, tuple):
+                return tuple(r.get() if type(r) is DeviceArray else r for r in result)
+            return result.get() if type(result) is DeviceArray else result
