@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import dask.array as da
+import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
-import numpy as np
 from soac.dialect import HistOp, ScanOp
 from soac.lang.dask.plan import Plan, refuse
 from soac.lang.dask.resident import is_resident, last_row, mark_resident
@@ -248,7 +248,8 @@ def _resident_scan(scan: StageCall, carry: Carry, ident: int | float, x: da.Arra
         if rows and k + 1 < len(x.chunks[0]):
             graph[(name, "carry", k)] = (carry, incoming, (last_row, block))
             incoming = (name, "carry", k)
-    return da.Array(HighLevelGraph.from_collections(name, graph, dependencies=[scanned]), name, x.chunks, meta=np.empty((0,), dtype))
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=[scanned])
+    return da.Array(layers, name, x.chunks, meta=np.empty((0,), dtype))
 
 
 def _hist(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any], dtype: np.dtype[Any]) -> Any:

@@ -25,10 +25,10 @@ import numpy as np
 import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
-from soac.lowering.device_arrays import storage_dtype
 from soac.lang.dask.workers import chosen_devices, in_distributed_worker, put, transfer_lock, worker_device
 from soac.lang.device import DeviceArray
 from soac.lang.errors import located
+from soac.lowering.device_arrays import storage_dtype
 
 RESIDENT: dict[str, tuple[str, ...]] = {}
 """The names of the dask arrays whose blocks are device arrays (persisted ones, and maps over them)."""
