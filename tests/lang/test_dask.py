@@ -282,7 +282,8 @@ def test_persist_puts_every_chunk_on_the_device_once(layout: tuple[int, ...]) ->
     counts = sl.transfer_counts()
     counts.reset()
     xs = resident(XS, layout)
-    assert sd.is_resident(xs) and xs.chunks == (layout,)
+    assert sd.is_resident(xs)
+    assert xs.chunks == (layout,)
     blocks = [xs.blocks[k].compute(scheduler="synchronous") for k in range(len(layout))]
     assert all(isinstance(b, sl.DeviceArray) for b in blocks)
     assert counts.uploads == sum(1 for rows in layout if rows)  # an empty chunk is no copy
@@ -341,7 +342,8 @@ def test_persist_places_chunk_i_on_device_i_mod_n() -> None:
 def test_resident_chunks_are_not_rechunked() -> None:
     xs = resident(np.linspace(1, 2, 12).astype(np.float32), (6, 6))
     on_host = fused(chunked(XS, (4, 4, 4)), xs, np.ones(4, np.float32), np.float32(0))  # rechunked to xs's chunks
-    assert on_host.chunks == () and one_thread(on_host) == pytest.approx(np.sum(xs.compute() ** 2), rel=1e-6)
+    assert on_host.chunks == ()
+    assert one_thread(on_host) == pytest.approx(np.sum(xs.compute() ** 2), rel=1e-6)
     with pytest.raises(sd.SoacDaskError, match=r"test_dask\.py:[0-9]+: fused: chunked array 2 is resident .* with chunks"):
         fused(resident(XS, (4, 8)), xs, np.ones(4, np.float32), np.float32(0))  # two resident layouts: refused
     with pytest.raises(sd.SoacDaskError, match=r"the call needs \(3, 3, 3, 3\) .* within the chunk budget"):
