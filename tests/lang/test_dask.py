@@ -370,3 +370,18 @@ def test_prefetch_uploads_each_host_chunk_in_a_task(mode: str, monkeypatch: pyte
     np.testing.assert_array_equal(result.compute(scheduler="threads", num_workers=4), 2 * values + 1)
     assert (moved.uploads, moved.upload_bytes) == (3, values.nbytes)
     assert (moved.downloads, moved.download_bytes) == (3, values.nbytes)
+
+
+@pytest.mark.slow  # about 10 s here: two worker processes import soac and compile
+def test_resident_chunks_in_a_local_cluster() -> None:
+    """Chunks persisted in the workers' processes, each on its worker's device; a map's chunks stay there, and a
+    resident chunk that dask moves (the map's result gathered to the client) travels as its host copy."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            xs = sd.persist(chunked(XS, LAYOUTS["uneven"]), devices=("pocl", "cpu"))
+            assert sd.is_resident(xs)
+            assert sum_of_squares(xs).compute() == np.sum(XS * XS)
+            assert sd.jit(last_valid_value, devices=("pocl", "cpu"))(xs).compute() == 5
+            np.testing.assert_array_equal(np.asarray(affine(xs, np.int64(7)).compute()), 2 * XS + 7)
+            np.testing.assert_array_equal(np.asarray(cumsum_of_shifted(xs, np.int64(2)).compute()), np.cumsum(XS + 2))
