@@ -278,7 +278,8 @@ class StageCall:
         if not any(type(a) is DeviceArray for a in args):
             with transfer_lock(memory):
                 return compiled.run(args, jitted.thresholds, False)
-        result = compiled.run(args, jitted.thresholds, True)
+        with transfer_lock(memory) if any(isinstance(a, np.ndarray) for a in args) else contextlib.nullcontext():
+            result = compiled.run(args, jitted.thresholds, True)  # uploads the numpy arguments (whole arrays) only
         keep = self.program.role in _RESIDENT_ROLES and not self.host_results
         if keep:
             return result
