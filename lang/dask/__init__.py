@@ -21,6 +21,11 @@ partial results dask combines with soac programs of the same operator. The resul
 is a dask array (0-d for a reduce); nothing runs until it is computed, with any
 dask scheduler (threads, or `distributed`).
 
+Chunks resident on the devices: `sd.persist(x)` uploads each chunk once and returns a dask array of
+`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). With host chunks on a
+device that copies (a GPU), `jit(prefetch=True)` (the default there) uploads each chunk in a task of its own, so
+that a worker thread uploads the next chunk while another computes.
+
 The chunk budget (`jit(chunk_budget=...)`, else dask's config `soac.chunk-budget`:
 bytes or a string such as "256 MiB") caps the bytes of a chunk's inputs on the
 device: chunks above it are split before the run, and a task over it fails. It
