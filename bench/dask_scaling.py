@@ -5,6 +5,7 @@ array larger than one device's memory.
                                  [--cases resident,from host] [--larger-than-device 1.5] [--ltd-threads 2]
                                  [--scheduler threads|distributed] [--json OUT]
     python bench/dask_scaling.py --tiny          # a few MiB on PoCL: checks that everything runs
+    python bench/dask_scaling.py --tiny --copying   # the same with PoCL copying as a GPU does (prefetch on)
 
 Programs (each checked against numpy in float64):
 1. memory-bound: `sum(map(x -> 0.5*x*x + 1, xs))` over 2^31 f32 (8 GiB), one fused redomap per chunk; dask combines
@@ -331,6 +332,16 @@ def summarize(rows: list[dict[str, Any]]) -> None:
             print(f"{name}, {one['gpus']} GPUs): soac {one['cupy_s'] / one['soac_s']:.2f}x CuPy-backed dask")
 
 
+def tiny(args: argparse.Namespace) -> list[str]:
+    """Small sizes on PoCL, as two devices (two worker threads share it)."""
+    args.log2_n, args.bodies, args.reps = 20, 2048, min(args.reps, 1)
+    if args.copying:  # the GPU's transfers (upload tasks, the pinned ring, the transfer lock) on PoCL
+        from soac.lowering.runtime import choose_device, memory_of
+
+        memory_of(choose_device("pocl")).mode = "pinned"
+    return ["pocl", "pocl"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gpus", default="1,2", help="GPU counts to run on (comma-separated; 0 runs none)")
@@ -347,12 +358,10 @@ def main() -> None:
     )
     parser.add_argument("--no-cupy", action="store_true")
     parser.add_argument("--tiny", action="store_true", help="small sizes on PoCL (two worker threads share the CPU device)")
+    parser.add_argument("--copying", action="store_true", help="with --tiny: PoCL copies through the pinned ring as a GPU")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
-    gpus = gpu_specs()
-    if args.tiny:
-        gpus = ["pocl", "pocl"]
-        args.log2_n, args.bodies, args.reps = 20, 2048, 1
+    gpus = tiny(args) if args.tiny else gpu_specs()
     if not gpus:
         sys.exit("no OpenCL GPU found (use --tiny to run on PoCL)")
     with_cupy = not args.no_cupy and cupy_on_worker_gpu(1) is not None
