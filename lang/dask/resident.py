@@ -8,7 +8,8 @@
 (any scheduler). Chunk `i` goes to `devices[i % len(devices)]` (the devices as `sd.jit` chooses them); in a
 `distributed` worker, to the worker's own device. A task over resident chunks runs on the device that holds them,
 whichever worker thread runs it (`StageCall`): the data decides the device, not the thread. A resident array keeps
-its chunks: rechunking it is refused (persist it with the chunks it needs). Computing a resident array reads its
+its chunks (rows of axis 0; the other axes are joined into one chunk before the upload): rechunking it is refused
+(persist it with the chunks it needs). Computing a resident array reads its
 chunks back (`np.concatenate` of them, through dask's `concatenate_lookup`). A resident chunk that `distributed`
 moves to another worker pickles as its host copy and is uploaded again to that worker's device.
 """
@@ -30,7 +31,7 @@ from soac.lang.device import DeviceArray
 from soac.lang.errors import located
 from soac.lowering.device_arrays import storage_dtype
 
-RESIDENT: dict[str, tuple[str, ...]] = {}
+RESIDENT: set[str] = set()
 """The names of the dask arrays whose blocks are device arrays (persisted ones, and maps over them)."""
 
 
@@ -40,7 +41,7 @@ def is_resident(x: Any) -> bool:
 
 
 def mark_resident(x: da.Array) -> da.Array:
-    RESIDENT[x.name] = ()
+    RESIDENT.add(x.name)
     return x
 
 
@@ -77,7 +78,8 @@ def persist(x: da.Array, devices: Sequence[str] = (), **persist_options: Any) ->
     if any(np.isnan(c) for axis in x.chunks for c in axis):
         raise SoacDaskError(located("sd.persist: the array has chunks of unknown size; call compute_chunk_sizes() first"))
     meta = np.empty((0,) * x.ndim, x.dtype)
-    placed = x.map_blocks(Put(tuple(devices)), dtype=x.dtype, meta=meta, token="soac-resident")
+    whole_rows = x.rechunk({d: -1 for d in range(1, x.ndim)})  # a chunk is whole rows, as soac programs take them
+    placed = whole_rows.map_blocks(Put(tuple(devices)), dtype=x.dtype, meta=meta, token="soac-resident")
     return mark_resident(placed.persist(**persist_options))
 
 

@@ -328,9 +328,13 @@ def test_programs_over_resident_chunks_move_no_chunk(layout: tuple[int, ...]) ->
 
 def test_resident_chunks_on_threads_match_numpy() -> None:
     xs = resident(XS, LAYOUTS["uneven"])
+    m = np.arange(36, dtype=np.int64).reshape(12, 3) - 17
+    rows = sd.persist(da.from_array(m, chunks=(LAYOUTS["empty chunks"], (2, 1))))  # the columns joined before the upload
+    assert rows.chunks == (LAYOUTS["empty chunks"], (3,))
     for _ in range(3):
         assert threaded(sum_of_squares(xs)) == np.sum(XS * XS)
         np.testing.assert_array_equal(threaded(cumsum_of_shifted(xs, np.int64(2))), np.cumsum(XS + 2))
+        np.testing.assert_array_equal(threaded(row_sums_scanned(rows)), np.cumsum(m.sum(axis=1)))
 
 
 def test_persist_places_chunk_i_on_device_i_mod_n() -> None:
