@@ -2,8 +2,10 @@
 array larger than one device's memory.
 
     python bench/dask_scaling.py [--gpus 1,2] [--log2-n 31] [--bodies 262144] [--chunks-per-gpu 8] [--reps 3]
-                                 [--larger-than-device 1.5] [--scheduler distributed|threads] [--json OUT]
+                                 [--cases resident,from host] [--larger-than-device 1.5] [--ltd-threads 2]
+                                 [--scheduler threads|distributed] [--json OUT]
     python bench/dask_scaling.py --tiny          # a few MiB on PoCL: checks that everything runs
+    python bench/dask_scaling.py --tiny --copying   # the same with PoCL copying as a GPU does (prefetch on)
 
 Programs (each checked against numpy in float64):
 1. memory-bound: `sum(map(x -> 0.5*x*x + 1, xs))` over 2^31 f32 (8 GiB), one fused redomap per chunk; dask combines
@@ -15,13 +17,24 @@ Programs (each checked against numpy in float64):
    memory, in chunks that fit (the chunk budget is a sixteenth of the device's memory), against the host-to-device
    bandwidth of one chunk copied by pyopencl from the same (pageable) host memory.
 
-The input arrays are made and kept in host memory first (`persist`), so the times are those of the run: each
-chunk goes to its worker's device, is reduced there, and its partial result comes back. Each GPU has one worker
-thread (`--threads-per-gpu` more) that takes it as its device (soac: `sd.jit(devices=...)`; CuPy:
-`cp.cuda.Device(...)` chosen by the same worker index). By default (`--scheduler distributed`) a `LocalCluster` has
-a worker process per GPU (needs the `distributed` package; without it the script uses dask's threads, as
-`--scheduler threads` does). Processes, because soac's runtime uploads an array by `cl.Buffer(COPY_HOST_PTR)`,
-which holds the GIL for the whole copy (`cl.enqueue_copy` releases it): worker threads copy one at a time.
+Programs 1 and 2 run in two cases each:
+- `resident`: the chunks are on the GPUs before the clock starts (`sd.persist`: chunk i on GPU i mod the GPUs;
+  CuPy: `cp.asarray` of chunk i on the same GPU, persisted), so a run moves only the partial results: the issue's
+  scaling target (2 GPUs >= 1.8x one) and its comparison with CuPy-backed dask are measured here;
+- `from host`: the chunks are in host memory (persisted numpy chunks), and each run uploads them (soac: an upload
+  task per chunk, `prefetch`, through the runtime's pinned ring; CuPy: `cp.asarray` in the task).
+Each GPU has one worker thread (`--threads-per-gpu` more) that takes it as its device (soac: `sd.jit(devices=...)`;
+a task over resident chunks runs on the GPU that holds them; CuPy: `cp.cuda.Device(...)` chosen by the same worker
+index, or the chunk's own device). `--scheduler threads` (the default) runs dask's threads; `--scheduler
+distributed` a `LocalCluster` with a worker process per GPU (needs the `distributed` package; without it the script
+uses threads). The larger-than-device case runs two worker threads (`--ltd-threads`) with prefetch on, so that one
+thread uploads the next chunk while the other computes, and once with one thread and prefetch off (the chunk
+uploaded inside its task), against two bandwidths: one pageable `cl.Buffer(COPY_HOST_PTR)` copy and the runtime's
+own pinned upload (`sl.device_put`) of a chunk.
+
+On a 2-GPU machine (nvidia-h100-x2):
+    python bench/dask_scaling.py --json dask_scaling.json
+    python bench/dask_scaling.py --scheduler distributed --larger-than-device 0 --json dask_scaling_distributed.json
 
 On the GPU machine (Python 3.12, soac installed with --no-deps by bench/device_setup.sh), dask needs these wheels
 beside soac's own (pure Python unless marked):
@@ -111,7 +124,17 @@ class Cluster:
     def persist(self, array: da.Array) -> da.Array:
         if self.client is not None:
             return self.client.persist(array)
-        return array.persist(scheduler="threads")
+        return array.persist(scheduler="threads", num_workers=self.workers)
+
+    def resident(self, array: da.Array, devices: list[str]) -> da.Array:
+        """`array`'s chunks on the devices (soac's `sd.persist`), waited for."""
+        options: dict[str, Any] = {} if self.client is not None else {"scheduler": "threads", "num_workers": self.workers}
+        placed = sd.persist(array, devices=devices, **options)
+        if self.client is not None:
+            from distributed import wait
+
+            wait(placed)
+        return placed
 
     def close(self) -> None:
         if self.client is not None:
@@ -128,14 +151,39 @@ def cupy_on_worker_gpu(gpus: int) -> Any:
     return cp
 
 
-def cupy_energy_terms(block: np.ndarray, gpus: int) -> np.ndarray:
+def cupy_energy_terms(block: Any, gpus: int) -> np.ndarray:
     cp = cupy_on_worker_gpu(gpus)
+    if isinstance(block, cp.ndarray):  # resident: on the chunk's own GPU
+        with block.device:
+            return np.asarray([float((0.5 * block * block + 1.0).sum())], np.float32)
     x = cp.asarray(block)
     return np.asarray([float((0.5 * x * x + 1.0).sum())], np.float32)
 
 
-def cupy_potential(x: np.ndarray, y: np.ndarray, z: np.ndarray, m: np.ndarray, bodies: np.ndarray, eps: float, gpus: int) -> Any:
+def cupy_put(block: np.ndarray, gpus: int, block_info: Any = None) -> Any:
+    """Chunk i on GPU i mod `gpus`, as `sd.persist` places it."""
+    import cupy as cp
+
+    with cp.cuda.Device(block_info[None]["chunk-location"][0] % gpus):
+        return cp.asarray(block)
+
+
+def cupy_resident(cluster: Cluster, array: da.Array, gpus: int) -> da.Array:
+    import cupy as cp
+
+    meta = cp.empty((0,) * array.ndim, array.dtype)
+    return cluster.persist(array.map_blocks(cupy_put, gpus, dtype=array.dtype, meta=meta))
+
+
+def cupy_potential(x: Any, y: Any, z: Any, m: Any, bodies: np.ndarray, eps: float, gpus: int) -> Any:
     cp = cupy_on_worker_gpu(gpus)
+    if isinstance(x, cp.ndarray):  # resident: on the chunk's own GPU
+        with x.device:
+            return _cupy_potential(cp, x, y, z, m, bodies, eps)
+    return _cupy_potential(cp, x, y, z, m, bodies, eps)
+
+
+def _cupy_potential(cp: Any, x: Any, y: Any, z: Any, m: Any, bodies: np.ndarray, eps: float) -> Any:
     xi, yi, zi, mi = (cp.asarray(a)[:, None] for a in (x, y, z, m))
     all_bodies = cp.asarray(bodies)
     total = cp.zeros(len(x), cp.float32)
@@ -147,42 +195,55 @@ def cupy_potential(x: np.ndarray, y: np.ndarray, z: np.ndarray, m: np.ndarray, b
     return np.asarray([float((mi[:, 0] * total).sum())], np.float32)
 
 
-def memory_bound(cluster: Cluster, devices: list[str], n: int, chunks: int, reps: int, with_cupy: bool) -> dict[str, Any]:
-    xs = cluster.persist(da.random.random(n, chunks=-(-n // chunks)).astype(np.float32))
-    expected = float(cluster.compute((0.5 * xs.astype(np.float64) ** 2 + 1.0).sum()))
+def memory_bound(
+    cluster: Cluster, devices: list[str], n: int, chunks: int, reps: int, with_cupy: bool, case: str
+) -> dict[str, Any]:
+    on_host = cluster.persist(da.random.random(n, chunks=-(-n // chunks)).astype(np.float32))
+    expected = float(cluster.compute((0.5 * on_host.astype(np.float64) ** 2 + 1.0).sum()))
+    xs = cluster.resident(on_host, devices) if case == "resident" else on_host
     program = sd.jit(energy_terms, devices=devices)
     seconds, result = timed(lambda: cluster.compute(program(xs)), reps)
-    row: dict[str, Any] = {"program": "map->reduce", "n": n, "gpus": len(devices), "chunks": xs.numblocks[0]}
+    row: dict[str, Any] = {"program": "map->reduce", "case": case, "n": n, "gpus": len(set(devices)), "chunks": xs.numblocks[0]}
     row |= {"soac_s": seconds, "soac_GBps": xs.nbytes / seconds / 1e9, "soac_ok": bool(np.isclose(result, expected, rtol=1e-3))}
     if with_cupy:
         gpus = len(set(devices))
-        partials = xs.map_blocks(cupy_energy_terms, gpus, chunks=(1,), dtype=np.float32)
+        cupy_xs = cupy_resident(cluster, on_host, gpus) if case == "resident" else on_host
+        partials = cupy_xs.map_blocks(cupy_energy_terms, gpus, chunks=(1,), dtype=np.float32, meta=np.empty((0,), np.float32))
         seconds, result = timed(lambda: cluster.compute(partials.sum()), reps)
         row |= {"cupy_s": seconds, "cupy_ok": bool(np.isclose(result, expected, rtol=1e-3))}
+        del cupy_xs
     return row
 
 
-def compute_bound(cluster: Cluster, devices: list[str], bodies: int, chunks: int, reps: int, with_cupy: bool) -> dict[str, Any]:
+def compute_bound(
+    cluster: Cluster, devices: list[str], bodies: int, chunks: int, reps: int, with_cupy: bool, case: str
+) -> dict[str, Any]:
     rng = np.random.default_rng(7)
     pos = rng.random((4, bodies), dtype=np.float32)  # x, y, z, mass
     pos[3] += 0.5
     eps = np.float32(1e-3)
     rows = -(-bodies // chunks)
-    x, y, z, m = (cluster.persist(da.from_array(pos[k], chunks=rows)) for k in range(4))
+    on_host = [cluster.persist(da.from_array(pos[k], chunks=rows)) for k in range(4)]
+    x, y, z, m = (cluster.resident(a, devices) for a in on_host) if case == "resident" else on_host
     sample = slice(0, min(bodies, 256))  # numpy checks a sample of bodies i against all bodies j, in float64
     p64 = pos.astype(np.float64)
     d2 = sum((p64[k, sample, None] - p64[k, None, :]) ** 2 for k in range(3))
     expected_sample = float((p64[3, sample] * (p64[3] / np.sqrt(d2 + eps)).sum(axis=1)).sum())
     program = sd.jit(potential, devices=devices)
-    check = program(x[sample], y[sample], z[sample], m[sample], *pos, eps)
+    check = program(*(a[sample] for a in on_host), *pos, eps)
     ok = bool(np.isclose(cluster.compute(check), expected_sample, rtol=1e-3))
     seconds, result = timed(lambda: cluster.compute(program(x, y, z, m, *pos, eps)), reps)
     interactions = float(bodies) * bodies
-    row: dict[str, Any] = {"program": "nbody potential", "bodies": bodies, "gpus": len(devices), "chunks": x.numblocks[0]}
+    row: dict[str, Any] = {"program": "nbody potential", "case": case, "bodies": bodies, "gpus": len(set(devices))}
+    row["chunks"] = x.numblocks[0]
     row |= {"soac_s": seconds, "soac_Ginteractions_per_s": interactions / seconds / 1e9, "soac_ok": ok, "energy": float(result)}
     if with_cupy:
         gpus = len(set(devices))
-        partials = da.map_blocks(cupy_potential, x, y, z, m, bodies=pos, eps=float(eps), gpus=gpus, chunks=(1,), dtype=np.float32)
+        cupy_in = [cupy_resident(cluster, a, gpus) for a in on_host] if case == "resident" else on_host
+        partials = da.map_blocks(
+            cupy_potential, *cupy_in, bodies=pos, eps=float(eps), gpus=gpus, chunks=(1,), dtype=np.float32,
+            meta=np.empty((0,), np.float32),
+        )  # fmt: skip
         seconds, cupy_result = timed(lambda: cluster.compute(partials.sum()), reps)
         row |= {"cupy_s": seconds, "cupy_ok": bool(np.isclose(cupy_result, result, rtol=1e-3))}
     return row
@@ -203,28 +264,82 @@ def h2d_bandwidth(device_spec: str, nbytes: int) -> float:
     return nbytes / seconds
 
 
-def larger_than_device(cluster: Cluster, device: str, factor: float, reps: int) -> dict[str, Any]:
+def pinned_bandwidth(device_spec: str, nbytes: int) -> float:
+    """Bytes per second of the runtime's own upload of one pageable host array (`sl.device_put`: the pinned ring)."""
+    host = np.ones(nbytes // 4, np.float32)
+    seconds, _ = timed(lambda: sl.device_put(host, device_spec).block_until_ready(), 5)
+    return nbytes / seconds
+
+
+def larger_than_device(device: str, factor: float, reps: int, threads: int) -> list[dict[str, Any]]:
     from soac.lowering.runtime import choose_device
 
     memory = choose_device(device).global_mem_size
     budget = memory // 16
     n = int(factor * memory) // 4
-    xs = cluster.persist(da.ones(n, chunks=budget // 4, dtype=np.float32).map_blocks(np.ascontiguousarray))  # real memory
-    program = sd.jit(energy_terms, devices=[device], chunk_budget=budget)
-    seconds, result = timed(lambda: cluster.compute(program(xs)), reps)
-    bandwidth = h2d_bandwidth(device, budget)
-    achieved = xs.nbytes / seconds
-    return {
-        "program": "map->reduce, larger than the device",
-        "device_memory_GiB": memory / 2**30,
-        "array_GiB": xs.nbytes / 2**30,
-        "chunk_budget_MiB": budget / 2**20,
-        "soac_s": seconds,
-        "soac_GBps": achieved / 1e9,
-        "h2d_GBps": bandwidth / 1e9,
-        "fraction_of_h2d": achieved / bandwidth,
-        "soac_ok": bool(np.isclose(result, 1.5 * n, rtol=1e-3)),
-    }
+    rows = []
+    bandwidth, pinned = h2d_bandwidth(device, budget), pinned_bandwidth(device, budget)
+    for workers, prefetch in ((threads, True), (1, False)):
+        cluster = Cluster("threads", workers)
+        xs = cluster.persist(da.ones(n, chunks=budget // 4, dtype=np.float32).map_blocks(np.ascontiguousarray))  # real memory
+        program = sd.jit(energy_terms, devices=[device] * workers, chunk_budget=budget, prefetch=prefetch)
+        seconds, result = timed(lambda xs=xs, program=program, cluster=cluster: cluster.compute(program(xs)), reps)
+        achieved = xs.nbytes / seconds
+        rows.append({
+            "program": "map->reduce, larger than the device",
+            "threads": workers,
+            "prefetch": prefetch,
+            "device_memory_GiB": memory / 2**30,
+            "array_GiB": xs.nbytes / 2**30,
+            "chunk_budget_MiB": budget / 2**20,
+            "soac_s": seconds,
+            "soac_GBps": achieved / 1e9,
+            "h2d_GBps": bandwidth / 1e9,
+            "h2d_pinned_ring_GBps": pinned / 1e9,
+            "fraction_of_h2d": achieved / bandwidth,
+            "fraction_of_pinned_ring": achieved / pinned,
+            "soac_ok": bool(np.isclose(result, 1.5 * n, rtol=1e-3)),
+        })  # fmt: skip
+        xs = None  # the host copy goes before the next case makes its own
+        print(rows[-1])
+    return rows
+
+
+def simulated_larger_than_device(device: str, factor: float, reps: int) -> list[dict[str, Any]]:
+    """PoCL's memory is the host's: a 64 MiB device simulated by the chunk budget, with prefetch on and off."""
+    rows = []
+    xs = da.ones(int(factor * (64 << 20)) // 4, chunks=-1, dtype=np.float32)
+    for prefetch in (True, False):
+        with dask.config.set({sd.CHUNK_BUDGET_KEY: 64 << 20}):
+            program = sd.jit(energy_terms, devices=[device], prefetch=prefetch)
+            seconds, result = timed(lambda program=program: program(xs).compute(scheduler="threads", num_workers=2), reps)
+        ok = bool(np.isclose(result, 1.5 * xs.shape[0], rtol=1e-3))
+        row = {"program": "larger than a simulated 64 MiB device", "prefetch": prefetch, "soac_s": seconds, "soac_ok": ok}
+        rows.append(row | {"chunks": -(-xs.nbytes // (64 << 20))})
+        print(rows[-1])
+    return rows
+
+
+def summarize(rows: list[dict[str, Any]]) -> None:
+    """2 GPUs against one, and soac against CuPy-backed dask, per program and case."""
+    for one in rows:
+        name = f"{one['program']} ({one.get('case')}"
+        for two in rows:
+            same = (one["program"], one.get("case")) == (two["program"], two.get("case"))
+            if same and one.get("gpus") == 1 and two.get("gpus") == 2:
+                print(f"{name}): 2 GPUs {one['soac_s'] / two['soac_s']:.2f}x one GPU (soac)")
+        if "cupy_s" in one:
+            print(f"{name}, {one['gpus']} GPUs): soac {one['cupy_s'] / one['soac_s']:.2f}x CuPy-backed dask")
+
+
+def tiny(args: argparse.Namespace) -> list[str]:
+    """Small sizes on PoCL, as two devices (two worker threads share it)."""
+    args.log2_n, args.bodies, args.reps = 20, 2048, min(args.reps, 1)
+    if args.copying:  # the GPU's transfers (upload tasks, the pinned ring, the transfer lock) on PoCL
+        from soac.lowering.runtime import choose_device, memory_of
+
+        memory_of(choose_device("pocl")).mode = "pinned"
+    return ["pocl", "pocl"]
 
 
 def main() -> None:
@@ -236,17 +351,17 @@ def main() -> None:
     parser.add_argument("--threads-per-gpu", type=int, default=1)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--larger-than-device", type=float, default=1.5, help="0 skips the case")
+    parser.add_argument("--ltd-threads", type=int, default=2, help="worker threads of the larger-than-device case")
+    parser.add_argument("--cases", default="resident,from host", help="the cases of programs 1 and 2")
     parser.add_argument(
-        "--scheduler", choices=("threads", "distributed"), default="distributed", help="distributed falls back to threads"
+        "--scheduler", choices=("threads", "distributed"), default="threads", help="distributed falls back to threads"
     )
     parser.add_argument("--no-cupy", action="store_true")
     parser.add_argument("--tiny", action="store_true", help="small sizes on PoCL (two worker threads share the CPU device)")
+    parser.add_argument("--copying", action="store_true", help="with --tiny: PoCL copies through the pinned ring as a GPU")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
-    gpus = gpu_specs()
-    if args.tiny:
-        gpus = ["pocl", "pocl"]
-        args.log2_n, args.bodies, args.reps = 20, 2048, 1
+    gpus = tiny(args) if args.tiny else gpu_specs()
     if not gpus:
         sys.exit("no OpenCL GPU found (use --tiny to run on PoCL)")
     with_cupy = not args.no_cupy and cupy_on_worker_gpu(1) is not None
@@ -262,26 +377,20 @@ def main() -> None:
         cluster = Cluster(args.scheduler, len(devices))
         try:
             chunks = count * args.chunks_per_gpu
-            rows.append(memory_bound(cluster, devices, 1 << args.log2_n, chunks, args.reps, with_cupy))
-            print(rows[-1])
-            rows.append(compute_bound(cluster, devices, args.bodies, chunks, args.reps, with_cupy))
-            print(rows[-1])
+            for case in args.cases.split(","):
+                for run in (memory_bound, compute_bound):
+                    size = 1 << args.log2_n if run is memory_bound else args.bodies
+                    rows.append(run(cluster, devices, size, chunks, args.reps, with_cupy, case) | {"gpus": count})
+                    print(rows[-1])
         finally:
             cluster.close()
     if args.larger_than_device > 0:
-        if args.tiny:  # PoCL's memory is the host's: simulate a 64 MiB device with the chunk budget
-            with dask.config.set({sd.CHUNK_BUDGET_KEY: 64 << 20}):
-                xs = da.ones(int(args.larger_than_device * (64 << 20)) // 4, chunks=-1, dtype=np.float32)
-                result = sd.jit(energy_terms, devices=[gpus[0]])(xs).compute(scheduler="threads")
-                rows.append({"program": "larger than a simulated 64 MiB device", "chunks": -(-xs.nbytes // (64 << 20))})
-                rows[-1]["soac_ok"] = bool(np.isclose(result, 1.5 * xs.shape[0], rtol=1e-3))
+        if args.tiny:
+            rows += simulated_larger_than_device(gpus[0], args.larger_than_device, args.reps)
         else:
-            rows.append(larger_than_device(Cluster("threads", 1), gpus[0], args.larger_than_device, args.reps))
-        print(rows[-1])
+            rows += larger_than_device(gpus[0], args.larger_than_device, args.reps, args.ltd_threads)
     failed = [row["program"] for row in rows if not row.get("soac_ok", True) or not row.get("cupy_ok", True)]
-    for one, two in zip(rows, rows[2:]):
-        if one.get("gpus") == 1 and two.get("gpus") == 2:
-            print(f"{one['program']}: 2 GPUs {one['soac_s'] / two['soac_s']:.2f}x one GPU (soac)")
+    summarize(rows)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if failed:

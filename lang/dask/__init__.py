@@ -21,6 +21,11 @@ partial results dask combines with soac programs of the same operator. The resul
 is a dask array (0-d for a reduce); nothing runs until it is computed, with any
 dask scheduler (threads, or `distributed`).
 
+Chunks resident on the devices: `sd.persist(x)` uploads each chunk once and returns a dask array of
+`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). With host chunks on a
+device that copies (a GPU), `jit(prefetch=True)` (the default there) uploads each chunk in a task of its own, so
+that a worker thread uploads the next chunk while another computes.
+
 The chunk budget (`jit(chunk_budget=...)`, else dask's config `soac.chunk-budget`:
 bytes or a string such as "256 MiB") caps the bytes of a chunk's inputs on the
 device: chunks above it are split before the run, and a task over it fails. It
@@ -40,7 +45,8 @@ import numpy as np
 from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
-from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats
+from soac.lang.dask.resident import is_resident, persist, refuse_rechunk, stage
+from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats, chosen_devices
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
 
@@ -56,6 +62,7 @@ class DaskFunction:
         devices: Sequence[str] = (),
         chunk_budget: int | str | None = None,
         split_every: int | None = None,
+        prefetch: bool | None = None,
         **jit_options: Any,
     ):
         while isinstance(fn, JitFunction | DaskFunction):  # an @sl.jit or @sd.jit function: its Python function
@@ -64,6 +71,7 @@ class DaskFunction:
         self.devices = tuple(devices)
         self.chunk_budget = chunk_budget
         self.split_every = split_every
+        self.prefetch = prefetch
         self.jit_options = tuple(sorted(jit_options.items()))
         self.plans: dict[tuple[tuple[ArgType, ...], frozenset[int]], tuple[str, Plan]] = {}
         self.interpreted: JitFunction | None = None
@@ -96,12 +104,25 @@ class DaskFunction:
         key, plan = self.plan(types, chunked)
         budget = self.budget()
         aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
-        inputs = Inputs(tuple(next(aligned) if k in chunked else a for k, a in enumerate(args)), chunked)
+        arrays = tuple(next(aligned) if k in chunked else a for k, a in enumerate(args))
+        host_results = not any(is_resident(arrays[k]) for k in chunked)
+        if plan.kind != "scan" and self.staging():  # a scan's carry graph reads its chunks on the host
+            arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
+        inputs = Inputs(arrays, chunked)
         program = Program(self.fn, types, chunked, "program", key, self.jit_options)
         options: dict[str, Any] = {"devices": self.devices, "budget": budget, "split_every": self.split_every}
+        options["host_results"] = host_results
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
         return build(plan, program, inputs, options)
+
+    def staging(self) -> bool:
+        """Whether host chunks go to the device in tasks of their own (`prefetch`; None: on devices that copy)."""
+        if self.prefetch is not None:
+            return self.prefetch
+        from soac.lowering.runtime import choose_device, memory_of
+
+        return any(memory_of(choose_device(spec)).mode != "zero-copy" for spec in chosen_devices(self.devices) or (None,))
 
     def _empty_run(self, args: Sequence[Any], chunked: frozenset[int]) -> Any:
         """The program on zero rows of its chunked arguments, by the reference interpreter (a hist's destination)."""
@@ -143,7 +164,7 @@ def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) 
                     "they split alike only with as many rows"
                 )
             )
-    chunks = arrays[0].chunks[0]
+    chunks = next((a for a in arrays if is_resident(a)), arrays[0]).chunks[0]  # a resident array keeps its chunks
     if budget is not None:
         row_bytes = sum(a.dtype.itemsize * int(np.prod(a.shape[1:])) for a in arrays)
         if whole + row_bytes > budget:
@@ -155,7 +176,8 @@ def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) 
             )
         per_chunk = (budget - whole) // max(row_bytes, 1)
         chunks = tuple(piece for c in chunks for piece in _split(c, per_chunk))
-    return [a.rechunk({0: chunks, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays]
+    refuse_rechunk(arrays, chunks, name)
+    return [a if is_resident(a) else a.rechunk({0: chunks, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays]
 
 
 def _split(rows: int, most: int) -> list[int]:
@@ -171,17 +193,20 @@ def jit(
     devices: Sequence[str] = (),
     chunk_budget: int | str | None = None,
     split_every: int | None = None,
+    prefetch: bool | None = None,
     **jit_options: Any,
 ) -> Any:
     """Run a soac.lang function over dask arrays: `@sd.jit`, or `@sd.jit(devices=["0:0", "0:1"], chunk_budget="1 GiB")`.
 
     `devices`: the workers' devices (`SOAC_OPENCL_DEVICE` specs), one per worker in turn (else `$SOAC_DASK_DEVICES`,
     else the runtime's default device); `chunk_budget`: see the module's docstring; `split_every`: the fan-in of
-    dask's combining tree; other options go to `sl.jit` (`pipeline`, `thresholds`, ...).
+    dask's combining tree; `prefetch`: upload host chunks in tasks of their own, so that a worker thread uploads the
+    next chunk while another computes (None: on devices that copy, GPUs; PoCL reads host memory in place); other
+    options go to `sl.jit` (`pipeline`, `thresholds`, ...).
     """
 
     def decorate(f: Callable[..., Any]) -> DaskFunction:
-        return DaskFunction(f, devices, chunk_budget, split_every, **jit_options)
+        return DaskFunction(f, devices, chunk_budget, split_every, prefetch, **jit_options)
 
     return decorate(fn) if fn is not None else decorate
 
@@ -189,4 +214,7 @@ def jit(
 stats: Stats = STATS
 """What this process's workers ran: chunks, the largest chunk's bytes, programs built, devices used."""
 
-__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "jit", "stats"]
+device_put = persist
+"""`sd.device_put(x)` is `sd.persist(x)`: `sl.device_put` for a dask array, chunk by chunk."""
+
+__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "device_put", "is_resident", "jit", "persist", "stats"]

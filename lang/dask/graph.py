@@ -20,8 +20,11 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 from soac.dialect import HistOp, ScanOp
 from soac.lang.dask.plan import Plan, refuse
+from soac.lang.dask.resident import is_resident, last_row, mark_resident
 from soac.lang.dask.workers import Program, StageCall
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
@@ -77,7 +80,7 @@ def element_dtype(value: SSAValue) -> np.dtype[Any]:
 
 
 def _call(program: Program, inputs: Inputs, options: dict[str, Any], **extra: Any) -> StageCall:
-    return StageCall(program, inputs.layout, options["devices"], options["budget"], **extra)
+    return StageCall(program, inputs.layout, options["devices"], options["budget"], host_results=options["host_results"], **extra)
 
 
 def build(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:
@@ -97,15 +100,21 @@ def build(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any])
 
 def _map(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
     """One blockwise task per chunk; several results come as a tuple per block, taken apart by `itemgetter`."""
+    resident = any(is_resident(a) for a in inputs.chunked)
+    keep = mark_resident if resident else _same
     if len(dtypes) == 1:
         call = _call(program, inputs, options, meta=np.empty((0,), dtypes[0]))
-        return da.blockwise(call, "i", *inputs.pairs(), dtype=dtypes[0], concatenate=True, meta=np.empty((0,), dtypes[0]))
+        return keep(da.blockwise(call, "i", *inputs.pairs(), dtype=dtypes[0], concatenate=True, meta=np.empty((0,), dtypes[0])))
     call = _call(program, inputs, options, meta=np.empty((0,), object))
     parts = da.blockwise(call, "i", *inputs.pairs(), dtype=object, concatenate=True, meta=np.empty((0,), object))
     return tuple(
-        da.blockwise(operator.itemgetter(k), "i", parts, "i", dtype=dtype, meta=np.empty((0,), dtype))
+        keep(da.blockwise(operator.itemgetter(k), "i", parts, "i", dtype=dtype, meta=np.empty((0,), dtype)))
         for k, dtype in enumerate(dtypes)
     )
+
+
+def _same(x: da.Array) -> da.Array:
+    return x
 
 
 def _reduce_tuple(program: Program, inputs: Inputs, options: dict[str, Any], dtypes: list[np.dtype[Any]]) -> Any:
@@ -207,7 +216,9 @@ def _without_empty_chunks(inputs: Inputs) -> Inputs:
 
 def _scan(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any], dtype: np.dtype[Any]) -> Any:
     assert isinstance(plan.terminal, ScanOp)
-    inputs = _without_empty_chunks(inputs)
+    resident = any(is_resident(a) for a in inputs.chunked)
+    if not resident:
+        inputs = _without_empty_chunks(inputs)
     meta = np.empty((0,), dtype)
     if len(inputs.chunked) == 1 and inputs.chunked[0].ndim == 1:
         x = inputs.chunked[0]
@@ -218,7 +229,27 @@ def _scan(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any],
         scan = StageCall(replace(program, role="scan-chunk"), (None,), options["devices"], options["budget"], meta=meta)
     carry = Carry(StageCall(replace(program, role="scan-carry"), (None, None), options["devices"], meta=meta))
     ident = _constant(plan.terminal.neutral[0], plan)
+    if resident:
+        return mark_resident(_resident_scan(scan, carry, ident, x, dtype))
     return da.reductions.cumreduction(scan, carry, ident, x, axis=0, dtype=dtype, method="sequential")
+
+
+def _resident_scan(scan: StageCall, carry: Carry, ident: int | float, x: da.Array, dtype: np.dtype[Any]) -> da.Array:
+    """cumreduction's sequential graph for resident chunks: each chunk scanned on its device, the carry into the
+    next chunk computed on the host from the chunk's last element (one element read back; an empty chunk passes
+    the carry on), and added into the chunk on its device."""
+    scanned = x.map_blocks(scan, dtype=dtype, meta=np.empty((0,), dtype))
+    name = f"soac-scan-{tokenize(scan, carry, ident, x)}"
+    graph: dict[Any, Any] = {}
+    incoming: Any = np.full((1,), ident, dtype)
+    for k, rows in enumerate(x.chunks[0]):
+        block = (scanned.name, k)
+        graph[(name, k)] = block if k == 0 else (carry, incoming, block)
+        if rows and k + 1 < len(x.chunks[0]):
+            graph[(name, "carry", k)] = (carry, incoming, (last_row, block))
+            incoming = (name, "carry", k)
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=[scanned])
+    return da.Array(layers, name, x.chunks, meta=np.empty((0,), dtype))
 
 
 def _hist(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any], dtype: np.dtype[Any]) -> Any:

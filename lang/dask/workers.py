@@ -18,6 +18,7 @@ parse of the cached kernels.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
+from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
 
 _LOCK = threading.RLock()
@@ -78,15 +80,24 @@ def plan_of(fn: Callable[..., Any], types: tuple[ArgType, ...], chunked: frozens
         return plan
 
 
+def _distributed_worker() -> Any:
+    if (distributed := sys.modules.get("distributed")) is not None:  # a distributed worker has imported it
+        try:
+            return distributed.get_worker()
+        except ValueError:  # not in a worker
+            pass
+    return None
+
+
+def in_distributed_worker() -> bool:
+    return _distributed_worker() is not None
+
+
 def worker_index() -> int:
     """This worker's number: its `distributed` name when that is a number (LocalCluster's are) plus the slot of this
     thread in its worker; outside `distributed`, the slot of this thread among the scheduler's threads."""
-    name = None
-    if (distributed := sys.modules.get("distributed")) is not None:  # a distributed worker has imported it
-        try:
-            name = distributed.get_worker().name
-        except ValueError:  # not in a worker
-            pass
+    worker = _distributed_worker()
+    name = None if worker is None else worker.name
     slots = _LOCAL.__dict__.setdefault("slots", {})
     if (slot := slots.get(name)) is None:
         with _LOCK:
@@ -96,12 +107,21 @@ def worker_index() -> int:
 
 
 _SLOT_COUNTERS: dict[Any, itertools.count[int]] = {}
+_RESIDENT_ROLES = ("program", "scan-input", "scan-chunk", "scan-carry")
+"""The stages whose array results over resident chunks stay on the device (a map's, a scan's); the partials of a
+reduce or a hist come to the host."""
+
+
+def chosen_devices(devices: tuple[str, ...]) -> tuple[str, ...]:
+    """The workers' devices: `devices`, else `$SOAC_DASK_DEVICES`, else every GPU where there are several, else none
+    (the runtime's default device)."""
+    devices = devices or tuple(d.strip() for d in os.environ.get("SOAC_DASK_DEVICES", "").split(",") if d.strip())
+    return devices or all_gpus()
 
 
 def worker_device(devices: tuple[str, ...]) -> str | None:
     """The `SOAC_OPENCL_DEVICE` spec of this worker's device (None: the runtime's default)."""
-    devices = devices or tuple(d.strip() for d in os.environ.get("SOAC_DASK_DEVICES", "").split(",") if d.strip())
-    devices = devices or all_gpus()
+    devices = chosen_devices(devices)
     if not devices:
         return None
     return devices[worker_index() % len(devices)]
@@ -128,8 +148,9 @@ def all_gpus() -> tuple[str, ...]:
 
 
 def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> tuple[Compiled, JitFunction]:
-    """This worker's compiled program for `program` and the types of `args`."""
-    device = worker_device(devices)
+    """This worker's compiled program for `program` and the types of `args`, on the device that holds the resident
+    chunks among `args` (device arrays), else on this worker's device."""
+    device = data_device(args) or worker_device(devices)
     cache: dict[tuple[str, str, str | None], JitFunction] = _LOCAL.__dict__.setdefault("programs", {})
     with _LOCK:
         jitted = cache.get((program.key, program.role, device))
@@ -143,6 +164,54 @@ def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ..
         compiled = jitted.specialize(*args)
         STATS.devices.add(device or "default")
     return compiled, jitted
+
+
+_TRANSFER_LOCKS: dict[int, threading.Lock] = {}
+
+
+def transfer_lock(memory: Any) -> Any:
+    """The lock of `memory`'s transfers (`DeviceMemory`; None: no lock) when it copies (a GPU's pinned ring is one
+    per device, and not for two threads at once); a zero-copy device (PoCL) needs none."""
+    if memory is None or memory.mode == "zero-copy":
+        return contextlib.nullcontext()
+    with _LOCK:
+        return _TRANSFER_LOCKS.setdefault(memory.device.int_ptr, threading.Lock())
+
+
+def data_device(args: tuple[Any, ...]) -> str | None:
+    """The spec of the device that holds the first device array among `args` (None: there is none)."""
+    held = next((a for a in args if type(a) is DeviceArray), None)
+    if held is None:
+        return None
+    specs: dict[int, str] = _LOCAL.__dict__.setdefault("specs", {})
+    if (spec := specs.get(held.device.int_ptr)) is None:
+        from soac.lang.dask.resident import device_spec
+
+        spec = specs[held.device.int_ptr] = device_spec(held.device)
+    return spec
+
+
+def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`args` with every device array on the device of the first (a resident chunk elsewhere is copied: it was
+    persisted with another placement)."""
+    if (device := data_device(args)) is None:
+        return args
+    moved = []
+    for a in args:
+        if type(a) is DeviceArray and data_device((a,)) != device:
+            with transfer_lock(a.memory):
+                a = a.get()
+            a = put(a, device)
+        moved.append(a)
+    return tuple(moved)
+
+
+def put(host: np.ndarray, device: str | None) -> DeviceArray:
+    """`sl.device_put(host, device)` under the device's transfer lock."""
+    from soac.lowering.runtime import choose_device, memory_of
+
+    with transfer_lock(memory_of(choose_device(device))):
+        return device_put(host, device)
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,6 +231,8 @@ class StageCall:
     """What dask's meta inference gets (`computing_meta=True`), instead of a run on a device."""
     record: np.dtype[Any] | None = None
     """Packs a reduce's results (a tuple of scalars) into one element of this structured dtype: a 1-element partial."""
+    host_results: bool = False
+    """Read array results back even over device arrays: the chunks were staged (`prefetch`), not persisted."""
 
     @property
     def __name__(self) -> str:  # dask names tasks after their function
@@ -175,8 +246,8 @@ class StageCall:
             return self.meta
         chunks = iter(blocks)
         args = tuple(next(chunks) if slot is None else slot[1] for slot in self.layout)
-        args = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args)
-        nbytes = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+        args = gathered(tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args))
+        nbytes = sum(a.nbytes for a in args if isinstance(a, np.ndarray | DeviceArray))
         if self.budget is not None and nbytes > self.budget:
             raise SoacDaskError(
                 f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
@@ -186,13 +257,33 @@ class StageCall:
         with _LOCK:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
-        result = compiled.run(args, jitted.thresholds)
+        result = self.run(compiled, jitted, args)
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
                 packed[name] = value
             return packed
         if isinstance(result, tuple):  # a map's arrays: a tuple per block, taken apart by the graph
-            return tuple(np.asarray(r) for r in result)
+            return tuple(r if type(r) is DeviceArray else np.asarray(r) for r in result)
+        if type(result) is DeviceArray:
+            return result
         result = np.asarray(result)
         return result.reshape(self.shape_out) if self.shape_out is not None else result
+
+    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...]) -> Any:
+        """The compiled program on `args`. Over device arrays (resident or staged chunks) the results stay on the
+        device, and those that go to the host (a reduce's or a hist's partials, a staged map's chunks) are read back
+        under the device's transfer lock; numpy chunks on a device that copies go in and out under that lock too."""
+        memory = getattr(compiled.runner, "memory", None)
+        if not any(type(a) is DeviceArray for a in args):
+            with transfer_lock(memory):
+                return compiled.run(args, jitted.thresholds, False)
+        with transfer_lock(memory) if any(isinstance(a, np.ndarray) for a in args) else contextlib.nullcontext():
+            result = compiled.run(args, jitted.thresholds, True)  # uploads the numpy arguments (whole arrays) only
+        keep = self.program.role in _RESIDENT_ROLES and not self.host_results
+        if keep:
+            return result
+        with transfer_lock(memory):
+            if isinstance(result, tuple):
+                return tuple(r.get() if type(r) is DeviceArray else r for r in result)
+            return result.get() if type(result) is DeviceArray else result

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import soac.lang as sl
 import soac.lang.dask as sd
+from soac.lang.dask import resident as resident_module
 from soac.lang.dask import workers
 
 LAYOUTS = {"one chunk": (12,), "uneven": (5, 1, 4, 2), "empty chunks": (0, 7, 0, 0, 5, 0)}
@@ -263,3 +264,128 @@ def test_local_cluster() -> None:
             tasks = [client.submit(workers.worker_device, ("pocl", "cpu"), workers=[a], pure=False) for a in addresses]
             assert sorted(t.result() for t in tasks) == ["cpu", "pocl"]  # worker i takes device i
             np.testing.assert_array_equal(client.compute(forward_fill(xs)).result(), threaded(forward_fill(xs)))
+
+
+# -- resident chunks (sd.persist) and staged uploads (prefetch) -------------------------------------------------------
+
+
+def resident(values: np.ndarray, layout: tuple[int, ...]) -> da.Array:
+    return sd.persist(chunked(values, layout), scheduler="threads")
+
+
+def one_thread(result: da.Array) -> np.ndarray:
+    """A compute on one worker thread, which compiled its programs in an earlier run: what moves is the run's own."""
+    return np.asarray(result.compute(scheduler="threads", num_workers=1))
+
+
+def test_persist_puts_every_chunk_on_the_device_once(layout: tuple[int, ...]) -> None:
+    counts = sl.transfer_counts()
+    counts.reset()
+    xs = resident(XS, layout)
+    assert sd.is_resident(xs)
+    assert xs.chunks == (layout,)
+    blocks = [xs.blocks[k].compute(scheduler="synchronous") for k in range(len(layout))]
+    assert all(isinstance(b, sl.DeviceArray) for b in blocks)
+    assert counts.uploads == sum(1 for rows in layout if rows)  # an empty chunk is no copy
+    assert counts.upload_bytes == XS.nbytes
+    np.testing.assert_array_equal(threaded(xs), XS)  # computing a resident array reads it back
+    assert sd.persist(xs) is xs
+
+
+def test_programs_over_resident_chunks_move_no_chunk(layout: tuple[int, ...]) -> None:
+    xs = resident(XS, layout)
+    ws = resident(np.linspace(0.5, 2, 12).astype(np.float32), layout)
+    table = np.array([0.5, 1.5, -1.0, 2.0], np.float32)
+    runs = {
+        "map": (lambda: affine(xs, np.int64(7)), 2 * XS + 7),
+        "reduce": (lambda: sum_of_squares(xs), np.sum(XS * XS)),
+        "non-commutative reduce": (lambda: last_valid_value(xs), 5),
+        "scan": (lambda: forward_fill(xs), XS[np.maximum.accumulate(np.where(XS == -1, 0, np.arange(12)))]),
+        "hist": (lambda: counts(xs, np.int64(3)), np.bincount(np.mod(XS, 3), minlength=3)),
+        "fused": (lambda: fused(xs, ws, table, np.float32(0.25)), np.sum((table[np.mod(XS, 4)] * ws.compute() + 0.25) ** 2)),
+    }
+    for run, _ in runs.values():  # compiles this thread's programs (each makes its small error buffer)
+        one_thread(run())
+    moved = sl.transfer_counts()
+    for what, (run, expected) in runs.items():
+        moved.reset()
+        result = run()
+        if what in ("map", "scan"):  # a map's or a scan's chunks stay resident
+            assert sd.is_resident(result)
+            blocks = [result.blocks[k].compute(scheduler="threads", num_workers=1) for k in range(len(layout))]
+            assert all(isinstance(b, sl.DeviceArray) for b in blocks), what
+            assert (moved.uploads, moved.downloads) == (0, 0), what
+            np.testing.assert_array_equal(np.concatenate([b.get() for b in blocks]), expected)
+            continue
+        np.testing.assert_allclose(one_thread(result), expected, rtol=1e-5, err_msg=what)
+        partials = (len(layout), len(layout) * 3 * 8) if what == "hist" else (0, 0)  # a row of 3 int64 bins a chunk
+        assert (moved.uploads, moved.downloads, moved.download_bytes) == (0, *partials), what  # reduce: scalars read
+    chained = affine(affine(xs, np.int64(1)), np.int64(-1))  # a map over a map's resident chunks
+    moved.reset()
+    assert one_thread(sum_of_squares(chained)) == np.sum((4 * XS + 1) ** 2)
+    assert (moved.uploads, moved.downloads) == (0, 0)
+
+
+def test_resident_chunks_on_threads_match_numpy() -> None:
+    xs = resident(XS, LAYOUTS["uneven"])
+    m = np.arange(36, dtype=np.int64).reshape(12, 3) - 17
+    rows = sd.persist(da.from_array(m, chunks=(LAYOUTS["empty chunks"], (2, 1))))  # the columns joined before the upload
+    assert rows.chunks == (LAYOUTS["empty chunks"], (3,))
+    for _ in range(3):
+        assert threaded(sum_of_squares(xs)) == np.sum(XS * XS)
+        np.testing.assert_array_equal(threaded(cumsum_of_shifted(xs, np.int64(2))), np.cumsum(XS + 2))
+        np.testing.assert_array_equal(threaded(row_sums_scanned(rows)), np.cumsum(m.sum(axis=1)))
+
+
+def test_persist_places_chunk_i_on_device_i_mod_n() -> None:
+    put = resident_module.Put(("0:0", "0:1", "0:2"))
+    places = [put.device({None: {"chunk-location": (k, 0), "num-chunks": (5, 1)}}) for k in range(5)]
+    assert places == ["0:0", "0:1", "0:2", "0:0", "0:1"]
+
+
+def test_resident_chunks_are_not_rechunked() -> None:
+    xs = resident(np.linspace(1, 2, 12).astype(np.float32), (6, 6))
+    on_host = fused(chunked(XS, (4, 4, 4)), xs, np.ones(4, np.float32), np.float32(0))  # rechunked to xs's chunks
+    assert on_host.chunks == ()
+    assert one_thread(on_host) == pytest.approx(np.sum(xs.compute() ** 2), rel=1e-6)
+    with pytest.raises(sd.SoacDaskError, match=r"test_dask\.py:[0-9]+: fused: chunked array 2 is resident .* with chunks"):
+        fused(resident(XS, (4, 8)), xs, np.ones(4, np.float32), np.float32(0))  # two resident layouts: refused
+    with pytest.raises(sd.SoacDaskError, match=r"the call needs \(3, 3, 3, 3\) .* within the chunk budget"):
+        sd.jit(sum_of_squares, chunk_budget=12)(xs)  # 3 rows of f32 a chunk
+    with pytest.raises(sd.SoacDaskError, match="takes a dask array"):
+        sd.persist(XS)
+
+
+@pytest.mark.parametrize("mode", ["zero-copy", "pinned"])
+def test_prefetch_uploads_each_host_chunk_in_a_task(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Host chunks staged by upload tasks, on four threads: PoCL as it is, and made to copy through the pinned ring
+    (chunks over 1 MiB) as a GPU does, with the threads sharing the device's ring."""
+    from soac.lowering.runtime import choose_device, memory_of
+
+    monkeypatch.setattr(memory_of(choose_device(None)), "mode", mode)
+    values = (np.arange(1 << 20) % 7).astype(np.float32)
+    xs = chunked(values, (300_000, 300_000, 0, 448_576))
+    program = sd.jit(sum_of_squares, prefetch=True)
+    assert program(xs).compute(scheduler="threads", num_workers=4) == np.sum(values * values)
+    moved = sl.transfer_counts()
+    moved.reset()
+    result = sd.jit(affine, prefetch=True)(xs, np.float32(1))
+    assert not sd.is_resident(result)  # staged chunks come back: numpy in, numpy out
+    np.testing.assert_array_equal(result.compute(scheduler="threads", num_workers=4), 2 * values + 1)
+    assert (moved.uploads, moved.upload_bytes) == (3, values.nbytes)
+    assert (moved.downloads, moved.download_bytes) == (3, values.nbytes)
+
+
+@pytest.mark.slow  # about 10 s here: two worker processes import soac and compile
+def test_resident_chunks_in_a_local_cluster() -> None:
+    """Chunks persisted in the workers' processes, each on its worker's device; a map's chunks stay there, and a
+    resident chunk that dask moves (the map's result gathered to the client) travels as its host copy."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            xs = sd.persist(chunked(XS, LAYOUTS["uneven"]), devices=("pocl", "cpu"))
+            assert sd.is_resident(xs)
+            assert sum_of_squares(xs).compute() == np.sum(XS * XS)
+            assert sd.jit(last_valid_value, devices=("pocl", "cpu"))(xs).compute() == 5
+            np.testing.assert_array_equal(np.asarray(affine(xs, np.int64(7)).compute()), 2 * XS + 7)
+            np.testing.assert_array_equal(np.asarray(cumsum_of_shifted(xs, np.int64(2)).compute()), np.cumsum(XS + 2))
