@@ -7,7 +7,7 @@ conversions: `f32(x)` converts a symbolic scalar (or array, element-wise), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,8 @@ class DType:
     ir: Attribute = field(repr=False)
     numpy: np.dtype[Any] = field(repr=False)
     kind: str = field(repr=False)
+    weak: bool = field(default=False, repr=False)
+    """The type of a Python int or float argument of a jitted function, which takes the type of what it meets."""
 
     @property
     def bits(self) -> int:
@@ -99,6 +101,14 @@ def of_python(value: object) -> DType | None:
     if isinstance(value, float):
         return float64
     return None
+
+
+def of_argument(value: object) -> DType | None:
+    """The type of a scalar argument of a jitted function: a Python int or float is weak (JAX's weak types)."""
+    dtype = of_python(value)
+    if dtype is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        return replace(dtype, weak=True)
+    return dtype
 
 
 def is_ir_float(t: Attribute) -> bool:

@@ -314,6 +314,8 @@ class Array(Value):
         """For a lambda's row of an array (or an element or slice of it): that array, which knows the sizes."""
         self._offset = 1
         """Dimension k of this array is dimension k + offset of `_row_of`."""
+        self.weak = False
+        """Made from Python constants only (`sl.replicate(n, 0)`): takes the type of the typed arrays it meets."""
 
     def describe(self) -> str:
         return f"{self.rank}-D {self.dtype} array"
@@ -370,6 +372,59 @@ class Array(Value):
 
         return reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape)
 
+    @property
+    def at(self) -> Any:
+        """JAX's `xs.at[i].set(v)`, `.add(v)`, `.get(mode=...)`: see `soac.lang.updates`."""
+        from soac.lang.updates import IndexUpdateHelper
+
+        return IndexUpdateHelper(self)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.functions import sum
+
+        return sum(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.functions import max
+
+        return max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.functions import min
+
+        return min(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.functions import mean
+
+        return mean(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None) -> Any:
+        from soac.lang.functions import argmax
+
+        return argmax(self, axis=axis)
+
+    def argmin(self, axis: Any = None) -> Any:
+        from soac.lang.functions import argmin
+
+        return argmin(self, axis=axis)
+
+    def flatten(self) -> Array:
+        """numpy's `xs.flatten()`: all dimensions as one (`xs.reshape(-1)`; `sl.flatten` is Futhark's, two as one)."""
+        from soac.lang.soacs import reshape
+
+        return reshape(self, [-1])
+
+    def clip(self, lo: Any = None, hi: Any = None) -> Array:
+        from soac.lang.functions import clip
+
+        return clip(self, lo, hi)
+
+    def dot(self, other: Any) -> Any:
+        from soac.lang.functions import dot
+
+        return dot(self, other)
+
     def astype(self, dtype: DType) -> Array:
         from soac.lang.operators import elementwise
 
@@ -387,9 +442,14 @@ class Array(Value):
         )
 
     def __matmul__(self, other: Any) -> Any:
-        raise SoacTypeError(located("'@' on symbolic arrays; write the product with sl.map and sl.sum (see examples/python)"))
+        from soac.lang.functions import matmul
 
-    __rmatmul__ = __matmul__
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        from soac.lang.functions import matmul
+
+        return matmul(other, self)
 
     def __add__(self, other: Any) -> Any:
         return binary("+", self, other)
@@ -481,7 +541,7 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
     if dtype.kind in "i" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
-    if dtype == dtypes.float32 and math.isfinite(value) and abs(value) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
+    if dtype == dtypes.float32 and math.isfinite(value) and abs(float(value)) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in f32 (it would round to infinity)"))
 
 
@@ -495,12 +555,38 @@ def as_value(value: Any, like: DType | None = None, what: str = "a value", where
         raise SoacTypeError(
             located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function", where)
         )
-    dtype = like or dtypes.of_python(value)
+    dtype = like or python_default(value)
     if dtype is None:
         raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant", where))
     if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
         raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed", where))
     return constant(value, dtype, weak=not isinstance(value, np.generic))
+
+
+def python_default(value: Any) -> DType | None:
+    """The type of a Python or numpy constant that nothing else fixes: numpy's (i64, f64), except that a Python
+    float in a program whose float arguments are all f32 is an f32 (as in JAX, where floats are f32)."""
+    dtype = dtypes.of_python(value)
+    if dtype == dtypes.float64 and not isinstance(value, np.generic):
+        tracer = Tracer.current_or_none()
+        if tracer is not None and tracer.default_float is not None:
+            return tracer.default_float
+    return dtype
+
+
+def argument_values(args: Sequence[SSAValue], types: Sequence[tuple[DType, int | None]], scope: Scope) -> list[Value]:
+    """The symbolic arguments of a traced function. A Python int or float argument is weak (its type marked so by
+    `dtypes.of_argument`): it takes the type of the typed values it meets, as in JAX. Sets the program's float
+    type: f32 when its typed float arguments are all f32, for Python floats that nothing else types."""
+    floats = {dtype for dtype, _ in types if dtype.is_float and not dtype.weak}
+    Tracer.current("the arguments").default_float = dtypes.float32 if floats == {dtypes.float32} else None
+    values: list[Value] = []
+    for arg, (dtype, rank) in zip(args, types):
+        value = wrap(arg, scope)
+        if rank is None and dtype.weak and isinstance(value, Scalar):
+            value.weak = True
+        values.append(value)
+    return values
 
 
 def retyped(value: Value, t: Attribute) -> Value:
