@@ -464,6 +464,9 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
         rows = gather(array, indices)
         if rest and indices.rank != 1:
             raise SoacTypeError(located("an index array of several dimensions must be the last index", where))
+    elif isinstance(item, bool | np.bool_ | Scalar):
+        as_index(item, "an index")  # a bool or a float: its own message
+        raise AssertionError("as_index accepts no bool or float")
     else:
         got = item.describe() if isinstance(item, Value) else type(item).__name__
         raise SoacTypeError(located(f"an index is a {got}: use integers, slices, integer or bool arrays, None or ...", where))

@@ -110,7 +110,7 @@ def test_using_an_array_after_scatter_consumed_it() -> None:
 def test_rank_and_argument_errors() -> None:
     @sl.jit(backend="interp")
     def f(m):
-        return sl.sum(m)  # RANK
+        return sl.cumsum(m)  # RANK
 
     with pytest.raises(sl.SoacTypeError, match="takes a 1-D array, not a 2-D i32 array") as error:
         f(np.zeros((2, 2), np.int32))
@@ -326,7 +326,6 @@ def assign_first(xs):
         (lambda xs: pow(xs[0], 2, 5), r"pow\(x, y, m\) on a symbolic value; write x \*\* y % m"),
         (lambda xs: xs[0] in xs, "'in' on a symbolic 1-D i32 array needs a Python bool"),
         (assign_first, r"cannot be assigned to; use sl\.scatter"),
-        (lambda xs: xs @ xs, "'@' on symbolic arrays"),
     ],
 )
 def test_python_builtins_that_need_a_value_are_refused_at_the_line(fn, message) -> None:
