@@ -288,11 +288,11 @@ def array(items: Any, dtype: Any = None) -> Array:
         rows = [array(item, dtype) if isinstance(item, list | tuple) else as_array(item, "a row of sl.array") for item in items]
         return concatenate([reshape(r, [1, *r.shape]) for r in rows])
     values = [as_value(item, element, "an element of sl.array") for item in items]
-    typed = {v.dtype for v in values if isinstance(v, Scalar) and not v.weak}
-    like = element or (next(iter(typed)) if len(typed) == 1 else None)
-    if like is not None:
-        values = [retyped(v, like.ir) for v in values]
     scalars = [as_scalar(v, None, "an element of sl.array") for v in values]
+    like = element or _literal_type(scalars)
+    scalars = [as_scalar(retyped(s, like.ir)) for s in scalars]
+    if element is not None or any(s.dtype.kind == "x" for s in scalars):
+        scalars = [convert_scalar(s, like) for s in scalars]
     if len({s.dtype for s in scalars}) != 1:
         kinds = ", ".join(str(s.dtype) for s in scalars)
         raise SoacTypeError(located(f"sl.array of elements of different types ({kinds}); convert them to one"))
@@ -304,6 +304,18 @@ def array(items: Any, dtype: Any = None) -> Array:
         return result
 
     return map_(choose, iota(len(scalars)))
+
+
+def _literal_type(scalars: Sequence[Scalar]) -> DType:
+    """The type of an array literal's elements: that of its typed elements (sizes and Python constants follow
+    them), else of its first float, else i64 (numpy's promotion of a list)."""
+    typed = [s.dtype for s in scalars if not s.weak and s.dtype.kind != "x"]
+    floats = [s.dtype for s in scalars if s.dtype.is_float]
+    if typed:
+        return typed[0]
+    if floats:
+        return floats[0]
+    return next((s.dtype for s in scalars if s.dtype.kind != "x"), dtypes.int64)
 
 
 def concatenate(arrays: Sequence[Any], axis: int = 0) -> Array:

@@ -435,6 +435,11 @@ def _counted(items: Sequence[Any]) -> int:
     )
 
 
+def _is_full(item: Any) -> bool:
+    """`:`, a slice of all rows (compared by identity: a symbolic bound's `==` would build IR)."""
+    return isinstance(item, slice) and item.start is None and item.stop is None and item.step is None
+
+
 def _is_position(item: Any) -> bool:
     return (isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_)) or isinstance(item, Scalar)
 
@@ -449,7 +454,7 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
             return array
     item, rest = items[0], items[1:]
     if isinstance(item, slice):
-        rows = array if item == slice(None) else slice_rows(array, item, where)
+        rows = array if _is_full(item) else slice_rows(array, item, where)
     elif isinstance(item, Array) and item.dtype.kind == "b":
         from soac.lang.functions import compress
 
@@ -470,7 +475,7 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
     else:
         got = item.describe() if isinstance(item, Value) else type(item).__name__
         raise SoacTypeError(located(f"an index is a {got}: use integers, slices, integer or bool arrays, None or ...", where))
-    if all(r == slice(None) for r in rest):
+    if all(_is_full(r) for r in rest):
         return rows
     return map_(lambda row: _index_items(row, list(rest), where), rows)
 

@@ -21,6 +21,7 @@ from soac.lang.soacs import _emit, _lambda, _results, _single, _wrap_results
 from soac.lang.values import Array, Value, as_array, as_value, retyped, use
 from soac.types import array_of_rank
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
 
 
 class Window:
@@ -48,6 +49,36 @@ class Window:
         return found
 
 
+def _inputs(arrays: Sequence[Any]) -> list[Array]:
+    """The arrays of a stencil: at least one, all of one rank from 1 to 3."""
+    if not arrays:
+        raise SoacTypeError(located("sl.stencil needs at least one array: sl.stencil(fn, xs, boundary='clamp')"))
+    inputs = [as_array(a, f"argument {k + 2} of sl.stencil") for k, a in enumerate(arrays)]
+    first = inputs[0]
+    if not 1 <= first.rank <= STENCIL_MAX_RANK:
+        raise SoacTypeError(located(f"sl.stencil takes arrays of 1 to {STENCIL_MAX_RANK} dimensions, not a {first.describe()}"))
+    for k, a in enumerate(inputs):
+        if a.rank != first.rank:
+            raise SoacTypeError(located(f"sl.stencil: array {k + 1} is a {a.describe()}, but array 1 a {first.describe()}"))
+    return inputs
+
+
+def _fills(fill: Any, inputs: Sequence[Array]) -> list[SSAValue]:
+    """The values that neighbours outside the arrays read with boundary='constant': one for all, or one per array."""
+    fills = _results(fill)
+    if len(fills) == 1:
+        fills = fills * len(inputs)
+    if len(fills) != len(inputs):
+        raise SoacTypeError(located(f"sl.stencil: {len(fills)} fill values for {len(inputs)} arrays"))
+    constants = []
+    for value, a in zip(fills, inputs):
+        constant = retyped(as_value(value, a.dtype, "the fill of sl.stencil"), a.dtype.ir)
+        if constant.ir_type != a.dtype.ir:
+            raise SoacTypeError(located(f"sl.stencil: the fill is a {constant.describe()} for a {a.describe()}"))
+        constants.append(use(constant))
+    return constants
+
+
 def stencil(
     fn: Callable[..., Any],
     *arrays: Any,
@@ -59,17 +90,8 @@ def stencil(
     dimensions), one `Window` per array; a tuple of results gives a tuple of arrays. `window` gives the odd extent
     of the window in each dimension (3: the 3x3 neighbourhood of a matrix)."""
     where = user_location()
-    if not arrays:
-        raise SoacTypeError(located("sl.stencil needs at least one array: sl.stencil(fn, xs, boundary='clamp')"))
-    inputs = [as_array(a, f"argument {k + 2} of sl.stencil") for k, a in enumerate(arrays)]
+    inputs = _inputs(arrays)
     rank = inputs[0].rank
-    if not 1 <= rank <= STENCIL_MAX_RANK:
-        raise SoacTypeError(
-            located(f"sl.stencil takes arrays of 1 to {STENCIL_MAX_RANK} dimensions, not a {inputs[0].describe()}")
-        )
-    for k, a in enumerate(inputs):
-        if a.rank != rank:
-            raise SoacTypeError(located(f"sl.stencil: array {k + 1} is a {a.describe()}, but array 1 a {inputs[0].describe()}"))
     extents = [window] * rank if isinstance(window, int) else list(window)
     if len(extents) != rank or not all(isinstance(e, int) and e > 0 and e % 2 == 1 for e in extents):
         raise SoacTypeError(located(f"sl.stencil: window {window!r} must be {rank} odd positive extent(s), e.g. 3"))
@@ -88,18 +110,7 @@ def stencil(
     for value in yielded:
         if isinstance(value.ir_type, TensorType):
             raise SoacTypeError(located(f"the function of sl.stencil must return scalars, not a {value.describe()}", where))
-    constants = []
-    if boundary == "constant":
-        fills = _results(fill)
-        if len(fills) == 1:
-            fills = fills * len(inputs)
-        if len(fills) != len(inputs):
-            raise SoacTypeError(located(f"sl.stencil: {len(fills)} fill values for {len(inputs)} arrays"))
-        for value, a in zip(fills, inputs):
-            constant = retyped(as_value(value, a.dtype, "the fill of sl.stencil"), a.dtype.ir)
-            if constant.ir_type != a.dtype.ir:
-                raise SoacTypeError(located(f"sl.stencil: the fill is a {constant.describe()} for a {a.describe()}"))
-            constants.append(use(constant))
+    constants = _fills(fill, inputs) if boundary == "constant" else []
     dims = [inputs[0].dim(k).ssa for k in range(rank)]
     op = soac.StencilOp(
         dims, extents, boundary, [use(a) for a in inputs], [array_of_rank(v.ir_type, rank) for v in yielded], region, constants
