@@ -46,11 +46,14 @@ def inputs(name: str) -> list[tuple[object, ...]]:
     if name == "histogram":
         values = RNG.uniform(-0.1, 1.1, 2000).astype(np.float32)
         return [(values, 16), (values[:5], 3)]
+    if name == "stencil":
+        grid = RNG.standard_normal((37, 21)).astype(np.float32)
+        return [(grid, 4), (np.asfortranarray(grid[:1, :3]), 1)]
     keys = RNG.integers(-(2**31), 2**31, 300).astype(np.int32)
     return [(keys,), (np.array([3, -1, 0, 2**31 - 1, -(2**31), 3], np.int32),)]
 
 
-NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort"]
+NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort", "stencil"]
 
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
