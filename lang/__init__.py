@@ -45,9 +45,12 @@ from soac.lang.control import (
 from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.functions import (
+    abs,
+    arange,
     argmax,
     argmin,
     array,
+    bincount,
     clip,
     compress,
     concatenate,
@@ -96,11 +99,14 @@ __all__ = [
     "SoacTypeError",
     "SymbolicBoolError",
     "Window",
+    "abs",
+    "arange",
     "argmax",
     "argmin",
     "array",
     "atan",
     "atan2",
+    "bincount",
     "bool_",
     "cache_stats",
     "ceil",

@@ -9,6 +9,7 @@ and a scatter).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from soac.lang.errors import SoacTypeError, located
 from soac.lang.operators import convert_scalar, elementwise, unary, unify_arrays
 from soac.lang.soacs import _extreme, cumsum, iota, map_, reduce, replicate, reshape, scatter, slice_rows, transpose
 from soac.lang.tracer import Tracer
-from soac.lang.values import Array, Scalar, as_array, as_scalar, as_value, retyped, use
+from soac.lang.values import Array, Scalar, Value, as_array, as_scalar, as_value, retyped, use
 
 # ---------------------------------------------------------------------------
 # Reductions over axes
@@ -473,3 +474,46 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Array:
         raise SoacTypeError(located(f"sl.stack: axis {axis} is outside the {rank} dimensions of the result"))
     expanded = [reshape(p, [*(p.dim(d) for d in range(k)), 1, *(p.dim(d) for d in range(k, p.rank))]) for p in parts]
     return concatenate(expanded, axis=k)
+
+
+def abs(x: Any) -> Any:
+    """numpy's abs (`abs(x)`), element-wise on arrays."""
+    return unary("abs", x) if isinstance(x, Value) else builtins.abs(x)
+
+
+def arange(start: Any, stop: Any = None, step: int = 1, dtype: Any = None) -> Array:
+    """numpy's arange for integer bounds (Python ints or integer scalars) and a Python int step: `start`, `start +
+    step`, ... before `stop`, of `dtype` (i64 by default): a map over `iota`."""
+    if stop is None:
+        start, stop = 0, start
+    for bound in (start, stop):
+        if isinstance(bound, float) or (isinstance(bound, Scalar) and bound.dtype.is_float):
+            raise SoacTypeError(located("sl.arange takes integer bounds; for floats write start + step * sl.iota(n, sl.f32)"))
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        raise SoacTypeError(located(f"the step of sl.arange must be a nonzero Python int, not {step!r}"))
+    element = dtypes.element_type(dtype, "the dtype of sl.arange") if dtype is not None else dtypes.int64
+    lo = as_scalar(start, dtypes.int64, "the start of sl.arange")
+    hi = as_scalar(stop, dtypes.int64, "the stop of sl.arange")
+    lo, hi = (convert_scalar(b, dtypes.int64) for b in (lo, hi))
+    span = hi - lo if step > 0 else lo - hi
+    count = maximum((span + (builtins.abs(step) - 1)) // builtins.abs(step), 0)
+    return map_(lambda k: convert_scalar(lo + k * step, element), iota(count))
+
+
+def bincount(xs: Any, weights: Any = None, minlength: Any = 0, length: Any = None) -> Array:
+    """numpy's bincount: how often each value 0, 1, ... occurs in the 1-D integer array `xs` (i64), or the sum of
+    its `weights` (of their type, as JAX); `length` bins (JAX's), else max(xs) + 1 but at least `minlength`.
+    Values outside the bins are skipped (numpy refuses negative ones): a `soac.hist`."""
+    from soac.lang.soacs import hist
+
+    values = as_array(xs, "the array of sl.bincount")
+    if values.rank != 1 or not values.dtype.is_integer:
+        raise SoacTypeError(located(f"sl.bincount counts a 1-D integer array, not a {values.describe()}"))
+    if length is None:
+        length = maximum(_max_1d(values) + 1, minlength)
+    if weights is None:
+        added = full(values.dim(0), 1, dtypes.int64)
+    else:
+        added = as_array(weights, "the weights of sl.bincount")
+    zero = False if added.dtype.kind == "b" else 0
+    return hist(full(length, zero, added.dtype), lambda a, b: a + b, 0, values, added)

@@ -19,7 +19,7 @@ from soac.lang import dtypes
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located, user_location
 from soac.lang.tracer import Tracer
-from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, retyped, use
+from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, known_dim, retyped, use
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IndexType, IntegerType, i64
@@ -347,16 +347,10 @@ def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
 
 def known_size(array: Array, k: int) -> int | None:
     """Dimension `k` of `array` when it is a constant known while tracing (else None); makes no IR."""
-    while True:
-        known = array._dims[k] if 0 <= k < len(array._dims) else None
-        if known is not None:
-            owner = known.ssa.owner
-            if isinstance(owner, arith.ConstantOp):
-                return owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
-            return None
-        if array._row_of is None:
-            return None
-        array, k = array._row_of, k + array._offset
+    known = known_dim(array, k)
+    if known is not None and isinstance(owner := known.ssa.owner, arith.ConstantOp):
+        return owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    return None
 
 
 def unify_arrays(operands: Sequence[Any]) -> list[Any]:

@@ -28,6 +28,7 @@ from soac.lang.values import (
     as_value,
     describe_types,
     ir_types,
+    known_dim,
     retyped,
     type_name,
     use,
@@ -138,9 +139,15 @@ def map_(fn: Callable[..., Any], *arrays: Any) -> Any:
     op = soac.MapOp(width.ssa, [use(a) for a in inputs], [array_of(t) for t in ir_types(yielded)], region)
     _emit(op, where)
     results = _wrap_results(op, width)
+    scope = Tracer.current("").scope
     for result, value in zip(results, yielded):
         if isinstance(result, Array) and isinstance(value, Scalar | Array):
             result.weak = value.weak
+        if isinstance(result, Array) and isinstance(value, Array):  # the rows' sizes, where known outside
+            for k in range(value.rank):
+                known = known_dim(value, k)
+                if known is not None and known.scope.is_open_in(scope):
+                    result._dims[k + 1] = known
     return _single(results)
 
 
@@ -615,7 +622,26 @@ def max(xs: Any) -> Scalar:
     return reduce(maximum, _extreme(a.dtype, False), a, commutative=True)
 
 
-def cumsum(xs: Any) -> Array:
-    """The inclusive prefix sums of a 1-D array."""
-    a = _one_d(xs, "sl.cumsum")
-    return scan(lambda x, y: x + y, 0, a)
+def cumsum(xs: Any, axis: int | None = None, dtype: Any = None) -> Array:
+    """numpy's cumsum: the inclusive prefix sums of a 1-D array (in `dtype` if given, else the array's type), of a
+    flattened array (`axis=None`), or along `axis` (a map over the other axes; axis 0 through transposes)."""
+    a = as_array(xs, "the array of sl.cumsum")
+    if dtype is not None:
+        a = a.astype(dtypes.element_type(dtype, "the dtype of sl.cumsum"))
+    elif a.dtype.kind == "b":
+        a = a.astype(dtypes.int64)
+    if axis is None:
+        return scan(lambda x, y: x + y, 0, a if a.rank == 1 else reshape(a, [-1]))
+    if not isinstance(axis, int | np.integer) or not -a.rank <= axis < a.rank:
+        raise SoacTypeError(located(f"sl.cumsum: axis {axis!r} is no axis of a {a.describe()}"))
+    return _scan_along(a, int(axis) % a.rank)
+
+
+def _scan_along(a: Array, k: int) -> Array:
+    if a.rank == 1:
+        return scan(lambda x, y: x + y, 0, a)
+    if k == 0:
+        order = [*range(1, a.rank), 0]
+        back = [order.index(d) for d in range(a.rank)]
+        return transpose(_scan_along(transpose(a, order), a.rank - 1), back)
+    return map_(lambda row: _scan_along(row, k - 1), a)

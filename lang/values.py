@@ -50,6 +50,7 @@ _OPERATOR_UFUNCS = {
     "subtract": ("__sub__", "__rsub__"),
     "multiply": ("__mul__", "__rmul__"),
     "true_divide": ("__truediv__", "__rtruediv__"),
+    "divide": ("__truediv__", "__rtruediv__"),
     "floor_divide": ("__floordiv__", "__rfloordiv__"),
     "remainder": ("__mod__", "__rmod__"),
     "power": ("__pow__", "__rpow__"),
@@ -69,19 +70,18 @@ _OPERATOR_UFUNCS = {
 
 _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "floor", "ceil", "isnan")
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
-_SAME_NAME += ("reshape",)
+_SAME_NAME += ("reshape", "mean", "argmin", "argmax", "dot", "matmul", "clip", "concatenate", "stack", "zeros", "ones")
+_SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array")
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",
-    "absolute": "abs(x)",
+    "absolute": "sl.abs",
     "negative": "-x",
     "invert": "~x",
     "bitwise_not": "~x",
     "logical_not": "~x",
     "amin": "sl.min",
     "amax": "sl.max",
-    "arange": "sl.iota",
-    "full": "sl.replicate",
     "flip": "sl.reverse",
 }
 """What soac.lang offers for a numpy function (or ufunc) of this name."""
@@ -438,7 +438,10 @@ class Array(Value):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise SoacTypeError(
-            located(f"a symbolic {self.describe()} cannot be assigned to; use sl.scatter(dest, indices, values) or sl.where")
+            located(
+                f"a symbolic {self.describe()} cannot be assigned to; use xs.at[i].set(v), "
+                "sl.scatter(dest, indices, values) or sl.where"
+            )
         )
 
     def __matmul__(self, other: Any) -> Any:
@@ -486,6 +489,17 @@ class Array(Value):
     __neg__ = Scalar.__neg__
     __abs__ = Scalar.__abs__
     __invert__ = Scalar.__invert__
+
+
+def known_dim(array: Array, k: int) -> Scalar | None:
+    """The size of dimension `k` of `array` where tracing knows it already (its own or the array it is a row of);
+    makes no IR."""
+    while True:
+        if 0 <= k < len(array._dims) and (known := array._dims[k]) is not None:
+            return known
+        if array._row_of is None:
+            return None
+        array, k = array._row_of, k + array._offset
 
 
 def tracer_location() -> Any:
