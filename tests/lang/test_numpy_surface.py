@@ -459,3 +459,82 @@ def test_refusals_name_the_line_and_the_alternative(program: Callable, marker: s
     with pytest.raises(sl.SoacTypeError, match=message) as error:
         sl.jit(program, backend="interp")(*args)
     assert str(error.value).startswith(line_of(marker) + ":")
+
+
+# ---------------------------------------------------------------------------
+# Counting, ranges, prefix sums and filters
+# ---------------------------------------------------------------------------
+
+
+def _counting(xs, ks, m):
+    return (
+        sl.bincount(ks),
+        sl.bincount(ks, weights=xs, minlength=6),
+        sl.bincount(ks, length=3),
+        sl.arange(ks.shape[0]),
+        sl.arange(2, 11, 3, dtype=sl.i32),
+        sl.arange(xs.shape[0], 0, -2),
+        sl.cumsum(m, axis=0),
+        sl.cumsum(m, axis=1, dtype=sl.f64),
+        sl.cumsum(m),
+        sl.abs(xs),
+        sl.filter(lambda x: x > 0, xs),
+        sl.compress(ks % 2 == 0, ks),
+    )
+
+
+def _counting_numpy(xs, ks, m):
+    n = len(xs)
+    return (
+        np.bincount(ks),
+        np.bincount(ks, weights=xs, minlength=6).astype(np.float32),
+        np.bincount(ks[ks < 3], minlength=3),
+        np.arange(len(ks)),
+        np.arange(2, 11, 3, dtype=np.int32),
+        np.arange(n, 0, -2),
+        np.cumsum(m, axis=0, dtype=m.dtype),  # sums keep the array's type (JAX's; numpy widens to i64)
+        np.cumsum(m, axis=1, dtype=np.float64),
+        np.cumsum(m, dtype=m.dtype),
+        np.abs(xs),
+        xs[xs > 0],
+        ks[ks % 2 == 0],
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_counting_ranges_prefix_sums_and_filters(backend: str) -> None:
+    rng = np.random.default_rng(13)
+    cases = []
+    for n in [9, 1, 0]:
+        xs = rng.standard_normal(n).astype(np.float32)
+        ks = rng.integers(0, 5, n).astype(np.int64)
+        m = rng.integers(-9, 9, (n, 3)).astype(np.int32)
+        cases.append((xs, ks, m))
+        cases.append((np.repeat(xs, 2)[1::2], ks[::-1], np.asfortranarray(m)))
+    run_all(_counting, _counting_numpy, backend, iter(cases))
+
+
+# ---------------------------------------------------------------------------
+# NumPy array code, run as written with soac.lang as its array module
+# ---------------------------------------------------------------------------
+
+PEERS = ["softmax", "layernorm", "backprop", "blackscholes", "batched_matmul", "matvec", "nbody", "nearest", "histeq"]
+"""The real-program suite's peers (bench/real/suite: array code for numpy, CuPy and JAX) that soac.lang runs with
+`xp = soac.lang`; the others need Python loops over sizes (JAX's static arguments) or np.searchsorted."""
+
+
+@pytest.mark.parametrize("backend", [pytest.param("interp"), pytest.param("opencl", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("name", PEERS)
+def test_numpy_array_code_of_the_real_suite_runs_as_written(name: str, backend: str) -> None:
+    import importlib
+
+    module = importlib.import_module(f"bench.real.suite.{name}")
+    program = module.PROGRAM
+    args = program.inputs(np.random.default_rng(1), program.sizes["small"])
+    expected = program.peer(np)(*args)
+    got = sl.jit(program.peer(sl), backend=backend)(*args)
+    got_items = got if isinstance(got, tuple) else (got,)
+    want_items = expected if isinstance(expected, tuple) else (expected,)
+    for g, e in zip(got_items, want_items, strict=True):
+        assert g.dtype == np.asarray(e).dtype
+        np.testing.assert_allclose(g, e, rtol=program.rtol, atol=program.rtol)
