@@ -325,7 +325,7 @@ def assign_first(xs):
         (lambda xs: round(xs[0]), r"round\(\) of a symbolic i32 scalar"),
         (lambda xs: pow(xs[0], 2, 5), r"pow\(x, y, m\) on a symbolic value; write x \*\* y % m"),
         (lambda xs: xs[0] in xs, "'in' on a symbolic 1-D i32 array needs a Python bool"),
-        (assign_first, r"cannot be assigned to; use sl\.scatter"),
+        (assign_first, r"cannot be assigned to; use xs\.at\[i\]\.set\(v\), sl\.scatter"),
     ],
 )
 def test_python_builtins_that_need_a_value_are_refused_at_the_line(fn, message) -> None:

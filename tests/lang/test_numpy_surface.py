@@ -373,6 +373,19 @@ def test_python_scalars_take_the_other_operands_type(backend: str) -> None:
     check(got, expected)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_weak_loop_state_takes_the_bodys_type(backend: str) -> None:
+    def program(m, xs):
+        rows = sl.loop(2, sl.replicate(m.shape[0], 0), lambda i, acc: acc + m[:, 0])  # an i32 accumulator
+        total = sl.loop(xs.shape[0], 0, lambda i, acc: acc + xs[i])  # an i16 one
+        _, count = sl.while_loop(lambda k, acc: k < xs.shape[0], lambda k, acc: (k + 1, acc + xs[k]), (0, 0))
+        return rows, total, count
+
+    m = np.arange(6, dtype=np.int32).reshape(3, 2)
+    xs = np.arange(5, dtype=np.int16)
+    check(sl.jit(program, backend=backend)(m, xs), (2 * m[:, 0], np.int16(10), np.int16(10)))
+
+
 def test_small_integer_powers_are_products_and_no_warning() -> None:
     f = sl.jit(lambda xs: (xs**2, np.float32(2) * xs, xs**0.5, xs**-1), backend="interp")
     xs = np.array([1, 4, 9], np.float32)
