@@ -517,3 +517,29 @@ def bincount(xs: Any, weights: Any = None, minlength: Any = 0, length: Any = Non
         added = as_array(weights, "the weights of sl.bincount")
     zero = False if added.dtype.kind == "b" else 0
     return hist(full(length, zero, added.dtype), lambda a, b: a + b, 0, values, added)
+
+
+def searchsorted(a: Any, v: Any, side: str = "left") -> Any:
+    """numpy's searchsorted: where each value of `v` (a scalar or an array) goes in the sorted 1-D array `a` to keep
+    it sorted (the first such place for side='left', the last for 'right'), as i64: a binary search per value (a
+    `while_loop` in a map)."""
+    from soac.lang.control import while_loop
+
+    keys = as_array(a, "the sorted array of sl.searchsorted")
+    if keys.rank != 1:
+        raise SoacTypeError(located(f"sl.searchsorted searches a sorted 1-D array, not a {keys.describe()}"))
+    if side not in ("left", "right"):
+        raise SoacTypeError(located(f"sl.searchsorted: side {side!r}: choose 'left' or 'right'"))
+    size = convert_scalar(keys.dim(0), dtypes.int64)
+
+    def place(x: Any) -> Scalar:
+        def halve(lo: Scalar, hi: Scalar) -> tuple[Scalar, Scalar]:
+            middle = (lo + hi) // 2
+            after = keys[middle] < x if side == "left" else keys[middle] <= x
+            return where(after, middle + 1, lo), where(after, hi, middle)
+
+        start = as_scalar(0, dtypes.int64)
+        lo, _ = while_loop(lambda lo, hi: lo < hi, halve, (start, size))
+        return lo
+
+    return elementwise(place, [v])

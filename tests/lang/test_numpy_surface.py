@@ -479,8 +479,11 @@ def test_refusals_name_the_line_and_the_alternative(program: Callable, marker: s
 # ---------------------------------------------------------------------------
 
 
-def _counting(xs, ks, m):
+def _counting(xs, ks, m, edges):
     return (
+        sl.searchsorted(edges, xs),
+        sl.searchsorted(edges, ks.astype(sl.f32), side="right"),
+        sl.searchsorted(edges, 0.5),
         sl.bincount(ks),
         sl.bincount(ks, weights=xs, minlength=6),
         sl.bincount(ks, length=3),
@@ -496,9 +499,12 @@ def _counting(xs, ks, m):
     )
 
 
-def _counting_numpy(xs, ks, m):
+def _counting_numpy(xs, ks, m, edges):
     n = len(xs)
     return (
+        np.searchsorted(edges, xs),
+        np.searchsorted(edges, ks.astype(np.float32), side="right"),
+        np.searchsorted(edges, np.float32(0.5)),
         np.bincount(ks),
         np.bincount(ks, weights=xs, minlength=6).astype(np.float32),
         np.bincount(ks[ks < 3], minlength=3),
@@ -522,8 +528,9 @@ def test_counting_ranges_prefix_sums_and_filters(backend: str) -> None:
         xs = rng.standard_normal(n).astype(np.float32)
         ks = rng.integers(0, 5, n).astype(np.int64)
         m = rng.integers(-9, 9, (n, 3)).astype(np.int32)
-        cases.append((xs, ks, m))
-        cases.append((np.repeat(xs, 2)[1::2], ks[::-1], np.asfortranarray(m)))
+        edges = np.sort(np.concatenate([xs, xs[:2]]))  # repeated values: left and right differ
+        cases.append((xs, ks, m, edges))
+        cases.append((np.repeat(xs, 2)[1::2], ks[::-1], np.asfortranarray(m), edges[::-1][::-1]))
     run_all(_counting, _counting_numpy, backend, iter(cases))
 
 
@@ -531,9 +538,9 @@ def test_counting_ranges_prefix_sums_and_filters(backend: str) -> None:
 # NumPy array code, run as written with soac.lang as its array module
 # ---------------------------------------------------------------------------
 
-PEERS = ["softmax", "layernorm", "backprop", "blackscholes", "batched_matmul", "matvec", "nbody", "nearest", "histeq"]
+PEERS = ["softmax", "layernorm", "backprop", "blackscholes", "batched_matmul", "matvec", "nbody", "nearest", "histeq", "spmv"]
 """The real-program suite's peers (bench/real/suite: array code for numpy, CuPy and JAX) that soac.lang runs with
-`xp = soac.lang`; the others need Python loops over sizes (JAX's static arguments) or np.searchsorted."""
+`xp = soac.lang`; the others need Python loops over sizes (JAX's static arguments) or `np.float32(n)` of a size."""
 
 
 @pytest.mark.parametrize("backend", [pytest.param("interp"), pytest.param("opencl", marks=pytest.mark.slow)])
