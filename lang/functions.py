@@ -400,10 +400,10 @@ def gather_point(xs: Array, indices: Sequence[Any], mode: str | None, fill_value
     if mode in (None, "promise_in_bounds"):
         return getitem(xs, tuple(indices))
     positions = [as_scalar(i, dtypes.int64, "a position") for i in indices]
-    positions = [p if p.dtype.kind != "x" else convert_scalar(p, dtypes.int64) for p in positions]
     for p in positions:
         if not p.dtype.is_integer:
             raise SoacTypeError(located(f"a position must be an integer, not a {p.describe()}"))
+    positions = [convert_scalar(p, dtypes.int64) for p in positions]  # sizes may not fit a narrower type
     sizes = [convert_scalar(xs.dim(k), p.dtype) for k, p in enumerate(positions)]
     if mode == "clip":
         positions = [minimum(maximum(p, 0), n - 1) for p, n in zip(positions, sizes)]

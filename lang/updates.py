@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from soac import dialect as soac
 from soac.lang.errors import SoacTypeError, located, user_location
 from soac.lang.functions import gather, gather_point
@@ -38,7 +39,7 @@ class IndexUpdateRef:
         self.items = list(key) if isinstance(key, tuple) else [key]
         if not self.items or len(self.items) > array.rank:
             raise SoacTypeError(located(f"xs.at[...] takes 1 to {array.rank} positions of a {array.describe()}"))
-        self.positions = [isinstance(i, int | Scalar) and not isinstance(i, bool) for i in self.items]
+        self.positions = [isinstance(i, int | np.integer | Scalar) and not isinstance(i, bool | np.bool_) for i in self.items]
         scattered = len(self.items) == 1 and isinstance(self.items[0], Array)
         if not (all(self.positions) or scattered):
             raise SoacTypeError(

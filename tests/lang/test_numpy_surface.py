@@ -310,6 +310,20 @@ def test_at_updates_and_guarded_reads(backend: str) -> None:
     run_all(_updates, _updates_numpy, backend, iter(cases))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_at_updates_of_rows_and_narrow_positions(backend: str) -> None:
+    def program(m, r, k):
+        return sl.copy(m).at[1].set(r), sl.copy(m).at[np.int64(0)].add(r), m.at[k, 1].get(mode="clip")
+
+    m = np.arange(6, dtype=np.float32).reshape(3, 2)
+    r = np.array([10, 20], np.float32)
+    set_row, add_row = m.copy(), m.copy()
+    set_row[1] = r
+    add_row[0] += r
+    got = sl.jit(program, backend=backend)(np.asfortranarray(m), r, np.int8(100))  # an i8 position past the rows
+    check(got, (set_row, add_row, m[2, 1]))
+
+
 # ---------------------------------------------------------------------------
 # sl.stencil
 # ---------------------------------------------------------------------------
@@ -334,6 +348,13 @@ def test_stencil_boundaries(backend: str, boundary: str) -> None:
     for shape in [(5, 6), (2, 3), (9, 4)]:
         for u in layouts(rng.standard_normal(shape).astype(np.float32)):
             check(f(u), _five_point_numpy(u, boundary, 2.0), f"{boundary} {shape}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stencil_on_the_rows_of_a_map(backend: str) -> None:
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = sl.jit(lambda m: sl.map(lambda row: sl.stencil(lambda w: w[-1] - w[1], row, boundary="wrap"), m), backend=backend)(m)
+    check(got, np.roll(m, 1, axis=1) - np.roll(m, -1, axis=1))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
