@@ -448,7 +448,7 @@ def compress(mask: Any, xs: Any) -> Array:
     flags = as_array(mask, "the mask")
     a = as_array(xs, "the array filtered by a mask")
     if flags.rank != 1 or flags.dtype.kind != "b":
-        raise SoacTypeError(located(f"a mask must be a 1-D bool array, not a {flags.describe()}"))
+        raise SoacTypeError(located(f"a mask must be a 1-D bool array, not a {flags.describe()}; flatten it with .reshape(-1)"))
     counts = flags.astype(dtypes.int64)
     places = cumsum(counts)
     kept = _sum_1d(counts)

@@ -466,7 +466,13 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
         from soac.lang.functions import compress
 
         if item.rank != 1:
-            raise SoacTypeError(located(f"a mask must be a 1-D bool array, not a {item.describe()}", where))
+            raise SoacTypeError(
+                located(
+                    f"a mask indexes rows: a 1-D bool array, not a {item.describe()}; flatten both first, "
+                    "xs.reshape(-1)[mask.reshape(-1)]",
+                    where,
+                )
+            )
         rows = compress(item, array)
     elif isinstance(item, Array | list):
         from soac.lang.functions import array as literal
@@ -475,7 +481,13 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
         indices = literal(item) if isinstance(item, list) else item
         rows = gather(array, indices)
         if rest and indices.rank != 1:
-            raise SoacTypeError(located("an index array of several dimensions must be the last index", where))
+            raise SoacTypeError(
+                located(
+                    "an index array of several dimensions must be the last index; index the other dimensions "
+                    "first (xs[:, j][idx]) or map over the rows",
+                    where,
+                )
+            )
     elif isinstance(item, bool | np.bool_ | Scalar):
         as_index(item, "an index")  # a bool or a float: its own message
         raise AssertionError("as_index accepts no bool or float")

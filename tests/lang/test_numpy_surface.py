@@ -345,9 +345,10 @@ def test_stencil_boundaries(backend: str, boundary: str) -> None:
         backend=backend,
     )
     rng = np.random.default_rng(2)
-    for shape in [(5, 6), (2, 3), (9, 4)]:
+    for shape in [(5, 6), (2, 3), (9, 4), (1, 1), (1, 4)]:
         for u in layouts(rng.standard_normal(shape).astype(np.float32)):
             check(f(u), _five_point_numpy(u, boundary, 2.0), f"{boundary} {shape}")
+    check(f(np.zeros((0, 3), np.float32)), np.zeros((0, 3), np.float32))  # numpy's pad refuses an empty axis
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -470,6 +471,10 @@ def _two_axes(m):
     return sl.argmax(m, axis=(0, 1))  # TWO_AXES
 
 
+def _matrix_mask(m):
+    return m[m > 0]  # MATRIX_MASK
+
+
 def _bad_mode(xs):
     return sl.take(xs, sl.iota(2), mode="nearest")  # BAD_MODE
 
@@ -483,13 +488,14 @@ def _bad_mode(xs):
         (_mixed_ranks, "MIXED_RANKS", "ranks and types must agree"),
         (_two_axes, "TWO_AXES", r"sl.argmax takes one axis \(an int\) or None"),
         (_bad_mode, "BAD_MODE", "choose one of promise_in_bounds, clip, wrap, fill"),
+        (_matrix_mask, "MATRIX_MASK", r"flatten both first, xs\.reshape\(-1\)\[mask\.reshape\(-1\)\]"),
     ],
 )
 def test_refusals_name_the_line_and_the_alternative(program: Callable, marker: str, message: str) -> None:
     xs = np.zeros(4, np.float32)
     args = {"_mixed_ranks": (xs, np.zeros((2, 2), np.float32))}.get(program.__name__)
     if args is None:
-        args = (np.zeros((2, 2), np.float32),) if program in (_fill_rows, _two_axes) else (xs,)
+        args = (np.zeros((2, 2), np.float32),) if program in (_fill_rows, _two_axes, _matrix_mask) else (xs,)
     with pytest.raises(sl.SoacTypeError, match=message) as error:
         sl.jit(program, backend="interp")(*args)
     assert str(error.value).startswith(line_of(marker) + ":")
