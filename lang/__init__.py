@@ -17,10 +17,13 @@ cached. See README.md ("Python") and examples/python/.
 """
 
 from soac.lang.cache import STATS as cache_stats
+from soac.lang.construction import arange, array, concatenate, full, ones, stack, zeros
 from soac.lang.control import (
+    abs,
     atan,
     atan2,
     ceil,
+    clip,
     cond,
     cos,
     erf,
@@ -34,6 +37,7 @@ from soac.lang.control import (
     maximum,
     minimum,
     power,
+    rsqrt,
     shift_right_logical,
     sin,
     sqrt,
@@ -44,32 +48,10 @@ from soac.lang.control import (
 )
 from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
-from soac.lang.functions import (
-    abs,
-    arange,
-    argmax,
-    argmin,
-    array,
-    bincount,
-    clip,
-    compress,
-    concatenate,
-    dot,
-    filter,
-    full,
-    matmul,
-    max,
-    mean,
-    min,
-    ones,
-    rsqrt,
-    searchsorted,
-    stack,
-    sum,
-    take,
-    zeros,
-)
+from soac.lang.gathers import bincount, compress, filter, searchsorted, take
 from soac.lang.jit import JitFunction, jit
+from soac.lang.products import dot, matmul
+from soac.lang.reductions import argmax, argmin, max, mean, min, sum
 from soac.lang.soacs import (
     copy,
     cumsum,

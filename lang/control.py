@@ -335,3 +335,21 @@ def shift_right_logical(x: Any, k: Any) -> Any:
     if a.dtype != b.dtype or a.dtype.kind not in "ix":
         raise SoacTypeError(located(f"sl.shift_right_logical takes integers of one type, not {a.dtype} and {b.dtype}"))
     return emit_value(arith.ShRUIOp(use(a), use(b)), a.dtype, weak(a, b))
+
+
+def clip(xs: Any, lo: Any = None, hi: Any = None) -> Any:
+    """numpy's clip: `minimum(maximum(xs, lo), hi)` (either bound may be None), element-wise."""
+    if lo is None and hi is None:
+        raise SoacTypeError(located("sl.clip needs a lower or an upper bound (or both)"))
+    result = xs if lo is None else maximum(xs, lo)
+    return result if hi is None else minimum(result, hi)
+
+
+def rsqrt(x: Any) -> Any:
+    """`1 / sqrt(x)` (JAX's lax.rsqrt; OpenCL's rsqrt), element-wise on arrays."""
+    return unary("rsqrt", x)
+
+
+def abs(x: Any) -> Any:
+    """numpy's abs (`abs(x)`), element-wise on arrays."""
+    return unary("abs", x) if isinstance(x, Value) else builtins.abs(x)

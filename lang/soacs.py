@@ -25,6 +25,7 @@ from soac.lang.values import (
     Value,
     as_array,
     as_index,
+    as_scalar,
     as_value,
     describe_types,
     ir_types,
@@ -463,7 +464,7 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
     if isinstance(item, slice):
         rows = array if _is_full(item) else slice_rows(array, item, where)
     elif isinstance(item, Array) and item.dtype.kind == "b":
-        from soac.lang.functions import compress
+        from soac.lang.gathers import compress
 
         if item.rank != 1:
             raise SoacTypeError(
@@ -475,8 +476,8 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
             )
         rows = compress(item, array)
     elif isinstance(item, Array | list):
-        from soac.lang.functions import array as literal
-        from soac.lang.functions import gather
+        from soac.lang.construction import array as literal
+        from soac.lang.gathers import gather
 
         indices = literal(item) if isinstance(item, list) else item
         rows = gather(array, indices)
@@ -589,6 +590,11 @@ def where_negative(position: Any, n: Scalar) -> Any:
     if isinstance(position, int):
         return position + n if position < 0 else position
     return where(position < 0, position + n, position)
+
+
+def check_at_run_time(ok: Any, message: str) -> None:
+    """Fail the run with `message` (at the user's line) unless `ok` holds when the program runs."""
+    Tracer.current("a check").emit(soac.AssertOp(use(as_scalar(ok, dtypes.bool_)), message))
 
 
 # ---------------------------------------------------------------------------

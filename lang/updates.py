@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from soac import dialect as soac
 from soac.lang.errors import SoacTypeError, located, user_location
-from soac.lang.functions import gather, gather_point
+from soac.lang.gathers import gather, gather_point
 from soac.lang.soacs import _extreme, _position, hist, replicate, scatter
 from soac.lang.tracer import Tracer
 from soac.lang.values import Array, Scalar, Value, as_index, as_value, retyped, use, wrap
@@ -51,7 +51,7 @@ class IndexUpdateRef:
         self.scattered = scattered
 
     def get(self, mode: str | None = None, fill_value: Any = None) -> Any:
-        """The value(s) at the place: see `soac.lang.functions.gather` for `mode` ('clip', 'wrap', 'fill')."""
+        """The value(s) at the place: see `soac.lang.gathers.gather` for `mode` ('clip', 'wrap', 'fill')."""
         if self.scattered:
             return gather(self.array, self.items[0], mode, fill_value)
         return gather_point(self.array, self.items, mode, fill_value)

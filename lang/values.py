@@ -380,32 +380,32 @@ class Array(Value):
         return IndexUpdateHelper(self)
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.functions import sum
+        from soac.lang.reductions import sum
 
         return sum(self, axis=axis, keepdims=keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.functions import max
+        from soac.lang.reductions import max
 
         return max(self, axis=axis, keepdims=keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.functions import min
+        from soac.lang.reductions import min
 
         return min(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.functions import mean
+        from soac.lang.reductions import mean
 
         return mean(self, axis=axis, keepdims=keepdims)
 
     def argmax(self, axis: Any = None) -> Any:
-        from soac.lang.functions import argmax
+        from soac.lang.reductions import argmax
 
         return argmax(self, axis=axis)
 
     def argmin(self, axis: Any = None) -> Any:
-        from soac.lang.functions import argmin
+        from soac.lang.reductions import argmin
 
         return argmin(self, axis=axis)
 
@@ -416,12 +416,12 @@ class Array(Value):
         return reshape(self, [-1])
 
     def clip(self, lo: Any = None, hi: Any = None) -> Array:
-        from soac.lang.functions import clip
+        from soac.lang.control import clip
 
         return clip(self, lo, hi)
 
     def dot(self, other: Any) -> Any:
-        from soac.lang.functions import dot
+        from soac.lang.products import dot
 
         return dot(self, other)
 
@@ -445,12 +445,12 @@ class Array(Value):
         )
 
     def __matmul__(self, other: Any) -> Any:
-        from soac.lang.functions import matmul
+        from soac.lang.products import matmul
 
         return matmul(self, other)
 
     def __rmatmul__(self, other: Any) -> Any:
-        from soac.lang.functions import matmul
+        from soac.lang.products import matmul
 
         return matmul(other, self)
 
