@@ -17,7 +17,7 @@ cached. See README.md ("Python") and examples/python/.
 """
 
 from soac.lang.cache import STATS as cache_stats
-from soac.lang.construction import arange, array, concatenate, full, ones, stack, zeros
+from soac.lang.construction import arange, array, concatenate, full, full_like, ones, ones_like, stack, zeros, zeros_like
 from soac.lang.control import (
     abs,
     atan,
@@ -41,6 +41,7 @@ from soac.lang.control import (
     shift_right_logical,
     sin,
     sqrt,
+    square,
     tan,
     tanh,
     where,
@@ -51,7 +52,7 @@ from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.gathers import bincount, compress, filter, searchsorted, take
 from soac.lang.jit import JitFunction, jit
 from soac.lang.products import dot, matmul
-from soac.lang.reductions import argmax, argmin, max, mean, min, sum
+from soac.lang.reductions import all, any, argmax, argmin, max, mean, min, prod, std, sum, var
 from soac.lang.soacs import (
     copy,
     cumsum,
@@ -83,6 +84,8 @@ __all__ = [
     "SymbolicBoolError",
     "Window",
     "abs",
+    "all",
+    "any",
     "arange",
     "argmax",
     "argmin",
@@ -112,6 +115,7 @@ __all__ = [
     "float64",
     "floor",
     "full",
+    "full_like",
     "hist",
     "i8",
     "i16",
@@ -136,7 +140,9 @@ __all__ = [
     "min",
     "minimum",
     "ones",
+    "ones_like",
     "power",
+    "prod",
     "reduce",
     "replicate",
     "reshape",
@@ -148,7 +154,9 @@ __all__ = [
     "shift_right_logical",
     "sin",
     "sqrt",
+    "square",
     "stack",
+    "std",
     "stencil",
     "sum",
     "take",
@@ -156,7 +164,9 @@ __all__ = [
     "tanh",
     "transpose",
     "unflatten",
+    "var",
     "where",
     "while_loop",
     "zeros",
+    "zeros_like",
 ]

@@ -53,6 +53,26 @@ def ones(shape: Any, dtype: Any = None) -> Array:
     return full(shape, 1.0 if dtype is None else 1, dtype)
 
 
+def full_like(a: Any, value: Any, dtype: Any = None) -> Array:
+    """numpy's full_like: an array of the shape of `a` filled with `value`, of `a`'s type unless `dtype`."""
+    like = as_array(a, "the array of sl.full_like")
+    return full(list(like.shape), value, dtype if dtype is not None else like.dtype)
+
+
+def zeros_like(a: Any, dtype: Any = None) -> Array:
+    """numpy's zeros_like."""
+    like = as_array(a, "the array of sl.zeros_like")
+    element = dtypes.element_type(dtype, "the dtype of sl.zeros_like") if dtype is not None else like.dtype
+    return full_like(like, False if element.kind == "b" else 0, element)
+
+
+def ones_like(a: Any, dtype: Any = None) -> Array:
+    """numpy's ones_like."""
+    like = as_array(a, "the array of sl.ones_like")
+    element = dtypes.element_type(dtype, "the dtype of sl.ones_like") if dtype is not None else like.dtype
+    return full_like(like, True if element.kind == "b" else 1, element)
+
+
 def _zeros_like_rows(xs: Array, n: Any) -> Array:
     """`n` rows of zeros, each of the shape of a row of `xs`."""
     zero = False if xs.dtype.kind == "b" else 0

@@ -353,3 +353,8 @@ def rsqrt(x: Any) -> Any:
 def abs(x: Any) -> Any:
     """numpy's abs (`abs(x)`), element-wise on arrays."""
     return unary("abs", x) if isinstance(x, Value) else builtins.abs(x)
+
+
+def square(x: Any) -> Any:
+    """numpy's square, `x * x`, element-wise on arrays."""
+    return x * x

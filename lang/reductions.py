@@ -7,6 +7,7 @@ other axes (axis 0 of a matrix reduces the rows of its transpose), and `keepdims
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -25,10 +26,10 @@ def _axes(axis: Any, rank: int, what: str) -> list[int] | None:
     if axis is None:
         return None
     given = list(axis) if isinstance(axis, tuple | list) else [axis]
-    if not all(isinstance(k, int | np.integer) and not isinstance(k, bool) for k in given):
+    if not builtins.all(isinstance(k, int | np.integer) and not isinstance(k, bool) for k in given):
         raise SoacTypeError(located(f"{what}: axis must be a Python int or a tuple of ints, not {axis!r}"))
     axes = sorted(int(k) + rank if int(k) < 0 else int(k) for k in given)
-    if len(set(axes)) != len(axes) or not all(0 <= k < rank for k in axes):
+    if len(set(axes)) != len(axes) or not builtins.all(0 <= k < rank for k in axes):
         raise SoacTypeError(located(f"{what}: axis {axis!r} names no distinct axes of an array of {rank} dimensions"))
     return axes
 
@@ -95,6 +96,58 @@ def min(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def max(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """numpy's max (the type's lowest value for an empty array, where numpy raises)."""
     return _reduction(xs, axis, keepdims, "sl.max", _max_1d)
+
+
+def _prod_1d(a: Array) -> Scalar:
+    if a.dtype.kind == "b":
+        a = a.astype(dtypes.int64)
+    return reduce(lambda x, y: x * y, 1, a, commutative=True)
+
+
+def _any_1d(a: Array) -> Scalar:
+    flags = a if a.dtype.kind == "b" else a.astype(dtypes.bool_)
+    return reduce(lambda x, y: x | y, False, flags, commutative=True)
+
+
+def _all_1d(a: Array) -> Scalar:
+    flags = a if a.dtype.kind == "b" else a.astype(dtypes.bool_)
+    return reduce(lambda x, y: x & y, True, flags, commutative=True)
+
+
+def prod(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """numpy's prod (1 for no elements), in the array's type as sl.sum."""
+    return _reduction(xs, axis, keepdims, "sl.prod", _prod_1d)
+
+
+def any(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """numpy's any: whether some element is true (nonzero); False for no elements."""
+    return _reduction(xs, axis, keepdims, "sl.any", _any_1d)
+
+
+def all(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """numpy's all: whether every element is true (nonzero); True for no elements."""
+    return _reduction(xs, axis, keepdims, "sl.all", _all_1d)
+
+
+def var(xs: Any, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+    """numpy's var: the mean squared deviation from the mean over the axes (divided by count - ddof)."""
+    a = as_array(xs, "the array of sl.var")
+    dtype = _mean_type(a.dtype)
+    values = a if a.dtype == dtype else a.astype(dtype)
+    deviation = values - mean(values, axis=axis, keepdims=True)
+    squares = sum(deviation * deviation, axis=axis, keepdims=keepdims)
+    count: Any = 1
+    axes = _axes(axis, a.rank, "sl.var")
+    for k in axes if axes is not None else range(a.rank):
+        count = count * a.dim(k)
+    return squares / convert_scalar(as_scalar(count - ddof, dtypes.index), dtype)
+
+
+def std(xs: Any, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+    """numpy's std: the square root of `var`."""
+    from soac.lang.control import sqrt
+
+    return sqrt(var(xs, axis=axis, keepdims=keepdims, ddof=ddof))
 
 
 def _mean_type(dtype: DType) -> DType:

@@ -71,7 +71,8 @@ _OPERATOR_UFUNCS = {
 _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "floor", "ceil", "isnan")
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
 _SAME_NAME += ("reshape", "mean", "argmin", "argmax", "dot", "matmul", "clip", "concatenate", "stack", "zeros", "ones")
-_SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array")
+_SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array", "prod", "any", "all", "var", "std")
+_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted")
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",
@@ -398,6 +399,36 @@ class Array(Value):
         from soac.lang.reductions import mean
 
         return mean(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import prod
+
+        return prod(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import any
+
+        return any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import all
+
+        return all(self, axis=axis, keepdims=keepdims)
+
+    def var(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+        from soac.lang.reductions import var
+
+        return var(self, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    def std(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+        from soac.lang.reductions import std
+
+        return std(self, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
+        from soac.lang.soacs import cumsum
+
+        return cumsum(self, axis=axis, dtype=dtype)
 
     def argmax(self, axis: Any = None) -> Any:
         from soac.lang.reductions import argmax

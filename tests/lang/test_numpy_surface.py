@@ -78,6 +78,12 @@ def _reductions(m):
         m.min(axis=0, keepdims=True) + m,
         sl.sum(m > 0, axis=1),
         m * 2 + m.sum(axis=0),
+        sl.prod(m, axis=0),
+        sl.any(m > 1, axis=1),
+        (m > -100).all(),
+        m.var(axis=0),
+        sl.std(m, axis=1, keepdims=True),
+        sl.zeros_like(m) + sl.ones_like(m, dtype=sl.i32).astype(sl.f32) + sl.square(m),
     )
 
 
@@ -93,6 +99,12 @@ def _reductions_numpy(m):
         (m.min(axis=0, keepdims=True) if m.shape[0] else np.full((1, m.shape[1]), np.inf, m.dtype)) + m,
         np.sum(m > 0, axis=1),
         m * 2 + m.sum(axis=0),
+        np.prod(m, axis=0),
+        np.any(m > 1, axis=1),
+        np.all(m > -100),
+        m.var(axis=0),
+        np.std(m, axis=1, keepdims=True),
+        np.zeros_like(m) + np.ones_like(m, dtype=np.int32).astype(np.float32) + np.square(m),
     )
 
 
