@@ -151,7 +151,10 @@ class Value:
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise SoacTypeError(
-            located(f"a symbolic {self.describe()} cannot become a numpy array: its value is only known when the program runs")
+            located(
+                f"a symbolic {self.describe()} cannot become a numpy array (np.asarray, np.float32(x), ...): its value "
+                "is only known when the program runs; convert with sl.f32(x) or x.astype(sl.f32)"
+            )
         )
 
     def describe(self) -> str:

@@ -487,6 +487,10 @@ def _matrix_mask(m):
     return m[m > 0]  # MATRIX_MASK
 
 
+def _numpy_scalar_of_a_size(xs):
+    return np.float32(xs.shape[0]) * xs  # NUMPY_SCALAR
+
+
 def _bad_mode(xs):
     return sl.take(xs, sl.iota(2), mode="nearest")  # BAD_MODE
 
@@ -500,6 +504,7 @@ def _bad_mode(xs):
         (_mixed_ranks, "MIXED_RANKS", "ranks and types must agree"),
         (_two_axes, "TWO_AXES", r"sl.argmax takes one axis \(an int\) or None"),
         (_bad_mode, "BAD_MODE", "choose one of promise_in_bounds, clip, wrap, fill"),
+        (_numpy_scalar_of_a_size, "NUMPY_SCALAR", r"np\.float32\(x\), \.\.\.\): its value is only known .* sl\.f32\(x\)"),
         (_matrix_mask, "MATRIX_MASK", r"flatten both first, xs\.reshape\(-1\)\[mask\.reshape\(-1\)\]"),
     ],
 )
