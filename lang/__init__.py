@@ -17,7 +17,20 @@ cached. See README.md ("Python") and examples/python/.
 """
 
 from soac.lang.cache import STATS as cache_stats
-from soac.lang.construction import arange, array, concatenate, full, full_like, ones, ones_like, stack, zeros, zeros_like
+from soac.lang.construction import (
+    arange,
+    array,
+    concatenate,
+    expand_dims,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    squeeze,
+    stack,
+    zeros,
+    zeros_like,
+)
 from soac.lang.control import (
     abs,
     atan,
@@ -107,6 +120,7 @@ __all__ = [
     "erf",
     "exp",
     "exp2",
+    "expand_dims",
     "f32",
     "f64",
     "filter",
@@ -155,6 +169,7 @@ __all__ = [
     "sin",
     "sqrt",
     "square",
+    "squeeze",
     "stack",
     "std",
     "stencil",

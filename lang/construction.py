@@ -203,3 +203,32 @@ def arange(start: Any, stop: Any = None, step: int = 1, dtype: Any = None) -> Ar
     span = hi - lo if step > 0 else lo - hi
     count = maximum((span + (builtins.abs(step) - 1)) // builtins.abs(step), 0)
     return map_(lambda k: convert_scalar(lo + k * step, element), iota(count))
+
+
+def expand_dims(a: Any, axis: int) -> Array:
+    """numpy's expand_dims: `a` with a new dimension of size 1 at `axis` (a reshape, free)."""
+    array = as_array(a, "the array of sl.expand_dims")
+    rank = array.rank + 1
+    if not isinstance(axis, int) or not -rank <= axis < rank:
+        raise SoacTypeError(located(f"sl.expand_dims: axis {axis!r} is outside the {rank} dimensions of the result"))
+    k = axis % rank
+    sizes = [array.dim(d) for d in range(array.rank)]
+    return reshape(array, [*sizes[:k], 1, *sizes[k:]])
+
+
+def squeeze(a: Any, axis: Any = None) -> Array:
+    """numpy's squeeze: `a` without its dimensions of size 1 (a reshape, free). Without `axis`, the dimensions
+    known to be 1 while tracing (`keepdims`, None, literal sizes); a given axis is checked when the program runs."""
+    from soac.lang.operators import known_size
+    from soac.lang.reductions import _axes
+
+    array = as_array(a, "the array of sl.squeeze")
+    given = _axes(axis, array.rank, "sl.squeeze")
+    axes = given if given is not None else [k for k in range(array.rank) if known_size(array, k) == 1]
+    for k in axes:
+        if known_size(array, k) != 1:
+            check_at_run_time(array.dim(k) == 1, f"sl.squeeze: axis {k} is not of size 1")
+    kept = [array.dim(k) for k in range(array.rank) if k not in axes]
+    if not kept:
+        raise SoacTypeError(located("sl.squeeze of every dimension is a scalar: index it, e.g. a[0, 0]"))
+    return reshape(array, kept)

@@ -72,7 +72,7 @@ _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh",
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
 _SAME_NAME += ("reshape", "mean", "argmin", "argmax", "dot", "matmul", "clip", "concatenate", "stack", "zeros", "ones")
 _SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array", "prod", "any", "all", "var", "std")
-_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted")
+_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted", "squeeze", "expand_dims")
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",
@@ -448,6 +448,25 @@ class Array(Value):
         from soac.lang.soacs import reshape
 
         return reshape(self, [-1])
+
+    ravel = flatten
+
+    def copy(self) -> Array:
+        from soac.lang.soacs import copy
+
+        return copy(self)
+
+    def transpose(self, *axes: Any) -> Array:
+        """numpy's `m.transpose()`, `m.transpose(1, 0, 2)` or `m.transpose((1, 0, 2))`: `sl.transpose`."""
+        from soac.lang.soacs import transpose
+
+        order = axes[0] if len(axes) == 1 and isinstance(axes[0], tuple | list) else axes
+        return transpose(self, list(order) if order else None)
+
+    def squeeze(self, axis: Any = None) -> Array:
+        from soac.lang.construction import squeeze
+
+        return squeeze(self, axis)
 
     def clip(self, lo: Any = None, hi: Any = None) -> Array:
         from soac.lang.control import clip

@@ -249,6 +249,12 @@ def _indexing(m, xs, idx):
         sl.take(xs, idx, mode="clip"),
         sl.take(xs, idx - 2, mode="fill", fill_value=-1.0),
         sl.take(xs, idx, mode="wrap"),
+        m.flatten(),
+        m.T.ravel(),
+        m.copy().transpose(),
+        sl.expand_dims(xs, 1),
+        m.sum(axis=1, keepdims=True).squeeze(),
+        sl.squeeze(m[:1], 0),
     )
 
 
@@ -271,6 +277,12 @@ def _indexing_numpy(m, xs, idx):
         np.take(xs, idx, mode="clip"),
         np.where((idx - 2 >= 0) & (idx - 2 < n), xs[np.clip(idx - 2, 0, n - 1)], -1).astype(np.float32),
         np.take(xs, idx, mode="wrap"),
+        m.flatten(),
+        m.T.ravel(),
+        m.copy().transpose(),
+        np.expand_dims(xs, 1),
+        m.sum(axis=1, keepdims=True).squeeze(axis=1),
+        np.squeeze(m[:1], 0),
     )
 
 
@@ -489,6 +501,19 @@ def _matrix_mask(m):
 
 def _numpy_scalar_of_a_size(xs):
     return np.float32(xs.shape[0]) * xs  # NUMPY_SCALAR
+
+
+def _squeeze_a_long_axis(m):
+    return sl.squeeze(m, 0)  # SQUEEZE
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_squeeze_of_a_longer_axis_fails_when_it_runs(backend: str) -> None:
+    f = sl.jit(_squeeze_a_long_axis, backend=backend)
+    check(f(np.ones((1, 3), np.float32)), np.ones(3, np.float32))
+    with pytest.raises(Exception, match=r"sl\.squeeze: axis 0 is not of size 1") as error:
+        f(np.ones((2, 3), np.float32))
+    assert str(error.value).startswith(line_of("SQUEEZE") + ":")
 
 
 def _bad_mode(xs):
