@@ -2,10 +2,12 @@
 
 Scalars get `arith` and `math` ops with Python's and numpy's meaning: `//` and
 `%` round towards minus infinity, `/` on integers is an error (use `//`), integer
-`**` needs a constant exponent; on arrays every operator is element-wise (a
-`soac.map`, nested for higher ranks), with scalars broadcast. Operand types must
-agree, except that weak values (Python constants and what is computed from them
-only) and sizes take the type of the other operand.
+`**` needs a constant exponent (a float `x ** 2` is `x * x`, as numpy computes it);
+on arrays every operator is element-wise (a `soac.map`, nested for higher ranks),
+with numpy's broadcasting of scalars, of arrays of lower rank and of dimensions of
+size 1. Operand types must agree, except that weak values (Python constants and
+arguments, what is computed from them only, and arrays made of them) and sizes take
+the type of the other operand.
 """
 
 from __future__ import annotations
