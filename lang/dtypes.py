@@ -103,12 +103,15 @@ def of_python(value: object) -> DType | None:
     return None
 
 
+_WEAK_INT = replace(int64, weak=True)
+_WEAK_FLOAT = replace(float64, weak=True)
+
+
 def of_argument(value: object) -> DType | None:
     """The type of a scalar argument of a jitted function: a Python int or float is weak (JAX's weak types)."""
-    dtype = of_python(value)
-    if dtype is not None and isinstance(value, int | float) and not isinstance(value, bool):
-        return replace(dtype, weak=True)
-    return dtype
+    if isinstance(value, int | float) and not isinstance(value, bool | np.generic):
+        return _WEAK_INT if isinstance(value, int) else _WEAK_FLOAT
+    return of_python(value)
 
 
 def is_ir_float(t: Attribute) -> bool:
