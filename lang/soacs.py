@@ -479,7 +479,7 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
         from soac.lang.construction import array as literal
         from soac.lang.gathers import gather
 
-        indices = literal(item) if isinstance(item, list) else item
+        indices = literal([_position(array, 0, k) for k in item]) if isinstance(item, list) else item
         rows = gather(array, indices)
         if rest and indices.rank != 1:
             raise SoacTypeError(

@@ -255,6 +255,7 @@ def _indexing(m, xs, idx):
         sl.expand_dims(xs, 1),
         m.sum(axis=1, keepdims=True).squeeze(),
         sl.squeeze(m[:1], 0),
+        xs[[0, -1, 0]],
     )
 
 
@@ -283,6 +284,7 @@ def _indexing_numpy(m, xs, idx):
         np.expand_dims(xs, 1),
         m.sum(axis=1, keepdims=True).squeeze(axis=1),
         np.squeeze(m[:1], 0),
+        xs[[0, -1, 0]],
     )
 
 
