@@ -20,7 +20,7 @@ from soac.lang.errors import SoacTypeError, SourceLocation, SymbolicBoolError, l
 from soac.lang.tracer import Scope, Tracer
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 Constant = int | float | bool | np.generic
 _F32_OVERFLOW = 2.0**128 - 2.0**103
@@ -172,6 +172,8 @@ class Scalar(Value):
         super().__init__(ssa, scope, origin)
         self.dtype = dtype
         self.weak = weak
+        self.narrowed: dict[DType, Scalar] = {}
+        """A weak argument's conversions to narrower integer types, made once (see `retyped`)."""
 
     def describe(self) -> str:
         return f"{self.dtype} scalar"
@@ -665,8 +667,38 @@ def retyped(value: Value, t: Attribute) -> Value:
     if isinstance(owner, arith.ConstantOp):
         return constant(owner.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
     if value.dtype.is_float and not dtype.is_float:
-        raise SoacTypeError(located(f"a float computed from Python constants where a {dtype} is needed; convert explicitly"))
+        raise SoacTypeError(
+            located(
+                f"a float computed from Python constants or passed as a Python float where a {dtype} is needed; "
+                f"convert explicitly, e.g. sl.{dtype.name}(x)"
+            )
+        )
+    if isinstance(value.ssa, BlockArgument) and value.scope.parent is None and dtype.is_integer and dtype.bits < value.dtype.bits:
+        return _narrowed_argument(value, dtype)
     return convert_scalar(value, dtype)
+
+
+def _narrowed_argument(value: Scalar, dtype: DType) -> Scalar:
+    """A Python int argument as the narrower integer type it meets (`i * steps` with an i32 `i`), converted once in
+    the function's body and checked when the program runs: a value that does not fit is an error, not a wrap."""
+    from soac import dialect as soac
+
+    known = value.narrowed.get(dtype)
+    if known is not None:
+        return known
+    tracer = Tracer.current("a Python int argument")
+    inner = tracer.scope
+    tracer.scope = value.scope
+    try:
+        narrow = convert_scalar(value, dtype)
+        fits = binary("==", convert_scalar(narrow, value.dtype), value)
+        message = f"a Python int argument ({{0}}) does not fit in {dtype}, the type of what it meets"
+        tracer.emit(soac.AssertOp(fits.ssa, message, [value.ssa]))
+    finally:
+        tracer.scope = inner
+    narrow.weak = True
+    value.narrowed[dtype] = narrow
+    return narrow
 
 
 def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:

@@ -410,7 +410,8 @@ def test_python_scalars_take_the_other_operands_type(backend: str) -> None:
         return flags, scaled, ticks, counts, sl.zeros(2)
 
     xs = np.array([1.5, -2, 3], np.float32)
-    got = sl.jit(program, backend=backend)(xs, 4, 0.5)
+    f = sl.jit(program, backend=backend)
+    got = f(xs, 4, 0.5)
     expected = (
         np.array([0, 1, 0], np.float32),
         xs * np.float32(0.5),
@@ -419,6 +420,8 @@ def test_python_scalars_take_the_other_operands_type(backend: str) -> None:
         np.zeros(2, np.float32),
     )
     check(got, expected)
+    with pytest.raises(Exception, match=r"a Python int argument \(1099511627776\) does not fit in i32"):
+        f(xs, 2**40, 0.5)  # an error, not a wrapped i32
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
