@@ -93,8 +93,12 @@ class IndexUpdateRef:
         return replicate(indices.dim(0), value, self.array.dtype if not isinstance(value, Value) else None)
 
     def _update(self, op: Callable[[Any, Any], Any], value: Any) -> Array:
+        from soac.lang.operators import retype_array
+
         where = user_location()
         array = self.array
+        if array.weak and isinstance(value, Scalar | Array) and not value.weak:  # sl.zeros(n).at[i].set(x): x's type
+            array = retype_array(array, value.dtype)
         old = array[tuple(self.items)]
         like = old.dtype if isinstance(old, Scalar) else None
         new = op(old, as_value(value, like, "the value written by xs.at[...]"))

@@ -339,7 +339,8 @@ def test_at_updates_and_guarded_reads(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_at_updates_of_rows_and_narrow_positions(backend: str) -> None:
     def program(m, r, k):
-        return sl.copy(m).at[1].set(r), sl.copy(m).at[np.int64(0)].add(r), m.at[k, 1].get(mode="clip")
+        weak = sl.zeros(3).at[0].set(m[0, 0].astype(sl.f64))  # a weak array takes the value's type
+        return sl.copy(m).at[1].set(r), sl.copy(m).at[np.int64(0)].add(r), m.at[k, 1].get(mode="clip"), weak
 
     m = np.arange(6, dtype=np.float32).reshape(3, 2)
     r = np.array([10, 20], np.float32)
@@ -347,7 +348,7 @@ def test_at_updates_of_rows_and_narrow_positions(backend: str) -> None:
     set_row[1] = r
     add_row[0] += r
     got = sl.jit(program, backend=backend)(np.asfortranarray(m), r, np.int8(100))  # an i8 position past the rows
-    check(got, (set_row, add_row, m[2, 1]))
+    check(got, (set_row, add_row, m[2, 1], np.array([m[0, 0], 0, 0], np.float64)))
 
 
 # ---------------------------------------------------------------------------
