@@ -84,7 +84,7 @@ def _max_1d(a: Array) -> Scalar:
 
 def sum(xs: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """numpy's sum: of all elements, or along `axis` (an int or a tuple); bools count as i64 (numpy's), other
-    types keep theirs (JAX's, where numpy widens small integers)."""
+    types keep theirs (Futhark's; numpy and JAX widen small integers)."""
     return _reduction(xs, axis, keepdims, "sl.sum", _sum_1d)
 
 
