@@ -497,6 +497,9 @@ def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
         raise SoacTypeError(located(f"an index is a {got}: use integers, slices, integer or bool arrays, None or ...", where))
     if all(_is_full(r) for r in rest):
         return rows
+    # a slice of an inner dimension becomes its positions, computed here: the rows' slices then have a size known
+    # outside the map (a map yielding soac.slice of each row is an irregular array to the lowering)
+    rest = [slice_positions(rows, 1 + j, r) if isinstance(r, slice) and not _is_full(r) else r for j, r in enumerate(rest)]
     return map_(lambda row: _index_items(row, list(rest), where), rows)
 
 
@@ -562,9 +565,15 @@ def slice_rows(array: Array, item: slice, where: SourceLocation | None) -> Array
 def _strided(array: Array, item: slice, step: int) -> Array:
     """`xs[lo:hi:s]` with Python's meaning (bounds clamped to the array, negative ones from the end): a gather of
     the rows lo, lo + s, ... before hi."""
+    return map_(lambda k: array[k], slice_positions(array, 0, item))
+
+
+def slice_positions(array: Array, k: int, item: slice) -> Array:
+    """The positions (i64) that the slice `item` picks along dimension `k` of `array`, as Python picks them."""
     from soac.lang.control import maximum, minimum
 
-    n = convert_scalar(array.dim(0), dtypes.int64)
+    step = _step(item)
+    n = convert_scalar(array.dim(k), dtypes.int64)
 
     def bound(value: Any, default: Any) -> Any:
         if value is None:
@@ -580,7 +589,7 @@ def _strided(array: Array, item: slice, step: int) -> Array:
     else:
         lo, hi = bound(item.start, n - 1), bound(item.stop, -1)
         count = maximum((lo - hi + (-step - 1)) // -step, 0)
-    return map_(lambda k: array[lo + k * step], iota(count))
+    return map_(lambda i: lo + i * step, iota(count))
 
 
 def where_negative(position: Any, n: Scalar) -> Any:

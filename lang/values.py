@@ -72,7 +72,8 @@ _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh",
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
 _SAME_NAME += ("reshape", "mean", "argmin", "argmax", "dot", "matmul", "clip", "concatenate", "stack", "zeros", "ones")
 _SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array", "prod", "any", "all", "var", "std")
-_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted", "squeeze", "expand_dims")
+_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted", "squeeze", "expand_dims", "pad")
+_SAME_NAME += ("broadcast_to",)
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",

@@ -256,6 +256,8 @@ def _indexing(m, xs, idx):
         m.sum(axis=1, keepdims=True).squeeze(),
         sl.squeeze(m[:1], 0),
         xs[[0, -1, 0]],
+        m[:, 1:-1],
+        m[1:, ::-2],
     )
 
 
@@ -285,6 +287,8 @@ def _indexing_numpy(m, xs, idx):
         m.sum(axis=1, keepdims=True).squeeze(axis=1),
         np.squeeze(m[:1], 0),
         xs[[0, -1, 0]],
+        m[:, 1:-1],
+        m[1:, ::-2],
     )
 
 
@@ -609,13 +613,56 @@ def test_counting_ranges_prefix_sums_and_filters(backend: str) -> None:
     run_all(_counting, _counting_numpy, backend, iter(cases))
 
 
+def _padding(v, m, c):
+    return (
+        sl.pad(v, 2),
+        sl.pad(v, (1, 3), mode="edge"),
+        sl.pad(m, 1, mode="wrap"),
+        sl.pad(m, ((1, 0), (2, 1)), mode="reflect"),
+        sl.pad(m, ((0, 2), (3, 3)), mode="symmetric"),
+        sl.pad(m, 1, mode="constant", constant_values=-1.5),
+        sl.broadcast_to(v, (3, v.shape[0])),
+        sl.broadcast_to(c, (c.shape[0], 4)),
+        sl.broadcast_to(v[None, :], (2, v.shape[0])),
+    )
+
+
+def _padding_numpy(v, m, c):
+    return (
+        np.pad(v, 2),
+        np.pad(v, (1, 3), mode="edge"),
+        np.pad(m, 1, mode="wrap"),
+        np.pad(m, ((1, 0), (2, 1)), mode="reflect"),
+        np.pad(m, ((0, 2), (3, 3)), mode="symmetric"),
+        np.pad(m, 1, mode="constant", constant_values=-1.5),
+        np.broadcast_to(v, (3, len(v))),
+        np.broadcast_to(c, (len(c), 4)),
+        np.broadcast_to(v[None, :], (2, len(v))),
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pad_and_broadcast_to(backend: str) -> None:
+    rng = np.random.default_rng(17)
+    cases = []
+    for n, rows, cols in [(5, 3, 4), (1, 2, 2), (2, 4, 3)]:
+        v = rng.standard_normal(n).astype(np.float32)
+        m = rng.standard_normal((rows, cols)).astype(np.float32)
+        c = rng.standard_normal((rows, 1)).astype(np.float32)
+        for layout in layouts(m):
+            cases.append((v, layout, np.asfortranarray(c)))
+    run_all(_padding, _padding_numpy, backend, iter(cases))
+
+
 # ---------------------------------------------------------------------------
 # NumPy array code, run as written with soac.lang as its array module
 # ---------------------------------------------------------------------------
 
 PEERS = ["softmax", "layernorm", "backprop", "blackscholes", "batched_matmul", "matvec", "nbody", "nearest", "histeq", "spmv"]
+PEERS += ["hotspot"]
 """The real-program suite's peers (bench/real/suite: array code for numpy, CuPy and JAX) that soac.lang runs with
-`xp = soac.lang`; the others need Python loops over sizes (JAX's static arguments) or `np.float32(n)` of a size."""
+`xp = soac.lang`, their static arguments (JAX's static_argnums: step counts) bound as Python ints; kmeans loops
+in Python over a size, mandelbrot unrolls a hundred steps, pathfinder loops over a size."""
 
 
 @pytest.mark.parametrize("backend", [pytest.param("interp"), pytest.param("opencl", marks=pytest.mark.slow)])
@@ -627,7 +674,15 @@ def test_numpy_array_code_of_the_real_suite_runs_as_written(name: str, backend: 
     program = module.PROGRAM
     args = program.inputs(np.random.default_rng(1), program.sizes["small"])
     expected = program.peer(np)(*args)
-    got = sl.jit(program.peer(sl), backend=backend)(*args)
+    dynamic = [k for k in range(len(args)) if k not in program.static]
+
+    def with_static_arguments(*given):
+        bound = list(args)
+        for k, value in zip(dynamic, given, strict=True):
+            bound[k] = value
+        return program.peer(sl)(*bound)
+
+    got = sl.jit(with_static_arguments, backend=backend, name=name)(*(args[k] for k in dynamic))
     got_items = got if isinstance(got, tuple) else (got,)
     want_items = expected if isinstance(expected, tuple) else (expected,)
     for g, e in zip(got_items, want_items, strict=True):
