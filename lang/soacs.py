@@ -3,7 +3,9 @@
 Each function emits one soac op (tracing its Python lambdas into the op's
 regions) and returns symbolic values. Widths are the sizes of the first array
 argument; the others must have as many rows when the program runs (checked
-then, and reported at the line of the call).
+then, and reported at the line of the call). Indexing (`getitem`) follows numpy's:
+integers and slices are `soac.index` and `soac.slice`, the rest (strided and inner
+slices, index arrays, masks, new axes) maps and gathers over them.
 """
 
 from __future__ import annotations
