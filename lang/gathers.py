@@ -144,7 +144,7 @@ def bincount(xs: Any, weights: Any = None, minlength: Any = 0, length: Any = Non
     if values.rank != 1 or not values.dtype.is_integer:
         raise SoacTypeError(located(f"sl.bincount counts a 1-D integer array, not a {values.describe()}"))
     if length is None:
-        length = maximum(_max_1d(values) + 1, minlength)
+        length = maximum(convert_scalar(_max_1d(values), dtypes.int64) + 1, minlength)  # 256 bins of a u8 array
     if weights is None:
         added = full(values.dim(0), 1, dtypes.int64)
     else:

@@ -42,6 +42,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RecomputeForwardedPass
 
+    def get_soac_signless() -> type[ModulePass]:
+        from soac.signless import SoacSignless
+
+        return SoacSignless
+
     def get_soac_simplify() -> type[ModulePass]:
         from soac.passes.soac_simplify import SoacSimplifyPass
 
@@ -52,10 +57,17 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return VectorisedOperatorsPass
 
+    def get_soac_hist_rows() -> type[ModulePass]:
+        from soac.passes.hist_rows import HistRowsPass
+
+        return HistRowsPass
+
     return {
         "soac-fuse": get_soac_fuse,
+        "soac-hist-rows": get_soac_hist_rows,
         "soac-flatten": get_soac_flatten,
         "soac-recompute-forwarded": get_soac_recompute_forwarded,
+        "soac-signless": get_soac_signless,
         "soac-simplify": get_soac_simplify,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-tile": get_soac_tile,

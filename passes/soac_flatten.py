@@ -43,6 +43,7 @@ from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
+from soac.passes.hist_rows import hists_of_rows_to_elements
 from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
@@ -100,6 +101,7 @@ class SoacFlattenPass(ModulePass):
         # The flattening rules know scanomaps and redomaps, not both in one op; top-level ones go to soac-to-kernel whole.
         split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
         interchange_vectorised_operators(op)  # operators on rows: one per column, also in map nests
+        hists_of_rows_to_elements(op)  # hists of rows: hists of their elements, also in map nests
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

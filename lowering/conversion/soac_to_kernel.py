@@ -79,6 +79,7 @@ from soac.lowering.kernel import (
 )
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target, set_target_of_module
 from soac.messages import reshape_problem
+from soac.passes.hist_rows import hists_of_rows_to_elements
 from soac.passes.recompute_forwarded import recompute_all_forwarded
 from soac.passes.split_scan_reduce import split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
@@ -568,6 +569,9 @@ class SoacToKernelPass(ModulePass):
     segscan: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from soac.signless import check_signless
+
+        check_signless(op)  # soac's integers are signless (ui8 from a front end: soac-signless first)
         target = get_target(self.target)
         scan = self.scan or target.scan
         layout = self.layout or ("contiguous" if target.contiguous else "strided")
@@ -591,6 +595,7 @@ class SoacToKernelPass(ModulePass):
         fused = scan_reduce_mode(self.scan_reduce) == "fused"
         split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, scan))
         interchange_vectorised_operators(op)  # operators on rows: one per column, also in lambdas
+        hists_of_rows_to_elements(op, check=True)  # hists of rows: hists of their elements (an error for those it cannot rewrite)
         codes = ErrorCodes()
         contiguous = layout == "contiguous"
         for function in list(op.body.block.ops):

@@ -287,6 +287,19 @@ def test_bad_literal(literal: str, complaint: str) -> None:
     assert complaint in message
 
 
+def test_unsigned_inputs_are_the_bits_of_signless_integers(tmp_path: Path) -> None:
+    """u8 data and uint8 .npy files for an i8 parameter; an untyped 200 is out of i8's range, and the error says how
+    to give the bits; a program typed ui8 is refused with the way out."""
+    program = ROOT / "tests" / "stanzas" / "unsigned_histogram.mlir"
+    np.save(tmp_path / "pixels.npy", np.array([1, 200], np.uint8))
+    for given in ("[1u8, 200u8]", str(tmp_path / "pixels.npy")):
+        assert ok(program, "--input", given)[-1] == "result #3 : tensor<?xi8> = [-56   1   0   0]"
+    assert error(program, "--input", "[1, 200]").endswith("[-128, 127] (for an unsigned value's bits give it typed: 200u8)")
+    typed = tmp_path / "typed.mlir"
+    typed.write_text("func.func @main(%x: ui8) -> ui8 {\n  func.return %x : ui8\n}\n")
+    assert "soac's integers are signless: ui8 is i8" in error(typed, "--input", "1u8")
+
+
 def test_bad_npy(tmp_path: Path) -> None:
     np.save(tmp_path / "floats.npy", np.array([1.5, 2.0]))
     np.save(tmp_path / "matrix.npy", np.zeros((2, 2), dtype=np.int32))
@@ -333,3 +346,50 @@ def test_program_from_stdin() -> None:
     done = subprocess.run(command, input=matmul, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode != 0
     assert re.fullmatch(r"error: <stdin>:\d+:\d+: 'soac.redomap': .*\n", done.stderr), done.stderr
+
+
+# ---------------------------------------------------------------------------
+# --autotune
+# ---------------------------------------------------------------------------
+
+ROW_SUMS = """
+func.func @main(%xss: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  %r = soac.map %n (%xss : tensor<?x?xf32>) -> tensor<?xf32> lambda(%row: tensor<?xf32>) {
+    %s = soac.reduce %m (%row : tensor<?xf32>) neutral(%z : f32) -> f32 combine(%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      soac.yield %t : f32
+    }
+    soac.yield %s : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+"""
+
+
+def test_autotune_searches_once_per_size_class(program, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOAC_CACHE_DIR", str(tmp_path / "cache"))
+    flat = subprocess.run(
+        [sys.executable, "-m", "soac.tools.soac_opt", str(program(ROW_SUMS)), "-p", "soac-flatten"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    source, data = program(flat, "flat.mlir"), tmp_path / "xss.npy"
+    np.save(data, np.arange(60 * 70, dtype=np.float32).reshape(60, 70))
+    first = soac_run(source, "--backend", "opencl", "--autotune", "--input", data, "--output", tmp_path / "out")
+    assert first.returncode == 0, first.stderr
+    assert re.search(r"autotune: \[2\^6x2\^7\]: .* in [0-9.]+ s \(defaults [0-9.]+ ms, outer_par_0", first.stderr)
+    expected = np.arange(60 * 70, dtype=np.float32).reshape(60, 70).sum(1)
+    np.testing.assert_allclose(np.load(tmp_path / "out" / "result0.npy"), expected, rtol=1e-5)
+    again = soac_run(source, "--backend", "opencl", "--autotune", "--input", data)
+    assert again.returncode == 0, again.stderr
+    assert "autotune:" not in again.stderr  # the size class's choice, kept beside the cache
+
+
+def test_autotune_needs_a_device(program) -> None:
+    assert "add --backend opencl" in error(program(ROW_SUMS), "--autotune", "--input", "[[1.0]]")
