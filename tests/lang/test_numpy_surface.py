@@ -688,3 +688,41 @@ def test_numpy_array_code_of_the_real_suite_runs_as_written(name: str, backend: 
     for g, e in zip(got_items, want_items, strict=True):
         assert g.dtype == np.asarray(e).dtype
         np.testing.assert_allclose(g, e, rtol=program.rtol, atol=program.rtol)
+
+
+def _unsigned(m, k):
+    return (
+        m.max(axis=1),
+        sl.argmax(m, axis=0),
+        m.sum(axis=0),
+        sl.concatenate([m[0], m[-1]]),
+        sl.pad(m, 1, mode="edge"),
+        m[:, ::-1],
+        m[m[:, 0] > 100],
+        sl.bincount(m.reshape(-1)),
+        m + k,
+        m.at[0, 5].get(mode="fill", fill_value=7),
+    )
+
+
+def _unsigned_numpy(m, k):
+    return (
+        m.max(axis=1),
+        m.argmax(axis=0),
+        m.sum(axis=0, dtype=m.dtype),
+        np.concatenate([m[0], m[-1]]),
+        np.pad(m, 1, mode="edge"),
+        m[:, ::-1],
+        m[m[:, 0] > 100],
+        np.bincount(m.reshape(-1)),
+        m + np.uint8(k),
+        np.uint8(7),
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_surface_on_unsigned_arrays(backend: str) -> None:
+    m = np.array([[3, 250, 7], [255, 0, 9]], np.uint8)
+    run_all(_unsigned, _unsigned_numpy, backend, iter([(m, 1), (np.asfortranarray(m[::-1]), 4)]))
+    with pytest.raises(Exception, match=r"a Python int argument \(-1\) does not fit in u8"):
+        sl.jit(_unsigned, backend=backend)(m, -1)  # JAX refuses it too; numpy would wrap
