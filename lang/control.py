@@ -35,11 +35,20 @@ from soac.lang.values import (
 )
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Attribute, BlockArgument, Operation, Region
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region
 
 
 def _values(items: Sequence[Any], likes: Sequence[Value | None], what: str) -> list[Value]:
     return [as_value(item, like.dtype if isinstance(like, Scalar) else None, f"{what}") for item, like in zip(items, likes)]
+
+
+class _WeakStateTyped(Exception):
+    """A loop's body made typed values of a state that started weak (`sl.replicate(n, 0)`, `0`): trace it again
+    from a state of those types."""
+
+    def __init__(self, types: dict[int, DType]):
+        super().__init__("internal: a weak loop state takes the body's types")
+        self.types = types
 
 
 def _checked_finish(what: str, where: SourceLocation, expected: Sequence[Attribute], likes: Sequence[Value | None]):
@@ -48,12 +57,45 @@ def _checked_finish(what: str, where: SourceLocation, expected: Sequence[Attribu
         if len(items) != len(expected):
             raise SoacTypeError(located(f"{what} returns {len(items)} value(s), expected {len(expected)}", where))
         values = [retyped(v, t) for v, t in zip(_values(items, likes, f"a result of {what}"), expected)]
+        typed = {
+            k: v.dtype
+            for k, (v, like) in enumerate(zip(values, likes))
+            if v.ir_type != expected[k] and _is_weak(like) and not _is_weak(v) and isinstance(v, type(like))
+        }
+        if typed:
+            raise _WeakStateTyped(typed)
         if ir_types(values) != list(expected):
             want = "(" + ", ".join(type_name(t) for t in expected) + ")"
             raise SoacTypeError(located(f"{what} returns {describe_types(values)}, expected {want}", where))
         return values
 
     return finish
+
+
+def _is_weak(value: Any) -> bool:
+    return isinstance(value, Scalar | Array) and value.weak
+
+
+def _state_wrapper(start: Sequence[Value], first: int = 0) -> Callable[[BlockArgument, Scope], Value]:
+    """Wraps the state parameters of a loop body (from argument `first` on): weak where the initial state is."""
+
+    def wrap_state(arg: BlockArgument, scope: Scope) -> Value:
+        value = wrap(arg, scope)
+        if isinstance(value, Scalar | Array) and _is_weak(start[arg.index - first]):
+            value.weak = True
+        return value
+
+    return wrap_state
+
+
+def _typed_state(start: list[Value], types: dict[int, DType]) -> list[Value]:
+    """The initial state with its weak values of the types that the body gave them."""
+    from soac.lang.operators import retype_array
+
+    return [
+        (retype_array(v, types[k]) if isinstance(v, Array) else retyped(v, types[k].ir)) if k in types else v
+        for k, v in enumerate(start)
+    ]
 
 
 def loop(n: Any, init: Any, body: Callable[..., Any]) -> Any:
@@ -70,15 +112,26 @@ def loop(n: Any, init: Any, body: Callable[..., Any]) -> Any:
 
     zero = tracer.constant(0, IndexType())
     one = tracer.constant(1, IndexType())
-    block, _ = tracer.trace_block(
-        body,
-        [IndexType(), *types],
-        lambda arg, scope: Scalar(arg, scope, dtypes.index) if arg.index == 0 else wrap(arg, scope),
-        "the body of sl.loop",
-        where,
-        _checked_finish("the body of sl.loop", where, types, start),
-        scf.YieldOp,
-    )
+
+    def trace_body() -> Block:
+        state = _state_wrapper(start, 1)
+        block, _ = tracer.trace_block(
+            body,
+            [IndexType(), *types],
+            lambda arg, scope: Scalar(arg, scope, dtypes.index) if arg.index == 0 else state(arg, scope),
+            "the body of sl.loop",
+            where,
+            _checked_finish("the body of sl.loop", where, types, start),
+            scf.YieldOp,
+        )
+        return block
+
+    try:
+        block = trace_body()
+    except _WeakStateTyped as typed:
+        start = _typed_state(start, typed.types)
+        types = ir_types(start)
+        block = trace_body()
     op = scf.ForOp(zero, upper, one, [use(v) for v in start], Region(block))
     tracer.emit(op, where)
     return _single([wrap(r, tracer.scope) for r in op.results])
@@ -97,30 +150,40 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], init: Any) ->
             raise SoacTypeError(located(f"the condition of sl.while_loop must be a bool, not {flag.dtype}", where))
         return [flag]
 
-    before_args: list[BlockArgument] = []
+    def trace_both() -> tuple[Block, Block]:
+        before_args: list[BlockArgument] = []
+        state = _state_wrapper(start)
 
-    def keep(arg: BlockArgument, scope: Scope) -> Value:
-        before_args.append(arg)
-        return wrap(arg, scope)
+        def keep(arg: BlockArgument, scope: Scope) -> Value:
+            before_args.append(arg)
+            return state(arg, scope)
 
-    before, _ = tracer.trace_block(
-        cond,
-        types,
-        keep,
-        "the condition of sl.while_loop",
-        where,
-        test,
-        lambda flag: scf.ConditionOp(flag, *before_args),
-    )
-    after, _ = tracer.trace_block(
-        body,
-        types,
-        lambda arg, scope: wrap(arg, scope),
-        "the body of sl.while_loop",
-        where,
-        _checked_finish("the body of sl.while_loop", where, types, start),
-        scf.YieldOp,
-    )
+        before, _ = tracer.trace_block(
+            cond,
+            types,
+            keep,
+            "the condition of sl.while_loop",
+            where,
+            test,
+            lambda flag: scf.ConditionOp(flag, *before_args),
+        )
+        after, _ = tracer.trace_block(
+            body,
+            types,
+            state,
+            "the body of sl.while_loop",
+            where,
+            _checked_finish("the body of sl.while_loop", where, types, start),
+            scf.YieldOp,
+        )
+        return before, after
+
+    try:
+        before, after = trace_both()
+    except _WeakStateTyped as typed:
+        start = _typed_state(start, typed.types)
+        types = ir_types(start)
+        before, after = trace_both()
     op = scf.WhileOp([use(v) for v in start], types, Region(before), Region(after))
     tracer.emit(op, where)
     return _single([wrap(r, tracer.scope) for r in op.results])
@@ -278,3 +341,26 @@ def shift_right_logical(x: Any, k: Any) -> Any:
     if a.dtype != b.dtype or a.dtype.kind not in "iux":
         raise SoacTypeError(located(f"sl.shift_right_logical takes integers of one type, not {a.dtype} and {b.dtype}"))
     return emit_value(arith.ShRUIOp(use(a), use(b)), a.dtype, weak(a, b))
+
+
+def clip(xs: Any, lo: Any = None, hi: Any = None) -> Any:
+    """numpy's clip: `minimum(maximum(xs, lo), hi)` (either bound may be None), element-wise."""
+    if lo is None and hi is None:
+        raise SoacTypeError(located("sl.clip needs a lower or an upper bound (or both)"))
+    result = xs if lo is None else maximum(xs, lo)
+    return result if hi is None else minimum(result, hi)
+
+
+def rsqrt(x: Any) -> Any:
+    """`1 / sqrt(x)` (JAX's lax.rsqrt; OpenCL's rsqrt), element-wise on arrays."""
+    return unary("rsqrt", x)
+
+
+def abs(x: Any) -> Any:
+    """numpy's abs (`abs(x)`), element-wise on arrays."""
+    return unary("abs", x) if isinstance(x, Value) else builtins.abs(x)
+
+
+def square(x: Any) -> Any:
+    """numpy's square, `x * x`, element-wise on arrays."""
+    return x * x

@@ -12,7 +12,7 @@ every symbolic value knows its signedness and its operators pick the unsigned `a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,8 @@ class DType:
     ir: Attribute = field(repr=False)
     numpy: np.dtype[Any] = field(repr=False)
     kind: str = field(repr=False)
+    weak: bool = field(default=False, repr=False)
+    """The type of a Python int or float argument of a jitted function, which takes the type of what it meets."""
 
     @property
     def bits(self) -> int:
@@ -127,6 +129,17 @@ def of_python(value: object) -> DType | None:
     if isinstance(value, float):
         return float64
     return None
+
+
+_WEAK_INT = replace(int64, weak=True)
+_WEAK_FLOAT = replace(float64, weak=True)
+
+
+def of_argument(value: object) -> DType | None:
+    """The type of a scalar argument of a jitted function: a Python int or float is weak (JAX's weak types)."""
+    if isinstance(value, int | float) and not isinstance(value, bool | np.generic):
+        return _WEAK_INT if isinstance(value, int) else _WEAK_FLOAT
+    return of_python(value)
 
 
 def is_ir_float(t: Attribute) -> bool:

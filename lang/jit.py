@@ -34,7 +34,7 @@ from soac.lang.autotune import Autotuner, TuningReport, resident_timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
-from soac.lang.values import Value, as_value, wrap
+from soac.lang.values import Value, argument_values, as_value
 from soac.lowering.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE
 from soac.signless import erase_signedness
@@ -58,7 +58,7 @@ def argument_type(position: int, arg: object) -> ArgType:
         dtype = dtypes.from_numpy(arg.dtype)
         rank: int | None = arg.ndim
     else:
-        dtype = dtypes.of_python(arg)
+        dtype = dtypes.of_argument(arg)
         rank = None
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
@@ -99,7 +99,7 @@ def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[
     for arg, param in zip(block.args, parameter_names(fn)):
         set_name(arg, param)
     with tracer.active():
-        args = [wrap(arg, tracer.scope) for arg in block.args]
+        args = argument_values(block.args, types, tracer.scope)
         result, local_names, returned_at = call_capturing_locals(fn, args)
         name_locals(local_names, tracer.scope)
         returned_at = returned_at or _definition_location(fn)

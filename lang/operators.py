@@ -2,14 +2,17 @@
 
 Scalars get `arith` and `math` ops with Python's and numpy's meaning: `//` and
 `%` round towards minus infinity, `/` on integers is an error (use `//`), integer
-`**` needs a constant exponent; on arrays every operator is element-wise (a
-`soac.map`, nested for higher ranks), with scalars broadcast. Operand types must
-agree, except that weak values (Python constants and what is computed from them
-only) and sizes take the type of the other operand.
+`**` needs a constant exponent (a float `x ** 2` is `x * x`, as numpy computes it);
+on arrays every operator is element-wise (a `soac.map`, nested for higher ranks),
+with numpy's broadcasting of scalars, of arrays of lower rank and of dimensions of
+size 1. Operand types must agree, except that weak values (Python constants and
+arguments, what is computed from them only, and arrays made of them) and sizes take
+the type of the other operand.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,7 +21,7 @@ from soac.lang import dtypes
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located, user_location
 from soac.lang.tracer import Tracer
-from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, retyped, use
+from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, known_dim, retyped, use
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IndexType, IntegerType, i64
@@ -130,12 +133,23 @@ def _operand_types(symbol: str, a: Any, b: Any) -> DType:
     ta = a.dtype if sa else None
     tb = b.dtype if sb else None
     if ta is not None and tb is not None and ta != tb:
-        raise SoacTypeError(
-            located(f"'{symbol}' of {ta} and {tb}: the types must agree; convert one explicitly, e.g. sl.{tb.name}(x)")
-        )
+        raise SoacTypeError(located(f"'{symbol}' of {ta} and {tb}: the types must agree; {_conversion_hint(ta, tb)}"))
     result = ta or tb
     assert result is not None
     return result
+
+
+def _conversion_hint(ta: DType, tb: DType) -> str:
+    """Which conversion to suggest for operands of types `ta` (left) and `tb` (right): the integer to the float, else
+    the narrower to the wider type (numpy's promotion), so that no value is cut."""
+    if ta.is_float != tb.is_float:
+        target, side = (ta, "right") if ta.is_float else (tb, "left")
+    elif ta.bits != tb.bits:
+        target, side = (ta, "right") if ta.bits > tb.bits else (tb, "left")
+    else:
+        target, side = tb, "left"
+    name = target.name if target.kind != "b" else "i32"
+    return f"convert the {side} operand explicitly, e.g. sl.{name}(x)"
 
 
 def unify(a: Any, b: Any) -> tuple[Any, Any]:
@@ -189,6 +203,8 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
             return _float_mod(x, y)
         if symbol not in _FLOAT_OPS:
             raise SoacTypeError(located(f"'{symbol}' on floats ({dtype}); it needs integers"))
+        if symbol == "**" and (special := _special_power(x, y)) is not None:
+            return special
         return emit_value(_FLOAT_OPS[symbol](u, v), dtype, w)
     if symbol == "/":
         raise SoacTypeError(
@@ -241,6 +257,26 @@ def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
     return where(differs, remainder + y, remainder)
 
 
+def _special_power(x: Scalar, y: Scalar) -> Scalar | None:
+    """`x ** c` for the constant exponents numpy computes without `pow` (its fast scalar powers): `x ** 2` is
+    `x * x`, `x ** 0.5` is `sqrt(x)`, `x ** -1` is `1 / x`, `x ** 1` is x and `x ** 0` is 1; None for others."""
+    owner = y.ssa.owner
+    if not isinstance(owner, arith.ConstantOp):
+        return None
+    exponent = owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    if exponent == 2:
+        return scalar_binary("*", x, x)
+    if exponent == 0.5:
+        return unary("sqrt", x)
+    if exponent == -1:
+        return scalar_binary("/", constant(1, x.dtype, weak=True), x)
+    if exponent == 1:
+        return x
+    if exponent == 0:
+        return constant(1, x.dtype, weak=x.weak)
+    return None
+
+
 def _integer_power(x: Scalar, y: Scalar) -> Scalar:
     owner = y.ssa.owner
     if isinstance(owner, arith.BitcastOp):  # an unsigned constant (see soac.signless)
@@ -272,6 +308,7 @@ _FLOAT_UNARY: dict[str, Callable[[SSAValue], Operation]] = {
     "tanh": mathd.TanhOp,
     "atan": mathd.AtanOp,
     "erf": mathd.ErfOp,
+    "rsqrt": mathd.RsqrtOp,
 }
 
 
@@ -303,15 +340,21 @@ def unary(name: str, a: Any) -> Any:
 
 
 def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
-    """`fn` applied to the elements of the array operands (all of one rank), with the others broadcast."""
+    """`fn` applied to the elements of the array operands, with numpy's broadcasting: scalars and arrays of lower
+    rank (aligned on the last dimensions) are passed whole to each row of the arrays of highest rank, and so is an
+    array whose outer size is a constant 1 (`m.max(axis=1, keepdims=True)`) where others have other sizes. A weak
+    array (made from Python constants) first takes the type of the typed operands."""
+    operands = unify_arrays(operands)
     arrays = [o for o in operands if isinstance(o, Array)]
     if not arrays:
         return fn(*operands)
-    ranks = {a.rank for a in arrays}
-    if len(ranks) > 1:
-        shapes = ", ".join(a.describe() for a in arrays)
-        raise SoacTypeError(located(f"element-wise operation on arrays of different ranks ({shapes})"))
-    positions = [i for i, o in enumerate(operands) if isinstance(o, Array)]
+    rank = builtins.max(a.rank for a in arrays)
+    top = [a for a in arrays if a.rank == rank]
+    stretched = [a for a in top if known_size(a, 0) == 1]
+    if len(stretched) == len(top):
+        stretched = []
+    operands = [o[0] if any(o is a for a in stretched) else o for o in operands]
+    positions = [i for i, o in enumerate(operands) if isinstance(o, Array) and o.rank == rank]
 
     def on_rows(*rows: Any) -> Any:
         args = list(operands)
@@ -321,4 +364,41 @@ def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
 
     from soac.lang.soacs import map_
 
-    return map_(on_rows, *arrays)
+    return map_(on_rows, *(operands[i] for i in positions))
+
+
+def known_size(array: Array, k: int) -> int | None:
+    """Dimension `k` of `array` when it is a constant known while tracing (else None); makes no IR."""
+    known = known_dim(array, k)
+    if known is not None and isinstance(owner := known.ssa.owner, arith.ConstantOp):
+        return owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    return None
+
+
+def unify_arrays(operands: Sequence[Any]) -> list[Any]:
+    """The operands with each weak array (`sl.replicate(n, 0)`) converted to the type of the typed operands, when
+    they agree on one and the conversion cuts nothing (a weak float array stays a float array)."""
+    operands = list(operands)
+    if not any(isinstance(o, Array) and o.weak for o in operands):
+        return operands
+    typed = {o.dtype for o in operands if isinstance(o, Array | Scalar) and not o.weak}
+    if len(typed) != 1:
+        return operands
+    (dtype,) = typed
+    return [retype_array(o, dtype) if isinstance(o, Array) and o.weak else o for o in operands]
+
+
+def retype_array(array: Array, dtype: DType) -> Array:
+    """A weak array as one of `dtype`: a replicate of a constant is made again of the new type, others converted
+    element-wise; a weak float array meeting integers stays as it is (the mismatch is reported where it is used)."""
+    from soac import dialect as soac
+
+    if array.dtype == dtype or (array.dtype.is_float and not dtype.is_float) or dtype.kind in "xb":
+        return array
+    owner = array.ssa.owner
+    if isinstance(owner, soac.ReplicateOp) and isinstance(value := owner.value.owner, arith.ConstantOp):
+        from soac.lang.soacs import replicate
+
+        width = Scalar(owner.width, array.scope, dtypes.index)
+        return replicate(width, value.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
+    return array.astype(dtype)

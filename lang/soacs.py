@@ -3,11 +3,14 @@
 Each function emits one soac op (tracing its Python lambdas into the op's
 regions) and returns symbolic values. Widths are the sizes of the first array
 argument; the others must have as many rows when the program runs (checked
-then, and reported at the line of the call).
+then, and reported at the line of the call). Indexing (`getitem`) follows numpy's:
+integers and slices are `soac.index` and `soac.slice`, the rest (strided and inner
+slices, index arrays, masks, new axes) maps and gathers over them.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,9 +27,11 @@ from soac.lang.values import (
     Value,
     as_array,
     as_index,
+    as_scalar,
     as_value,
     describe_types,
     ir_types,
+    known_dim,
     retyped,
     type_name,
     use,
@@ -136,7 +141,17 @@ def map_(fn: Callable[..., Any], *arrays: Any) -> Any:
     region, yielded = _lambda(fn, rows, "the lambda of sl.map", where, wrapper=_row_wrapper(inputs))  # pyright: ignore[reportArgumentType]
     op = soac.MapOp(width.ssa, [use(a) for a in inputs], [array_of(t) for t in ir_types(yielded)], region)
     _emit(op, where)
-    return _single(_wrap_results(op, width))
+    results = _wrap_results(op, width)
+    scope = Tracer.current("").scope
+    for result, value in zip(results, yielded):
+        if isinstance(result, Array) and isinstance(value, Scalar | Array):
+            result.weak = value.weak
+        if isinstance(result, Array) and isinstance(value, Array):  # the rows' sizes, where known outside
+            for k in range(value.rank):
+                known = known_dim(value, k)
+                if known is not None and known.scope.is_open_in(scope):
+                    result._dims[k + 1] = known
+    return _single(results)
 
 
 def _neutral(ne: Any, inputs: Sequence[Array], what: str) -> list[Value]:
@@ -210,6 +225,15 @@ def _index_and_values(dests: Sequence[Array], indices: Array, values: Sequence[A
             )
 
 
+def _destination(dest: Array, values: Array) -> Array:
+    """A weak destination (`sl.replicate(n, 0)`) of the values' type: JAX's weak types for the written array."""
+    from soac.lang.operators import retype_array
+
+    if dest.weak and not values.weak and dest.dtype != values.dtype:
+        return retype_array(dest, values.dtype)
+    return dest
+
+
 def scatter(dest: Any, indices: Any, values: Any) -> Any:
     """`scatter dest is vs`: `dest` with `dest[is[j]] = vs[j]` for every j whose index is in bounds (others are
     dropped, as in Futhark). `dest` is consumed: it may not be used afterwards (write `sl.copy(xs)` to keep xs)."""
@@ -217,6 +241,7 @@ def scatter(dest: Any, indices: Any, values: Any) -> Any:
     target = as_array(dest, "the destination of sl.scatter")
     idx = as_array(indices, "the indices of sl.scatter")
     vals = as_array(values, "the values of sl.scatter")
+    target = _destination(target, vals)
     _index_and_values([target], idx, [vals], "sl.scatter")
     width = idx.dim(0)
 
@@ -244,6 +269,7 @@ def hist(dest: Any, op: Callable[..., Any], ne: Any, indices: Any, values: Any) 
     target = as_array(dest, "the destination of sl.hist")
     idx = as_array(indices, "the indices of sl.hist")
     vals = as_array(values, "the values of sl.hist")
+    target = _destination(target, vals)
     if target.rank not in (1, 2):
         raise SoacTypeError(
             located(f"sl.hist: the destination must be a 1-D array (of bins) or a 2-D one (of rows), not a {target.describe()}")
@@ -304,6 +330,7 @@ def replicate(n: Any, value: Any, dtype: DType | None = None) -> Array:
     result = wrap(op.results[0], tracer.scope)
     assert isinstance(result, Array)
     result._dims[0] = size
+    result.weak = isinstance(v, Scalar | Array) and v.weak
     if isinstance(v, Array):
         result._row_of = v
         result._offset = -1
@@ -405,25 +432,110 @@ def _position(array: Array, k: int, item: Any) -> Any:
 
 
 def getitem(array: Array, key: Any) -> Any:
-    """`xs[i]`, `xs[i, j]`, `xs[lo:hi]`, `xs[i, lo:hi]`: soac.index and soac.slice."""
+    """numpy's basic and advanced indexing on a symbolic array: integers (`xs[i, j]`: soac.index), slices
+    (`xs[lo:hi]`: soac.slice; `xs[::s]`: a gather), slices before other indices (`m[:, j]`: a map over the rows),
+    integer arrays (`xs[idx]`: a gather), bool arrays (`xs[mask]`: a filter), None (a new axis of size 1) and
+    `...`."""
     where = user_location()
     use(array)
     items = list(key) if isinstance(key, tuple) else [key]
-    if len(items) > array.rank:
-        raise SoacTypeError(located(f"{len(items)} indices for a {array.describe()}"))
-    indices: list[Any] = []
-    for k, item in enumerate(items):
-        if isinstance(item, slice):
-            if k != len(items) - 1:
-                raise SoacTypeError(
-                    located("a slice must be the last index (xs[i, lo:hi]); slice other dimensions inside sl.map")
+    if any(item is Ellipsis for item in items):
+        k = next(k for k, item in enumerate(items) if item is Ellipsis)
+        if any(item is Ellipsis for item in items[k + 1 :]):
+            raise SoacTypeError(located("an index can have only one ..."))
+        fill = array.rank - _counted(items[:k] + items[k + 1 :])
+        items = items[:k] + [slice(None)] * builtins.max(fill, 0) + items[k + 1 :]
+    if _counted(items) > array.rank:
+        raise SoacTypeError(located(f"{_counted(items)} indices for a {array.describe()}"))
+    if any(item is None for item in items):
+        return _new_axes(array, items, where)
+    return _index_items(array, items, where)
+
+
+def _counted(items: Sequence[Any]) -> int:
+    """The number of dimensions that `items` index (None adds one, a bool mask of rank r consumes r)."""
+    return builtins.sum(
+        item.rank if isinstance(item, Array) and item.dtype.kind == "b" else 1 for item in items if item is not None
+    )
+
+
+def _is_full(item: Any) -> bool:
+    """`:`, a slice of all rows (compared by identity: a symbolic bound's `==` would build IR)."""
+    return isinstance(item, slice) and item.start is None and item.stop is None and item.step is None
+
+
+def _is_position(item: Any) -> bool:
+    return (isinstance(item, int | np.integer) and not isinstance(item, bool | np.bool_)) or isinstance(item, Scalar)
+
+
+def _index_items(array: Array, items: list[Any], where: SourceLocation) -> Any:
+    positions: list[Any] = []
+    while items and _is_position(items[0]):
+        positions.append(as_index(_position(array, len(positions), items.pop(0)), "an index"))
+    if positions:
+        array = index_into(array, positions, where)
+        if not items:
+            return array
+    item, rest = items[0], items[1:]
+    if isinstance(item, slice):
+        rows = array if _is_full(item) else slice_rows(array, item, where)
+    elif isinstance(item, Array) and item.dtype.kind == "b":
+        from soac.lang.gathers import compress
+
+        if item.rank != 1:
+            raise SoacTypeError(
+                located(
+                    f"a mask indexes rows: a 1-D bool array, not a {item.describe()}; flatten both first, "
+                    "xs.reshape(-1)[mask.reshape(-1)]",
+                    where,
                 )
-            base = index_into(array, indices, where) if indices else array
-            return slice_rows(base, item, where)
-        if item is None or item is Ellipsis:
-            raise SoacTypeError(located("None and ... are not supported in indices"))
-        indices.append(as_index(_position(array, k, item), "an index"))
-    return index_into(array, indices, where)
+            )
+        rows = compress(item, array)
+    elif isinstance(item, Array | list):
+        from soac.lang.construction import array as literal
+        from soac.lang.gathers import gather
+
+        indices = literal([_position(array, 0, k) for k in item]) if isinstance(item, list) else item
+        rows = gather(array, indices)
+        if rest and indices.rank != 1:
+            raise SoacTypeError(
+                located(
+                    "an index array of several dimensions must be the last index; index the other dimensions "
+                    "first (xs[:, j][idx]) or map over the rows",
+                    where,
+                )
+            )
+    elif isinstance(item, bool | np.bool_ | Scalar):
+        as_index(item, "an index")  # a bool or a float: its own message
+        raise AssertionError("as_index accepts no bool or float")
+    else:
+        got = item.describe() if isinstance(item, Value) else type(item).__name__
+        raise SoacTypeError(located(f"an index is a {got}: use integers, slices, integer or bool arrays, None or ...", where))
+    if all(_is_full(r) for r in rest):
+        return rows
+    # a slice of an inner dimension becomes its positions, computed here: the rows' slices then have a size known
+    # outside the map (a map yielding soac.slice of each row is an irregular array to the lowering)
+    rest = [slice_positions(rows, 1 + j, r) if isinstance(r, slice) and not _is_full(r) else r for j, r in enumerate(rest)]
+    return map_(lambda row: _index_items(row, list(rest), where), rows)
+
+
+def _new_axes(array: Array, items: list[Any], where: SourceLocation) -> Array:
+    """`xs[:, None]`: the array (indexed by slices only) with a dimension of size 1 where each None is."""
+    if not all(item is None or isinstance(item, slice) for item in items):
+        raise SoacTypeError(
+            located("None (a new axis) goes with slices only, e.g. v[:, None]; index first, then add the axis", where)
+        )
+    result = _index_items(array, [item for item in items if item is not None] or [slice(None)], where)
+    sizes: list[Any] = []
+    k = 0
+    for item in items:
+        if item is None:
+            sizes.append(1)
+        else:
+            sizes.append(result.dim(k))
+            k += 1
+    sizes.extend(result.dim(d) for d in range(k, result.rank))
+    return reshape(result, sizes)
 
 
 def index_into(array: Array, indices: list[Any], where: SourceLocation) -> Any:
@@ -438,11 +550,20 @@ def index_into(array: Array, indices: list[Any], where: SourceLocation) -> Any:
     return wrap(op.result, tracer.scope)
 
 
-def slice_rows(array: Array, item: slice, where: SourceLocation) -> Array:
-    if item.step == -1 and item.start is None and item.stop is None:
+def _step(item: slice) -> int:
+    step = 1 if item.step is None else item.step
+    if not isinstance(step, int | np.integer) or isinstance(step, bool) or step == 0:
+        raise SoacTypeError(located(f"a slice's step must be a nonzero Python int, not {item.step!r}"))
+    return int(step)
+
+
+def slice_rows(array: Array, item: slice, where: SourceLocation | None) -> Array:
+    where = where or user_location()
+    step = _step(item)
+    if step == -1 and item.start is None and item.stop is None:
         return reverse(array)
-    if item.step not in (None, 1):
-        raise SoacTypeError(located("slices with a step other than xs[::-1] are not supported; use sl.map over sl.iota"))
+    if step != 1:
+        return _strided(array, item, step)
     lo = as_index(_position(array, 0, item.start if item.start is not None else 0), "a slice bound")
     hi_value = _position(array, 0, item.stop) if item.stop is not None else array.dim(0)
     hi = as_index(hi_value, "a slice bound")
@@ -455,6 +576,50 @@ def slice_rows(array: Array, item: slice, where: SourceLocation) -> Array:
     value._offset = 0
     value._dims[0] = Scalar(length, tracer.scope, dtypes.index)
     return value
+
+
+def _strided(array: Array, item: slice, step: int) -> Array:
+    """`xs[lo:hi:s]` with Python's meaning (bounds clamped to the array, negative ones from the end): a gather of
+    the rows lo, lo + s, ... before hi."""
+    return map_(lambda k: array[k], slice_positions(array, 0, item))
+
+
+def slice_positions(array: Array, k: int, item: slice) -> Array:
+    """The positions (i64) that the slice `item` picks along dimension `k` of `array`, as Python picks them."""
+    from soac.lang.control import maximum, minimum
+
+    step = _step(item)
+    n = convert_scalar(array.dim(k), dtypes.int64)
+
+    def bound(value: Any, default: Any) -> Any:
+        if value is None:
+            return default
+        if not _is_position(value) or (isinstance(value, Scalar) and not value.dtype.is_integer):
+            raise SoacTypeError(located(f"a slice bound must be an integer, not {value!r}"))
+        position = convert_scalar(value, dtypes.int64) if isinstance(value, Scalar) else int(value)
+        return minimum(maximum(where_negative(position, n), 0 if step > 0 else -1), n if step > 0 else n - 1)
+
+    if step > 0:
+        lo, hi = bound(item.start, 0), bound(item.stop, n)
+        count = maximum((hi - lo + (step - 1)) // step, 0)
+    else:
+        lo, hi = bound(item.start, n - 1), bound(item.stop, -1)
+        count = maximum((lo - hi + (-step - 1)) // -step, 0)
+    return map_(lambda i: lo + i * step, iota(count))
+
+
+def where_negative(position: Any, n: Scalar) -> Any:
+    """`position + n` where `position` is negative (Python's indices from the end)."""
+    from soac.lang.control import where
+
+    if isinstance(position, int):
+        return position + n if position < 0 else position
+    return where(position < 0, position + n, position)
+
+
+def check_at_run_time(ok: Any, message: str) -> None:
+    """Fail the run with `message` (at the user's line) unless `ok` holds when the program runs."""
+    Tracer.current("a check").emit(soac.AssertOp(use(as_scalar(ok, dtypes.bool_)), message))
 
 
 # ---------------------------------------------------------------------------
@@ -500,7 +665,26 @@ def max(xs: Any) -> Scalar:
     return reduce(maximum, _extreme(a.dtype, False), a, commutative=True)
 
 
-def cumsum(xs: Any) -> Array:
-    """The inclusive prefix sums of a 1-D array."""
-    a = _one_d(xs, "sl.cumsum")
-    return scan(lambda x, y: x + y, 0, a)
+def cumsum(xs: Any, axis: int | None = None, dtype: Any = None) -> Array:
+    """numpy's cumsum: the inclusive prefix sums of a 1-D array (in `dtype` if given, else the array's type), of a
+    flattened array (`axis=None`), or along `axis` (a map over the other axes; axis 0 through transposes)."""
+    a = as_array(xs, "the array of sl.cumsum")
+    if dtype is not None:
+        a = a.astype(dtypes.element_type(dtype, "the dtype of sl.cumsum"))
+    elif a.dtype.kind == "b":
+        a = a.astype(dtypes.int64)
+    if axis is None:
+        return scan(lambda x, y: x + y, 0, a if a.rank == 1 else reshape(a, [-1]))
+    if not isinstance(axis, int | np.integer) or not -a.rank <= axis < a.rank:
+        raise SoacTypeError(located(f"sl.cumsum: axis {axis!r} is no axis of a {a.describe()}"))
+    return _scan_along(a, int(axis) % a.rank)
+
+
+def _scan_along(a: Array, k: int) -> Array:
+    if a.rank == 1:
+        return scan(lambda x, y: x + y, 0, a)
+    if k == 0:
+        order = [*range(1, a.rank), 0]
+        back = [order.index(d) for d in range(a.rank)]
+        return transpose(_scan_along(transpose(a, order), a.rank - 1), back)
+    return map_(lambda row: _scan_along(row, k - 1), a)

@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 if TYPE_CHECKING:
+    from soac.lang.dtypes import DType
     from soac.lang.values import Value
 
 _CURRENT: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("soac_lang_tracer", default=None)
@@ -57,6 +58,8 @@ class Tracer:
 
     def __init__(self, function_block: Block):
         self.scope = Scope(function_block, None, "the function")
+        self.default_float: DType | None = None
+        """The type of Python floats that nothing else types (None: numpy's f64), set from the arguments."""
 
     # -- the current tracer -------------------------------------------------
 

@@ -20,7 +20,7 @@ from soac.lang.errors import SoacTypeError, SourceLocation, SymbolicBoolError, l
 from soac.lang.tracer import Scope, Tracer
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 Constant = int | float | bool | np.generic
 _F32_OVERFLOW = 2.0**128 - 2.0**103
@@ -50,6 +50,7 @@ _OPERATOR_UFUNCS = {
     "subtract": ("__sub__", "__rsub__"),
     "multiply": ("__mul__", "__rmul__"),
     "true_divide": ("__truediv__", "__rtruediv__"),
+    "divide": ("__truediv__", "__rtruediv__"),
     "floor_divide": ("__floordiv__", "__rfloordiv__"),
     "remainder": ("__mod__", "__rmod__"),
     "power": ("__pow__", "__rpow__"),
@@ -69,19 +70,20 @@ _OPERATOR_UFUNCS = {
 
 _SAME_NAME = ("sqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "floor", "ceil", "isnan")
 _SAME_NAME += ("maximum", "minimum", "power", "where", "sum", "cumsum", "min", "max", "transpose", "copy")
-_SAME_NAME += ("reshape",)
+_SAME_NAME += ("reshape", "mean", "argmin", "argmax", "dot", "matmul", "clip", "concatenate", "stack", "zeros", "ones")
+_SAME_NAME += ("full", "take", "compress", "bincount", "arange", "abs", "array", "prod", "any", "all", "var", "std")
+_SAME_NAME += ("square", "zeros_like", "ones_like", "full_like", "searchsorted", "squeeze", "expand_dims", "pad")
+_SAME_NAME += ("broadcast_to",)
 _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "arctan": "sl.atan",
     "arctan2": "sl.atan2",
-    "absolute": "abs(x)",
+    "absolute": "sl.abs",
     "negative": "-x",
     "invert": "~x",
     "bitwise_not": "~x",
     "logical_not": "~x",
     "amin": "sl.min",
     "amax": "sl.max",
-    "arange": "sl.iota",
-    "full": "sl.replicate",
     "flip": "sl.reverse",
 }
 """What soac.lang offers for a numpy function (or ufunc) of this name."""
@@ -150,7 +152,10 @@ class Value:
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise SoacTypeError(
-            located(f"a symbolic {self.describe()} cannot become a numpy array: its value is only known when the program runs")
+            located(
+                f"a symbolic {self.describe()} cannot become a numpy array (np.asarray, np.float32(x), ...): its value "
+                "is only known when the program runs; convert with sl.f32(x) or x.astype(sl.f32)"
+            )
         )
 
     def describe(self) -> str:
@@ -168,6 +173,8 @@ class Scalar(Value):
         super().__init__(ssa, scope, origin)
         self.dtype = dtype
         self.weak = weak
+        self.narrowed: dict[DType, Scalar] = {}
+        """A weak argument's conversions to narrower integer types, made once (see `retyped`)."""
 
     def describe(self) -> str:
         return f"{self.dtype} scalar"
@@ -314,6 +321,8 @@ class Array(Value):
         """For a lambda's row of an array (or an element or slice of it): that array, which knows the sizes."""
         self._offset = 1
         """Dimension k of this array is dimension k + offset of `_row_of`."""
+        self.weak = False
+        """Made from Python constants only (`sl.replicate(n, 0)`): takes the type of the typed arrays it meets."""
 
     def describe(self) -> str:
         return f"{self.rank}-D {self.dtype} array"
@@ -370,6 +379,108 @@ class Array(Value):
 
         return reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape)
 
+    @property
+    def at(self) -> Any:
+        """JAX's `xs.at[i].set(v)`, `.add(v)`, `.get(mode=...)`: see `soac.lang.updates`."""
+        from soac.lang.updates import IndexUpdateHelper
+
+        return IndexUpdateHelper(self)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import sum
+
+        return sum(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import max
+
+        return max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import min
+
+        return min(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import mean
+
+        return mean(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import prod
+
+        return prod(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import any
+
+        return any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
+        from soac.lang.reductions import all
+
+        return all(self, axis=axis, keepdims=keepdims)
+
+    def var(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+        from soac.lang.reductions import var
+
+        return var(self, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    def std(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
+        from soac.lang.reductions import std
+
+        return std(self, axis=axis, keepdims=keepdims, ddof=ddof)
+
+    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
+        from soac.lang.soacs import cumsum
+
+        return cumsum(self, axis=axis, dtype=dtype)
+
+    def argmax(self, axis: Any = None) -> Any:
+        from soac.lang.reductions import argmax
+
+        return argmax(self, axis=axis)
+
+    def argmin(self, axis: Any = None) -> Any:
+        from soac.lang.reductions import argmin
+
+        return argmin(self, axis=axis)
+
+    def flatten(self) -> Array:
+        """numpy's `xs.flatten()`: all dimensions as one (`xs.reshape(-1)`; `sl.flatten` is Futhark's, two as one)."""
+        from soac.lang.soacs import reshape
+
+        return reshape(self, [-1])
+
+    ravel = flatten
+
+    def copy(self) -> Array:
+        from soac.lang.soacs import copy
+
+        return copy(self)
+
+    def transpose(self, *axes: Any) -> Array:
+        """numpy's `m.transpose()`, `m.transpose(1, 0, 2)` or `m.transpose((1, 0, 2))`: `sl.transpose`."""
+        from soac.lang.soacs import transpose
+
+        order = axes[0] if len(axes) == 1 and isinstance(axes[0], tuple | list) else axes
+        return transpose(self, list(order) if order else None)
+
+    def squeeze(self, axis: Any = None) -> Array:
+        from soac.lang.construction import squeeze
+
+        return squeeze(self, axis)
+
+    def clip(self, lo: Any = None, hi: Any = None) -> Array:
+        from soac.lang.control import clip
+
+        return clip(self, lo, hi)
+
+    def dot(self, other: Any) -> Any:
+        from soac.lang.products import dot
+
+        return dot(self, other)
+
     def astype(self, dtype: DType) -> Array:
         from soac.lang.operators import elementwise
 
@@ -383,13 +494,21 @@ class Array(Value):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         raise SoacTypeError(
-            located(f"a symbolic {self.describe()} cannot be assigned to; use sl.scatter(dest, indices, values) or sl.where")
+            located(
+                f"a symbolic {self.describe()} cannot be assigned to; use xs.at[i].set(v), "
+                "sl.scatter(dest, indices, values) or sl.where"
+            )
         )
 
     def __matmul__(self, other: Any) -> Any:
-        raise SoacTypeError(located("'@' on symbolic arrays; write the product with sl.map and sl.sum (see examples/python)"))
+        from soac.lang.products import matmul
 
-    __rmatmul__ = __matmul__
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        from soac.lang.products import matmul
+
+        return matmul(other, self)
 
     def __add__(self, other: Any) -> Any:
         return binary("+", self, other)
@@ -426,6 +545,17 @@ class Array(Value):
     __neg__ = Scalar.__neg__
     __abs__ = Scalar.__abs__
     __invert__ = Scalar.__invert__
+
+
+def known_dim(array: Array, k: int) -> Scalar | None:
+    """The size of dimension `k` of `array` where tracing knows it already (its own or the array it is a row of);
+    makes no IR."""
+    while True:
+        if 0 <= k < len(array._dims) and (known := array._dims[k]) is not None:
+            return known
+        if array._row_of is None:
+            return None
+        array, k = array._row_of, k + array._offset
 
 
 def tracer_location() -> Any:
@@ -481,7 +611,7 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
     if dtype.kind in "iu" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
-    if dtype == dtypes.float32 and math.isfinite(value) and abs(value) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
+    if dtype == dtypes.float32 and math.isfinite(value) and abs(float(value)) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in f32 (it would round to infinity)"))
 
 
@@ -495,12 +625,38 @@ def as_value(value: Any, like: DType | None = None, what: str = "a value", where
         raise SoacTypeError(
             located(f"{what} is a numpy array captured from Python; pass it as an argument of the jitted function", where)
         )
-    dtype = like or dtypes.of_python(value)
+    dtype = like or python_default(value)
     if dtype is None:
         raise SoacTypeError(located(f"{what} is a {type(value).__name__}, not a symbolic value or a scalar constant", where))
     if isinstance(value, np.generic) and like is not None and dtypes.from_numpy(value.dtype) not in (None, like):
         raise SoacTypeError(located(f"{what} is a {value.dtype} constant where a {like} is needed", where))
     return constant(value, dtype, weak=not isinstance(value, np.generic))
+
+
+def python_default(value: Any) -> DType | None:
+    """The type of a Python or numpy constant that nothing else fixes: numpy's (i64, f64), except that a Python
+    float in a program whose float arguments are all f32 is an f32 (as in JAX, where floats are f32)."""
+    dtype = dtypes.of_python(value)
+    if dtype == dtypes.float64 and not isinstance(value, np.generic):
+        tracer = Tracer.current_or_none()
+        if tracer is not None and tracer.default_float is not None:
+            return tracer.default_float
+    return dtype
+
+
+def argument_values(args: Sequence[SSAValue], types: Sequence[tuple[DType, int | None]], scope: Scope) -> list[Value]:
+    """The symbolic arguments of a traced function. A Python int or float argument is weak (its type marked so by
+    `dtypes.of_argument`): it takes the type of the typed values it meets, as in JAX. Sets the program's float
+    type: f32 when its typed float arguments are all f32, for Python floats that nothing else types."""
+    floats = {dtype for dtype, _ in types if dtype.is_float and not dtype.weak}
+    Tracer.current("the arguments").default_float = dtypes.float32 if floats == {dtypes.float32} else None
+    values: list[Value] = []
+    for arg, (dtype, rank) in zip(args, types):
+        value = wrap(arg, scope)
+        if rank is None and dtype.weak and isinstance(value, Scalar):
+            value.weak = True
+        values.append(value)
+    return values
 
 
 def retyped(value: Value, t: Attribute) -> Value:
@@ -512,8 +668,38 @@ def retyped(value: Value, t: Attribute) -> Value:
     if isinstance(owner, arith.ConstantOp):
         return constant(owner.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
     if value.dtype.is_float and not dtype.is_float:
-        raise SoacTypeError(located(f"a float computed from Python constants where a {dtype} is needed; convert explicitly"))
+        raise SoacTypeError(
+            located(
+                f"a float computed from Python constants or passed as a Python float where a {dtype} is needed; "
+                f"convert explicitly, e.g. sl.{dtype.name}(x)"
+            )
+        )
+    if isinstance(value.ssa, BlockArgument) and value.scope.parent is None and dtype.is_integer and dtype.bits < value.dtype.bits:
+        return _narrowed_argument(value, dtype)
     return convert_scalar(value, dtype)
+
+
+def _narrowed_argument(value: Scalar, dtype: DType) -> Scalar:
+    """A Python int argument as the narrower integer type it meets (`i * steps` with an i32 `i`), converted once in
+    the function's body and checked when the program runs: a value that does not fit is an error, not a wrap."""
+    from soac import dialect as soac
+
+    known = value.narrowed.get(dtype)
+    if known is not None:
+        return known
+    tracer = Tracer.current("a Python int argument")
+    inner = tracer.scope
+    tracer.scope = value.scope
+    try:
+        narrow = convert_scalar(value, dtype)
+        fits = binary("==", convert_scalar(narrow, value.dtype), value)
+        message = f"a Python int argument ({{0}}) does not fit in {dtype}, the type of what it meets"
+        tracer.emit(soac.AssertOp(fits.ssa, message, [value.ssa]))
+    finally:
+        tracer.scope = inner
+    narrow.weak = True
+    value.narrowed[dtype] = narrow
+    return narrow
 
 
 def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:

@@ -110,9 +110,9 @@ def test_using_an_array_after_scatter_consumed_it() -> None:
 def test_rank_and_argument_errors() -> None:
     @sl.jit(backend="interp")
     def f(m):
-        return sl.sum(m)  # RANK
+        return sl.bincount(m)  # RANK
 
-    with pytest.raises(sl.SoacTypeError, match="takes a 1-D array, not a 2-D i32 array") as error:
+    with pytest.raises(sl.SoacTypeError, match="counts a 1-D integer array, not a 2-D i32 array") as error:
         f(np.zeros((2, 2), np.int32))
     assert str(error.value).startswith(line_of("RANK"))
     with pytest.raises(sl.SoacTypeError, match="argument 1: a float16 array has no type in soac") as error:
@@ -325,8 +325,7 @@ def assign_first(xs):
         (lambda xs: round(xs[0]), r"round\(\) of a symbolic i32 scalar"),
         (lambda xs: pow(xs[0], 2, 5), r"pow\(x, y, m\) on a symbolic value; write x \*\* y % m"),
         (lambda xs: xs[0] in xs, "'in' on a symbolic 1-D i32 array needs a Python bool"),
-        (assign_first, r"cannot be assigned to; use sl\.scatter"),
-        (lambda xs: xs @ xs, "'@' on symbolic arrays"),
+        (assign_first, r"cannot be assigned to; use xs\.at\[i\]\.set\(v\), sl\.scatter"),
     ],
 )
 def test_python_builtins_that_need_a_value_are_refused_at_the_line(fn, message) -> None:

@@ -54,11 +54,14 @@ def inputs(name: str) -> list[tuple[object, ...]]:
         image = np.clip(RNG.normal(100, 30, (40, 30)), 0, 255).astype(np.uint8)
         image[0, :2] = (0, 255)
         return [(image,), (np.full((3, 4), 200, np.uint8),)]
+    if name == "stencil":
+        grid = RNG.standard_normal((37, 21)).astype(np.float32)
+        return [(grid, 4), (np.asfortranarray(grid[:1, :3]), 1)]
     keys = RNG.integers(0, 2**32, 300, dtype=np.uint32)
     return [(keys,), (np.array([3, 2**32 - 1, 0, 2**31 - 1, 2**31, 3], np.uint32),)]
 
 
-NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort", "kmeans", "histeq"]
+NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort", "kmeans", "histeq", "stencil"]
 
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
