@@ -42,8 +42,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import AtomicLoadOp, AtomicOp, BarrierOp, FenceOp, LoadOp, LocalAllocOp, ReadOp, StoreOp
 from soac.lowering.kernel.memory import element_bytes
 from xdsl.dialects import arith

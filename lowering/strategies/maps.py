@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
 from soac.lowering.strategies.scan_scatter import scatter_row
