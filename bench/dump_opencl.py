@@ -3,7 +3,8 @@
     python bench/dump_opencl.py OUT            # writes OUT/<config>/<target>/<program>.cl
     diff -r BEFORE AFTER                       # byte-identical when a refactoring kept the kernels
 
-Each program runs through `soac.passes.DEFAULT_PIPELINE`, then is lowered with `soac-to-kernel` for each target
+Each program runs through `soac.passes.DEFAULT_PIPELINE`, then is lowered by the lowering pipeline
+(`soac.lowering.conversion.pipeline`; `soac-to-kernel` alone in trees without it) for each target
 (`generic`, `nvidia`, `emulated-warps`) under each configuration of `CONFIGS`: the defaults, and each lowering knob
 set to a value other than its default. A program the lowering refuses under a configuration gets a `.error` file
 with the message instead. Where `soac-to-kernel` lacks an option (a tree before issue 32, whose knobs were the
@@ -14,6 +15,7 @@ dumps a tree from before and after the change. One process per configuration (th
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
@@ -87,6 +89,16 @@ def pass_options() -> set[str]:
     return {f.name.replace("_", "-") for f in dataclasses.fields(SoacToKernelPass) if f.init}
 
 
+def lowering_spec(options: str) -> str:
+    """The lowering pipeline with soac-to-kernel's `options` (soac-to-kernel alone in a tree without the pipeline)."""
+    if importlib.util.find_spec("soac.lowering.conversion.pipeline") is None:
+        return f"soac-to-kernel{{{options}}}"
+    return (
+        f"soac-recompute-forwarded,soac-split-unfused-scan-reduce{{{options}}},soac-vectorised-operators,"
+        f"soac-to-kernel{{{options} prepare=false}}"
+    )
+
+
 def dump_config(name: str, out: Path) -> int:
     """Write the OpenCL of every program and target under configuration `name`; the count of files written."""
     from soac.context import make_context
@@ -111,7 +123,7 @@ def dump_config(name: str, out: Path) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             lowered = module.clone()
             try:
-                PassPipeline.parse_spec(get_all_passes(), f"soac-to-kernel{{{spec}}}").apply(make_context(), lowered)
+                PassPipeline.parse_spec(get_all_passes(), lowering_spec(spec)).apply(make_context(), lowered)
                 (folder / f"{path.stem}.cl").write_text(opencl_source(lowered))
             except Exception as error:  # a refused program is part of what is compared
                 (folder / f"{path.stem}.error").write_text(f"{type(error).__name__}: {error}\n")

@@ -534,7 +534,7 @@ def lower_module(
     given here (the runtime's entry reads them; `SOAC_TARGET` and `SOAC_SCAN` where `compile_module` picks a device's)."""
     if "kernel.target" in module.attributes or not any(_needs_lowering(op) for op in module.walk()):
         return module
-    from soac.passes import apply_lowering_pipeline
+    from soac.lowering.conversion.pipeline import apply_lowering_pipeline
 
     layout = "auto" if contiguous is None else ("contiguous" if contiguous else "strided")
     explicit = dict(target=target, group_size=group_size, max_groups=max_groups, scan=scan or "auto", layout=layout)

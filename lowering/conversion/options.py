@@ -123,7 +123,7 @@ class LoweringOptions:
         """Grid-stride kernels give each work-item a contiguous range: the `layout` option, else the target's."""
         return self.device_target.contiguous if self.layout == "auto" else self.layout == "contiguous"
 
-    def spec(self) -> str:
+    def option_text(self) -> str:
         """The options that differ from the defaults, as `soac-to-kernel{...}` writes them (for cache keys)."""
         return " ".join(f"{k.replace('_', '-')}={_spelt(v)}" for k, v in sorted(self.changed().items()))
 

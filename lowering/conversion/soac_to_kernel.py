@@ -278,6 +278,21 @@ def lower_function(
     return new, kernels
 
 
+def split_unfused_scan_reduce(op: ModuleOp, options: LoweringOptions) -> None:
+    """Split the scanomaps with a reduction part, except those the look-back kernel fuses (`fuses_scan_reduce`)."""
+    fused = options.scan_reduce == "fused"
+    split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, options.scan_strategy))
+
+
+def prepare_for_lowering(op: ModuleOp, options: LoweringOptions) -> None:
+    """The lowering pipeline's steps before soac-to-kernel: forwarded values recomputed in post lambdas (the kernels
+    apply post lambdas to the scanned values and input rows only), scanomaps with a reduction part split unless the
+    look-back kernel fuses them, and operators on rows turned into one operator per column, also in lambdas."""
+    recompute_all_forwarded(op)
+    split_unfused_scan_reduce(op, options)
+    interchange_vectorised_operators(op)
+
+
 def _erase_dead_constants(block: Block) -> None:
     for op in list(block.ops):
         if isinstance(op, arith.ConstantOp) and not op.result.uses:
@@ -294,13 +309,15 @@ class SoacToKernelPass(LoweringOptions, ModulePass):
     `soac-to-kernel{target=nvidia hist=global scan-items=8}`. The lowered module names its target in its
     `kernel.target` attribute.
 
-    Before lowering it prepares what its strategies take, as the steps of `soac.passes.LOWERING_PIPELINE` do (so
-    that it also runs alone): forwarded values recomputed in post lambdas (`soac-recompute-forwarded`), scanomaps
-    with a reduction part split unless the look-back kernel fuses them (`soac-split-scan-reduce`), and operators on
-    rows turned into maps of scalar operators (`soac-vectorised-operators`).
+    With `prepare` (the default) it first runs the steps that the lowering pipeline (`conversion/pipeline.py`)
+    spells out before it, so that it also runs alone (`prepare_for_lowering`).
     """
 
     name = "soac-to-kernel"
+
+    prepare: bool = True
+    """Run the lowering pipeline's earlier steps first (`soac-recompute-forwarded`, `soac-split-unfused-scan-reduce`,
+    `soac-vectorised-operators`); the pipeline passes false."""
 
     @property
     def options(self) -> LoweringOptions:
@@ -311,11 +328,8 @@ class SoacToKernelPass(LoweringOptions, ModulePass):
         options = self.options
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
-        recompute_all_forwarded(op)  # the kernels apply post lambdas to the scanned values and input rows only
-        # A scanomap with a reduction part: one look-back kernel where the strategy allows, else a scanomap and a redomap.
-        fused = options.scan_reduce == "fused"
-        split_scan_reductions(op, keep=lambda s: fused and fuses_scan_reduce(s, options.scan_strategy))
-        interchange_vectorised_operators(op)  # operators on rows: one per column, also in lambdas
+        if self.prepare:
+            prepare_for_lowering(op, options)
         codes = ErrorCodes()
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:
