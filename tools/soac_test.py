@@ -29,10 +29,11 @@ from typing import Any, NoReturn
 import numpy as np
 from soac.context import make_context
 from soac.parsing import did_you_mean, parse_module
+from soac.passes.pipelines import all_passes as all_passes
+from soac.passes.tuning import read_tuning_file
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError
 from soac.tools.program_inputs import InputError, case_arguments, expected_results
-from soac.tools.soac_run import read_tuning_file
 from soac.tools.test_spec import DEFAULT_PIPELINE, SpecError, StructureCheck, TestCase, TestSpec, parse_test_spec
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -65,13 +66,6 @@ class Options:
 
 class CaseFailure(Exception):
     """A run that did not give what its case expects."""
-
-
-def all_passes() -> dict[str, Callable[[], type[Any]]]:
-    from soac.passes import get_all_passes
-    from xdsl.transforms import get_all_passes as xdsl_passes
-
-    return {**xdsl_passes(), **get_all_passes()}
 
 
 def transformed(ctx: Context, module: ModuleOp, pipeline: str) -> ModuleOp:

@@ -105,7 +105,19 @@ def test_lowering_options_force_the_segmented_strategy() -> None:
         assert {k for k in kernels if "segred" in k} == (
             {"row_sums_segred_thread_0"} if strategy == "thread" else {"row_sums_segred_teams_0", "row_sums_segred_parts_0"}
         )
-    with pytest.raises(ValueError, match=r"sl.jit lowering option 'segrid': choose one of segred, segscan"):
+    with pytest.raises(
+        ValueError,
+        match=r"test_tuning.py:\d+: sl.jit lowering option 'segrid' \(did you mean 'segred'\?\): "
+        r"soac-to-kernel's options are target, .*segred, segscan, hist",
+    ):
         sl.jit(row_sums, lowering={"segrid": "teams"})
-    with pytest.raises(ValueError, match=r"sl.jit lowering option segscan='teams': choose one of auto, thread, group"):
+    with pytest.raises(
+        ValueError,
+        match=r"sl.jit lowering option segscan='teams': soac-to-kernel: segscan must be one of auto, "
+        r"thread, group, lookback, got 'teams'",
+    ):
         sl.jit(row_sums, lowering={"segscan": "teams"})
+    with pytest.raises(
+        ValueError, match=r"sl.jit lowering option scan-items='6': soac-to-kernel: scan-items must be a multiple of 4"
+    ):
+        sl.jit(row_sums, lowering={"scan-items": "6"})
