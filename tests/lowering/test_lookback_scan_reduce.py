@@ -63,10 +63,9 @@ def test_bench_program_in_one_kernel(parse, rng, monkeypatch, fan_in: int) -> No
             np.testing.assert_array_equal(got, expected, err_msg=f"n={n}")
 
 
-def test_split_on_request(parse, rng, monkeypatch) -> None:
-    """SOAC_SCAN_REDUCE=split gives the scanomap's and the redomap's kernels, with the same results."""
-    monkeypatch.setenv("SOAC_SCAN_REDUCE", "split")
-    program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP)
+def test_split_on_request(parse, rng) -> None:
+    """soac-to-kernel's `scan-reduce=split` gives the scanomap's and the redomap's kernels, with the same results."""
+    program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP, scan_reduce="split")
     assert "main_reduce_0" in program.source
     assert "main_scan_lookback_0" in program.source
     xs = rng.integers(-100, 100, 3 * TILE + 7).astype(np.int32)
@@ -74,10 +73,9 @@ def test_split_on_request(parse, rng, monkeypatch) -> None:
         np.testing.assert_array_equal(got, expected)
 
 
-def test_bad_mode_is_refused(parse, monkeypatch) -> None:
-    monkeypatch.setenv("SOAC_SCAN_REDUCE", "both")
+def test_bad_mode_is_refused(parse) -> None:
     with pytest.raises(ValueError, match="scan-reduce must be one of fused, split, got 'both'"):
-        lower_module(fused_bench_program(parse), 32, 8, "lookback")
+        lower_module(fused_bench_program(parse), 32, 8, "lookback", scan_reduce="both")
 
 
 def test_other_strategies_split(parse) -> None:
