@@ -1,6 +1,6 @@
 """Dump the OpenCL C of every example and bench program, for every target and lowering configuration, to compare.
 
-    python bench/dump_opencl.py OUT            # writes OUT/<config>/<target>/<program>.cl
+    python bench/dump_opencl.py OUT            # writes OUT/<config>/<target>/<folder>_<program>.cl
     diff -r BEFORE AFTER                       # byte-identical when a refactoring kept the kernels
 
 Each program runs through `soac.passes.DEFAULT_PIPELINE`, then is lowered by the lowering pipeline
@@ -76,8 +76,15 @@ LEGACY_ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
 """The environment variable each option replaced, and how its values were spelt there (where they differ)."""
 
 
-def programs() -> list[Path]:
-    return sorted([*ROOT.glob("examples/*.mlir"), *ROOT.glob("bench/programs/*.mlir")])
+def programs() -> dict[str, str]:
+    """Each program's text by name (`examples_map_scan`, `programs_segred_group`): a bench program with a `LEVEL`
+    placeholder once per level."""
+    found: dict[str, str] = {}
+    for path in sorted([*ROOT.glob("examples/*.mlir"), *ROOT.glob("bench/programs/*.mlir")]):
+        name, text = f"{path.parent.name}_{path.stem}", path.read_text()
+        for level in ("thread", "group") if "LEVEL" in text else ("",):
+            found[f"{name}_{level}" if level else name] = text.replace("LEVEL", level)
+    return found
 
 
 def pass_options() -> set[str]:
@@ -110,12 +117,9 @@ def dump_config(name: str, out: Path) -> int:
     known = pass_options()
     options = {k: v for k, v in CONFIGS[name].items() if k in known}
     written = 0
-    for path in programs():
+    for program, text in programs().items():
         ctx = make_context()
-        try:
-            module = parse_module(ctx, path.read_text(), str(path.relative_to(ROOT)))
-        except Exception:  # a template (bench/programs/segred.mlir's LEVEL): not a program
-            continue
+        module = parse_module(ctx, text, f"{program}.mlir")
         PassPipeline.parse_spec(get_all_passes(), DEFAULT_PIPELINE).apply(ctx, module)
         for target in TARGETS:
             spec = " ".join(f"{k}={v}" for k, v in {"target": target, **options}.items())
@@ -124,9 +128,9 @@ def dump_config(name: str, out: Path) -> int:
             lowered = module.clone()
             try:
                 PassPipeline.parse_spec(get_all_passes(), lowering_spec(spec)).apply(make_context(), lowered)
-                (folder / f"{path.stem}.cl").write_text(opencl_source(lowered))
+                (folder / f"{program}.cl").write_text(opencl_source(lowered))
             except Exception as error:  # a refused program is part of what is compared
-                (folder / f"{path.stem}.error").write_text(f"{type(error).__name__}: {error}\n")
+                (folder / f"{program}.error").write_text(f"{type(error).__name__}: {error}\n")
             written += 1
     return written
 

@@ -89,6 +89,13 @@ class LoweringOptions:
     """Rows of at most this many 4-element vectors are short for the vector segred."""
     seg_one_vector_rows: bool = True
     """On 32-lane targets, short rows of at most 32 vectors get a loop of their own in the vector segred."""
+    scan_reduce_fan_in: int = 0
+    """Tiles per block when the look-back kernel combines a scanomap's reduced values; 0: the group size."""
+    chunk_min: int = 4096
+    """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
+    chunk_align: int = 16
+    """Chunks of the `chunked` scan and contiguous grid-stride ranges are multiples of this many elements (64 bytes
+    of 32-bit values: no cache line shared by two writers)."""
 
     def __post_init__(self) -> None:
         hints = get_type_hints(LoweringOptions)
@@ -106,8 +113,9 @@ class LoweringOptions:
             raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
         if self.scan_items % 4:
             raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
-        if self.seg_min_team == 0 or self.seg_lane_items == 0 or self.seg_short_rows == 0:
-            raise ValueError("soac-to-kernel: seg-min-team, seg-lane-items and seg-short-rows must be positive")
+        for name in ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align"):
+            if getattr(self, name) == 0:
+                raise ValueError(f"soac-to-kernel: {name.replace('_', '-')} must be positive")
 
     @property
     def device_target(self) -> DeviceTarget:

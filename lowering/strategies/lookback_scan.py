@@ -224,7 +224,8 @@ def lookback_scan(
     status = _Status.allocate(lw, tiles, len(body.published(kb).types))
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     red = body.reduction
-    reduced = ReductionArrays.allocate(lw, red.types, tiles, fan_in(group)) if red is not None else None
+    blocks_of = fan_in(group, lw.options.scan_reduce_fan_in)
+    reduced = ReductionArrays.allocate(lw, red.types, tiles, blocks_of) if red is not None else None
     _init_kernel(lw, tiles, status, counter, reduced)
     shape = (group, items, warps)
     _build_scan(kb, body, n, shape, status, counter, None, lw.options, reduced)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for, target_for
-from soac.lowering.strategies import chunked_scan, group_code
+from soac.lowering.strategies import group_code
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -317,15 +317,16 @@ def test_items_per_thread_setting(parse) -> None:
 
 
 @pytest.fixture(params=[16, 4096], ids=["tiny_chunks", "default_chunks"])
-def chunk_min(request, monkeypatch) -> int:
-    """Small chunks make several chunks (and empty ones: more chunks than elements / 16) at the small sizes too."""
-    monkeypatch.setattr(chunked_scan, "CHUNK_MIN", request.param)
+def chunk_min(request) -> int:
+    """soac-to-kernel's `chunk-min`: small chunks make several chunks (and empty ones: more chunks than elements / 16)
+    at the small sizes too."""
     return request.param
 
 
 @pytest.mark.parametrize("fuse", [False, True])
 def test_chunked_map_scan(parse, rng, chunk_min: int, fuse: bool) -> None:
-    program = compile_module(bench_program(parse, "map_scan", fuse=fuse), "pocl", max_groups=7, scan="chunked")
+    module = bench_program(parse, "map_scan", fuse=fuse)
+    program = compile_module(module, "pocl", max_groups=7, scan="chunked", chunk_min=chunk_min)
     assert "chunk_scan" in program.source
     assert "barrier" not in program.source
     for n in SIZES:
@@ -336,7 +337,8 @@ def test_chunked_map_scan(parse, rng, chunk_min: int, fuse: bool) -> None:
 
 @pytest.mark.parametrize("fuse", [False, True])
 def test_chunked_two_operators(parse, rng, chunk_min: int, fuse: bool) -> None:
-    program = compile_module(bench_program(parse, "scan_scan", fuse=fuse), "pocl", max_groups=5, scan="chunked")
+    module = bench_program(parse, "scan_scan", fuse=fuse)
+    program = compile_module(module, "pocl", max_groups=5, scan="chunked", chunk_min=chunk_min)
     for n in SIZES:
         xs = rng.integers(-100, 100, n).astype(np.int32)
         sums, maxs = program.call("main", [xs])
@@ -348,7 +350,8 @@ def test_chunked_small_types_map_outs_and_post(differential, rng, chunk_min: int
     for n in (0, 1, 333, 5000):
         xs = rng.uniform(-1, 1, n).astype(np.float32)
         bs = rng.integers(-100, 100, n).astype(np.int8)
-        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], max_groups=6, scan="chunked")  # pyright: ignore[reportCallIssue]
+        options = {"max_groups": 6, "scan": "chunked", "chunk_min": chunk_min}
+        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], **options)  # pyright: ignore[reportCallIssue]
 
 
 AFFINE_SCAN = """
@@ -377,7 +380,7 @@ def test_chunked_non_commutative_64_bit(differential, rng, chunk_min: int) -> No
     for n in (0, 1, 17, 1000, 20001):
         xs = rng.integers(-1, 2, n).astype(np.int64)
         ys = rng.integers(-5, 5, n).astype(np.int64)
-        differential(AFFINE_SCAN, "main", [xs, ys], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+        differential(AFFINE_SCAN, "main", [xs, ys], max_groups=8, scan="chunked", chunk_min=chunk_min)  # pyright: ignore[reportCallIssue]
 
 
 REDOMAP_NON_COMMUTATIVE = """
@@ -405,12 +408,12 @@ def test_chunked_redomap_non_commutative_map_out(differential, rng, chunk_min: i
     """The last non-zero element (order matters), a count and a map-out."""
     for n in (0, 1, 5, 4099, 30000):
         xs = rng.integers(-2, 3, n).astype(np.int32)
-        differential(REDOMAP_NON_COMMUTATIVE, "main", [xs], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+        differential(REDOMAP_NON_COMMUTATIVE, "main", [xs], max_groups=8, scan="chunked", chunk_min=chunk_min)  # pyright: ignore[reportCallIssue]
 
 
 @pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 4096 * 4 + 3])
 def test_chunked_sum(parse, rng, chunk_min: int, n: int) -> None:
-    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="chunked")
+    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="chunked", chunk_min=chunk_min)
     assert "chunk_reduce" in program.source
     assert "barrier" not in program.source
     xs = rng.integers(-100, 100, n).astype(np.int32)
@@ -467,16 +470,14 @@ func.func @main(%xs: tensor<?xi32>, %m: tensor<?x?xf32>, %is: tensor<?xi32>, %de
 
 @pytest.mark.parametrize("align", [1, 16])
 @pytest.mark.parametrize("contiguous", [False, True])
-def test_grid_stride_layouts(parse, rng, monkeypatch, align: int, contiguous: bool) -> None:
+def test_grid_stride_layouts(parse, rng, align: int, contiguous: bool) -> None:
     """Map, iota, transpose, scatter and segmap over contiguous ranges per work-item (the CPU layout, here with
     small work-groups, few of them and odd sizes) and over the grid-stride loop give the interpreter's results;
     the map's integer max/min print as conditionals (signed and unsigned)."""
     from soac.interpreter import run_function as interpret
-    from soac.lowering.strategies import maps
 
-    monkeypatch.setattr(maps, "CHUNK_ALIGN", align)
     module = parse(GRID_STRIDE)
-    program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous)
+    program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous, chunk_align=align)
     assert ("i < hi; i++" in program.source) == contiguous
     assert "max(" not in program.source
     assert "min(" not in program.source
