@@ -152,9 +152,7 @@ def main() -> None:
             if option not in known:
                 variable, spelling = LEGACY_ENVIRONMENT[option]
                 env[variable] = spelling.get(value, value)
-        run = subprocess.run(
-            [sys.executable, __file__, str(args.out), "--config", name], env=env, capture_output=True, text=True
-        )
+        run = subprocess.run([sys.executable, __file__, str(args.out), "--config", name], env=env, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f"{name}: {run.stderr}")
         total += int(run.stdout.split()[-1])

@@ -210,9 +210,11 @@ class JitFunction:
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
-            from soac.passes.tuning import read_tuning_file
+            from soac.passes.tuning import read_tuning
 
-            self.thresholds.update(read_tuning_file(tuning))
+            tuned, tuned_lowering = read_tuning(tuning)
+            self.thresholds.update(tuned)
+            self.lowering = {**tuned_lowering, **self.lowering}  # the lowering the thresholds were tuned with
         self.named_thresholds = _checked_thresholds(thresholds or {})
         """The `thresholds` argument, whose names each program must have (a typo would change nothing)."""
         self.thresholds.update(self.named_thresholds)
@@ -435,7 +437,8 @@ def jit(
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
-    tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` sets
+    tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
+    `lowering` sets
     soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global", "scan-items": 8}`),
     which win over the environment variables and the device's defaults.
     """

@@ -615,19 +615,25 @@ def options_for(
     return lowering_options(_knob_environment(), **{**explicit, **options})
 
 
-_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[ModuleOp, Program]] = {}
-"""Programs by module and tile sizes (thresholds are read at run time; tile sizes shape the kernels)."""
+_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}
+"""Programs by module, tile sizes and lowering options (thresholds are read at run time; tile sizes and options shape
+the kernels)."""
 
 
 def run_function(
-    module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None
+    module: ModuleOp,
+    name: str,
+    args: Sequence[object],
+    thresholds: Mapping[str, int] | None = None,
+    lowering: Mapping[str, Any] | None = None,
 ) -> tuple[Any, ...]:
-    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results."""
+    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results; `lowering` sets
+    soac-to-kernel's options (`LoweringOptions` fields, as a tuning file's do)."""
     from soac.passes.tile_sizes import tile_values, with_tile_sizes
 
-    key = (id(module), tile_values(module, thresholds))
+    key = (id(module), tile_values(module, thresholds), tuple(sorted((lowering or {}).items())))
     cached = _COMPILED.get(key)
     if cached is None or cached[0] is not module:
-        cached = (module, compile_module(with_tile_sizes(module, thresholds)))
+        cached = (module, compile_module(with_tile_sizes(module, thresholds), **(lowering or {})))
         _COMPILED[key] = cached
     return cached[1].call(name, args, thresholds)

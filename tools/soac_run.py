@@ -28,6 +28,7 @@ from soac.context import make_context
 from soac.parsing import parse_module
 from soac.passes.tuning import InputError as InputError
 from soac.passes.tuning import parse_threshold as parse_threshold
+from soac.passes.tuning import read_tuning
 from soac.passes.tuning import read_tuning_file as read_tuning_file
 from soac.passes.tuning import unknown_threshold as unknown_threshold
 from soac.tools.diagnostics import fail, run_cleanly
@@ -256,7 +257,7 @@ def read_inputs(func: FuncOp, texts: Sequence[str]) -> list[Any]:
 def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int] | None:
     """The thresholds of a tuning file, then of `--threshold` options (which win); fails cleanly on a bad one."""
     try:
-        thresholds = read_tuning_file(tuning) if tuning is not None else {}
+        thresholds = read_tuning(tuning)[0] if tuning is not None else {}
         thresholds.update(parse_threshold(option, "--threshold") for option in options)
     except InputError as error:
         fail(f"error: {error}")
@@ -412,8 +413,11 @@ def run(argv: Sequence[str] | None = None) -> None:
     func = find_entry(module, args.entry)
     inputs = read_inputs(func, args.input)
     run_function, runtime_errors = load_backend(args.backend)
+    # A tuning file's lowering options (the kernels its thresholds were tuned with) apply to the OpenCL backend.
+    lowering = read_tuning(args.tuning)[1] if args.tuning is not None and args.backend == "opencl" else {}
     try:
-        values = run_function(module, func.sym_name.data, inputs, thresholds=thresholds)
+        extra = {"lowering": lowering} if lowering else {}
+        values = run_function(module, func.sym_name.data, inputs, thresholds=thresholds, **extra)
     except runtime_errors as error:
         message = str(error)
         fail(message if message.startswith("error") else f"error: {message}")
