@@ -88,7 +88,7 @@ def kernel_us(program: Any, name: str, args: list[Any], reps: int = 20) -> float
 class NullProgram:
     """A compiled program that does nothing: calling the jitted function with it measures the embedding alone."""
 
-    def call(self, name: str, args: list[Any], thresholds: Any = None) -> tuple[Any, ...]:
+    def call(self, name: str, args: list[Any], thresholds: Any = None, device_results: Any = None) -> tuple[Any, ...]:
         return (None,)
 
 

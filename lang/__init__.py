@@ -14,6 +14,9 @@ cached. See README.md ("Python") and examples/python/.
         return sl.sum(sl.map(lambda x, y: x * y, xs, ys))
 
     dot(np.ones(4, np.float32), np.arange(4, dtype=np.float32))   # 6.0
+
+`sl.device_put(x)` keeps an array on the device; jitted functions called with device arrays return device arrays
+(`soac.lang.device`).
 """
 
 from soac.lang.cache import STATS as cache_stats
@@ -42,7 +45,8 @@ from soac.lang.control import (
     where,
     while_loop,
 )
-from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64
+from soac.lang.device import DeviceArray, device_put, transfer_counts
+from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
 from soac.lang.jit import JitFunction, jit
 from soac.lang.soacs import (
@@ -67,10 +71,12 @@ from soac.lang.soacs import map_ as map
 from soac.lang.values import Array, Scalar
 
 i8, i16, i32, i64, f32, f64 = int8, int16, int32, int64, float32, float64
+u8, u16, u32, u64 = uint8, uint16, uint32, uint64
 
 __all__ = [
     "Array",
     "DType",
+    "DeviceArray",
     "JitFunction",
     "Scalar",
     "SoacTraceError",
@@ -85,6 +91,7 @@ __all__ = [
     "copy",
     "cos",
     "cumsum",
+    "device_put",
     "erf",
     "exp",
     "exp2",
@@ -128,7 +135,16 @@ __all__ = [
     "sum",
     "tan",
     "tanh",
+    "transfer_counts",
     "transpose",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "unflatten",
     "where",
     "while_loop",

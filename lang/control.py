@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from soac.lang import dtypes
+from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
 from soac.lang.operators import elementwise, unary, unify, weak
 from soac.lang.soacs import _results, _single
@@ -34,7 +35,7 @@ from soac.lang.values import (
 )
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.ir import Attribute, BlockArgument, Region
+from xdsl.ir import Attribute, BlockArgument, Operation, Region
 
 
 def _values(items: Sequence[Any], likes: Sequence[Value | None], what: str) -> list[Value]:
@@ -192,8 +193,14 @@ def _extremum(a: Any, b: Any, largest: bool) -> Any:
     elif x.dtype.kind == "b":
         op = arith.OrIOp(use(x), use(y)) if largest else arith.AndIOp(use(x), use(y))
     else:
-        op = arith.MaxSIOp(use(x), use(y)) if largest else arith.MinSIOp(use(x), use(y))
+        op = _integer_extremum(x.dtype, largest)(use(x), use(y))
     return emit_value(op, x.dtype, weak(x, y))
+
+
+def _integer_extremum(dtype: DType, largest: bool) -> type[Operation]:
+    if dtype.is_unsigned:
+        return arith.MaxUIOp if largest else arith.MinUIOp
+    return arith.MaxSIOp if largest else arith.MinSIOp
 
 
 def maximum(a: Any, b: Any) -> Any:
@@ -268,6 +275,6 @@ def shift_right_logical(x: Any, k: Any) -> Any:
     like = x.dtype if isinstance(x, Scalar) else k.dtype if isinstance(k, Scalar) else None
     a = as_scalar(x, like, "the value of sl.shift_right_logical")
     b = as_scalar(k, like, "the shift of sl.shift_right_logical")
-    if a.dtype != b.dtype or a.dtype.kind not in "ix":
+    if a.dtype != b.dtype or a.dtype.kind not in "iux":
         raise SoacTypeError(located(f"sl.shift_right_logical takes integers of one type, not {a.dtype} and {b.dtype}"))
     return emit_value(arith.ShRUIOp(use(a), use(b)), a.dtype, weak(a, b))

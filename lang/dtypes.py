@@ -3,6 +3,11 @@
 `soac.lang.i32` and friends are both type tags (`iota(n, dtype=i32)`) and
 conversions: `f32(x)` converts a symbolic scalar (or array, element-wise), and
 `f32(2.5)` makes a typed constant.
+
+Unsigned integers (`u8` ... `u64`, numpy's `uint8` ...) are traced as MLIR's unsigned integer types (`ui8`), so that
+every symbolic value knows its signedness and its operators pick the unsigned `arith` ops (`divui`, `cmpi ult`,
+`extui`, `uitofp`, ...). soac's IR itself is signless: `soac.signless.erase_signedness` turns the traced `ui8` into
+`i8` before the passes, and `@jit` hands results back as the unsigned numpy arrays and scalars they are.
 """
 
 from __future__ import annotations
@@ -12,13 +17,27 @@ from typing import Any
 
 import numpy as np
 from soac.lang.errors import SoacTypeError, located
-from xdsl.dialects.builtin import Float32Type, Float64Type, IndexType, IntegerType, f32, f64, i1, i8, i16, i32, i64
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute
 
 
 @dataclass(frozen=True)
 class DType:
-    """An element type: its name, its IR type and its numpy dtype; `kind` is 'b' (bool), 'i', 'f' or 'x' (index)."""
+    """An element type: its name, its IR type and its numpy dtype; `kind` is 'b' (bool), 'i', 'u' (unsigned), 'f' or 'x'
+    (index)."""
 
     name: str
     ir: Attribute = field(repr=False)
@@ -35,7 +54,11 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.kind in "ix"
+        return self.kind in "iux"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "u"
 
     def __call__(self, value: Any) -> Any:
         from soac.lang.operators import convert
@@ -51,18 +74,22 @@ int8 = DType("i8", i8, np.dtype(np.int8), "i")
 int16 = DType("i16", i16, np.dtype(np.int16), "i")
 int32 = DType("i32", i32, np.dtype(np.int32), "i")
 int64 = DType("i64", i64, np.dtype(np.int64), "i")
+uint8 = DType("u8", IntegerType(8, Signedness.UNSIGNED), np.dtype(np.uint8), "u")
+uint16 = DType("u16", IntegerType(16, Signedness.UNSIGNED), np.dtype(np.uint16), "u")
+uint32 = DType("u32", IntegerType(32, Signedness.UNSIGNED), np.dtype(np.uint32), "u")
+uint64 = DType("u64", IntegerType(64, Signedness.UNSIGNED), np.dtype(np.uint64), "u")
 float32 = DType("f32", f32, np.dtype(np.float32), "f")
 float64 = DType("f64", f64, np.dtype(np.float64), "f")
 index = DType("index", IndexType(), np.dtype(np.int64), "x")
 """Sizes and positions (`xs.shape[0]`, the counter of `loop`): MLIR's `index`, held as int64."""
 
-ALL = (bool_, int8, int16, int32, int64, float32, float64, index)
+ALL = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, index)
 _BY_NUMPY = {t.numpy: t for t in ALL if t is not index}
 _BY_IR = {t.ir: t for t in ALL}
 
 
 def from_numpy(dtype: np.dtype[Any]) -> DType | None:
-    """The element type of numpy `dtype`, or None if the embedding has none (unsigned, complex, ...)."""
+    """The element type of numpy `dtype`, or None if the embedding has none (complex, float16, ...)."""
     return _BY_NUMPY.get(np.dtype(dtype))
 
 
@@ -77,7 +104,8 @@ def element_type(dtype: object, what: str) -> DType:
         found = None
     if found is None:
         given = getattr(dtype, "__name__", repr(dtype))
-        raise SoacTypeError(located(f"{what} must be an element type (sl.bool_, sl.i8 ... sl.i64, sl.f32, sl.f64), not {given}"))
+        types = "sl.bool_, sl.i8 ... sl.i64, sl.u8 ... sl.u64, sl.f32, sl.f64"
+        raise SoacTypeError(located(f"{what} must be an element type ({types}), not {given}"))
     return found
 
 

@@ -30,11 +30,14 @@ from typing import Any
 
 import numpy as np
 from soac.lang import cache, dtypes
+from soac.lang.autotune import Autotuner, Measure, TuningReport, timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, as_value, wrap
+from soac.lowering.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE
+from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
@@ -50,8 +53,8 @@ ArgType = tuple[DType, int | None]
 
 
 def argument_type(position: int, arg: object) -> ArgType:
-    """The type of a call argument: a numpy array, a numpy scalar or a Python bool, int or float."""
-    if isinstance(arg, np.ndarray):
+    """The type of a call argument: a numpy or device array, a numpy scalar or a Python bool, int or float."""
+    if isinstance(arg, np.ndarray) or type(arg) is DeviceNDArray:
         dtype = dtypes.from_numpy(arg.dtype)
         rank: int | None = arg.ndim
     else:
@@ -59,9 +62,8 @@ def argument_type(position: int, arg: object) -> ArgType:
         rank = None
     if dtype is None:
         what = f"{arg.dtype} array" if isinstance(arg, np.ndarray) else type(arg).__name__
-        raise SoacTypeError(
-            located(f"argument {position + 1}: a {what} has no type in soac (arrays and scalars of bool, int8-64, float32/64)")
-        )
+        types = "arrays and scalars of bool, int8-64, uint8-64, float32/64"
+        raise SoacTypeError(located(f"argument {position + 1}: a {what} has no type in soac ({types})"))
     if rank == 0:
         raise SoacTypeError(located(f"argument {position + 1}: a 0-D array; pass a numpy scalar (a[()]) instead"))
     return dtype, rank
@@ -87,7 +89,9 @@ def _definition_location(fn: Callable[..., Any]) -> SourceLocation:
 def trace(fn: Callable[..., Any], types: Sequence[ArgType], name: str) -> tuple[ModuleOp, bool]:
     """Trace `fn` on symbolic arguments of `types` into a module with one function `@name`.
 
-    Returns the module and whether `fn` returned a tuple (else one value).
+    Returns the module and whether `fn` returned a tuple (else one value). Unsigned values are traced as `ui8`...
+    (constants as a signless constant and an `arith.bitcast`), so that the module says which values are unsigned;
+    `soac.signless.erase_signedness` makes it soac's signless IR (as `JitFunction.compile` does).
     """
     inputs = [_ir_type(t) for t in types]
     block = Block(arg_types=inputs)
@@ -160,6 +164,8 @@ class Compiled:
     backend: str
     runner: Any
     """A `soac.lowering.runtime.Program` (OpenCL) or a `SoacInterpreter`."""
+    result_types: tuple[DType | None, ...] = ()
+    """The element type of each result: the signless IR's `i8` results of `u8` values are handed back as uint8."""
 
     @functools.cached_property
     def optimized(self) -> ModuleOp:
@@ -168,11 +174,12 @@ class Compiled:
 
         return Parser(make_context(), self.optimized_text).parse_module()
 
-    def run(self, args: Sequence[object], thresholds: Mapping[str, int]) -> Any:
-        if self.backend == "interp":
+    def run(self, args: Sequence[object], thresholds: Mapping[str, int], device_results: bool | None = None) -> Any:
+        if self.backend == "interp":  # reads device arrays back (`__array__`)
             results = self.runner.call(self.name, args)
         else:
-            results = self.runner.call(self.name, args, thresholds)
+            results = self.runner.call(self.name, args, thresholds, device_results)
+        results = [_as_unsigned(r, t) for r, t in zip(results, self.result_types)] if self.result_types else results
         return tuple(results) if self.returns_tuple else results[0]
 
     def opencl(self) -> str:
@@ -197,6 +204,8 @@ class JitFunction:
         device: str | None = None,
         name: str | None = None,
         lowering: Mapping[str, object] | None = None,
+        device_results: bool | None = None,
+        autotune: bool = False,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
@@ -207,6 +216,8 @@ class JitFunction:
         self.pipeline = pipeline
         self.device = device
         self.lowering = _checked_lowering(lowering or {})
+        self.device_results = device_results
+        """Whether array results stay on the device (`DeviceNDArray`s); None: when an argument is a device array."""
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
@@ -221,6 +232,10 @@ class JitFunction:
         self.defined_at = user_location()
         self.specializations: dict[tuple[ArgType, ...], Compiled] = {}
         self.last: Compiled | None = None
+        self.autotune = autotune and backend == "opencl"
+        self.tuners: dict[str, Autotuner] = {}
+        self.tunings: list[TuningReport] = []
+        """One report per autotuning search this function made (`soac.lang.autotune`), oldest first."""
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
 
     # -- calling -------------------------------------------------------------
@@ -240,7 +255,33 @@ class JitFunction:
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("%s%s: cache hit in memory", self.name, _signature(types))
         self.last = compiled
-        return compiled.run(args, self.thresholds)
+        thresholds = self.tuned_thresholds(compiled, args) if self.autotune else self.thresholds
+        return compiled.run(args, thresholds, self.device_results)
+
+    def tuned_thresholds(self, compiled: Compiled, args: Sequence[object]) -> dict[str, int]:
+        """The thresholds for this call with `autotune=True`: the size class's choice (searched now if new), under
+        the thresholds the user named."""
+        tuner = self.tuners.get(compiled.key)
+        if tuner is None:
+            tuner = self.tuners[compiled.key] = Autotuner(compiled.key, compiled.optimized)
+        chosen, report = tuner.thresholds(args, lambda: self._resident_measure(compiled, args))
+        if report is not None:
+            self.tunings.append(report)
+        return {**self.thresholds, **chosen, **self.named_thresholds}
+
+    def _resident_measure(self, compiled: Compiled, args: Sequence[object]) -> Measure:
+        """Times calls on the arguments uploaded once, results left on the device (what the versions differ in)."""
+        from soac.lang.device import device_put
+
+        resident = [device_put(a, self.device) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
+
+        def call(forced: Mapping[str, int]) -> None:
+            results = compiled.run(resident, {**self.thresholds, **forced, **self.named_thresholds}, True)
+            for result in results if isinstance(results, tuple) else (results,):
+                if hasattr(result, "block_until_ready"):
+                    result.block_until_ready()
+
+        return timer(call)
 
     def specialize(self, *args: object) -> Compiled:
         """The compiled program for the types of `args` (compiled now if needed), without running it."""
@@ -270,6 +311,8 @@ class JitFunction:
     def compile(self, types: tuple[ArgType, ...]) -> Compiled:
         self._check_call(types, {})
         traced, returns_tuple = trace(self.fn, types, self.name)
+        result_types = _result_types(traced)
+        erase_signedness(traced)
         cache.STATS.traces += 1
         device_info, device = self._device()
         from soac.passes.tile_sizes import tile_values
@@ -288,7 +331,7 @@ class JitFunction:
             cache.store(key, entry)
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
-        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner)
+        compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner, result_types)
         if self.named_thresholds:
             from soac.passes.tuning import unknown_threshold
 
@@ -362,6 +405,22 @@ class JitFunction:
         return f"<soac.lang.jit {self.name} backend={self.backend} ({len(self.specializations)} specialisations)>"
 
 
+def _result_types(traced: ModuleOp) -> tuple[DType, ...]:
+    """The element types of the traced function's results (before its signedness is erased)."""
+    function = traced.body.block.first_op
+    assert isinstance(function, func.FuncOp)
+    outputs = function.function_type.outputs.data
+    return tuple(dtypes.from_ir(t.get_element_type() if isinstance(t, TensorType) else t) for t in outputs)
+
+
+def _as_unsigned(result: Any, dtype: DType | None) -> Any:
+    """A result of an unsigned element type, which the signless program returns as signed integers, as numpy's
+    unsigned array or scalar of the same bits; any other result as it is."""
+    if dtype is None or not dtype.is_unsigned:
+        return result
+    return result.view(dtype.numpy)
+
+
 def _check_pipeline(pipeline: str) -> None:
     """ValueError at the user's line where `pipeline` names an unknown pass or option, or does not parse."""
     from soac.passes.pipelines import all_passes, check_pipeline
@@ -432,19 +491,25 @@ def jit(
     device: str | None = None,
     name: str | None = None,
     lowering: Mapping[str, object] | None = None,
+    device_results: bool | None = None,
+    autotune: bool = False,
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
     tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
-    `lowering` sets
-    soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global", "scan-items": 8}`),
-    which win over the environment variables and the device's defaults.
+    `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
+    "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
+    may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+    `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
+    With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
+    (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
+    reports each search and its cost.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering)
+        return JitFunction(f, backend, pipeline, tuning, thresholds, device, name, lowering, device_results, autotune)
 
     return decorate(fn) if fn is not None else decorate
 

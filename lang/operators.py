@@ -46,6 +46,8 @@ def convert(value: Any, dtype: DType) -> Any:
 
 
 def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
+    """`x` as `dtype`, with numpy's meaning: integers wrap (sign- or zero-extended by the source's signedness),
+    floats truncate towards zero, anything to bool is `!= 0`."""
     src = x.dtype
     if src == dtype:
         return x
@@ -58,8 +60,8 @@ def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
     if dtype.kind == "x":
         if src.is_float:
             v = _emit(arith.FPToSIOp(v, i64))
-        elif src.kind == "b":
-            v = _emit(arith.ExtUIOp(v, i64))
+        elif src.kind in "bu":
+            v = _emit(arith.ExtUIOp(v, i64) if src.bits < 64 else arith.BitcastOp(v, i64))
         return emit_value(arith.IndexCastOp(v, IndexType()), dtype)
     if dtype.kind == "b":
         zero = constant(0, src).ssa
@@ -70,13 +72,15 @@ def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
     if src.is_float and dtype.is_float:
         op = arith.ExtFOp(v, dtype.ir) if dtype.bits > src.bits else arith.TruncFOp(v, dtype.ir)
     elif src.is_float:
-        op = arith.FPToSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+        op = (arith.FPToUIOp if dtype.is_unsigned else arith.FPToSIOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
     elif dtype.is_float:
-        op = arith.SIToFPOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+        op = (arith.UIToFPOp if src.is_unsigned else arith.SIToFPOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
     elif dtype.bits > src.bits:
-        op = arith.ExtSIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-    else:
+        op = (arith.ExtUIOp if src.is_unsigned else arith.ExtSIOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    elif dtype.bits < src.bits:
         op = arith.TruncIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
+    else:  # the same bits, read with the other signedness
+        op = arith.BitcastOp(v, dtype.ir)
     return emit_value(op, dtype)
 
 
@@ -108,7 +112,15 @@ _FLOAT_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
     "**": mathd.PowFOp,
 }
 _BOOL_OPS = {"&": arith.AndIOp, "|": arith.OrIOp, "^": arith.XOrIOp}
+_UNSIGNED_OPS: dict[str, Callable[[SSAValue, SSAValue], Operation]] = {
+    **_INT_OPS,
+    "//": arith.DivUIOp,
+    "%": arith.RemUIOp,
+    ">>": arith.ShRUIOp,
+}
+"""Unsigned integers: floor division and modulo are the unsigned quotient and remainder, `>>` fills with zeros."""
 _INT_COMPARE = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
+_UNSIGNED_COMPARE = {"<": "ult", "<=": "ule", ">": "ugt", ">=": "uge", "==": "eq", "!=": "ne"}
 _FLOAT_COMPARE = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
 
 
@@ -132,9 +144,9 @@ def unify(a: Any, b: Any) -> tuple[Any, Any]:
     if isinstance(a, Scalar) and isinstance(b, Scalar) and a.dtype != b.dtype:
         if a.weak != b.weak:
             return (retyped(a, b.ir_type), b) if a.weak else (a, retyped(b, a.ir_type))
-        if a.dtype.kind == "x" and b.dtype.kind == "i":
+        if a.dtype.kind == "x" and b.dtype.kind in "iu":
             return convert_scalar(a, b.dtype), b
-        if b.dtype.kind == "x" and a.dtype.kind == "i":
+        if b.dtype.kind == "x" and a.dtype.kind in "iu":
             return a, convert_scalar(b, a.dtype)
     return a, b
 
@@ -164,7 +176,8 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
             return emit_value(arith.CmpfOp(u, v, _FLOAT_COMPARE[symbol]), dtypes.bool_, w)
         if dtype.kind == "b" and symbol not in ("==", "!="):
             raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first"))
-        return emit_value(arith.CmpiOp(u, v, _INT_COMPARE[symbol]), dtypes.bool_, w)
+        predicates = _UNSIGNED_COMPARE if dtype.is_unsigned else _INT_COMPARE
+        return emit_value(arith.CmpiOp(u, v, predicates[symbol]), dtypes.bool_, w)
     if dtype.kind == "b":
         if symbol not in _BOOL_OPS:
             raise SoacTypeError(located(f"'{symbol}' on booleans; convert them to integers first (sl.i32(b))"))
@@ -181,10 +194,12 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
         raise SoacTypeError(
             located(f"'/' on integers ({dtype}): use '//' for integer division, or convert to a float type first")
         )
-    if symbol == "%":
-        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype, w))
     if symbol == "**":
         return _integer_power(x, y)
+    if dtype.is_unsigned:
+        return emit_value(_UNSIGNED_OPS[symbol](u, v), dtype, w)
+    if symbol == "%":
+        return _python_mod(x, y, emit_value(arith.RemSIOp(u, v), dtype, w))
     return emit_value(_INT_OPS[symbol](u, v), dtype, w)
 
 
@@ -228,6 +243,8 @@ def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
 
 def _integer_power(x: Scalar, y: Scalar) -> Scalar:
     owner = y.ssa.owner
+    if isinstance(owner, arith.BitcastOp):  # an unsigned constant (see soac.signless)
+        owner = owner.input.owner
     if not (isinstance(owner, arith.ConstantOp) and isinstance(owner.value.type, IntegerType | IndexType)):
         raise SoacTypeError(located("'**' on integers needs a constant non-negative exponent; use floats for others"))
     exponent = owner.value.value.data  # pyright: ignore[reportAttributeAccessIssue]
@@ -271,12 +288,15 @@ def unary(name: str, a: Any) -> Any:
         return emit_value(_FLOAT_UNARY[name](use(a)), dtype, a.weak)
     if name == "-":
         return scalar_binary("-", constant(0, dtype, weak=True), a)
+    if name == "abs" and dtype.is_unsigned:
+        return a
     if name == "abs":
         from soac.lang.control import where
 
         return where(a < constant(0, dtype, weak=True), -a, a)
     if name == "~":
-        return scalar_binary("^", a, constant(True if dtype.kind == "b" else -1, dtype, weak=True))
+        ones = True if dtype.kind == "b" else (1 << dtype.bits) - 1 if dtype.is_unsigned else -1
+        return scalar_binary("^", a, constant(ones, dtype, weak=True))
     if name in ("floor", "ceil"):
         return a
     raise SoacTypeError(located(f"{name} needs a float, not a {a.describe()}; convert first, e.g. sl.f32(x)"))

@@ -235,26 +235,40 @@ def scatter(dest: Any, indices: Any, values: Any) -> Any:
 
 def hist(dest: Any, op: Callable[..., Any], ne: Any, indices: Any, values: Any) -> Any:
     """`reduce_by_index dest op ne is vs`: `dest[is[j]] = op(dest[is[j]], vs[j])` for every j whose index is in
-    bounds; `op` must be associative and commutative with neutral element `ne`. `dest` is consumed."""
+    bounds; `op` must be associative and commutative with neutral element `ne`. `dest` is consumed.
+
+    A 2-D `dest` has a row per bin (Futhark's `reduce_by_index` with array elements): `vs` holds rows, `op`
+    combines two rows (element-wise, e.g. `lambda a, b: a + b`, for the OpenCL backend) and `ne` is a row or one
+    value for every column."""
     where = user_location()
     target = as_array(dest, "the destination of sl.hist")
     idx = as_array(indices, "the indices of sl.hist")
     vals = as_array(values, "the values of sl.hist")
-    if target.rank != 1:
-        raise SoacTypeError(located(f"sl.hist: the destination must be a 1-D array, not a {target.describe()}"))
+    if target.rank not in (1, 2):
+        raise SoacTypeError(
+            located(f"sl.hist: the destination must be a 1-D array (of bins) or a 2-D one (of rows), not a {target.describe()}")
+        )
     _index_and_values([target], idx, [vals], "sl.hist")
+    rows = target.rank == 2
+    if rows and not isinstance(ne, Array | tuple | list):  # one value for every column of the rows
+        ne = replicate(target.dim(1), ne, target.dtype)
     (neutral,) = _neutral(ne, [target], "sl.hist")
     types = [neutral.ir_type]
-    combine, _ = _lambda(op, types * 2, "the operator of sl.hist", where, types)
+    what = "the operator of sl.hist"
+    wrapper = _row_wrapper([target, target]) if rows else _plain_wrapper  # rows as wide as the destination's
+    combine, _ = _lambda(op, types * 2, what, where, types, wrapper)
     width = idx.dim(0)
 
     def body(i: Scalar, v: Value) -> tuple[Scalar, Value]:
         return convert_scalar(i, dtypes.index), v
 
-    region, _ = _lambda(body, [row_type(idx.ir_type), row_type(vals.ir_type)], "sl.hist", where)  # pyright: ignore[reportArgumentType]
+    params = [row_type(idx.ir_type), row_type(vals.ir_type)]
+    region, _ = _lambda(body, params, "sl.hist", where, wrapper=_row_wrapper([idx, vals]))  # pyright: ignore[reportArgumentType]
     h = soac.HistOp(width.ssa, [use(idx), use(vals)], [use(target)], [neutral.ssa], combine, region)
     _emit(h, where)
     (result,) = _wrap_results(h, target.dim(0))
+    assert isinstance(result, Array)
+    result._dims = list(target._dims)
     return result
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from soac.lang.errors import SoacTraceError, SourceLocation, located, user_location
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, IntegerType, Signedness, StringAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -121,15 +121,17 @@ class Tracer:
         key = (t, float(value).hex() if _is_float_type(t) else int(value))  # -0.0 is not 0.0
         if (found := scope.constants.get(key)) is not None:
             return found
-        attr = FloatAttr(float(value), t) if _is_float_type(t) else IntegerAttr(int(value), t)  # pyright: ignore[reportArgumentType]
-        op = arith.ConstantOp(attr)
-        op.location = _location(user_location())
-        if scope is self.scope:
-            scope.block.add_op(op)
-        else:
-            self.emit_prologue(scope, op)
-        scope.constants[key] = op.result
-        return op.result
+        location = _location(user_location())
+        ops = _constant_ops(value, t)
+        for op in ops:
+            op.location = location
+            if scope is self.scope:
+                scope.block.add_op(op)
+            else:
+                self.emit_prologue(scope, op)
+        result = ops[-1].results[0]
+        scope.constants[key] = result
+        return result
 
     def index_constant(self, value: int, scope: Scope) -> SSAValue:
         """An `index` constant in `scope`'s prologue (for sizes, which are made just after their arrays)."""
@@ -191,6 +193,21 @@ class Tracer:
             self.scope = scope.parent  # pyright: ignore[reportAttributeAccessIssue]
         scope.closed = True
         return block, yielded
+
+
+def _constant_ops(value: int | float | bool, t: Attribute) -> list[Operation]:
+    """The ops that make a constant of `t`: one `arith.constant`, or for an unsigned integer type (which `arith`'s
+    constants refuse) a signless constant of the same bits and an `arith.bitcast` to `t`, which
+    `soac.signless.erase_signedness` removes."""
+    if _is_float_type(t):
+        return [arith.ConstantOp(FloatAttr(float(value), t))]  # pyright: ignore[reportArgumentType]
+    if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
+        width = t.width.data
+        bits = int(value) & ((1 << width) - 1)
+        signless = IntegerType(width)
+        constant = arith.ConstantOp(IntegerAttr(bits - (1 << width) if bits >> (width - 1) else bits, signless))
+        return [constant, arith.BitcastOp(constant.result, t)]
+    return [arith.ConstantOp(IntegerAttr(int(value), t))]  # pyright: ignore[reportArgumentType]
 
 
 def _is_float_type(t: Attribute) -> bool:

@@ -479,7 +479,7 @@ def check_constant(value: Constant, dtype: DType) -> None:
         raise SoacTypeError(located(f"the constant {value!r} where a bool is needed; write True or False"))
     if dtype.is_integer and kind.is_float:
         raise SoacTypeError(located(f"the float constant {value!r} where a {dtype} is needed; convert explicitly"))
-    if dtype.kind in "i" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
+    if dtype.kind in "iu" and not (np.iinfo(dtype.numpy).min <= int(value) <= np.iinfo(dtype.numpy).max):  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in {dtype}"))
     if dtype == dtypes.float32 and math.isfinite(value) and abs(value) >= _F32_OVERFLOW:  # pyright: ignore[reportArgumentType]
         raise SoacTypeError(located(f"the constant {value!r} does not fit in f32 (it would round to infinity)"))

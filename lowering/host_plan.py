@@ -17,16 +17,18 @@ The device operations (allocating, launching, reading, writing, copying) are the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from soac.dialect import OnDevice
 from soac.lowering import kernel as kd
+from soac.lowering.conversion.sizes import DIVISIONS
 from soac.lowering.errors import ProgramError, SizeMismatchError
 from soac.lowering.host_scalars import eval_scalar, scalar_function, to_python
 from soac.messages import format_message
 from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 Frame = list[Any]
@@ -108,10 +110,13 @@ class PlanBuilder:
     def slots_of(self, values: Sequence[SSAValue]) -> tuple[int, ...]:
         return tuple(self.slot(v) for v in values)
 
-    def block(self, block: Block) -> BlockPlan:
+    def block(self, block: Block, skip: Set[Operation] = frozenset()) -> BlockPlan:
+        """The plan of `block`, without the ops in `skip` (hoisted out of a loop)."""
         arguments = self.slots_of(block.args)
         steps: list[Step] = []
         for op in block.ops:
+            if op in skip:
+                continue
             if isinstance(op, func.ReturnOp | scf.YieldOp):
                 return BlockPlan(arguments, tuple(steps), self.slots_of(op.operands))
             if isinstance(op, scf.ConditionOp):
@@ -253,14 +258,44 @@ class PlanBuilder:
 
         return step
 
+    def invariant_scalars(self, loop: Operation, block: Block) -> list[Operation]:
+        """The ops of `block`, the body of `loop`, that compute the same scalar in every iteration and cannot fail:
+        `arith` and `math` ops whose operands come from outside the loop or from such ops (integer divisions only by
+        a non-zero constant). A loop over kernels recomputes its launch sizes from them otherwise."""
+        inside = {v for o in loop.walk() if o is not loop for v in o.results}
+        inside |= {a for region in loop.regions for b in region.blocks for a in b.args}
+        hoisted: list[Operation] = []
+        invariant: set[SSAValue] = set()
+        for op in block.ops:
+            if isinstance(op, arith.ConstantOp):  # in the frame's template already
+                invariant.add(op.result)
+                continue
+            if (
+                op.dialect_name() not in ("arith", "math")
+                or type(op) in self.STEPS
+                or len(op.results) != 1
+                or (isinstance(op, DIVISIONS) and not _nonzero_constant(op.operands[1]))
+                or any(v in inside and v not in invariant for v in op.operands)
+            ):
+                continue
+            hoisted.append(op)
+            invariant.add(op.results[0])
+        return hoisted
+
     def for_(self, op: scf.ForOp) -> Step:
         lower, upper, stride = self.slot(op.lb), self.slot(op.ub), self.slot(op.step)
         inits, outs = self.slots_of(op.iter_args), self.slots_of(op.results)
-        body = self.block(op.body.block)
+        hoisted = self.invariant_scalars(op, op.body.block)
+        once = tuple(step for o in hoisted if (step := self.scalar(o)) is not None)
+        body = self.block(op.body.block, frozenset(hoisted))
 
         def step(frame: Frame) -> None:
             carried = [frame[s] for s in inits]
-            for i in range(int(frame[lower]), int(frame[upper]), int(frame[stride])):
+            iterations = range(int(frame[lower]), int(frame[upper]), int(frame[stride]))
+            if iterations:  # the invariant scalars, once before the first iteration
+                for invariant in once:
+                    invariant(frame)
+            for i in iterations:
                 carried = body.run(frame, [i, *carried])
             for slot, value in zip(outs, carried):
                 frame[slot] = value
@@ -314,3 +349,8 @@ class PlanBuilder:
         scf.WhileOp: while_,
         func.CallOp: call,
     }
+
+
+def _nonzero_constant(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) and owner.value.value.data != 0

@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import os
 import tempfile
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +42,11 @@ import pyopencl as cl
 from soac.lowering import host_plan
 from soac.lowering import kernel as kd
 from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
+from soac.lowering.device_arrays import DeviceNDArray, storage_dtype
+from soac.lowering.device_arrays import device_put as put_on_device
+from soac.lowering.device_memory import BufferPool as BufferPool
+from soac.lowering.device_memory import DeviceArray as DeviceArray
+from soac.lowering.device_memory import DeviceMemory, device_memory
 from soac.lowering.errors import AllocationError as AllocationError
 from soac.lowering.errors import OpenCLBuildError as OpenCLBuildError
 from soac.lowering.errors import OpenCLRuntimeError as OpenCLRuntimeError
@@ -149,6 +152,28 @@ def _context(device: cl.Device) -> tuple[cl.Context, cl.CommandQueue]:
     return _CONTEXTS[key]
 
 
+def memory_of(device: cl.Device) -> DeviceMemory:
+    """The memory (context, queue, buffer pool, transfers) that every program and device array of `device` shares."""
+    return device_memory(device, *_context(device))
+
+
+def device_put(array: object, device: str | cl.Device | None = None) -> DeviceNDArray:
+    """A copy of `array` (a numpy array, or what `np.asarray` takes, of rank 1 or more) on `device` (see
+    `choose_device`); a device array already there is returned as it is."""
+    chosen = device if isinstance(device, cl.Device) else choose_device(device)
+    memory = memory_of(chosen)
+    if isinstance(array, DeviceNDArray):
+        if array.memory is memory:
+            return array
+        array = array.get()
+    host = np.asarray(array)
+    if host.ndim == 0:
+        raise OpenCLRuntimeError("device_put of a scalar: scalars stay on the host; pass the scalar itself")
+    if host.dtype.kind not in "biuf":
+        raise OpenCLRuntimeError(f"device_put of a {host.dtype} array: soac has arrays of bool, integers and floats only")
+    return put_on_device(host, memory)
+
+
 def build_program(source: str, device: cl.Device) -> cl.Program:
     """Build `source` for `device`, once per (source hash, device)."""
     digest = hashlib.sha256(source.encode()).hexdigest()
@@ -174,61 +199,32 @@ def build_program(source: str, device: cl.Device) -> cl.Program:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
-class DeviceArray:
-    """A device buffer of `size` elements of `dtype`."""
-
-    buffer: cl.Buffer
-    dtype: np.dtype[Any]
-    size: int
-
-
-class BufferPool:
-    """Buffers of dead `DeviceArray`s, kept for reuse by later allocations of the same size.
-
-    On a CPU a fresh buffer is fresh host memory: the kernel that first writes it takes a page fault per
-    4 KiB page (about 25 ms for 64 MiB on PoCL, five times the scan that writes it); on a GPU the driver
-    allocates device memory on first use, again in every iteration of a host loop that makes arrays. Like the caching
-    allocators of CuPy and torch, `Program.alloc` takes a buffer of the same byte size from here when
-    there is one, and a finaliser gives it back when its array dies. The queue is in order, so a kernel
-    that still uses the old array runs before any use of the new one. At most `limit` bytes are kept.
-    """
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.kept = 0
-        self.free: dict[int, list[cl.Buffer]] = {}
-
-    def take(self, nbytes: int) -> cl.Buffer | None:
-        if buffers := self.free.get(nbytes):
-            self.kept -= nbytes
-            return buffers.pop()
-        return None
-
-    def give(self, nbytes: int, buffer: cl.Buffer) -> None:
-        if self.kept + nbytes <= self.limit:
-            self.free.setdefault(nbytes, []).append(buffer)
-            self.kept += nbytes
-
-
 def _storage(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    return np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    return storage_dtype(dtype)
 
 
-Unbinder = tuple[int | None, Callable[..., Any]]
+Unbinder = tuple[int | None, Any]
+
+
+@dataclass(frozen=True)
+class _ArrayResult:
+    data: DeviceArray
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
 
 
 class Program:
-    """A lowered module built for one device; `call` runs its functions on numpy inputs."""
+    """A lowered module built for one device; `call` runs its functions on numpy arrays or device arrays."""
 
     def __init__(self, module: ModuleOp, device: cl.Device):
         self.module = module
         self.device = device
         self.context, self.queue = _context(device)
+        self.memory = memory_of(device)
+        """The device's memory, shared with its other programs and device arrays (`soac.lowering.device_memory`)."""
         self.source = opencl_source(module)
         self.max_alloc_size: int = device.max_mem_alloc_size
-        limit = device.global_mem_size // 8
-        self.pool = BufferPool(min(limit, 2**31) if device.type & cl.device_type.CPU else limit)
+        self.pool = self.memory.pool
         """Reused buffers of dead arrays (see `BufferPool`): a loop whose body makes a new array each iteration (a
         Jacobi solver's stencil, a radix sort's pass) takes the buffer of the array two iterations back instead of a new one."""
         self.kernels: dict[str, cl.Kernel] = {}
@@ -253,12 +249,23 @@ class Program:
         """Each host function's plan, built on its first call (see `host_plan`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
+        self._arguments: set[int] = set()
+        """The buffers of the call's arguments: a result that is one is the caller's, never lent (`_unbind`)."""
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
-            self.errors = self.upload(_NO_ERROR)
+            self.errors = self.memory.upload(_NO_ERROR, copy=True)  # kernels write it: never zero-copy
 
     # -- calls ------------------------------------------------------------------
 
-    def call(self, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None) -> tuple[Any, ...]:
+    def call(
+        self,
+        name: str,
+        args: Sequence[object],
+        thresholds: Mapping[str, int] | None = None,
+        device_results: bool | None = False,
+    ) -> tuple[Any, ...]:
+        """Run `@name` on `args` (numpy arrays or `DeviceNDArray`s of this device, and scalars). Its arrays come back
+        as numpy arrays, or stay on the device as `DeviceNDArray`s if `device_results` (None: if any argument is a
+        device array); device arrays in and out move nothing between the host and the device."""
         function = self.functions.get(name)
         if function is None:
             known = ", ".join(f"@{f}" for f in self.functions) or "none"
@@ -268,11 +275,13 @@ class Program:
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
+        self.memory.check_errors()  # a failure of an earlier call whose results stayed on the device comes first
         self.thresholds = dict(thresholds) if thresholds else {}
         self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
+        self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
         plan = self.function_plan(name)
         if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
             cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
@@ -282,9 +291,20 @@ class Program:
         except Exception:
             self.raise_device_error()  # a kernel failing first is the cause
             raise
-        self.raise_device_error()
-        outputs = tuple(self._unbind(source_type.outputs.data, results))
-        self.queue.finish()
+        if device_results is None:
+            device_results = any(type(arg) is DeviceNDArray for arg in args)
+        if not device_results:
+            self.raise_device_error()
+            outputs = tuple(self._unbind(source_type.outputs.data, results))
+            self.queue.finish()
+            self.memory.settle()  # done already: forgets the writes' events
+            return outputs
+        outputs = tuple(self._keep(source_type.outputs.data, results))
+        if self.errors is not None:  # read when something waits for the device: the next call, a read-back
+            self.memory.unchecked.add(self)
+        self.memory.settle()  # the caller may change its numpy arguments once the call returns
+        if any(type(value) is DeviceArray and value.host is not None for value in flat):
+            self.queue.finish()  # zero-copy inputs: the kernels read the caller's memory
         return outputs
 
     def function_plan(self, name: str) -> host_plan.FunctionPlan:
@@ -297,9 +317,11 @@ class Program:
 
     def raise_device_error(self) -> None:
         """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
+        self.memory.unchecked.discard(self)
         if self.errors is None:
             return
         recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+        self.memory.counts.error_checks += 1
         cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
         self.errors_unread = False
         code = int(recorded[:1].view(np.int32)[0])
@@ -342,7 +364,18 @@ class Program:
         static = [(i, d) for i, d in enumerate(t.get_shape()) if d >= 0]
         as_given = storage == dtype  # a C-contiguous array of the element type goes as it is, unchecked and not copied
 
+        memory = self.memory
+
         def bind_array(arg: object) -> list[Any]:
+            if type(arg) is DeviceNDArray:
+                if arg.memory is not memory:
+                    where = f"argument #{k} of @{name}: a device array on {arg.device.name}"
+                    raise OpenCLRuntimeError(f"{where}, but the program runs on {self.device.name}")
+                same_bits = arg.dtype.kind == "u" and dtype.kind == "i" and arg.dtype.itemsize == dtype.itemsize
+                if (arg.dtype != dtype and not same_bits) or arg.ndim != rank or any(arg.shape[i] != d for i, d in static):
+                    got = f"a {arg.dtype} device array of shape {arg.shape}"
+                    raise ProgramError(f"argument #{k} of @{name}: expected {t}, got {got}")
+                return [arg.data, *arg.shape]
             if (
                 as_given
                 and type(arg) is np.ndarray
@@ -360,17 +393,36 @@ class Program:
         return bind_array
 
     def upload(self, array: np.ndarray) -> DeviceArray:
+        """`array` (C-contiguous, of a storage type) on the device for one call: its own memory on a CPU device, else a
+        pooled buffer written from it (see `DeviceMemory.upload`)."""
         if array.nbytes > self.max_alloc_size:
             self._check_size(array.nbytes, "an input array")
-        flags = cl.mem_flags.READ_WRITE
-        if array.size:
-            buffer = cl.Buffer(self.context, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
-        else:
-            buffer = cl.Buffer(self.context, flags, max(array.itemsize, 1))
-        return DeviceArray(buffer, array.dtype, array.size)
+        return self.memory.upload(array)
 
     def _unbind(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
-        """The results of a host function (buffers and sizes, scalars) as numpy arrays and scalars of `types`."""
+        """The results of a host function (buffers and sizes, scalars) as numpy arrays and scalars of `types`; the
+        arrays' read-backs are enqueued together."""
+        results = self._results(types, flat)
+        arrays = [k for k, result in enumerate(results) if type(result) is _ArrayResult]
+        if arrays:
+            wanted = [(results[k].data, results[k].shape, results[k].dtype) for k in arrays]
+            read = self.memory.download(wanted, lend={id(data) for data, _, _ in wanted} - self._arguments)
+            for k, host in zip(arrays, read):
+                results[k] = host
+        return results
+
+    def _keep(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results of a host function with its arrays left on the device, as `DeviceNDArray`s. A result whose
+        buffer is a zero-copy input's (a function returning its argument) is copied: its memory is the caller's."""
+        results = self._results(types, flat)
+        for k, result in enumerate(results):
+            if type(result) is _ArrayResult:
+                data = result.data if result.data.host is None else self._device_copy(result.data)
+                results[k] = DeviceNDArray(data, result.shape, result.dtype, self.memory)
+        return results
+
+    def _results(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results as numpy scalars and `_ArrayResult`s."""
         cached = self.unbinders.get(id(types))
         if cached is None or cached[0] is not types:
             cached = self.unbinders[id(types)] = (types, [self._unbinder(t) for t in types])
@@ -381,24 +433,23 @@ class Program:
                 results.append(leave(flat[position]))
                 position += 1
             else:
-                results.append(leave(flat[position], flat[position + 1 : position + 1 + rank]))
+                shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])
+                results.append(_ArrayResult(flat[position], shape, leave))
                 position += 1 + rank
         return results
 
     def _unbinder(self, t: Attribute) -> Unbinder:
+        """(None, the conversion of a scalar result) or (the rank, the element type of an array result)."""
         if not isinstance(t, TensorType):
             return None, to_numpy(t)
-        dtype = dtype_of(t.get_element_type())
-        storage = _storage(dtype)
+        return t.get_num_dims(), dtype_of(t.get_element_type())
 
-        def read_back(array: DeviceArray, sizes: list[Any]) -> np.ndarray:
-            shape = tuple(int(d) for d in sizes)
-            host = np.empty(math.prod(shape), dtype=storage)
-            if host.size:
-                cl.enqueue_copy(self.queue, host, array.buffer, is_blocking=True)
-            return host.astype(dtype, copy=False).reshape(shape)
-
-        return t.get_num_dims(), read_back
+    def _device_copy(self, array: DeviceArray) -> DeviceArray:
+        """A pooled copy of `array` on the device."""
+        copy = self.memory.empty(array.dtype, array.size)
+        if array.size:
+            cl.enqueue_copy(self.queue, copy.buffer, array.buffer, byte_count=array.size * array.dtype.itemsize)
+        return copy
 
     # -- device operations (the plans' steps call these) -----------------------------
 
@@ -424,25 +475,18 @@ class Program:
         def what(size: int) -> str:  # printing the type costs more than allocating: only on failure
             return f"%{name} ({size} elements of {element})"
 
+        memory = self.memory
+        take = memory.pool.take
+
         def allocate(size: int) -> DeviceArray:
             size = int(size)
-            nbytes = size * itemsize
-            if nbytes > self.max_alloc_size:
-                self._check_size(nbytes, what(size))
-            nbytes = max(nbytes, itemsize)
-            pool = self.pool
-            buffer = pool.take(nbytes) if pool is not None else None
+            nbytes = max(size * itemsize, itemsize)
+            buffer = take(nbytes) if nbytes <= memory.max_alloc_size else None
             if buffer is None:
-                try:
-                    buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, nbytes)
-                except cl.Error as error:
-                    raise AllocationError(f"allocating {nbytes} bytes for {what(size)} failed: {error}") from None
-            array = DeviceArray(buffer, dtype, size)
+                buffer = memory.buffer(nbytes, lambda: what(size))
             if self.poison:
                 cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
-            if pool is not None:
-                weakref.finalize(array, pool.give, nbytes, buffer)
-            return array
+            return memory.pooled(buffer, nbytes, dtype, size)
 
         return allocate
 
@@ -469,8 +513,10 @@ class Program:
         """Reads of one element for `op` (blocking), as the plans hold a value of its type."""
         result = dtype_of(op.result.type)
         enter = to_python(op.result.type)
+        counts = self.memory.counts
 
         def read(array: DeviceArray, index: int) -> Any:
+            counts.element_reads += 1
             host = np.empty(1, dtype=array.dtype)
             cl.enqueue_copy(self.queue, host, array.buffer, src_offset=int(index) * array.dtype.itemsize, is_blocking=True)
             return enter(host.astype(result)[0])
@@ -478,8 +524,9 @@ class Program:
         return read
 
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        self.memory.counts.element_writes += 1
         host = np.asarray([value]).astype(array.dtype)
-        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=True)
+        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=False)
 
     def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
         size = source.dtype.itemsize

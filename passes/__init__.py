@@ -6,12 +6,13 @@ from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
     "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,"
-    "soac-split-scan-reduce{scope=lambdas},soac-vectorised-operators,soac-flatten{prepare=false},soac-simplify"
+    "soac-split-scan-reduce{scope=lambdas},soac-vectorised-operators,soac-hist-rows,soac-flatten{prepare=false},soac-simplify"
 )
 """The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's), every step a pass of its own: the
 simplifier before and after fusion and after flattening, as Futhark runs its simplifier around every major pass;
 operators on rows turned into maps of scalar operators before fusion and again before flattening (fusion makes
-new ones), and the scanomaps in lambdas split into a scanomap and a redomap, which the flattening rules take.
+new ones), the scanomaps in lambdas split into a scanomap and a redomap and the histograms of rows made histograms of
+their elements, which the flattening rules take.
 The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
 
@@ -53,6 +54,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitUnfusedScanReducePass
 
+    def get_soac_signless() -> type[ModulePass]:
+        from soac.signless import SoacSignless
+
+        return SoacSignless
+
     def get_soac_simplify() -> type[ModulePass]:
         from soac.passes.soac_simplify import SoacSimplifyPass
 
@@ -63,10 +69,17 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return VectorisedOperatorsPass
 
+    def get_soac_hist_rows() -> type[ModulePass]:
+        from soac.passes.hist_rows import HistRowsPass
+
+        return HistRowsPass
+
     return {
         "soac-fuse": get_soac_fuse,
+        "soac-hist-rows": get_soac_hist_rows,
         "soac-flatten": get_soac_flatten,
         "soac-recompute-forwarded": get_soac_recompute_forwarded,
+        "soac-signless": get_soac_signless,
         "soac-simplify": get_soac_simplify,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-split-unfused-scan-reduce": get_soac_split_unfused_scan_reduce,

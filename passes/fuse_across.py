@@ -19,6 +19,20 @@ becomes
 with the widths `%w0`, `%w1` the sizes of `%c_in` (a reshape's own sizes). It applies where the array op's
 result feeds SOACs or more array ops (a chain `unflatten |> transpose` moves step by step) and the nest's
 result has no other use, so nothing is computed twice.
+
+Where the producer is a map nest that is not element-wise over its inputs (a level maps over an array free in the
+nest, as in `map (\a -> map (\b -> a*b) B) A |> flatten |> map f`), the array op moves the other way: an
+element-wise consumer nest over its result is the same nest over its source, followed by the array op. The
+consumer then reads the producer's own result, and vertical fusion takes the producer in:
+
+    %f = soac.reshape %prod (%nm) : tensor<?x?xi32> -> tensor<?xi32>
+    %r = soac.map %nm (%f : tensor<?xi32>) -> tensor<?xf64> lambda(%e: i32) { ... }
+becomes
+    %r_nest = soac.map %n (%prod : tensor<?x?xi32>) -> tensor<?x?xf64> lambda(%row: tensor<?xi32>) {
+      %inner = soac.map %m (%row : tensor<?xi32>) -> tensor<?xf64> lambda(%e: i32) { ... }
+      soac.yield %inner : tensor<?xf64>
+    }
+    %r = soac.reshape %r_nest (%nm) : tensor<?x?xf64> -> tensor<?xf64>
 """
 
 from __future__ import annotations
@@ -29,6 +43,7 @@ from dataclasses import dataclass
 from soac.dialect import SOAC_WITH_LAMBDAS, MapOp, ReshapeOp, ReverseOp, TransposeOp, YieldOp
 from soac.passes.flatten_analysis import defined_in
 from soac.passes.flatten_checks import array_dim, same_size
+from soac.passes.simplify_sizes import DimOf, Size, SizeResolver, constant_index
 from soac.types import array_of_rank
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
@@ -148,6 +163,49 @@ def push_into_nest(op: ArrayOp) -> MapOp | None:
     Rewriter.replace_op(op, [], [new.outs[0]])
     Rewriter.erase_op(producer)
     return new
+
+
+def pull_out_of_nest(op: ArrayOp) -> MapOp | None:
+    """Rewrite `nest(op(x))` as `op(nest(x))` where `x` comes from a map nest in the same block that the array op
+    cannot move into (see the module docstring); gives the new nest or None."""
+    source, result = op.operands[0], op.result
+    producer = source.owner
+    if not isinstance(producer, MapOp) or producer.parent_block() is not op.parent_block() or not result.has_one_use():
+        return None
+    consumer = next(iter(result.uses)).operation
+    if not isinstance(consumer, MapOp) or consumer.parent_block() is not op.parent_block():
+        return None
+    if list(consumer.inputs) != [result] or (nest := elementwise_nest(consumer)) is None:
+        return None
+    builder = Builder(InsertPoint.before(consumer))
+    resolver = SizeResolver(consumer)
+    widths = [_known_size(builder, consumer, resolver.size(source, k), source, k) for k in range(_rank(source))]
+    new = builder.insert(_nest(nest, [source], widths))
+    new.location = consumer.location
+    new.outs[0].name_hint = f"{consumer.outs[0].name_hint}_nest" if consumer.outs[0].name_hint else None
+    moved = builder.insert(_same_op_on(op, new.outs[0]))
+    moved.location = op.location
+    moved.result.name_hint = consumer.outs[0].name_hint
+    Rewriter.replace_op(consumer, [], [moved.result])
+    Rewriter.erase_op(op)
+    return new
+
+
+def _known_size(builder: Builder, point: Operation, size: Size | None, array: SSAValue, axis: int) -> SSAValue:
+    """A value before `point` for `size` (the producer's own width where the resolver knows it, so that the nest does
+    not read the array it fuses with for its size; an existing `tensor.dim` where there is one, so that fusion sees
+    the same width), else `tensor.dim` of `array`."""
+    block = point.parent_block()
+    if isinstance(size, SSAValue):
+        return size
+    if isinstance(size, DimOf):
+        array, axis = size.array, size.dim
+    for use in array.uses:
+        dim = use.operation
+        if isinstance(dim, tensor.DimOp) and constant_index(dim.index) == axis and dim.parent_block() is block:
+            if dim.is_before_in_block(point):
+                return dim.result
+    return _dim(builder, array, axis)
 
 
 def _dim(builder: Builder, array: SSAValue, axis: int) -> SSAValue:

@@ -32,6 +32,7 @@ from soac.dialect import HistOp, ScatterOp, StencilOp
 from soac.passes.fuse_vertical import input_operands, replace_pair
 from soac.passes.fusion_graph import BlockGraph
 from soac.passes.hist_merge import merge_hists, same_bin, same_length
+from soac.passes.hist_rows import has_row_bins
 from soac.passes.screma import SCREMA_OPS, as_screma
 from soac.passes.screma_merge import Fused, merge_scatters, merge_scremas
 from xdsl.ir import Operation, SSAValue
@@ -50,6 +51,8 @@ def build_horizontal(first: Operation, second: Operation) -> Fused | None:
     if isinstance(first, ScatterOp) and isinstance(second, ScatterOp):
         return merge_scatters(first, second)
     if isinstance(first, HistOp) and isinstance(second, HistOp):
+        if has_row_bins(first) or has_row_bins(second):  # soac-hist-rows lowers one element-wise map of rows, alone
+            return None
         return merge_hists(first, second) if same_bin(first, second) and same_length(first, second) else None
     a, b = as_screma(first), as_screma(second)
     if a is None or b is None:

@@ -20,25 +20,49 @@ A lambda may run for no element and a loop for no iteration, so only code that c
 other than integer division by a value that may be zero, `tensor.dim`, thresholds, `iota` and `replicate` of sizes
 that cannot be negative, `transpose`, `reverse`, branches and loops of such code, and SOACs of such code whose inputs provably
 have the SOAC's width as their rows; and no array that is consumed (each element or iteration updates a fresh
-one). Reads (`soac.index`, `soac.slice`) may be out of bounds and a `soac.reshape` may not fit: they stay, as do in-place
-updates, scatters and histograms (they consume an array) and `soac.assert`. The first block of an `scf.while`
-runs at least once, so from there every invariant op but those that consume an array moves.
+one). A `soac.slice` may be out of bounds and a `soac.reshape` may not fit: they stay, as do in-place updates,
+scatters and histograms (they consume an array) and `soac.assert`. The first block of an `scf.while` runs at least
+once, so from there every invariant op but those that consume an array moves.
+
+A read `soac.index %xs[%i, ...]` moves where every index is provably in bounds, as Futhark hoists an index whose
+bounds check is gone: an element of `soac.iota %n`, or the induction variable of an `scf.for` from a non-negative
+start to `%n`, where `%n` is the size of that dimension of `%xs`. It moves out of a loop, or out of a lambda into
+code that still runs on the device (a lambda around it); a read leaving a kernel for the host would cost a transfer:
+
+    %r = soac.map %n (%is : tensor<?xindex>) -> tensor<?x?xf32> lambda(%j: index) {    // %is = soac.iota %n
+      %row = soac.map %m (%ks : tensor<?xindex>) -> tensor<?xf32> lambda(%k: index) {
+        %xs_j = soac.index %xss[%j] : tensor<?x?xf32> -> tensor<?xf32>                // %n = tensor.dim %xss, 0
+        ...
+  becomes
+      %xs_j = soac.index %xss[%j] : tensor<?x?xf32> -> tensor<?xf32>
+      %row = soac.map %m (%ks : tensor<?xindex>) -> tensor<?xf32> lambda(%k: index) { ... }
 """
 
 from __future__ import annotations
 
 from soac import dialect as soac
 from soac.passes.simplify_cse import possibly_consumed
-from soac.passes.simplify_sizes import constant_index, rows_match_width
+from soac.passes.simplify_sizes import SizeResolver, constant_index, rows_match_width, same_size
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
+_INTEGER_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
+"""Integer divisions fail on a zero divisor (xDSL marks some of them `Pure`, as if they could not)."""
 _CONSUMING = (soac.UpdateOp, soac.ScatterOp, soac.HistOp, soac.SeghistOp)
 _READS = (soac.IndexOp, soac.SliceOp, soac.ReshapeOp)
+_SOACS_OVER_ELEMENTS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
 _SOACS_WITH_INPUTS = (soac.MapOp, soac.ReduceOp, soac.ScanOp, soac.RedomapOp, soac.ScanomapOp)
 
 
@@ -63,6 +87,9 @@ def cannot_fail(op: Operation) -> bool:
             return _non_negative(op.width)
         case soac.TransposeOp() | soac.ReverseOp() | soac.ThresholdOp():
             return True
+        case _ if isinstance(op, _INTEGER_DIVISIONS):
+            divisor = constant_index(op.operands[1])
+            return divisor is not None and divisor != 0
         case tensor.DimOp():
             return constant_index(op.index) is not None
         case _ if isinstance(op, (*_CONSUMING, *_READS, soac.AssertOp, scf.WhileOp)):
@@ -77,6 +104,50 @@ def cannot_fail(op: Operation) -> bool:
             return False
         case _:
             return is_side_effect_free(op) and is_speculatable(op)
+
+
+def _ranges_below(index: SSAValue) -> SSAValue | None:
+    """The size `%n` for an index that provably lies in `[0, %n)`: an iota's element (through `arith.index_cast`), or
+    an `scf.for` induction variable from a non-negative start to `%n`."""
+    if isinstance(cast := index.owner, arith.IndexCastOp):
+        index = cast.input
+    if not isinstance(index, BlockArgument):
+        return None
+    holder = index.block.parent_op()
+    if isinstance(holder, scf.ForOp) and index.index == 0:
+        return holder.ub if _non_negative(holder.lb) else None
+    if isinstance(holder, _SOACS_OVER_ELEMENTS) and index.block.parent is holder.regions[0]:
+        inputs = list(holder.inputs)  # pyright: ignore[reportAttributeAccessIssue]
+        if index.index < len(inputs) and isinstance(iota := inputs[index.index].owner, soac.IotaOp):
+            return iota.width
+    return None
+
+
+def in_bounds(read: soac.IndexOp) -> bool:
+    """Whether every index of `read` provably lies within its dimension of the array read."""
+    resolver = SizeResolver(read)
+    for dim, index in enumerate(read.indices):
+        bound = _ranges_below(index)
+        if bound is None or not same_size(resolver.size(read.array, dim), resolver.scalar(bound, 0)):
+            return False
+    return True
+
+
+def _on_device(op: Operation) -> bool:
+    """Whether `op` sits in a SOAC lambda (so it runs in a kernel, or sequentially inside one)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, soac.SOAC_WITH_LAMBDAS):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _hoistable_read(candidate: Operation, holder: Operation) -> bool:
+    """Whether `candidate` is a read that cannot fail and that may leave `holder` (see the module's docstring)."""
+    if not isinstance(candidate, soac.IndexOp) or not in_bounds(candidate):
+        return False
+    return not isinstance(holder, soac.SOAC_WITH_LAMBDAS) or _on_device(holder)
 
 
 def _all_cannot_fail(op: Operation) -> bool:
@@ -126,7 +197,7 @@ class HoistInvariantCode(RewritePattern):
             for candidate in list(block.ops):
                 if candidate.has_trait(IsTerminator) or not _invariant(candidate, op) or _makes_consumed(candidate):
                     continue
-                if not (cannot_fail(candidate) or (always_runs and _fails_at_most(candidate))):
+                if not (cannot_fail(candidate) or (always_runs and _fails_at_most(candidate)) or _hoistable_read(candidate, op)):
                     continue
                 candidate.detach()
                 rewriter.insert(candidate, InsertPoint.before(op))

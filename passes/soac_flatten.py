@@ -43,6 +43,7 @@ from soac.passes.flatten_distribute import Distributor
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
 from soac.passes.flatten_stencil import MapOfStencil
 from soac.passes.flatten_versions import Flattener, Mode
+from soac.passes.hist_rows import hists_of_rows_to_elements
 from soac.passes.split_scan_reduce import in_soac_lambda, split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
 from xdsl.builder import Builder
@@ -96,8 +97,8 @@ class SoacFlattenPass(ModulePass):
     prepare: bool = True
     """Run the steps the flattening rules need first, as `soac.passes.DEFAULT_PIPELINE` spells them out (it passes
     false): `soac-split-scan-reduce{scope=lambdas}` (the rules know scanomaps and redomaps, not both in one op;
-    top-level ones go to soac-to-kernel whole) and `soac-vectorised-operators` (operators on rows: one per column,
-    also in map nests)."""
+    top-level ones go to soac-to-kernel whole), `soac-vectorised-operators` (operators on rows: one per column,
+    also in map nests) and `soac-hist-rows` (hists of rows: hists of their elements, also in map nests)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.mode not in ("incremental", "moderate", "full"):
@@ -105,6 +106,7 @@ class SoacFlattenPass(ModulePass):
         if self.prepare:
             split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
             interchange_vectorised_operators(op)
+            hists_of_rows_to_elements(op)
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from soac.passes.fuse_across import ARRAY_OPS, push_into_nest
+from soac.passes.fuse_across import ARRAY_OPS, pull_out_of_nest, push_into_nest
 from soac.passes.fuse_horizontal import inputs_of, is_fusible, try_fuse_horizontal
 from soac.passes.fuse_vertical import try_fuse_vertical
 from soac.passes.fusion_graph import BlockGraph
@@ -51,8 +51,8 @@ class BlockFuser:
         for op in list(block.ops):
             self.fuse_regions(op)
         for op in list(block.ops):
-            if isinstance(op, ARRAY_OPS):
-                push_into_nest(op)
+            if isinstance(op, ARRAY_OPS) and push_into_nest(op) is None:
+                pull_out_of_nest(op)
         created: list[Operation] = []
         graph = BlockGraph(block)
         changed = True

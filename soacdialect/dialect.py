@@ -882,6 +882,10 @@ class HistOp(IRDLOperation):
     and commutative with the given neutral elements (as in Futhark, this is the program's promise, not checked):
     the rows of one bin are combined in no particular order. The destinations are consumed.
 
+    A bin may be a row (a destination `tensor<?x?xT>`, Futhark's `reduce_by_index` with array elements): the
+    neutral element, the values and the operator's parameters are then rows. The lowering needs such an operator
+    to be element-wise (a map of a scalar operator over its rows, `soac-hist-rows`).
+
         %h = soac.hist %n (%is, %ws : tensor<?xindex>, tensor<?xf32>) into(%bins : tensor<?xf32>) neutral(%z : f32)
             -> tensor<?xf32> combine(%a: f32, %b: f32) { ... } lambda(%i: index, %w: f32) { soac.yield %i, %w : index, f32 }
     """
@@ -919,10 +923,10 @@ class HistOp(IRDLOperation):
         if not dest_types:
             raise VerifyException(f"'{self.name}' needs at least one destination")
         for t in dest_types:
-            if not isinstance(t, TensorType) or t.get_num_dims() != 1:
-                raise VerifyException(f"'{self.name}' destinations must be 1-D tensors of scalars, got {t}")
+            if not isinstance(t, TensorType) or t.get_num_dims() < 1:
+                raise VerifyException(f"'{self.name}' destinations must be arrays (of scalars or of rows), got {t}")
         if len({t.get_shape()[0] for t in dest_types if isinstance(t, TensorType)}) > 1:
-            raise VerifyException(f"'{self.name}' destinations must have one width, got {format_types(dest_types)}")
+            raise VerifyException(f"'{self.name}' destinations must have one number of bins, got {format_types(dest_types)}")
         ne_types = _check_operator(self, self.combine, self.neutral)
         bins = _input_rows(self, self.dests, "destination")
         if not all_compatible(ne_types, bins):

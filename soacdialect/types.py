@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Float16Type, Float32Type, Float64Type, IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+    TensorType,
+)
 from xdsl.ir import Attribute
 
 
@@ -94,13 +103,27 @@ def numpy_dtype(t: Attribute) -> np.dtype | None:
     """The numpy dtype of a scalar type, or of the elements of a tensor type; None if there is none.
 
     Integers are signless, as in `arith`: `iN` is held as a signed numpy integer
-    (`i1` as bool) and `index` as int64.
+    (`i1` as bool) and `index` as int64; `uiN` and `siN` have none (see `signless_problem`).
     """
     if isinstance(t, TensorType):
         t = t.get_element_type()
     if isinstance(t, IndexType):
         return np.dtype(np.int64)
     if isinstance(t, IntegerType):
+        if t.signedness.data != Signedness.SIGNLESS:
+            return None
         integer = _NUMPY_INTEGERS.get(t.width.data)
         return None if integer is None else np.dtype(integer)
     return next((np.dtype(dtype) for kind, dtype in _NUMPY_FLOATS if isinstance(t, kind)), None)
+
+
+def signless_problem(t: Attribute) -> str | None:
+    """Why `t` (or the element type of a tensor `t`) is no type of soac's signless IR, or None if it is one."""
+    if isinstance(t, TensorType):
+        t = t.get_element_type()
+    if not isinstance(t, IntegerType) or t.signedness.data == Signedness.SIGNLESS:
+        return None
+    return (
+        f"soac's integers are signless: {t} is i{t.width.data}, read as unsigned or signed by the ops "
+        "(divui, remui, shrui, cmpi ult, extui, uitofp, maxui, ...); soac-opt -p soac-signless rewrites the types"
+    )

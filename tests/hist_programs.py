@@ -384,3 +384,144 @@ def map_hist_args(name: str, shape: tuple[int, ...], seed: int = 0) -> list[obje
     if name == "pipeline":
         return [data, rng.integers(-3, 6, shape).astype(np.int32), 9]
     return [data, 4]
+
+
+# Histograms whose bins are rows (Futhark's reduce_by_index with array elements): `rows_program(element, op)` combines
+# the rows of each bin element-wise with `op`, from i32 bins that may fall outside (dropped); `computed=True` makes
+# the lambda compute its bin (c - 1) and row (each element squared) rather than pass the inputs through.
+def rows_program(element: str, op: str, computed: bool = False) -> str:
+    if computed:
+        body = f"""%one = arith.constant 1 : i32
+    %b = arith.subi %c, %one : i32
+    %bin = arith.index_cast %b : i32 to index
+    %q = soac.map %d (%p : tensor<?x{element}>) -> tensor<?x{element}> lambda(%x: {element}) {{
+      %y = {"arith.mulf" if element.startswith("f") else "arith.muli"} %x, %x : {element}
+      soac.yield %y : {element}
+    }}
+    soac.yield %bin, %q : index, tensor<?x{element}>"""
+    else:
+        body = f"""%bin = arith.index_cast %c : i32 to index
+    soac.yield %bin, %p : index, tensor<?x{element}>"""
+    return f"""
+func.func @main(%cs: tensor<?xi32>, %ps: tensor<?x?x{element}>, %dest: tensor<?x?x{element}>, %ne: {element})
+    -> tensor<?x?x{element}> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %cs, %c0 : tensor<?xi32>
+  %d = tensor.dim %dest, %c1 : tensor<?x?x{element}>
+  %nes = soac.replicate %d, %ne : {element} -> tensor<?x{element}>
+  %h = soac.hist %n (%cs, %ps : tensor<?xi32>, tensor<?x?x{element}>) into(%dest : tensor<?x?x{element}>)
+      neutral(%nes : tensor<?x{element}>) -> tensor<?x?x{element}>
+      combine(%a: tensor<?x{element}>, %b2: tensor<?x{element}>) {{
+    %s = soac.map %d (%a, %b2 : tensor<?x{element}>, tensor<?x{element}>) -> tensor<?x{element}>
+        lambda(%x: {element}, %y: {element}) {{
+      %t = {op} %x, %y : {element}
+      soac.yield %t : {element}
+    }}
+    soac.yield %s : tensor<?x{element}>
+  }} lambda(%c: i32, %p: tensor<?x{element}>) {{
+    {body}
+  }}
+  func.return %h : tensor<?x?x{element}>
+}}
+"""
+
+
+# A histogram of rows per row of a map (batches of points, each with its own bins), combined by element-wise max.
+ROWS_PER_BATCH = """
+func.func @main(%css: tensor<?x?xi32>, %pss: tensor<?x?x?xf32>, %dests: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %css, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %css, %c1 : tensor<?x?xi32>
+  %d = tensor.dim %dests, %c2 : tensor<?x?x?xf32>
+  %z = arith.constant 0xFF800000 : f32
+  %lowest = soac.replicate %d, %z : f32 -> tensor<?xf32>
+  %r = soac.map %b (%css, %pss, %dests : tensor<?x?xi32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+      lambda(%cs: tensor<?xi32>, %ps: tensor<?x?xf32>, %dest: tensor<?x?xf32>) {
+    %h = soac.hist %n (%cs, %ps : tensor<?xi32>, tensor<?x?xf32>) into(%dest : tensor<?x?xf32>) neutral(%lowest : tensor<?xf32>)
+        -> tensor<?x?xf32> combine(%a: tensor<?xf32>, %bb: tensor<?xf32>) {
+      %s = soac.map %d (%a, %bb : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+        %t = arith.maximumf %x, %y : f32
+        soac.yield %t : f32
+      }
+      soac.yield %s : tensor<?xf32>
+    } lambda(%c: i32, %p: tensor<?xf32>) {
+      %ci = arith.index_cast %c : i32 to index
+      soac.yield %ci, %p : index, tensor<?xf32>
+    }
+    soac.yield %h : tensor<?x?xf32>
+  }
+  func.return %r : tensor<?x?x?xf32>
+}
+"""
+
+
+# Rows combined by element-wise max, written as a map over the positions that reads both rows: the same operator,
+# but not a map over the two rows, so soac-hist-rows cannot make it a hist of elements (the interpreter runs it).
+ROWS_BY_POSITION = """
+func.func @main(%cs: tensor<?xi32>, %ps: tensor<?x?xi32>, %dest: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %cs, %c0 : tensor<?xi32>
+  %d = tensor.dim %dest, %c1 : tensor<?x?xi32>
+  %z = arith.constant -2147483648 : i32
+  %nes = soac.replicate %d, %z : i32 -> tensor<?xi32>
+  %positions = soac.iota %d : tensor<?xindex>
+  %h = soac.hist %n (%cs, %ps : tensor<?xi32>, tensor<?x?xi32>) into(%dest : tensor<?x?xi32>) neutral(%nes : tensor<?xi32>)
+      -> tensor<?x?xi32> combine(%a: tensor<?xi32>, %b: tensor<?xi32>) {
+    %s = soac.map %d (%positions : tensor<?xindex>) -> tensor<?xi32> lambda(%j: index) {
+      %x = soac.index %a[%j] : tensor<?xi32> -> i32
+      %y = soac.index %b[%j] : tensor<?xi32> -> i32
+      %t = arith.maxsi %x, %y : i32
+      soac.yield %t : i32
+    }
+    soac.yield %s : tensor<?xi32>
+  } lambda(%c: i32, %p: tensor<?xi32>) {
+    %bin = arith.index_cast %c : i32 to index
+    soac.yield %bin, %p : index, tensor<?xi32>
+  }
+  func.return %h : tensor<?x?xi32>
+}
+"""
+
+
+def rows_reference(ufunc: np.ufunc, dest: np.ndarray, cs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`dest[c] = ufunc(dest[c], row)` for every row whose bin `c` is inside `dest` (numpy's unbuffered ufunc.at)."""
+    out = dest.copy()
+    inside = (cs >= 0) & (cs < len(dest))
+    ufunc.at(out, cs[inside], rows[inside])
+    return out
+
+
+# Sums and maxima of rows by bin in one hist of two destinations (one map over the four rows as the operator; its
+# parameters in another order than the operator's). The maxima's rows are not known to be as long as the sums'.
+ROWS_TWO_DESTINATIONS = """
+func.func @main(%cs: tensor<?xi32>, %ps: tensor<?x?xf32>, %sums: tensor<?x?xf32>, %maxs: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %cs, %c0 : tensor<?xi32>
+  %d = tensor.dim %sums, %c1 : tensor<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  %lo = arith.constant 0xFF800000 : f32
+  %zeros = soac.replicate %d, %z : f32 -> tensor<?xf32>
+  %lows = soac.replicate %d, %lo : f32 -> tensor<?xf32>
+  %s, %m = soac.hist %n (%cs, %ps : tensor<?xi32>, tensor<?x?xf32>) into(%sums, %maxs : tensor<?x?xf32>, tensor<?x?xf32>)
+      neutral(%zeros, %lows : tensor<?xf32>, tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+      combine(%a1: tensor<?xf32>, %a2: tensor<?xf32>, %b1: tensor<?xf32>, %b2: tensor<?xf32>) {
+    %r1, %r2 = soac.map %d (%a1, %b2, %b1, %a2 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> (tensor<?xf32>, tensor<?xf32>) lambda(%x1: f32, %y2: f32, %y1: f32, %x2: f32) {
+      %t = arith.addf %x1, %y1 : f32
+      %u = arith.maximumf %x2, %y2 : f32
+      soac.yield %t, %u : f32, f32
+    }
+    soac.yield %r1, %r2 : tensor<?xf32>, tensor<?xf32>
+  } lambda(%c: i32, %p: tensor<?xf32>) {
+    %ci = arith.index_cast %c : i32 to index
+    soac.yield %ci, %p, %p : index, tensor<?xf32>, tensor<?xf32>
+  }
+  func.return %s, %m : tensor<?x?xf32>, tensor<?x?xf32>
+}
+"""

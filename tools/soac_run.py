@@ -33,7 +33,7 @@ from soac.passes.tuning import read_tuning_file as read_tuning_file
 from soac.passes.tuning import unknown_threshold as unknown_threshold
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError, DataValue, format_binary, format_text, parse_text, read_data_file, type_name
-from soac.types import numpy_dtype
+from soac.types import numpy_dtype, signless_problem
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ModuleOp,
@@ -93,7 +93,7 @@ def convert(values: np.ndarray[Any, Any], t: Attribute, strict_kind: bool) -> np
     """`values` as an array of type `t`: checks rank, static sizes, element kind and range."""
     dtype = numpy_dtype(t)
     if dtype is None:
-        raise InputError(f"parameters of type {t} cannot be given on the command line")
+        raise InputError(signless_problem(t) or f"parameters of type {t} cannot be given on the command line")
     shape = shape_of(t)
     if values.ndim != len(shape):
         what = "a scalar" if not shape else f"a {len(shape)}-D array"
@@ -104,18 +104,29 @@ def convert(values: np.ndarray[Any, Any], t: Attribute, strict_kind: bool) -> np
             raise InputError(f"dimension {dim} has size {got} but the type wants {want}")
     if values.dtype.kind not in "biuf":
         raise InputError(f"cannot use values of dtype {values.dtype} as {dtype}")
+    if values.dtype.kind == "u" and dtype.kind == "i" and values.dtype.itemsize == dtype.itemsize:
+        return values  # unsigned values (u8 data, a uint8 .npy) are the bits of the signless integer: kept unsigned
     if strict_kind and not np.can_cast(values.dtype, dtype, casting="same_kind"):
         raise InputError(f"the array holds {values.dtype} values, which do not convert to {dtype}")
     if dtype.kind == "b":
         if values.dtype.kind != "b" and not np.isin(values, (0, 1)).all():
             raise InputError("expected booleans (true/false or 0/1)")
     elif dtype.kind in "iu":
-        if values.dtype.kind == "f" and not (np.isfinite(values).all() and (values == np.round(values)).all()):
-            raise InputError(f"expected integers for {dtype}")
-        info = np.iinfo(dtype)
-        if values.size and (values.min() < info.min or values.max() > info.max):
-            raise InputError(f"values out of range for {dtype} [{info.min}, {info.max}]")
+        check_integers(values, dtype)
     return values.astype(dtype)
+
+
+def check_integers(values: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> None:
+    """InputError unless `values` are integers in `dtype`'s range; one in the range of the unsigned type of its
+    width is told how to give its bits."""
+    if values.dtype.kind == "f" and not (np.isfinite(values).all() and (values == np.round(values)).all()):
+        raise InputError(f"expected integers for {dtype}")
+    info = np.iinfo(dtype)
+    if values.size and (values.min() < info.min or values.max() > info.max):
+        unsigned = np.iinfo(f"u{dtype.itemsize}")
+        bits = values.min() >= 0 and values.max() <= unsigned.max and dtype.kind == "i"
+        hint = f" (for an unsigned value's bits give it typed: {values.max()}u{dtype.itemsize * 8})" if bits else ""
+        raise InputError(f"values out of range for {dtype} [{info.min}, {info.max}]{hint}")
 
 
 def load_npy(text: str, t: Attribute) -> np.ndarray[Any, Any]:

@@ -152,6 +152,8 @@ def compare(expected: Sequence[np.ndarray], got: Sequence[Any], what: str) -> No
         raise CaseFailure(f"{what} {len(expected)} results, the call returned {len(got)}")
     for index, (want, value) in enumerate(zip(expected, got)):
         have = np.asarray(value)
+        if want.dtype.kind == "u" and have.dtype.kind == "i" and want.dtype.itemsize == have.dtype.itemsize:
+            have = have.view(want.dtype)  # a signless result that the case gives as unsigned (`255u8`)
         if want.shape != have.shape:
             raise CaseFailure(f"result #{index} has shape {have.shape}, {what} shape {want.shape}")
         if (difference := first_difference(want, have)) is not None:

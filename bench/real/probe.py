@@ -1,9 +1,8 @@
 """Timing a compiled soac program's calls: device-resident (inputs uploaded once, results left on the device), the
 kernels' own time from OpenCL profiling events, and which kernels a call launched.
 
-The runtime (`soac.lowering.runtime.Program.call`) takes numpy arrays only: it uploads every array argument and
-reads every result back. For the device-resident time the probe does what bench/run.py's `Timed.keep_on_device`
-does: it keeps each argument's upload from the first call and returns the results' device buffers unread."""
+For the device-resident time the probe calls the program as a user of device arrays does: its array arguments
+uploaded once (`device_put`), its results left on the device (`Program.call(..., device_results=True)`)."""
 
 from __future__ import annotations
 
@@ -28,44 +27,47 @@ class Probe:
 
     def __init__(self, program: Any, name: str, args: Sequence[Any]):
         self.program, self.name, self.args = program, name, list(args)
+        self.on_device: list[Any] | None = None
         self.events: list[tuple[str, cl.Event]] = []
         self.profiling = cl.CommandQueue(program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
 
     def resident_ms(self, thresholds: Mapping[str, int], runs: int) -> float:
         """The median wall time of a call on inputs already on the device, its results left there."""
-        with self._resident():
-            self.program.call(self.name, self.args, thresholds)
-            times = []
-            for _ in range(runs):
-                start = time.perf_counter()
-                self.program.call(self.name, self.args, thresholds)
-                times.append((time.perf_counter() - start) * 1e3)
+        args, queue = self._resident_args(), self.program.queue
+        self.program.call(self.name, args, thresholds, device_results=True)
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            self.program.call(self.name, args, thresholds, device_results=True)
+            queue.finish()  # the results are computed, not only enqueued
+            times.append((time.perf_counter() - start) * 1e3)
         return float(np.median(times))
 
     def kernel_ms(self, thresholds: Mapping[str, int], runs: int) -> tuple[float, list[str]]:
         """The median over calls of the summed profiling times of the kernels and copies a call enqueues, and the
         kernels the last call launched (in order, with repeats)."""
-        with self._resident(), self._recording():
+        args = self._resident_args()
+        with self._recording():
             sums, names = [], []
             for _ in range(runs):
                 self.events.clear()
-                self.program.call(self.name, self.args, thresholds)
+                self.program.call(self.name, args, thresholds, device_results=True)
+                self.profiling.finish()
                 sums.append(sum(e.profile.end - e.profile.start for _, e in self.events) * 1e-6)
                 names = [n for n, _ in self.events]
         return float(np.median(sums)), names
 
     # -- patching the program ---------------------------------------------------
 
-    def _resident(self) -> _Patch:
-        program, uploads = self.program, {}
-        bind = program._bind
+    def _resident_args(self) -> list[Any]:
+        """The arguments with their arrays on the device (uploaded on the first use)."""
+        if self.on_device is None:
+            from soac.lowering.runtime import device_put
 
-        def cached(name: str, k: int, t: Any, arg: Any) -> list[Any]:
-            if (k, id(arg)) not in uploads:
-                uploads[(k, id(arg))] = (arg, bind(name, k, t, arg))
-            return uploads[(k, id(arg))][1]
-
-        return _Patch(program, _bind=cached, _unbind=lambda types, flat: flat)
+            device = self.program.device
+            self.on_device = [device_put(a, device) if isinstance(a, np.ndarray) and a.ndim else a for a in self.args]
+            self.program.memory.queue.finish()
+        return self.on_device
 
     def _recording(self) -> _Patch:
         program, events = self.program, self.events

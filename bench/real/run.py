@@ -11,8 +11,9 @@ on-disk cache and the binary caches of pyopencl, PoCL and NVIDIA's driver off), 
 `f(*args)`, the device-resident call (inputs uploaded once, results left on the device: see probe.py) and the summed
 time of the kernels and copies one call enqueues (OpenCL profiling). Where the program has `soac.threshold`s, every
 combination of each threshold at 0 (its version taken) or 2^62 (never) is run, and the distinct versions (by the
-kernels they launch) are checked and timed device-resident. Peers run the same computation as array code on device
-arrays (`jax.jit`, CuPy). Times are medians of `--runs` calls, in ms.
+kernels they launch) are checked and timed device-resident. With `--autotune`, `sl.jit(autotune=True)`'s first call
+is timed too ("tune s": the search and the call) and its choice device-resident ("tuned/best"). Peers run the same
+computation as array code on device arrays (`jax.jit`, CuPy). Times are medians of `--runs` calls, in ms.
 Results go to `<out>/results.json` and `<out>/table.txt`.
 """
 
@@ -71,6 +72,11 @@ class Row:
     thresholds: dict[str, int] = field(default_factory=dict)
     default_version: str | None = None
     versions: list[Version] = field(default_factory=list)
+    tune_s: float | None = None
+    """With --autotune: the cost of sl.jit(autotune=True)'s first call (the search and the call)."""
+    tuned: dict[str, int] = field(default_factory=dict)
+    tuned_ms: float | None = None
+    """With --autotune: the device-resident time with the thresholds the search chose."""
     peers: dict[str, float | None] = field(default_factory=dict)
     peer_errors: dict[str, str] = field(default_factory=dict)
     error: str | None = None
@@ -128,6 +134,7 @@ def run_program(
     runs: int,
     pipeline: str,
     lowering: dict[str, str] | None = None,
+    autotune: bool = False,
 ) -> Row:
     import soac.lang as sl
 
@@ -157,6 +164,13 @@ def run_program(
         row.thresholds = thresholds_of(compiled.optimized_text)
         if row.thresholds:
             run_versions(program, probe, expected, row, kernels, runs)
+        if row.thresholds and autotune:
+            tuner = sl.jit(program.soac, device=device, pipeline=pipeline, lowering=lowering, autotune=True)
+            start = time.perf_counter()
+            tuner(*args)
+            row.tune_s = time.perf_counter() - start
+            row.tuned = tuner.tuned_thresholds(tuner.specialize(*args), args)
+            row.tuned_ms = probe.resident_ms(row.tuned, runs)
     except Exception as error:
         row.error = failure(error)
         return row
@@ -187,7 +201,9 @@ def _num(value: float | None, width: int, digits: int = 3) -> str:
 def table(rows: list[Row], peer_names: list[str]) -> str:
     header = (
         f"{'program':15} {'first s':>7} {'numpy ms':>9} {'resident':>9} {'kernels':>9} {'best forced':>11} "
-        f"{'dflt/best':>9} " + " ".join(f"{name.split()[0]:>9}" for name in peer_names) + f" {'soac/peer':>9}  size"
+        f"{'dflt/best':>9} {'tune s':>6} {'tuned/best':>10} "
+        + " ".join(f"{name.split()[0]:>9}" for name in peer_names)
+        + f" {'soac/peer':>9}  size"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -207,6 +223,8 @@ def table(rows: list[Row], peer_names: list[str]) -> str:
             _num(r.kernel_ms, 9),
             _num(best.resident_ms if best else None, 11),
             _num(ratio, 9, 2),
+            _num(r.tune_s, 6, 2),
+            _num(r.tuned_ms / best.resident_ms if r.tuned_ms and best and best.resident_ms else None, 10, 2),
             *(_num(t, 9) for t in peer_times),
             _num(versus, 9, 2),
         ]
@@ -238,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"soac.lang's pass pipeline (default {DEFAULT_PIPELINE})")
     parser.add_argument("--segred", default="auto", choices=SEGRED_STRATEGIES, help="soac-to-kernel's segred strategy")
     parser.add_argument("--segscan", default="auto", choices=SEGSCAN_STRATEGIES, help="soac-to-kernel's segscan strategy")
+    parser.add_argument(
+        "--autotune", action="store_true", help="also time sl.jit(autotune=True): the search's cost and its choice"
+    )
     options = parser.parse_args(argv)
     lowering = {"segred": options.segred, "segscan": options.segscan}
     scale = options.scale or "gpu"
@@ -258,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for k, program in enumerate(programs, 1):
         start = time.perf_counter()
-        rows.append(run_program(program, scale, device, peers, runs, options.pipeline, lowering))
+        rows.append(run_program(program, scale, device, peers, runs, options.pipeline, lowering, options.autotune))
         r = rows[-1]
         state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
         progress(f"[{k}/{len(programs)}] {program.name}: {state} ({time.perf_counter() - start:.1f} s)")

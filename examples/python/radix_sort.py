@@ -1,6 +1,6 @@
 """Radix sort after the thesis' appendix A: 32 stable partitions by one bit each (maps, scans, a reduce and a
-scatter), in a sequential `sl.loop` over the bits. Keys are i32 holding u32 bit patterns (logical shifts), so
-the order is that of the unsigned keys.
+scatter), in a sequential `sl.loop` over the bits. Keys are numpy's uint32 (`>>` on unsigned values fills with
+zeros; the positions are u32 indices).
 
     python examples/python/radix_sort.py
 """
@@ -10,7 +10,7 @@ import soac.lang as sl
 
 
 def radix_sort_step(xs, digit):
-    bits = sl.map(lambda x: sl.shift_right_logical(x, digit) & 1, xs)
+    bits = sl.map(lambda x: (x >> digit) & 1, xs)
     bits_inv = sl.map(lambda b: 1 - b, bits)
     ps0 = sl.scan(lambda a, b: a + b, 0, bits_inv)
     ps0_clean = sl.map(lambda b, p: b * p, bits_inv, ps0)
@@ -22,13 +22,13 @@ def radix_sort_step(xs, digit):
 
 
 def radix_sort(xs):
-    return sl.loop(32, xs, lambda i, keys: radix_sort_step(keys, sl.i32(i)))
+    return sl.loop(32, xs, lambda i, keys: radix_sort_step(keys, sl.u32(i)))
 
 
 def reference(xs: np.ndarray) -> np.ndarray:
-    return np.sort(xs.view(np.uint32)).view(np.int32)
+    return np.sort(xs)
 
 
 if __name__ == "__main__":
-    xs = np.random.default_rng(0).integers(-(2**31), 2**31, 20).astype(np.int32)
+    xs = np.random.default_rng(0).integers(0, 2**32, 20, dtype=np.uint32)
     print(sl.jit(radix_sort)(xs), reference(xs), sep="\n")

@@ -38,6 +38,11 @@ def fits_32(t: Attribute) -> bool:
     return width is not None and width <= 32 and str(t) != "f16"
 
 
+def fits_shuffle(t: Attribute) -> bool:
+    """Whether `shuffle` can move a scalar of type `t`: f32, or an integer of at most 32 bits."""
+    return str(t) == "f32" or (isinstance(t, IntegerType) and t.width.data <= 32)
+
+
 def to_bits32(kb: KernelBuilder, value: SSAValue) -> SSAValue:
     """The bits of a scalar of at most 32 bits as an i32."""
     t = str(value.type)

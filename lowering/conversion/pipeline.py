@@ -3,11 +3,12 @@
     soac-recompute-forwarded,
     soac-split-unfused-scan-reduce{OPTIONS},
     soac-vectorised-operators,
+    soac-hist-rows,
     soac-to-kernel{OPTIONS prepare=false}
 
 `OPTIONS` are the `LoweringOptions` (`conversion/options.py`), the same for both passes that take them. The runtime
 and `soac.lang` lower through `apply_lowering_pipeline`; `lowering_pipeline` gives the text for `soac-opt -p`.
-`soac-to-kernel` alone (`prepare=true`, its default) runs the first three steps itself.
+`soac-to-kernel` alone (`prepare=true`, its default) runs the first four steps itself.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, fields
 
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass, split_unfused_scan_reduce
+from soac.passes.hist_rows import HistRowsPass
 from soac.passes.recompute_forwarded import RecomputeForwardedPass
 from soac.passes.vectorised_operators import VectorisedOperatorsPass
 from xdsl.context import Context
@@ -46,6 +48,7 @@ def lowering_passes(options: LoweringOptions) -> tuple[ModulePass, ...]:
         RecomputeForwardedPass(),
         SplitUnfusedScanReducePass(**_options_of(options)),
         VectorisedOperatorsPass(),
+        HistRowsPass(),
         SoacToKernelPass(**_options_of(options), prepare=False),
     )
 

@@ -65,6 +65,7 @@ from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.kernel import AssertOp, FuncOp, Kernel, ThresholdOp, global_buffer
 from soac.lowering.opencl.target import set_target_of_module
 from soac.lowering.strategies.choice import fuses_scan_reduce, strategies
+from soac.passes.hist_rows import check_hists_of_rows, hists_of_rows_to_elements
 from soac.passes.recompute_forwarded import recompute_all_forwarded
 from soac.passes.split_scan_reduce import split_scan_reductions
 from soac.passes.vectorised_operators import interchange_vectorised_operators
@@ -287,10 +288,12 @@ def split_unfused_scan_reduce(op: ModuleOp, options: LoweringOptions) -> None:
 def prepare_for_lowering(op: ModuleOp, options: LoweringOptions) -> None:
     """The lowering pipeline's steps before soac-to-kernel: forwarded values recomputed in post lambdas (the kernels
     apply post lambdas to the scanned values and input rows only), scanomaps with a reduction part split unless the
-    look-back kernel fuses them, and operators on rows turned into one operator per column, also in lambdas."""
+    look-back kernel fuses them, operators on rows turned into one operator per column, also in lambdas, and
+    histograms of rows into histograms of their elements."""
     recompute_all_forwarded(op)
     split_unfused_scan_reduce(op, options)
     interchange_vectorised_operators(op)
+    hists_of_rows_to_elements(op)
 
 
 def _erase_dead_constants(block: Block) -> None:
@@ -317,7 +320,7 @@ class SoacToKernelPass(LoweringOptions, ModulePass):
 
     prepare: bool = True
     """Run the lowering pipeline's earlier steps first (`soac-recompute-forwarded`, `soac-split-unfused-scan-reduce`,
-    `soac-vectorised-operators`); the pipeline passes false."""
+    `soac-vectorised-operators`, `soac-hist-rows`); the pipeline passes false."""
 
     @property
     def options(self) -> LoweringOptions:
@@ -325,11 +328,15 @@ class SoacToKernelPass(LoweringOptions, ModulePass):
         return LoweringOptions(**{f.name: getattr(self, f.name) for f in fields(LoweringOptions)})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from soac.signless import check_signless
+
+        check_signless(op)  # soac's integers are signless (ui8 from a front end: soac-signless first)
         options = self.options
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
         if self.prepare:
             prepare_for_lowering(op, options)
+        check_hists_of_rows(op)  # no kernel combines rows: an error for a hist of rows the rewrite left
         codes = ErrorCodes()
         for function in list(op.body.block.ops):
             if not isinstance(function, func.FuncOp) or function.is_declaration:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at
 from soac.lowering.conversion.sequential import Inliner
@@ -113,6 +114,43 @@ class GroupCode:
             return []
 
         kb.for_loop(m.c(0), log_team, m.c(1), [], "e", step)
+        return self.load_locals(self.t)
+
+    def warp_team_tree(self, values: Sequence[SSAValue], member: SSAValue, log_team: SSAValue) -> list[SSAValue]:
+        """`team_tree` for an operator that commutes, on a target with warps (`shuffles_values`): each aligned run of
+        up to a warp's members combines by butterfly shuffles (no local memory, no barrier); a team wider than a warp
+        then combines its warps' totals in local memory. The totals are at the team's first member (and, in a team
+        of at most a warp, at every member)."""
+        kb, m = self.kb, self.kb.m
+        types = [v.type for v in values]
+        log_warp = m.c(LOG_WARP, "log_warp")
+        in_warp = m.min(log_team, log_warp, "log_in_warp")
+
+        def shuffle_step(e: SSAValue, current: list[SSAValue]) -> list[SSAValue]:
+            distance = m.insert(arith.ShLIOp(m.c(1), e), "distance")
+            return self.apply(current, [ix.shuffle(kb, "xor", v, distance) for v in current])
+
+        totals = kb.for_loop(m.c(0), in_warp, m.c(1), list(values), "e", shuffle_step)
+        wider = m.insert(arith.CmpiOp(log_team, log_warp, "ugt"), "wider_than_warp")
+        return kb.if_values(wider, types, lambda: self._tree_from(totals, member, in_warp, log_team), lambda: totals)
+
+    def _tree_from(self, values: Sequence[SSAValue], member: SSAValue, first: SSAValue, log_team: SSAValue) -> list[SSAValue]:
+        """Steps `first` to `log_team` of `team_tree` (runs of 2^first members already combined)."""
+        kb, m = self.kb, self.kb.m
+        self.store_locals(values, self.t)
+        self.barrier()
+
+        def step(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            stride = self.stride(e)
+            combines = m.eq(m.insert(arith.AndIOp(member, m.sub(m.add(stride, stride), m.c(1)))), m.c(0), "combines")
+            kb.if_then(
+                combines,
+                lambda: self.store_locals(self.apply(self.load_locals(self.t), self.load_locals(m.add(self.t, stride))), self.t),
+            )
+            self.barrier()
+            return []
+
+        kb.for_loop(first, log_team, m.c(1), [], "e", step)
         return self.load_locals(self.t)
 
     def inclusive_scan_locals(self) -> None:
@@ -239,6 +277,22 @@ def componentwise_commutative(combine: Region) -> bool:
         if not isinstance(op, _COMMUTATIVE) or set(op.operands) != {args[j], args[k + j]}:
             return False
     return list(ops[-1].operands) == [op.results[0] for op in computed]
+
+
+LOG_WARP = 5
+"""log2 of the warp width that `ix.shuffle` exchanges values across."""
+
+
+def shuffles_values(lw: HostLowering, types: Sequence[Attribute]) -> bool:
+    """Whether warp shuffles can exchange values of these types on `lw`'s target (at most 32 bits each)."""
+    return lw.warps and all(ix.fits_shuffle(t) for t in types)
+
+
+def commutes(combine: Region) -> bool:
+    """Whether the operator provably commutes: one commutative arith op on its two parameters, or one per value of a
+    tuple (`componentwise_commutative`). Its operands may then be combined in any order, so work-items can read
+    neighbouring elements (coalesced) instead of contiguous chunks."""
+    return is_commutative(combine) or componentwise_commutative(combine)
 
 
 SEG_STREAMS = 4

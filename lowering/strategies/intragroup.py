@@ -39,7 +39,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
-from soac.lowering.strategies.group_code import is_commutative
+from soac.lowering.strategies.group_code import commutes
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
@@ -164,7 +164,7 @@ class GroupSegmap:
         scanned = [self.group_array(t, [width], op) for t in types] if scan else []
         map_outs = [self.group_array(tensor_element(r.type), [width], op) for r in list(op.outs)[k:]]
         locals_ = [self.local_array(t, f"partial_{n}") for n, t in enumerate(types)]
-        if not scan and is_commutative(op.combine):  # any order: neighbouring work-items read neighbouring elements
+        if not scan and commutes(op.combine):  # any order: neighbouring work-items read neighbouring elements
             lo, hi, stride = self.t, width, self.G
         else:
             per_item = m.ceildiv(width, self.G, "per_item")

@@ -1,7 +1,7 @@
 """reduce / redomap as a two-stage tree reduction.
 
 Stage one, kernel `reduce`, launches `g = min(ceil(n / group), max-groups)` work-groups;
-each work-item folds its elements sequentially (strided when the operator is `commutative`,
+each work-item folds its elements sequentially (strided when the operator is `commutative` or provably commutes,
 a contiguous chunk otherwise, so the order of operands is kept), applying the map lambda on
 the fly and writing map-outs; then the group combines its work-items' values in local memory
 with an order-preserving tree and writes one partial per group. Stage two, kernel
@@ -28,7 +28,15 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import GlobalSizeOp, ReadOp
-from soac.lowering.strategies.group_code import GroupCode, alloc_like, neutral_values, tree_to, vectorizable, write_values
+from soac.lowering.strategies.group_code import (
+    GroupCode,
+    alloc_like,
+    commutes,
+    neutral_values,
+    tree_to,
+    vectorizable,
+    write_values,
+)
 from xdsl.ir import SSAValue
 
 VECTOR_STREAMS = 4
@@ -61,12 +69,13 @@ def two_stage_reduce(
     def write_map_outs(i: SSAValue, values: list[KValue], _: list[SSAValue]) -> None:
         write_values(kb, values[k:], map_views, i)
 
-    if op.commutative is not None and not map_views and views and all(vectorizable(v) for v in views):
+    commutative = op.commutative is not None or commutes(op.combine)
+    if commutative and not map_views and views and all(vectorizable(v) for v in views):
         accs = _fold_vectors(
             code, n, views, neutral_values(kb, lw, op.neutral), lambda rows: inliner.inline(lam, rows) if lam else rows, k
         )
     else:
-        if op.commutative is not None:
+        if commutative:
             lo, hi, step = code.gid, n, kb.m.insert(GlobalSizeOp(0), "gsize")
         else:
             (lo, hi), step = code.chunk(n, kb.m.c(0), code.num_groups, code.g), kb.m.c(1)

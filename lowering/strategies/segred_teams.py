@@ -6,9 +6,10 @@ soac-to-kernel's `seg-lane-items` (8: elements per work-item a team aims at befo
 work-item per segment when it is 1), and splits a
 segment into P parts when there are too few segments to fill `max-groups` groups and the
 segment is long. A team reads its (part of a) segment strided by S (coalesced) when the
-operator is commutative, in S contiguous chunks otherwise, then combines its S values in
-local memory by an ordered tree. With P > 1 a second kernel folds the P partial results
-of every segment in order:
+operator provably commutes (`group_code.commutes`, tuples of commutative ops too), in S contiguous
+chunks otherwise, then combines its S values: by warp shuffles, then across warps in local memory, where the
+operator commutes and the target has warps (`GroupCode.warp_team_tree`), else in local memory by an ordered tree.
+With P > 1 a second kernel folds the P partial results of every segment in order:
 
     kernel.launch @main_segred_teams_0(...) global %global_size local %group_size   // results, or P partials each
     kernel.launch @main_segred_parts_0(...) global %global_size local %group_size   // no work-items unless P > 1
@@ -27,10 +28,11 @@ from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.strategies import segred_vector
 from soac.lowering.strategies.group_code import (
     GroupCode,
+    commutes,
     fold_streams,
-    is_commutative,
     neutral_values,
     pow2_at_most,
+    shuffles_values,
     tree_to,
     write_values,
 )
@@ -88,7 +90,9 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
     team_index = km.insert(arith.ShRUIOp(code.t, klog), "team_index")
     teams_per_group = km.insert(arith.ShRUIOp(code.G, klog), "teams_per_group")
     chunk = km.ceildiv(inner, kparts, "part_size")
-    commutative = is_commutative(op.combine)
+    commutative = commutes(op.combine)
+    shuffled = commutative and shuffles_values(lw, [v.type for v in op.neutral])
+    tree = code.warp_team_tree if shuffled else code.team_tree
     neutral = neutral_values(kb, lw, op.neutral)
 
     def unit_loop(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -112,7 +116,7 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
             per = km.ceildiv(km.sub(hi, lo), kteam, "per_member")
             start = km.min(km.add(lo, km.mul(member, per)), hi)
             accs = code.fold(start, km.min(km.add(start, per), hi), km.c(1), neutral, k, element, each)
-        values = code.team_tree(accs, member, klog)
+        values = tree(accs, member, klog)
         leader = km.insert(arith.AndIOp(active, km.eq(member, km.c(0))), "leader")
 
         def write() -> None:

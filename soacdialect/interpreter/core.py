@@ -11,7 +11,7 @@ from soac.interpreter.frame import Frame, MaskedFrame
 from soac.interpreter.registry import IMPLEMENTATIONS
 from soac.interpreter.values import Val, dtype_of, expand, scalar, scatter_into
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
 
 TERMINATORS = frozenset({"soac.yield", "scf.yield", "func.return", "scf.condition", "tensor.yield"})
@@ -24,6 +24,9 @@ class SoacInterpreter:
     """
 
     def __init__(self, module: ModuleOp, thresholds: Mapping[str, int] | None = None):
+        from soac.signless import check_signless
+
+        check_signless(module)
         self.module = module
         self.thresholds = dict(thresholds or {})
         self.functions: dict[str, func.FuncOp] = {op.sym_name.data: op for op in module.walk() if isinstance(op, func.FuncOp)}
@@ -131,23 +134,26 @@ def convert_argument(function: str, index: int, t: Attribute, arg: object) -> np
     def problem() -> str:  # printing the type costs more than the checks: only on failure
         return f"argument #{index} of @{function}: expected {t}, got "
 
+    bits = isinstance(t.get_element_type() if isinstance(t, TensorType) else t, IntegerType)  # not `index`
     if isinstance(t, TensorType):
         arr = np.asarray(arg)
-        if arr.ndim != t.get_num_dims() or not _lossless(arr.dtype, dtype):
+        if arr.ndim != t.get_num_dims() or not _lossless(arr.dtype, dtype, bits):
             raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape}")
         for i, (size, want) in enumerate(zip(arr.shape, t.get_shape())):
             if want >= 0 and size != want:
                 raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape} (dimension {i})")
         arr = arr.astype(dtype, copy=False).view()
     else:
-        arr = _convert_scalar(arg, dtype, problem)
+        arr = _convert_scalar(arg, dtype, problem, bits)
     arr.flags.writeable = False
     return arr
 
 
-def _lossless(have: np.dtype, want: np.dtype) -> bool:
-    """Only widening casts within one kind (bool, integer, float)."""
-    if have == want:
+def _lossless(have: np.dtype, want: np.dtype, bits: bool = True) -> bool:
+    """Only widening casts within one kind (bool, integer, float), and (where `bits`: integer types, not `index`)
+    unsigned integers as the signless integers of their width (their bits: a uint8 255 is the i8 that `divui`,
+    `cmpi ult` and `extui` read as 255)."""
+    if have == want or (bits and _same_bits(have, want)):
         return True
     if want.kind == "f":
         return have.kind == "f" and have.itemsize <= want.itemsize
@@ -156,10 +162,17 @@ def _lossless(have: np.dtype, want: np.dtype) -> bool:
     return False
 
 
-def _convert_scalar(arg: object, dtype: np.dtype, problem: Callable[[], str]) -> np.ndarray:
+def _same_bits(have: np.dtype, want: np.dtype) -> bool:
+    """An unsigned numpy integer given for the signless (signed) integer of its width."""
+    return have.kind == "u" and want.kind == "i" and have.itemsize == want.itemsize
+
+
+def _convert_scalar(arg: object, dtype: np.dtype, problem: Callable[[], str], bits: bool = True) -> np.ndarray:
     arr = np.asarray(arg)
     if arr.ndim != 0:
         raise SoacRuntimeError(problem() + f"{arr.dtype} array of shape {arr.shape}")
+    if bits and _same_bits(arr.dtype, dtype):
+        return arr.view(dtype).copy()
     if dtype.kind == "b":
         ok = arr.dtype.kind == "b" or (arr.dtype.kind in "iu" and int(arr) in (0, 1))
     elif dtype.kind == "i":

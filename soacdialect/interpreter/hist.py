@@ -81,17 +81,24 @@ def _combine_by_bin(
     key: np.ndarray,
     values: list[np.ndarray],
 ) -> None:
-    """`out[bin] = combine(out[bin], combine of the rows of bin)` for every bin that has rows (key < bins)."""
-    batch, rank, n, bins = frame.batch, frame.rank, key.shape[-1], outs[0].shape[-1]
+    """`out[bin] = combine(out[bin], combine of the rows of bin)` for every bin that has rows (key < bins). The values
+    (and bins) may be rows: their element axes follow the rows' axis `frame.rank`."""
+    batch, rank, n, bins = frame.batch, frame.rank, key.shape[-1], outs[0].shape[frame.rank]
     order = np.argsort(key, axis=-1, kind="stable")
     key = np.take_along_axis(key, order, axis=-1)
-    values = [np.take_along_axis(v, order, axis=-1) for v in values]
+    values = [np.take_along_axis(v, _like(order, v), axis=rank) for v in values]
     step = 1
     while step < n:
         same = key[..., step:] == key[..., : n - step]
-        args = [(v[..., : n - step], rank + 1) for v in values] + [(v[..., step:], rank + 1) for v in values]
+        args = [(_rows(v, slice(None, n - step), rank), rank + 1) for v in values]
+        args += [(_rows(v, slice(step, None), rank), rank + 1) for v in values]
         combined = apply(interp, frame, combine, args, (*batch, n - step))
-        values = [np.concatenate([v[..., :step], np.where(same, c, v[..., step:])], axis=-1) for v, c in zip(values, combined)]
+        values = [
+            np.concatenate(
+                [_rows(v, slice(None, step), rank), np.where(_like(same, v), c, _rows(v, slice(step, None), rank))], axis=rank
+            )
+            for v, c in zip(values, combined)
+        ]
         step *= 2
     last = np.ones(key.shape, np.bool_)
     last[..., :-1] = key[..., 1:] != key[..., :-1]
@@ -102,3 +109,13 @@ def _combine_by_bin(
     where = (*(g[last] for g in lanes), key[last])
     for out, total in zip(outs, totals):
         out[where] = total[last]
+
+
+def _rows(v: np.ndarray, rows: slice, rank: int) -> np.ndarray:
+    """`v[..., rows, <element axes>]`: a slice of the rows' axis `rank`."""
+    return v[(slice(None),) * rank + (rows,)]
+
+
+def _like(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """`a` (one entry per row) with an axis of length 1 for each element axis of `v`."""
+    return a.reshape(a.shape + (1,) * (v.ndim - a.ndim))

@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 from soac.interpreter.errors import ShapeMismatch
-from soac.types import numpy_dtype
+from soac.types import numpy_dtype, signless_problem
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     TensorType,
@@ -34,7 +34,7 @@ _UNSIGNED = {
 def dtype_of(t: Attribute) -> np.dtype:
     """The numpy dtype of a scalar type, or of the elements of a tensor type."""
     if (dtype := numpy_dtype(t)) is None:
-        raise TypeError(f"the interpreter does not support the type {t}")
+        raise TypeError(signless_problem(t) or f"the interpreter does not support the type {t}")
     return dtype
 
 

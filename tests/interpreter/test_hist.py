@@ -1,5 +1,6 @@
 """`soac.hist` in the interpreter against numpy: known operators (ufunc.at), any operator (the sorted segmented
-scan), several destinations, out-of-bounds and duplicate bins, empty inputs, and histograms in every row of a map."""
+scan), several destinations, out-of-bounds and duplicate bins, empty inputs, histograms in every row of a map, and
+bins that are rows (an element-wise operator, and one that is not)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hist_programs import ABS_SUM, ARGMAX, ROWS, hist_program  # pyright: ignore[reportMissingImports]
+from hist_programs import (  # pyright: ignore[reportMissingImports]
+    ABS_SUM,
+    ARGMAX,
+    ROWS,
+    ROWS_BY_POSITION,
+    ROWS_PER_BATCH,
+    hist_program,
+    rows_program,
+)
+from hist_programs import rows_reference as row_bins_reference  # pyright: ignore[reportMissingImports]
 
 REFERENCE = {
     "arith.addi": np.add,
@@ -101,3 +111,45 @@ def test_a_histogram_per_row_of_a_map(run, shape: tuple[int, int]) -> None:
     expected_counts, expected_spread = rows_reference(iss, 6)
     np.testing.assert_array_equal(counts, expected_counts)
     np.testing.assert_array_equal(spread, expected_spread)
+
+
+@pytest.mark.parametrize(("element", "op", "ufunc"), [("f32", "arith.addf", np.add), ("i32", "arith.maxsi", np.maximum)])
+@pytest.mark.parametrize(("n", "k", "d"), [(0, 3, 2), (1, 1, 1), (200, 1, 3), (200, 6, 1), (300, 5, 4), (40, 3, 0)])
+def test_bins_that_are_rows(run, element: str, op: str, ufunc: np.ufunc, n: int, k: int, d: int) -> None:
+    rng = np.random.default_rng(n + 10 * k + d)
+    dtype = {"f32": np.float32, "i32": np.int32}[element]
+    cs = rng.integers(-1, k + 2, n).astype(np.int32)  # some bins outside, dropped
+    ps = rng.integers(-50, 50, (n, d)).astype(dtype)
+    dest = rng.integers(-5, 5, (k, d)).astype(dtype)
+    (h,) = run(rows_program(element, op), cs, ps, dest, dtype(0))
+    np.testing.assert_array_equal(h, row_bins_reference(ufunc, dest, cs, ps))
+    assert h.dtype == dtype
+
+
+def test_bins_that_are_rows_computed_by_the_lambda(run) -> None:
+    rng = np.random.default_rng(3)
+    cs = rng.integers(-1, 6, 100).astype(np.int32)
+    ps = rng.integers(-9, 9, (100, 3)).astype(np.int32)
+    dest = np.zeros((4, 3), np.int32)
+    (h,) = run(rows_program("i32", "arith.addi", computed=True), cs, ps, dest, np.int32(0))
+    np.testing.assert_array_equal(h, row_bins_reference(np.add, dest, cs - 1, ps * ps))
+
+
+def test_any_operator_on_rows(run) -> None:
+    """An operator on rows that is not a map over them (it reads both rows by position) runs too."""
+    rng = np.random.default_rng(4)
+    cs = rng.integers(-1, 5, 64).astype(np.int32)
+    ps = rng.integers(-99, 99, (64, 3)).astype(np.int32)
+    dest = rng.integers(-9, 9, (4, 3)).astype(np.int32)
+    (h,) = run(ROWS_BY_POSITION, cs, ps, dest)
+    np.testing.assert_array_equal(h, row_bins_reference(np.maximum, dest, cs, ps))
+
+
+def test_a_histogram_of_rows_per_row_of_a_map(run) -> None:
+    rng = np.random.default_rng(6)
+    css = rng.integers(-1, 4, (3, 40)).astype(np.int32)
+    pss = rng.standard_normal((3, 40, 2)).astype(np.float32)
+    dests = rng.standard_normal((3, 3, 2)).astype(np.float32)
+    (h,) = run(ROWS_PER_BATCH, css, pss, dests)
+    expected = np.stack([row_bins_reference(np.maximum, dests[i], css[i], pss[i]) for i in range(3)])
+    np.testing.assert_array_equal(h, expected)

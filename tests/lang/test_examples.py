@@ -46,11 +46,19 @@ def inputs(name: str) -> list[tuple[object, ...]]:
     if name == "histogram":
         values = RNG.uniform(-0.1, 1.1, 2000).astype(np.float32)
         return [(values, 16), (values[:5], 3)]
-    keys = RNG.integers(-(2**31), 2**31, 300).astype(np.int32)
-    return [(keys,), (np.array([3, -1, 0, 2**31 - 1, -(2**31), 3], np.int32),)]
+    if name == "kmeans":  # points in clusters, k centres; k = 1; one coordinate; a centre no point is nearest to
+        points = (RNG.random((600, 3), np.float32) + RNG.integers(0, 4, (600, 1)).astype(np.float32)).astype(np.float32)
+        far = np.array([[0.5], [1.5], [100.0]], np.float32)
+        return [(points, points[:5].copy()), (points, points[:1].copy()), (points[:40, :1].copy(), far)]
+    if name == "histeq":  # an 8-bit image, levels 0 and 255 and a flat image included
+        image = np.clip(RNG.normal(100, 30, (40, 30)), 0, 255).astype(np.uint8)
+        image[0, :2] = (0, 255)
+        return [(image,), (np.full((3, 4), 200, np.uint8),)]
+    keys = RNG.integers(0, 2**32, 300, dtype=np.uint32)
+    return [(keys,), (np.array([3, 2**32 - 1, 0, 2**31 - 1, 2**31, 3], np.uint32),)]
 
 
-NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort"]
+NAMES = ["map_scan", "scanomap_scanomap", "matmul", "histogram", "radix_sort", "kmeans", "histeq"]
 
 
 @pytest.mark.parametrize("backend", ["interp", "opencl"])

@@ -33,8 +33,18 @@ ARGS: dict[str, Callable[[np.random.Generator, int, int], list[Any]]] = {
     "across_reshape_transpose_reverse": lambda rng, n, m: [np.int64(n)],
     "across_flatten": lambda rng, n, m: [_matrix(rng, n, m, np.float32), np.int64(n * m)],
     "not_across": lambda rng, n, m: [_matrix(rng, n, m, np.int32), rng.integers(-9, 9, n).astype(np.int32)],
+    "across_flatten_free": lambda rng, n, m: [
+        rng.standard_normal(n).astype(np.float32),
+        rng.standard_normal(m).astype(np.float32),
+    ],
 }
-FUSED = {"across_transpose": 1, "across_reshape_transpose_reverse": 1, "across_flatten": 1, "not_across": 1}
+FUSED = {
+    "across_transpose": 1,
+    "across_reshape_transpose_reverse": 1,
+    "across_flatten": 1,
+    "not_across": 1,
+    "across_flatten_free": 1,
+}
 """The top-level SOACs after soac-fuse (not_across: its three nests join horizontally, their array ops stay)."""
 
 

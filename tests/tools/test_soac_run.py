@@ -300,6 +300,19 @@ def test_bad_literal(literal: str, complaint: str) -> None:
     assert complaint in message
 
 
+def test_unsigned_inputs_are_the_bits_of_signless_integers(tmp_path: Path) -> None:
+    """u8 data and uint8 .npy files for an i8 parameter; an untyped 200 is out of i8's range, and the error says how
+    to give the bits; a program typed ui8 is refused with the way out."""
+    program = ROOT / "tests" / "stanzas" / "unsigned_histogram.mlir"
+    np.save(tmp_path / "pixels.npy", np.array([1, 200], np.uint8))
+    for given in ("[1u8, 200u8]", str(tmp_path / "pixels.npy")):
+        assert ok(program, "--input", given)[-1] == "result #3 : tensor<?xi8> = [-56   1   0   0]"
+    assert error(program, "--input", "[1, 200]").endswith("[-128, 127] (for an unsigned value's bits give it typed: 200u8)")
+    typed = tmp_path / "typed.mlir"
+    typed.write_text("func.func @main(%x: ui8) -> ui8 {\n  func.return %x : ui8\n}\n")
+    assert "soac's integers are signless: ui8 is i8" in error(typed, "--input", "1u8")
+
+
 def test_bad_npy(tmp_path: Path) -> None:
     np.save(tmp_path / "floats.npy", np.array([1.5, 2.0]))
     np.save(tmp_path / "matrix.npy", np.zeros((2, 2), dtype=np.int32))

@@ -225,6 +225,18 @@ def test_excluded_tags_and_programs_without_stanzas(tmp_path: Path) -> None:
     assert summary(done) == (2, 0, 0)
 
 
+def test_unsigned_data_for_a_signless_program(tmp_path: Path) -> None:
+    """`u8` and `u32` values (given, expected and random) for the i8 and i32 of a signless program: the bits pass as
+    they are, both backends agree with the cases, and a difference is shown unsigned."""
+    stanzas = ROOT / "tests" / "stanzas" / "unsigned_histogram.mlir"
+    done = soac_test(stanzas)
+    assert done.returncode == 0, done.stdout
+    assert summary(done) == (1, 12, 0)
+    (tmp_path / "prog.mlir").write_text(stanzas.read_text().replace("0u8, 255u8] }", "0u8, 254u8] }"))
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    assert "result #3 differs at [3]: expected 254, got 255 (1 of 4 elements differ)" in done.stdout
+
+
 def test_command_line_errors(tmp_path: Path) -> None:
     done = soac_test("missing.mlir", cwd=tmp_path)
     assert done.returncode == 1

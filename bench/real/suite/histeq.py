@@ -1,5 +1,6 @@
 """Histogram equalisation of an 8-bit grey image (Accelerate's and the CUDA samples' histogram examples): a
-histogram, its prefix sum, a lookup table from the cumulative distribution, and a gather per pixel."""
+histogram, its prefix sum, a lookup table from the cumulative distribution, and a gather per pixel. The image is
+numpy's uint8, its pixels the hist's bins and the gather's indices as they are."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def peer(xp: Any):
 
 
 def inputs(rng: np.random.Generator, size: dict[str, int]) -> tuple[Any, ...]:
-    return (np.clip(rng.normal(100, 25, size["pixels"]), 0, LEVELS - 1).astype(np.int32),)
+    return (np.clip(rng.normal(100, 25, size["pixels"]), 0, LEVELS - 1).astype(np.uint8),)
 
 
 PROGRAM = Program(

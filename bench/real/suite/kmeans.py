@@ -1,5 +1,7 @@
 """One step of k-means clustering (Rodinia's kmeans, Futhark's kmeans benchmark): each point's nearest centre,
-then each centre moves to the mean of its points. The sums are a map over coordinates of 1-D histograms."""
+then each centre moves to the mean of its points. The sums are a map over coordinates of 1-D histograms
+(`kmeans`), or, in Futhark's form, one histogram whose bins are rows (`kmeans_rows`: `reduce_by_index` of the
+points with `map2 (+)`, issue 33)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,22 @@ def kmeans(points, centres):
     counts = sl.hist(sl.replicate(k, sl.i32(0)), add, 0, assignment, sl.replicate(points.shape[0], sl.i32(1)))
     sums = sl.map(lambda coordinate: sl.hist(sl.replicate(k, sl.f32(0)), add, 0.0, assignment, coordinate), points.T)
     return sl.map(lambda row, count: row / sl.f32(sl.maximum(count, 1)), sums.T, counts)
+
+
+def kmeans_rows(points, centres):
+    k, d = centres.shape[0], centres.shape[1]
+
+    def nearest(p):
+        distances = sl.map(lambda c: sl.sum((p - c) * (p - c)), centres)
+        closer = lambda a, b: sl.cond(b[1] < a[1], lambda: b, lambda: a)  # noqa: E731
+        best, _ = sl.reduce(closer, (sl.i32(0), sl.f32(math.inf)), sl.iota(k, dtype=sl.i32), distances)
+        return best
+
+    assignment = sl.map(nearest, points)
+    add = lambda a, b: a + b  # noqa: E731
+    counts = sl.hist(sl.replicate(k, sl.i32(0)), add, 0, assignment, sl.replicate(points.shape[0], sl.i32(1)))
+    sums = sl.hist(sl.replicate(k, sl.replicate(d, sl.f32(0))), add, sl.f32(0), assignment, points)
+    return sl.map(lambda row, count: row / sl.f32(sl.maximum(count, 1)), sums, counts)
 
 
 def assign(xp: Any, points: Any, centres: Any) -> Any:
@@ -75,4 +93,15 @@ PROGRAM = Program(
             " (tensor<?x?xf32>), which no kernel does outside a lambda; ...",
         ),
     ),
+)
+
+PROGRAM_ROWS = Program(
+    "kmeans_rows",
+    "kmeans in Futhark's form: the sums as reduce_by_index over rows (a histogram of rows of d coordinates)",
+    kmeans_rows,
+    reference,
+    inputs,
+    PROGRAM.sizes,
+    peer,
+    rtol=1e-3,
 )

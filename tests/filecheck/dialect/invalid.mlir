@@ -1162,7 +1162,7 @@ func.func @hist_neutral(%n: index, %is: tensor<?xindex>, %d: tensor<?xi32>, %z: 
 
 // -----
 
-// hist: 1-D destinations
+// hist: a destination of rows takes rows, not scalars
 func.func @hist_2d(%n: index, %is: tensor<?xindex>, %d: tensor<?x?xi32>, %z: i32) -> tensor<?x?xi32> {
   %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32> combine(%a: i32, %b: i32) {
     %s = arith.addi %a, %b : i32
@@ -1174,7 +1174,38 @@ func.func @hist_2d(%n: index, %is: tensor<?xindex>, %d: tensor<?x?xi32>, %z: i32
   func.return %r : tensor<?x?xi32>
 }
 
-// CHECK: error: 'soac.hist' destinations must be 1-D tensors of scalars, got tensor<?x?xi32>
+// CHECK: error: 'soac.hist' neutral elements (i32) do not match the destinations' (tensor<?xi32>)
+
+// -----
+
+// hist: a destination of rows takes values that are rows
+func.func @hist_rows_values(%n: index, %is: tensor<?xindex>, %d: tensor<?x?xi32>, %z: tensor<?xi32>) -> tensor<?x?xi32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<?x?xi32>) neutral(%z : tensor<?xi32>) -> tensor<?x?xi32> combine(%a: tensor<?xi32>, %b: tensor<?xi32>) {
+    soac.yield %a : tensor<?xi32>
+  } lambda(%i: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %i, %one : index, i32
+  }
+  func.return %r : tensor<?x?xi32>
+}
+
+// CHECK: error: 'soac.hist' lambda yields values (i32) but the destinations hold (tensor<?xi32>)
+
+// -----
+
+// hist: destinations are arrays
+func.func @hist_rank_0(%n: index, %is: tensor<?xindex>, %d: tensor<i32>, %z: i32) -> tensor<i32> {
+  %r = soac.hist %n (%is : tensor<?xindex>) into(%d : tensor<i32>) neutral(%z : i32) -> tensor<i32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  } lambda(%i: index) {
+    %one = arith.constant 1 : i32
+    soac.yield %i, %one : index, i32
+  }
+  func.return %r : tensor<i32>
+}
+
+// CHECK: error: 'soac.hist' destinations must be arrays (of scalars or of rows), got tensor<i32>
 
 // -----
 

@@ -1172,6 +1172,37 @@ func.func @hist_pair(%n: index, %is: tensor<?xi32>, %ws: tensor<?xf32>, %best: t
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "hist_pair"
 // CHECK-GENERIC:    "soac.hist"(%n, %is, %ws, %iota, %best, %arg, %lo, %none) <{operandSegmentSizes = array<i32: 1, 3, 2, 2>}> ({
 
+// A hist whose bins are rows: rows as values, neutral element and operator parameters (the operator adds rows).
+func.func @hist_rows(%n: index, %d: index, %is: tensor<?xindex>, %ps: tensor<?x?xf32>, %dest: tensor<?x?xf32>, %zeros: tensor<?xf32>) -> tensor<?x?xf32> {
+  %h = soac.hist %n (%is, %ps : tensor<?xindex>, tensor<?x?xf32>) into(%dest : tensor<?x?xf32>) neutral(%zeros : tensor<?xf32>) -> tensor<?x?xf32> combine(%a: tensor<?xf32>, %b: tensor<?xf32>) {
+    %s = soac.map %d (%a, %b : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+      %t = arith.addf %x, %y : f32
+      soac.yield %t : f32
+    }
+    soac.yield %s : tensor<?xf32>
+  } lambda(%i: index, %p: tensor<?xf32>) {
+    soac.yield %i, %p : index, tensor<?xf32>
+  }
+  func.return %h : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @hist_rows(%n: index, %d: index, %is: tensor<?xindex>, %ps: tensor<?x?xf32>, %dest: tensor<?x?xf32>, %zeros: tensor<?xf32>) -> tensor<?x?xf32> {
+// CHECK-NEXT:    %h = soac.hist %n (%is, %ps : tensor<?xindex>, tensor<?x?xf32>) into(%dest : tensor<?x?xf32>) neutral(%zeros : tensor<?xf32>) -> tensor<?x?xf32> combine(%a: tensor<?xf32>, %b: tensor<?xf32>) {
+// CHECK-NEXT:      %s = soac.map %d (%a, %b : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %y: f32) {
+// CHECK-NEXT:        %t = arith.addf %x, %y : f32
+// CHECK-NEXT:        soac.yield %t : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      soac.yield %s : tensor<?xf32>
+// CHECK-NEXT:    } lambda(%i: index, %p: tensor<?xf32>) {
+// CHECK-NEXT:      soac.yield %i, %p : index, tensor<?xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %h : tensor<?x?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "hist_rows"
+// CHECK-GENERIC:    "soac.hist"(%n, %is, %ps, %dest, %zeros) <{operandSegmentSizes = array<i32: 1, 2, 1, 1>}> ({
+// CHECK-GENERIC-NEXT:    ^bb0(%a: tensor<?xf32>, %b: tensor<?xf32>):
+
 func.func @seghist(%n: index, %m: index, %iss: tensor<?x?xi32>, %ws: tensor<?x?xf32>, %d: tensor<?x8xf32>, %z: f32) -> tensor<?x8xf32> {
   %h = soac.seghist thread (%n, %m) into(%d : tensor<?x8xf32>) neutral(%z : f32) -> tensor<?x8xf32> combine(%a: f32, %b: f32) {
     %s = arith.addf %a, %b : f32

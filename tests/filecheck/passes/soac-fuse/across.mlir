@@ -157,3 +157,39 @@ func.func @not_across(%a: tensor<?x?xi32>, %v: tensor<?xi32>) -> (tensor<?x?xi32
 // CHECK:         %t = soac.reverse %b [0] : tensor<?x?xi32>
 // CHECK:         %u = soac.reverse %outer [0] : tensor<?x?xi32>
 // CHECK:         %w = soac.transpose %kept [1, 0] : tensor<?x?xi32> -> tensor<?x?xi32>
+
+// -----
+
+// FU-39's shape: the nest maps over %b, free in its outer lambda, so the flatten cannot move onto the nest's
+// inputs; it moves after the element-wise consumer, which then fuses with the nest: one 2-deep nest, then the
+// flatten.
+// CHECK-LABEL: func.func @across_flatten_free(
+// CHECK:         %nm = arith.muli %n, %m
+// CHECK-NEXT:    %{{.*}} = soac.map %n (%a : tensor<?xf32>)
+// CHECK:           soac.map %m (%b : tensor<?xf32>)
+// CHECK:             arith.mulf
+// CHECK:             math.sqrt
+// CHECK:         soac.reshape
+// CHECK-NOT:     soac.map
+func.func @across_flatten_free(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = tensor.dim %b, %c0 : tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %prod = soac.map %n (%a : tensor<?xf32>) -> tensor<?x?xf32> lambda(%x: f32) {
+    %x1 = arith.addf %x, %one : f32
+    %row = soac.map %m (%b : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) {
+      %p = arith.mulf %x1, %y : f32
+      %q = arith.mulf %p, %p : f32
+      soac.yield %q : f32
+    }
+    soac.yield %row : tensor<?xf32>
+  }
+  %nm = arith.muli %n, %m : index
+  %flat = soac.reshape %prod (%nm) : tensor<?x?xf32> -> tensor<?xf32>
+  %roots = soac.map %nm (%flat : tensor<?xf32>) -> tensor<?xf32> lambda(%e: f32) {
+    %s = math.sqrt %e : f32
+    soac.yield %s : f32
+  }
+  func.return %roots : tensor<?xf32>
+}

@@ -66,11 +66,14 @@ func.func @loop_invariant_iota(%xs: tensor<?xi64>, %steps: index) -> tensor<?xi6
 
 // -----
 
-// Integer division by a value that may be zero stays in the lambda; by a non-zero constant it leaves.
+// Integer division by a value that may be zero stays in the lambda (floor division and remainder too, which xDSL
+// marks Pure); by a non-zero constant it leaves.
 // CHECK-LABEL: func.func @division
 // CHECK:         %safe = arith.divsi %d, %c7 : i32
 // CHECK:         soac.map
 // CHECK:           %unsafe = arith.divsi %d, %e : i32
+// CHECK:           %floor = arith.floordivsi %d, %e : i32
+// CHECK:           %rem = arith.remsi %d, %e : i32
 func.func @division(%xs: tensor<?xi32>, %d: i32, %e: i32) -> tensor<?xi32> {
   %c0 = arith.constant 0 : index
   %c7 = arith.constant 7 : i32
@@ -78,9 +81,13 @@ func.func @division(%xs: tensor<?xi32>, %d: i32, %e: i32) -> tensor<?xi32> {
   %r = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
     %safe = arith.divsi %d, %c7 : i32
     %unsafe = arith.divsi %d, %e : i32
+    %floor = arith.floordivsi %d, %e : i32
+    %rem = arith.remsi %d, %e : i32
     %s = arith.addi %x, %safe : i32
     %t = arith.addi %s, %unsafe : i32
-    soac.yield %t : i32
+    %u = arith.addi %t, %floor : i32
+    %v = arith.addi %u, %rem : i32
+    soac.yield %v : i32
   }
   func.return %r : tensor<?xi32>
 }
@@ -111,4 +118,75 @@ func.func @consumed_fresh_array(%xss: tensor<?x?xi32>, %k: index) -> tensor<?x?x
     soac.yield %h : tensor<?xi32>
   }
   func.return %r : tensor<?x?xi32>
+}
+
+// -----
+
+// A row read at an iota's element of the array's own size is in bounds: it leaves the inner lambda (the outer
+// lambda still runs on the device), where it becomes a row input of the outer map. A read at an index that may
+// fall outside (row %j of %yss, whose size is not %n) stays.
+// CHECK-LABEL: func.func @in_bounds_row_read
+// CHECK:         soac.map %n (%is, %xss : tensor<?xindex>, tensor<?x?xf32>)
+// CHECK-NEXT:      soac.map %m (%ks : tensor<?xindex>)
+// CHECK-NEXT:        soac.index %row[%k]
+// CHECK-NEXT:        soac.index %yss[%j, %c0]
+// KEEP-LABEL:  func.func @in_bounds_row_read
+// KEEP:          soac.map %m (%ks : tensor<?xindex>)
+// KEEP-NEXT:       %row = soac.index %xss[%j]
+func.func @in_bounds_row_read(%xss: tensor<?x?xf32>, %yss: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xf32>
+  %is = soac.iota %n : tensor<?xindex>
+  %ks = soac.iota %m : tensor<?xindex>
+  %r = soac.map %n (%is : tensor<?xindex>) -> tensor<?x?xf32> lambda(%j: index) {
+    %inner = soac.map %m (%ks : tensor<?xindex>) -> tensor<?xf32> lambda(%k: index) {
+      %row = soac.index %xss[%j] : tensor<?x?xf32> -> tensor<?xf32>
+      %e = soac.index %row[%k] : tensor<?xf32> -> f32
+      %other = soac.index %yss[%j, %c0] : tensor<?x?xf32> -> f32
+      %s = arith.addf %e, %other : f32
+      soac.yield %s : f32
+    }
+    soac.yield %inner : tensor<?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// The scalar read at an in-bounds loop index leaves the inner loop. In a top-level lambda it stays in the kernel:
+// hoisting it out would read it on the host.
+// CHECK-LABEL: func.func @in_bounds_loop_read
+// CHECK:         scf.for %i = %c0 to %n step %c1
+// CHECK-NEXT:      %x = soac.index %xs[%i]
+// CHECK-NEXT:      scf.for %t = %c0 to %steps step %c1
+// CHECK:         scf.for %i2 = %c0 to %n step %c1
+// CHECK-NEXT:      soac.map %steps (%cur : tensor<?xf32>)
+// CHECK-NEXT:        %y = soac.index %xs[%i2]
+// KEEP-LABEL:  func.func @in_bounds_loop_read
+// KEEP:          scf.for %t = %c0 to %steps step %c1
+// KEEP-NEXT:       %x = soac.index %xs[%i]
+func.func @in_bounds_loop_read(%xs: tensor<?xf32>, %ts: tensor<?xf32>, %steps: index) -> (f32, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %xs, %c0 : tensor<?xf32>
+  %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    %inner = scf.for %t = %c0 to %steps step %c1 iter_args(%a = %acc) -> (f32) {
+      %x = soac.index %xs[%i] : tensor<?xf32> -> f32
+      %b = arith.addf %a, %x : f32
+      scf.yield %b : f32
+    }
+    scf.yield %inner : f32
+  }
+  %scaled = scf.for %i2 = %c0 to %n step %c1 iter_args(%cur = %ts) -> (tensor<?xf32>) {
+    %next = soac.map %steps (%cur : tensor<?xf32>) -> tensor<?xf32> lambda(%v: f32) {
+      %y = soac.index %xs[%i2] : tensor<?xf32> -> f32
+      %w = arith.mulf %v, %y : f32
+      soac.yield %w : f32
+    }
+    scf.yield %next : tensor<?xf32>
+  }
+  func.return %total, %scaled : f32, tensor<?xf32>
 }

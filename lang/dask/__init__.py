@@ -1,0 +1,192 @@
+"""soac.lang.dask: soac.lang programs over dask arrays, chunk by chunk, on one OpenCL device per worker.
+
+    import dask.array as da
+    import soac.lang as sl
+    import soac.lang.dask as sd
+
+    @sd.jit
+    def energy(xs, k):
+        return sl.sum(sl.map(lambda x: k * x * x, xs))
+
+    xs = da.random.random(10**8, chunks=10**7).astype("float32")
+    energy(xs, np.float32(0.5)).compute()
+
+A dask array argument is *chunked* (its chunks along axis 0 are run one at a
+time, each on a worker's device); a numpy array or a scalar is *whole* (every
+chunk gets all of it). The program is split at its SOAC boundaries (see
+`soac.lang.dask.plan` for what is accepted and refused, and
+`soac.lang.dask.graph` for the dask operations each kind becomes): maps run
+blockwise, fused with the reduce, scan or hist that may end the program, whose
+partial results dask combines with soac programs of the same operator. The result
+is a dask array (0-d for a reduce); nothing runs until it is computed, with any
+dask scheduler (threads, or `distributed`).
+
+The chunk budget (`jit(chunk_budget=...)`, else dask's config `soac.chunk-budget`:
+bytes or a string such as "256 MiB") caps the bytes of a chunk's inputs on the
+device: chunks above it are split before the run, and a task over it fails. It
+keeps an array larger than a device's memory in chunks that fit (and simulates a
+small device on PoCL).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+from soac.lang import dtypes
+from soac.lang.dask.graph import Inputs, build, empty_chunks
+from soac.lang.dask.plan import Plan, SoacDaskError, analyse
+from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats
+from soac.lang.errors import located
+from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
+
+CHUNK_BUDGET_KEY = "soac.chunk-budget"
+
+
+class DaskFunction:
+    """A soac.lang function run over dask arrays (see the module's docstring)."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        devices: Sequence[str] = (),
+        chunk_budget: int | str | None = None,
+        split_every: int | None = None,
+        **jit_options: Any,
+    ):
+        while isinstance(fn, JitFunction | DaskFunction):  # an @sl.jit or @sd.jit function: its Python function
+            fn = fn.fn
+        self.fn = fn
+        self.devices = tuple(devices)
+        self.chunk_budget = chunk_budget
+        self.split_every = split_every
+        self.jit_options = tuple(sorted(jit_options.items()))
+        self.plans: dict[tuple[tuple[ArgType, ...], frozenset[int]], tuple[str, Plan]] = {}
+        self.interpreted: JitFunction | None = None
+        """The function on the reference interpreter: a hist's destination, from a run on zero rows."""
+        self.__name__ = getattr(self.fn, "__name__", "main")
+        self.__doc__ = getattr(self.fn, "__doc__", None)
+
+    def budget(self) -> int | None:
+        budget = self.chunk_budget if self.chunk_budget is not None else dask.config.get(CHUNK_BUDGET_KEY, None)
+        return None if budget is None else dask.utils.parse_bytes(budget)
+
+    def plan(self, types: tuple[ArgType, ...], chunked: frozenset[int]) -> tuple[str, Plan]:
+        """The plan for these argument types (traced and checked once; errors name the user's line)."""
+        if (found := self.plans.get((types, chunked))) is not None:
+            return found
+        with _LOCK:
+            module, _ = trace(self.fn, types, self.__name__)
+            text = print_module(module, locations=True) + repr(sorted(chunked)) + repr(self.jit_options)
+            key = hashlib.sha256(text.encode()).hexdigest()
+            if (plan := _PLANS.get(key)) is None:
+                plan = _PLANS[key] = analyse(module.body.block.first_op, set(chunked))  # pyright: ignore[reportArgumentType]
+        self.plans[(types, chunked)] = (key, plan)
+        return key, plan
+
+    def __call__(self, *args: Any) -> Any:
+        chunked = frozenset(k for k, a in enumerate(args) if isinstance(a, da.Array))
+        if not chunked:
+            raise SoacDaskError(located(f"{self.__name__}: no argument is a dask array; call an sl.jit function on numpy arrays"))
+        types = tuple(_dask_type(k, a) if k in chunked else argument_type(k, a) for k, a in enumerate(args))
+        key, plan = self.plan(types, chunked)
+        budget = self.budget()
+        aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
+        inputs = Inputs(tuple(next(aligned) if k in chunked else a for k, a in enumerate(args)), chunked)
+        program = Program(self.fn, types, chunked, "program", key, self.jit_options)
+        options: dict[str, Any] = {"devices": self.devices, "budget": budget, "split_every": self.split_every}
+        if plan.kind == "hist":
+            options["empty_run"] = lambda: self._empty_run(args, chunked)
+        return build(plan, program, inputs, options)
+
+    def _empty_run(self, args: Sequence[Any], chunked: frozenset[int]) -> Any:
+        """The program on zero rows of its chunked arguments, by the reference interpreter (a hist's destination)."""
+        empties = iter(empty_chunks([args[k] for k in sorted(chunked)]))
+        if self.interpreted is None:
+            self.interpreted = JitFunction(self.fn, backend="interp", name=self.__name__)
+        return self.interpreted(*(next(empties) if k in chunked else a for k, a in enumerate(args)))
+
+    def __repr__(self) -> str:
+        return f"<soac.lang.dask.jit {self.__name__}>"
+
+
+def _dask_type(position: int, array: da.Array) -> ArgType:
+    dtype = dtypes.from_numpy(array.dtype)
+    if dtype is None or array.ndim == 0:
+        what = f"a {array.dtype} dask array" if dtype is None else "a 0-D dask array"
+        raise SoacDaskError(
+            located(f"argument {position + 1}: {what} has no chunked type in soac (1-D or more, bool, int8-64, float32/64)")
+        )
+    return dtype, array.ndim
+
+
+def _whole_bytes(args: Sequence[Any], chunked: frozenset[int]) -> int:
+    return sum(a.nbytes for k, a in enumerate(args) if k not in chunked and isinstance(a, np.ndarray))
+
+
+def _aligned(arrays: list[da.Array], budget: int | None, whole: int, name: str) -> list[da.Array]:
+    """The chunked arrays with the chunks of the first along axis 0 (split to fit the budget), one chunk elsewhere."""
+    for k, array in enumerate(arrays, 1):
+        if any(np.isnan(c) for c in array.chunks[0]):
+            problem = f"{name}: chunked array {k} has chunks of unknown size; call compute_chunk_sizes() first"
+            raise SoacDaskError(located(problem))
+    rows = arrays[0].shape[0]
+    for k, array in enumerate(arrays[1:], 2):
+        if array.shape[0] != rows:
+            raise SoacDaskError(
+                located(
+                    f"{name}: chunked array {k} has {array.shape[0]} rows, the first has {rows}: "
+                    "they split alike only with as many rows"
+                )
+            )
+    chunks = arrays[0].chunks[0]
+    if budget is not None:
+        row_bytes = sum(a.dtype.itemsize * int(np.prod(a.shape[1:])) for a in arrays)
+        if whole + row_bytes > budget:
+            raise SoacDaskError(
+                located(
+                    f"{name}: one row of the chunked arrays with the whole ones takes {whole + row_bytes} bytes, "
+                    f"over the chunk budget of {budget}"
+                )
+            )
+        per_chunk = (budget - whole) // max(row_bytes, 1)
+        chunks = tuple(piece for c in chunks for piece in _split(c, per_chunk))
+    return [a.rechunk({0: chunks, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays]
+
+
+def _split(rows: int, most: int) -> list[int]:
+    if rows <= most:
+        return [rows]
+    count = -(-rows // most)
+    return [rows // count + (1 if k < rows % count else 0) for k in range(count)]
+
+
+def jit(
+    fn: Callable[..., Any] | None = None,
+    *,
+    devices: Sequence[str] = (),
+    chunk_budget: int | str | None = None,
+    split_every: int | None = None,
+    **jit_options: Any,
+) -> Any:
+    """Run a soac.lang function over dask arrays: `@sd.jit`, or `@sd.jit(devices=["0:0", "0:1"], chunk_budget="1 GiB")`.
+
+    `devices`: the workers' devices (`SOAC_OPENCL_DEVICE` specs), one per worker in turn (else `$SOAC_DASK_DEVICES`,
+    else the runtime's default device); `chunk_budget`: see the module's docstring; `split_every`: the fan-in of
+    dask's combining tree; other options go to `sl.jit` (`pipeline`, `thresholds`, ...).
+    """
+
+    def decorate(f: Callable[..., Any]) -> DaskFunction:
+        return DaskFunction(f, devices, chunk_budget, split_every, **jit_options)
+
+    return decorate(fn) if fn is not None else decorate
+
+
+stats: Stats = STATS
+"""What this process's workers ran: chunks, the largest chunk's bytes, programs built, devices used."""
+
+__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "jit", "stats"]

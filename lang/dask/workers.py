@@ -1,0 +1,198 @@
+"""Per-worker state: each worker (a scheduler thread, or a `distributed` worker) owns one OpenCL device and its
+own compiled programs.
+
+A task carries a `StageCall`: the user's function, the argument types of the
+trace and the stage's role, all picklable, so that a `distributed` worker in
+another process (or on another machine) traces and compiles what it runs. The
+worker's device is `devices[i % len(devices)]` for the worker's index `i` (its
+`distributed` name when that is a number, plus the thread's slot in the worker);
+`devices` comes from `soac.lang.dask.jit(devices=[...])`, else from
+`$SOAC_DASK_DEVICES` (comma-separated `SOAC_OPENCL_DEVICE` specs, e.g. `0:0,0:1`),
+else every GPU where there are several (and `SOAC_OPENCL_DEVICE` is unset), else
+the runtime's default device. Programs are compiled once per worker thread
+(a `soac.lowering.runtime.Program` keeps per-call state, so threads do not share
+one); the argument types key them, not the chunk's shape, so uneven chunks reuse
+one program. soac.lang's on-disk cache makes a worker's compile after the first a
+parse of the cached kernels.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from soac.lang.dask.plan import Plan, SoacDaskError, analyse
+from soac.lang.dask.stages import stage_function
+from soac.lang.jit import ArgType, Compiled, JitFunction, trace
+
+_LOCK = threading.RLock()
+"""Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads)."""
+_LOCAL = threading.local()
+_PLANS: dict[str, Plan] = {}
+
+
+@dataclass
+class Stats:
+    """What this process's workers ran (for tests and benchmarks)."""
+
+    chunks: int = 0
+    max_chunk_bytes: int = 0
+    programs_built: int = 0
+    devices: set[str] = field(default_factory=set)
+
+    def reset(self) -> None:
+        self.chunks = self.max_chunk_bytes = self.programs_built = 0
+        self.devices.clear()
+
+
+STATS = Stats()
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a stage runs: the user's function traced for `types`, as the stage of `role`."""
+
+    fn: Callable[..., Any]
+    types: tuple[ArgType, ...]
+    chunked: frozenset[int]
+    role: str
+    key: str
+    """The traced program's identity (a hash of its IR with locations): with the role, the workers' cache key."""
+    options: tuple[tuple[str, Any], ...] = ()
+    """`sl.jit` options (backend, pipeline, ...)."""
+
+
+def plan_of(fn: Callable[..., Any], types: tuple[ArgType, ...], chunked: frozenset[int], key: str) -> Plan:
+    with _LOCK:
+        if (plan := _PLANS.get(key)) is None:
+            module, _ = trace(fn, types, getattr(fn, "__name__", "main"))
+            function = module.body.block.first_op
+            plan = _PLANS[key] = analyse(function, set(chunked))  # pyright: ignore[reportArgumentType]
+        return plan
+
+
+def worker_index() -> int:
+    """This worker's number: its `distributed` name when that is a number (LocalCluster's are) plus the slot of this
+    thread in its worker; outside `distributed`, the slot of this thread among the scheduler's threads."""
+    name = None
+    if (distributed := sys.modules.get("distributed")) is not None:  # a distributed worker has imported it
+        try:
+            name = distributed.get_worker().name
+        except ValueError:  # not in a worker
+            pass
+    slots = _LOCAL.__dict__.setdefault("slots", {})
+    if (slot := slots.get(name)) is None:
+        with _LOCK:
+            slot = slots[name] = next(_SLOT_COUNTERS.setdefault(name, itertools.count()))
+    base = int(name) if isinstance(name, int | str) and str(name).isdigit() else 0
+    return base + slot
+
+
+_SLOT_COUNTERS: dict[Any, itertools.count[int]] = {}
+
+
+def worker_device(devices: tuple[str, ...]) -> str | None:
+    """The `SOAC_OPENCL_DEVICE` spec of this worker's device (None: the runtime's default)."""
+    devices = devices or tuple(d.strip() for d in os.environ.get("SOAC_DASK_DEVICES", "").split(",") if d.strip())
+    devices = devices or all_gpus()
+    if not devices:
+        return None
+    return devices[worker_index() % len(devices)]
+
+
+@functools.cache
+def all_gpus() -> tuple[str, ...]:
+    """Every GPU as a `platform:device` spec where there are several and `SOAC_OPENCL_DEVICE` chooses none."""
+    if os.environ.get("SOAC_OPENCL_DEVICE"):
+        return ()
+    import pyopencl as cl
+
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        return ()
+    gpus = tuple(
+        f"{p}:{d}"
+        for p, platform in enumerate(platforms)
+        for d, device in enumerate(platform.get_devices())
+        if device.type & cl.device_type.GPU
+    )
+    return gpus if len(gpus) > 1 else ()
+
+
+def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> tuple[Compiled, JitFunction]:
+    """This worker's compiled program for `program` and the types of `args`."""
+    device = worker_device(devices)
+    cache: dict[tuple[str, str, str | None], JitFunction] = _LOCAL.__dict__.setdefault("programs", {})
+    with _LOCK:
+        jitted = cache.get((program.key, program.role, device))
+        if jitted is None:
+            plan = plan_of(program.fn, program.types, program.chunked, program.key)
+            fn = stage_function(plan, program.role, program.fn)
+            name = f"{getattr(program.fn, '__name__', 'main')}_{program.role.replace('-', '_')}"
+            jitted = JitFunction(fn, device=device, name=name, **dict(program.options))
+            cache[(program.key, program.role, device)] = jitted
+            STATS.programs_built += 1
+        compiled = jitted.specialize(*args)
+        STATS.devices.add(device or "default")
+    return compiled, jitted
+
+
+@dataclass(frozen=True, eq=False)
+class StageCall:
+    """A task's function: runs `program` on a chunk (the chunked arguments, in order) and the whole arguments.
+
+    `layout[k]` is `None` for the k-th argument being the next chunked block, else `("whole", value)`.
+    `shape_out` reshapes the result (a reduce's scalar becomes a 1-element partial, a hist a row of partials).
+    """
+
+    program: Program
+    layout: tuple[Any, ...]
+    devices: tuple[str, ...] = ()
+    budget: int | None = None
+    shape_out: tuple[int, ...] | None = None
+    meta: np.ndarray | None = None
+    """What dask's meta inference gets (`computing_meta=True`), instead of a run on a device."""
+    record: np.dtype[Any] | None = None
+    """Packs a reduce's results (a tuple of scalars) into one element of this structured dtype: a 1-element partial."""
+
+    @property
+    def __name__(self) -> str:  # dask names tasks after their function
+        return f"soac-{self.program.role}"
+
+    def __repr__(self) -> str:
+        return f"{self.__name__}({getattr(self.program.fn, '__name__', '?')})"
+
+    def __call__(self, *blocks: Any, computing_meta: bool = False, **_: Any) -> Any:
+        if computing_meta and self.meta is not None:
+            return self.meta
+        chunks = iter(blocks)
+        args = tuple(next(chunks) if slot is None else slot[1] for slot in self.layout)
+        args = tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args)
+        nbytes = sum(a.nbytes for a in args if isinstance(a, np.ndarray))
+        if self.budget is not None and nbytes > self.budget:
+            raise SoacDaskError(
+                f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
+                f"{self.budget} bytes (rechunk smaller, or raise soac.chunk-budget)"
+            )
+        compiled, jitted = compiled_for(self.program, self.devices, args)
+        with _LOCK:
+            STATS.chunks += 1
+            STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
+        result = compiled.run(args, jitted.thresholds)
+        if self.record is not None:
+            packed = np.empty((1,), self.record)
+            for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
+                packed[name] = value
+            return packed
+        if isinstance(result, tuple):  # a map's arrays: a tuple per block, taken apart by the graph
+            return tuple(np.asarray(r) for r in result)
+        result = np.asarray(result)
+        return result.reshape(self.shape_out) if self.shape_out is not None else result
