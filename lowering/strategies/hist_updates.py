@@ -130,8 +130,7 @@ def choose_update(op: soac.HistOp, forced: str = "auto") -> BinUpdate:
     if forced != "auto":
         if forced not in methods:
             raise LoweringError(
-                f"{describe(op)}: soac-to-kernel's hist-update={forced} does not apply here (applicable: "
-                f"{', '.join(methods)})"
+                f"{describe(op)}: soac-to-kernel's hist-update={forced} does not apply here (applicable: {', '.join(methods)})"
             )
         return BinUpdate(op, forced)
     return BinUpdate(op, methods[0])
