@@ -4,9 +4,9 @@
         [--log2-size 28] [--runs 5] [--device gpu] [--ptxas]
 
 A configuration is `NAME[/ITEMS[/GROUP]]`: `default`, `split` (two published values in two status arrays rather than
-paired words, SOAC_SCAN_STATUS=split), or `nolookback` to skip the look-back (wrong results, the floor of the rest; not
-checked), then optionally the items per work-item and the work-group size (SOAC_SCAN_ITEMS,
-SOAC_SCAN_GROUP; 0 = the default). Variants of the kernel's code are compared the same way: the issue 17 runs
+paired words, soac-to-kernel's `scan-status=split`), or `nolookback` to skip the look-back (`scan-lookback=false`:
+wrong results, the floor of the rest; not checked), then optionally the items per work-item and the work-group size
+(`scan-items`, `scan-group`; 0 = the default). Variants of the kernel's code are compared the same way: the issue 17 runs
 selected them with a `+`-joined list of SOAC_LOOKBACK_VARIANT features in NAME (commit 738866d; see RESULTS.md).
 Benchmarks: map_scan, scan_scan (fused), and map_scan_unfused, scan_scan_unfused (no passes). Each configuration's
 program is first checked against numpy at awkward sizes, then its kernel time (OpenCL profiling, as bench/run.py)
@@ -38,18 +38,14 @@ BENCHES: dict[str, tuple[str, str, Expected]] = {
 }
 
 
-def configure(config: str) -> bool:
-    """Set lookback_scan's knobs for `config`; whether the results can be checked."""
-    from soac.lowering.strategies import lookback_scan
-
+def configure(config: str) -> tuple[bool, dict[str, object]]:
+    """soac-to-kernel's options for `config`, and whether the results can be checked."""
     name, items, group = [*config.split("/"), "0", "0"][:3]
     if name not in ("default", "split", "nolookback"):
         raise ValueError(f"unknown configuration '{name}': expected default, split or nolookback")
-    lookback_scan.ITEMS_PER_THREAD = int(items)
-    lookback_scan.NVIDIA_GROUP = int(group)
-    lookback_scan.NO_LOOKBACK = name == "nolookback"
-    lookback_scan.PAIRED_STATUS = name != "split"
-    return not lookback_scan.NO_LOOKBACK
+    options: dict[str, object] = {"scan_items": int(items), "scan_group": int(group)}
+    options.update(scan_lookback=name != "nolookback", scan_status="split" if name == "split" else "paired")
+    return name != "nolookback", options
 
 
 def ptxas_info(source: str, device: object) -> str:
@@ -89,10 +85,10 @@ def main() -> int:
         expected = expected_of(xs)
         text = run.program_text(name)
         for config in options.configs.split(","):
-            checked = configure(config)
+            checked, lowering = configure(config)
             started = time.perf_counter()
             try:
-                timed = run.Timed(run.Variant(config, text, passes), device)
+                timed = run.Timed(run.Variant(config, text, passes, segmented=lowering), device)
                 status = "ok" if checked else "not checked"
                 if checked:
                     for size in CHECK_SIZES:

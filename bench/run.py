@@ -60,8 +60,9 @@ class Variant:
     passes: str = ""
     thresholds: dict[str, int] = field(default_factory=dict)
     scan: str | None = None
-    segmented: dict[str, str] = field(default_factory=dict)
-    """Forced segred/segscan strategies (soac-to-kernel's `segred`, `segscan` options); none: chosen at run time."""
+    segmented: dict[str, Any] = field(default_factory=dict)
+    """soac-to-kernel's options forced (`segred`, `segscan`, or any other field of `LoweringOptions`); none: the
+    lowering chooses."""
     optional: bool = False
     """A failure is reported but does not fail the run (versions from passes still in progress)."""
 

@@ -217,21 +217,29 @@ class Autotuner:
             pass
 
 
-def tune_module(module: ModuleOp, name: str, args: Sequence[object], named: Mapping[str, int]) -> dict[str, int]:
+def tune_module(
+    module: ModuleOp,
+    name: str,
+    args: Sequence[object],
+    named: Mapping[str, int],
+    lowering: Mapping[str, Any] | None = None,
+) -> dict[str, int]:
     """`soac-run --autotune`: the thresholds of `module`'s `@name` for `args`' size class on the default OpenCL
-    device, searched now (and kept beside soac.lang's cache) unless an earlier run chose them; `named` thresholds
-    win. A search's report goes to stderr."""
+    device (with soac-to-kernel's `lowering` options), searched now (and kept beside soac.lang's cache) unless an
+    earlier run chose them; `named` thresholds win. A search's report goes to stderr."""
     import sys
 
     from soac.lowering.runtime import compile_module
     from soac.passes.tile_sizes import with_tile_sizes
     from xdsl.printer import Printer
 
-    program = compile_module(with_tile_sizes(module, named))
+    options = dict(lowering or {})
+    program = compile_module(with_tile_sizes(module, named), **options)
     text = io.StringIO()
     Printer(stream=text).print_op(module)
     device = program.device
-    key = cache.cache_key(text.getvalue(), f"{device.platform.name}|{device.name}|{device.driver_version}")
+    described = " ".join(f"{k}={v}" for k, v in sorted(options.items()))
+    key = cache.cache_key(text.getvalue(), f"{device.platform.name}|{device.name}|{device.driver_version}", described)
     chosen, report = Autotuner(key, module).thresholds(args, lambda: resident_timer(program, name, args, {}, named))
     if report is not None:
         tried = ", ".join(f"{label} {ms:.3f} ms" for label, ms in report.candidates.items())

@@ -203,7 +203,7 @@ class JitFunction:
         thresholds: Mapping[str, int] | None = None,
         device: str | None = None,
         name: str | None = None,
-        lowering: Mapping[str, str] | None = None,
+        lowering: Mapping[str, object] | None = None,
         device_results: bool | None = None,
         autotune: bool = False,
     ):
@@ -221,9 +221,11 @@ class JitFunction:
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
-            from soac.tools.soac_run import read_tuning_file
+            from soac.passes.tuning import read_tuning
 
-            self.thresholds.update(read_tuning_file(tuning))
+            tuned, tuned_lowering = read_tuning(tuning)
+            self.thresholds.update(tuned)
+            self.lowering = {**tuned_lowering, **self.lowering}  # the lowering the thresholds were tuned with
         self.named_thresholds = _checked_thresholds(thresholds or {})
         """The `thresholds` argument, whose names each program must have (a typo would change nothing)."""
         self.thresholds.update(self.named_thresholds)
@@ -318,7 +320,7 @@ class JitFunction:
         runner = self._runner(entry, device)
         compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner, result_types)
         if self.named_thresholds:
-            from soac.tools.soac_run import unknown_threshold
+            from soac.passes.tuning import unknown_threshold
 
             if (problem := unknown_threshold(compiled.optimized, self.named_thresholds)) is not None:
                 raise ValueError(located(f"sl.jit thresholds of {self.name}{_signature(types)}: {problem}", self.defined_at))
@@ -328,22 +330,19 @@ class JitFunction:
     def _device(self) -> tuple[str, Any]:
         if self.backend == "interp":
             return "interp", None
-        import os
-
-        from soac.lowering.runtime import choose_device, scan_strategy_for, target_for
+        from soac.lowering.runtime import choose_device, options_for
 
         device = choose_device(self.device)
-        target = target_for(device)
-        overrides = " ".join(f"{k}={os.environ.get(k, '')}" for k in ("SOAC_TARGET", "SOAC_SCAN", "SOAC_HIST"))
-        scan = scan_strategy_for(device, target)
-        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{target.name}|{scan}|{overrides}"
+        # Every lowering option as compile_module will use it (given, from the environment, or the device's).
+        options = options_for(device, **self.lowering).option_text()
+        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{options}"
         return info, device
 
     def _build_entry(self, traced: ModuleOp) -> dict[str, Any]:
         from soac.context import make_context
         from soac.parsing import verify_after
+        from soac.passes.pipelines import all_passes
         from soac.passes.tile_sizes import with_tile_sizes
-        from soac.tools.soac_test import all_passes
         from xdsl.passes import PassPipeline
 
         optimized = traced.clone()
@@ -411,8 +410,7 @@ def _as_unsigned(result: Any, dtype: DType | None) -> Any:
 
 def _check_pipeline(pipeline: str) -> None:
     """ValueError at the user's line where `pipeline` names an unknown pass or option, or does not parse."""
-    from soac.tools.soac_opt import check_pipeline
-    from soac.tools.soac_test import all_passes
+    from soac.passes.pipelines import all_passes, check_pipeline
     from xdsl.utils.exceptions import ArgSpecParseError, ParseError
 
     try:
@@ -449,20 +447,25 @@ def _signature(types: Sequence[ArgType]) -> str:
     return "(" + ", ".join(("[]" * rank if rank else "") + dtype.name for dtype, rank in types) + ")"
 
 
-LOWERING_OPTIONS = ("segred", "segscan")
-"""soac-to-kernel's options that `jit(lowering=...)` passes on (strategies forced for timing)."""
+def _checked_lowering(lowering: Mapping[str, object]) -> dict[str, object]:
+    """soac-to-kernel's options by field name (`scan-items` or `scan_items`; values as written, `"8"`, or typed)."""
+    from soac.lowering.conversion.options import LoweringOptions, option_fields, parse_option
+    from soac.parsing import did_you_mean
 
-
-def _checked_lowering(lowering: Mapping[str, str]) -> dict[str, str]:
-    from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIES
-
-    allowed = {"segred": SEGRED_STRATEGIES, "segscan": SEGSCAN_STRATEGIES}
+    fields = option_fields()
+    checked: dict[str, object] = {}
     for option, value in lowering.items():
-        if option not in allowed:
-            raise ValueError(f"sl.jit lowering option {option!r}: choose one of {', '.join(LOWERING_OPTIONS)}")
-        if value not in allowed[option]:
-            raise ValueError(f"sl.jit lowering option {option}={value!r}: choose one of {', '.join(allowed[option])}")
-    return dict(lowering)
+        name = option.replace("-", "_")
+        if name not in fields:
+            known = [f.replace("_", "-") for f in fields]
+            hint = did_you_mean(option.replace("_", "-"), known)
+            raise ValueError(located(f"sl.jit lowering option {option!r}{hint}: soac-to-kernel's options are {', '.join(known)}"))
+        try:
+            checked[name] = parse_option(name, value) if isinstance(value, str) else value
+            LoweringOptions(**{name: checked[name]})
+        except ValueError as error:
+            raise ValueError(located(f"sl.jit lowering option {option}={value!r}: {error}")) from None
+    return checked
 
 
 def jit(
@@ -474,7 +477,7 @@ def jit(
     thresholds: Mapping[str, int] | None = None,
     device: str | None = None,
     name: str | None = None,
-    lowering: Mapping[str, str] | None = None,
+    lowering: Mapping[str, object] | None = None,
     device_results: bool | None = None,
     autotune: bool = False,
 ) -> Any:
@@ -482,9 +485,10 @@ def jit(
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
-    tuning file of thresholds and tile sizes (as `soac-run --tuning`), `thresholds` more of them; `lowering` forces
-    soac-to-kernel's segmented strategies, for timing (`{"segred": "teams", "segscan": "group"}`). Arguments may be
-    device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+    tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
+    `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
+    "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
+    may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
     `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
     With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
     (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`

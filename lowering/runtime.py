@@ -29,6 +29,7 @@ platform or device name (`pocl`, `nvidia`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import tempfile
@@ -40,6 +41,7 @@ import numpy as np
 import pyopencl as cl
 from soac.lowering import host_plan
 from soac.lowering import kernel as kd
+from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
 from soac.lowering.device_arrays import DeviceNDArray, storage_dtype
 from soac.lowering.device_arrays import device_put as put_on_device
 from soac.lowering.device_memory import BufferPool as BufferPool
@@ -612,19 +614,27 @@ def lower_module(
     target: str = "generic",
     segred: str = "auto",
     segscan: str = "auto",
+    **options: Any,
 ) -> ModuleOp:
-    """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays); see
-    `SoacToKernelPass` for the options (`scan` and `contiguous` default to the target's)."""
+    """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays),
+    through `soac.passes.lowering_pipeline`; see `LoweringOptions` for the options (`options` takes any of its fields;
+    `scan` and `contiguous` default to the target's). The environment variables of `ENVIRONMENT` set the options not
+    given here (the runtime's entry reads them; `SOAC_TARGET` and `SOAC_SCAN` where `compile_module` picks a device's)."""
     if "kernel.target" in module.attributes or not any(_needs_lowering(op) for op in module.walk()):
         return module
-    from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
+    from soac.lowering.conversion.pipeline import apply_lowering_pipeline
 
+    layout = "auto" if contiguous is None else ("contiguous" if contiguous else "strided")
+    explicit = dict(target=target, group_size=group_size, max_groups=max_groups, scan=scan or "auto", layout=layout)
+    chosen = lowering_options(_knob_environment(), **{**explicit, "segred": segred, "segscan": segscan, **options})
     lowered = module.clone()
-    layout = "" if contiguous is None else ("contiguous" if contiguous else "strided")
-    SoacToKernelPass(
-        target=target, group_size=group_size, max_groups=max_groups, scan=scan, layout=layout, segred=segred, segscan=segscan
-    ).apply(Context(), lowered)
+    apply_lowering_pipeline(Context(), lowered, chosen)
     return lowered
+
+
+def _knob_environment() -> dict[str, str]:
+    """The environment variables that set strategy options (the target and scan are the device's: `compile_module`)."""
+    return {k: v for k, v in os.environ.items() if k in ENVIRONMENT and k not in ("SOAC_TARGET", "SOAC_SCAN")}
 
 
 def _needs_lowering(op: Operation) -> bool:
@@ -660,33 +670,58 @@ def compile_module(
     target: str | None = None,
     segred: str = "auto",
     segscan: str = "auto",
+    **options: Any,
 ) -> Program:
     """Lower `module` and build its kernels for a device (see `choose_device`). `target` overrides `target_for`, `scan`
     `scan_strategy_for`, `contiguous` (grid-stride kernels over contiguous ranges per work-item) the target's layout;
-    `segred` and `segscan` force a segmented strategy (soac-to-kernel's options)."""
+    `segred`, `segscan` and `options` (any field of `LoweringOptions`) force strategies (soac-to-kernel's options)."""
     chosen = device if isinstance(device, cl.Device) else choose_device(device)
-    is_cpu = bool(chosen.type & cl.device_type.CPU)
-    group = group_size or (64 if is_cpu else 256)
-    groups = max_groups or (4 * chosen.max_compute_units if is_cpu else 1024)
-    device_target = get_target(target) if target else target_for(chosen)
-    scan = scan or scan_strategy_for(chosen, device_target)
-    lowered = lower_module(module, group, groups, scan, contiguous, device_target.name, segred, segscan)
-    return Program(lowered, chosen)
+    lowering = options_for(chosen, group_size, max_groups, scan, contiguous, target, segred=segred, segscan=segscan, **options)
+    return Program(lower_module(module, **dataclasses.asdict(lowering)), chosen)
 
 
-_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...]], tuple[ModuleOp, Program]] = {}
-"""Programs by module and tile sizes (thresholds are read at run time; tile sizes shape the kernels)."""
+def options_for(
+    device: cl.Device,
+    group_size: int | None = None,
+    max_groups: int | None = None,
+    scan: str | None = None,
+    contiguous: bool | None = None,
+    target: str | None = None,
+    **options: Any,
+) -> LoweringOptions:
+    """The lowering options `compile_module` uses for `device`: those given, else the environment variables', else the
+    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit)."""
+    is_cpu = bool(device.type & cl.device_type.CPU)
+    device_target = get_target(target) if target else target_for(device)
+    explicit = dict(
+        target=device_target.name,
+        group_size=group_size or (64 if is_cpu else 256),
+        max_groups=max_groups or (4 * device.max_compute_units if is_cpu else 1024),
+        scan=scan or scan_strategy_for(device, device_target),
+        layout="auto" if contiguous is None else ("contiguous" if contiguous else "strided"),
+    )
+    return lowering_options(_knob_environment(), **{**explicit, **options})
+
+
+_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}
+"""Programs by module, tile sizes and lowering options (thresholds are read at run time; tile sizes and options shape
+the kernels)."""
 
 
 def run_function(
-    module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None
+    module: ModuleOp,
+    name: str,
+    args: Sequence[object],
+    thresholds: Mapping[str, int] | None = None,
+    lowering: Mapping[str, Any] | None = None,
 ) -> tuple[Any, ...]:
-    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results."""
+    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results; `lowering` sets
+    soac-to-kernel's options (`LoweringOptions` fields, as a tuning file's do)."""
     from soac.passes.tile_sizes import tile_values, with_tile_sizes
 
-    key = (id(module), tile_values(module, thresholds))
+    key = (id(module), tile_values(module, thresholds), tuple(sorted((lowering or {}).items())))
     cached = _COMPILED.get(key)
     if cached is None or cached[0] is not module:
-        cached = (module, compile_module(with_tile_sizes(module, thresholds)))
+        cached = (module, compile_module(with_tile_sizes(module, thresholds), **(lowering or {})))
         _COMPILED[key] = cached
     return cached[1].call(name, args, thresholds)

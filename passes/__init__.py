@@ -5,10 +5,17 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 DEFAULT_PIPELINE = (
-    "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,soac-flatten,soac-coalesce,soac-simplify"
+    "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,"
+    "soac-split-scan-reduce{scope=lambdas},soac-vectorised-operators,soac-hist-rows,soac-flatten{prepare=false},"
+    "soac-coalesce,soac-simplify"
 )
-"""The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's): the simplifier before and after
-fusion and after flattening, as Futhark runs its simplifier around every major pass."""
+"""The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's), every step a pass of its own: the
+simplifier before and after fusion and after flattening, as Futhark runs its simplifier around every major pass;
+operators on rows turned into maps of scalar operators before fusion and again before flattening (fusion makes
+new ones), the scanomaps in lambdas split into a scanomap and a redomap and the histograms of rows made histograms of
+their elements, which the flattening rules take; after flattening, reads through transposes where that coalesces a
+thread-level kernel's reads (soac-coalesce).
+The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -44,6 +51,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RecomputeForwardedPass
 
+    def get_soac_split_unfused_scan_reduce() -> type[ModulePass]:
+        from soac.lowering.conversion.pipeline import SplitUnfusedScanReducePass
+
+        return SplitUnfusedScanReducePass
+
     def get_soac_signless() -> type[ModulePass]:
         from soac.signless import SoacSignless
 
@@ -78,6 +90,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "soac-simplify": get_soac_simplify,
         "soac-coalesce": get_soac_coalesce,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
+        "soac-split-unfused-scan-reduce": get_soac_split_unfused_scan_reduce,
         "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,
         "soac-vectorised-operators": get_soac_vectorised_operators,

@@ -94,14 +94,19 @@ class SoacFlattenPass(ModulePass):
 
     mode: Mode = "incremental"
     """`incremental` (every version, chosen by thresholds), `full` or `moderate`."""
+    prepare: bool = True
+    """Run the steps the flattening rules need first, as `soac.passes.DEFAULT_PIPELINE` spells them out (it passes
+    false): `soac-split-scan-reduce{scope=lambdas}` (the rules know scanomaps and redomaps, not both in one op;
+    top-level ones go to soac-to-kernel whole), `soac-vectorised-operators` (operators on rows: one per column,
+    also in map nests) and `soac-hist-rows` (hists of rows: hists of their elements, also in map nests)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.mode not in ("incremental", "moderate", "full"):
             raise ValueError(f"soac-flatten: unknown mode '{self.mode}' (expected incremental, moderate or full)")
-        # The flattening rules know scanomaps and redomaps, not both in one op; top-level ones go to soac-to-kernel whole.
-        split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
-        interchange_vectorised_operators(op)  # operators on rows: one per column, also in map nests
-        hists_of_rows_to_elements(op)  # hists of rows: hists of their elements, also in map nests
+        if self.prepare:
+            split_scan_reductions(op, keep=lambda s: not in_soac_lambda(s))
+            interchange_vectorised_operators(op)
+            hists_of_rows_to_elements(op)
         PatternRewriteWalker(MapOfStencil()).rewrite_module(op)  # maps of stencils: stencils of one more dimension
         walker = PatternRewriteWalker(FlattenMapNest(Flattener(self.mode)), apply_recursively=False)
         walker.rewrite_module(op)

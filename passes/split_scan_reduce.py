@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from soac.dialect import RedomapOp, ScanomapOp, YieldOp
 from xdsl.context import Context
@@ -105,9 +106,16 @@ def split_scan_reductions(root: Operation, keep: Callable[[ScanomapOp], bool] | 
 
 @dataclass(frozen=True)
 class SplitScanReducePass(ModulePass):
-    """Split each scanomap with a reduction part into a scanomap and a redomap over the same inputs."""
+    """Split each scanomap with a reduction part into a scanomap and a redomap over the same inputs.
+
+    `scope=lambdas` splits only those inside SOAC lambdas (the flattening rules know scanomaps and redomaps, not both
+    in one op; soac.passes.DEFAULT_PIPELINE runs it so before `soac-flatten`): top-level ones stay whole for
+    soac-to-kernel, whose look-back kernel may scan and reduce in one pass."""
 
     name = "soac-split-scan-reduce"
 
+    scope: Literal["all", "lambdas"] = "all"
+    """Which scanomaps: `all`, or only those in SOAC lambdas."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        split_scan_reductions(op)
+        split_scan_reductions(op, keep=(lambda s: not in_soac_lambda(s)) if self.scope == "lambdas" else None)

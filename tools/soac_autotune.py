@@ -23,7 +23,9 @@ The search follows Futhark's autotuner without re-running what it knows:
    usable value of `soac.passes.tile_sizes.CANDIDATES` is timed on the
    datasets whose thresholds lead to the tiled op;
 4. the tuning file (`name=value` lines, sorted, FILE.tuning by default) gets
-   the best candidates; thresholds no dataset reaches keep their defaults.
+   the best candidates; thresholds no dataset reaches keep their defaults. With
+   `--backend opencl` it also records the lowering options that the environment
+   set (`soac-to-kernel.hist=global` for `SOAC_HIST=global`): the kernels timed.
 
 Progress goes to stderr; the summary compares the tuned time with the defaults'.
 """
@@ -31,6 +33,7 @@ Progress goes to stderr; the summary compares the tuned time with the defaults'.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -40,10 +43,12 @@ from typing import Any, NoReturn
 
 import numpy as np
 from soac.context import make_context
+from soac.lowering.conversion.options import options_from_environment
 from soac.parsing import parse_module
 from soac.passes import get_all_passes
 from soac.passes.thresholds import MAX_THRESHOLD, ThresholdInfo, list_thresholds, observe_pars
 from soac.passes.tile_sizes import CANDIDATES, TileParameter, TileSizeError, list_tile_parameters, with_tile_sizes
+from soac.passes.tuning import tuning_text
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.soac_run import InputError, convert, describe_param, find_entry, load_backend, read_input
 from xdsl.dialects.builtin import ModuleOp
@@ -196,8 +201,10 @@ class TileTuner:
         return config
 
 
-def write_tuning(path: Path, config: Mapping[str, int]) -> None:
-    path.write_text("".join(f"{name}={value}\n" for name, value in sorted(config.items())))
+def write_tuning(path: Path, config: Mapping[str, int], lowering: Mapping[str, object] | None = None) -> None:
+    """The tuning file: the lowering options the kernels were timed with (`soac-to-kernel.hist=global` lines), then
+    the thresholds and tile sizes."""
+    path.write_text(tuning_text(config, lowering))
 
 
 # ---------------------------------------------------------------------------
@@ -268,7 +275,8 @@ def run(argv: Sequence[str] | None = None) -> None:
     except runtime_errors as error:
         fail(f"error: {error}")
     output = Path(args.output or f"{args.file}.tuning")
-    write_tuning(output, config)
+    # The environment's lowering options shaped the kernels timed: the file records them, and they apply where it does.
+    write_tuning(output, config, options_from_environment(os.environ) if args.backend == "opencl" else None)
     gain = default_time / tuned_time if tuned_time > 0 else 1.0
     log(f"defaults: {default_time * 1e3:.3f} ms, tuned: {tuned_time * 1e3:.3f} ms ({gain:.2f}x)")
     print(f"wrote {output} ({len(config)} threshold(s) and tile size(s)); {gain:.2f}x the speed of the defaults")

@@ -18,14 +18,19 @@ import argparse
 import ast
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
 from soac.context import make_context
-from soac.parsing import did_you_mean, parse_module
+from soac.parsing import parse_module
+from soac.passes.tuning import InputError as InputError
+from soac.passes.tuning import parse_threshold as parse_threshold
+from soac.passes.tuning import read_tuning
+from soac.passes.tuning import read_tuning_file as read_tuning_file
+from soac.passes.tuning import unknown_threshold as unknown_threshold
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError, DataValue, format_binary, format_text, parse_text, read_data_file, type_name
 from soac.types import numpy_dtype, signless_problem
@@ -38,10 +43,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument
 
 RunFunction = Callable[..., tuple[Any, ...]]
-
-
-class InputError(Exception):
-    """An input that cannot become a value of its parameter's type."""
 
 
 # ---------------------------------------------------------------------------
@@ -264,57 +265,14 @@ def read_inputs(func: FuncOp, texts: Sequence[str]) -> list[Any]:
 # ---------------------------------------------------------------------------
 
 
-def parse_threshold(text: str, where: str) -> tuple[str, int]:
-    """`name=value` → (name, value); `where` prefixes the InputError."""
-    name, eq, value = text.partition("=")
-    name, value = name.strip(), value.strip()
-    if not eq or not name:
-        raise InputError(f"{where}: expected 'name=value', got {text.strip()!r}")
-    try:
-        number = int(value)
-    except ValueError:
-        raise InputError(f"{where}: threshold '{name}' needs an integer value, got {value!r}") from None
-    if number < 0:
-        raise InputError(f"{where}: threshold '{name}' must not be negative, got {number}")
-    return name, number
-
-
-def read_tuning_file(tuning: str | Path) -> dict[str, int]:
-    """The thresholds of a tuning file (`name=value` lines, `#` comments); InputError says what is wrong where."""
-    try:
-        lines = Path(tuning).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read tuning file '{tuning}': {getattr(error, 'strerror', None) or error}") from None
-    thresholds: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        if line := line.split("#", 1)[0].strip():
-            name, value = parse_threshold(line, f"{tuning}:{number}")
-            thresholds[name] = value
-    return thresholds
-
-
 def read_thresholds(tuning: str | None, options: Sequence[str]) -> dict[str, int] | None:
     """The thresholds of a tuning file, then of `--threshold` options (which win); fails cleanly on a bad one."""
     try:
-        thresholds = read_tuning_file(tuning) if tuning is not None else {}
+        thresholds = read_tuning(tuning)[0] if tuning is not None else {}
         thresholds.update(parse_threshold(option, "--threshold") for option in options)
     except InputError as error:
         fail(f"error: {error}")
     return thresholds or None
-
-
-def unknown_threshold(module: ModuleOp, names: Iterable[str]) -> str | None:
-    """What is wrong with the first of `names` that names no threshold or tile size of the program (None if each
-    does: a typo would otherwise change nothing)."""
-    from soac.passes.thresholds import list_thresholds
-    from soac.passes.tile_sizes import list_tile_parameters
-
-    known = [t.name for t in list_thresholds(module)] + [p.name for p in list_tile_parameters(module)]
-    for name in names:
-        if name not in known:
-            has = f"its thresholds and tile sizes: {', '.join(known)}" if known else "it has none"
-            return f"the program has no threshold or tile size '{name}'{did_you_mean(name, known)} ({has})"
-    return None
 
 
 def check_threshold_names(module: ModuleOp, options: Sequence[str]) -> None:
@@ -474,12 +432,15 @@ def run(argv: Sequence[str] | None = None) -> None:
     if args.autotune and args.backend != "opencl":
         fail("error: --autotune times the program's versions on a device: add --backend opencl", 2)
     run_function, runtime_errors = load_backend(args.backend)
+    # A tuning file's lowering options (the kernels its thresholds were tuned with) apply to the OpenCL backend.
+    lowering = read_tuning(args.tuning)[1] if args.tuning is not None and args.backend == "opencl" else {}
     try:
         if args.autotune:
             from soac.lang.autotune import tune_module
 
-            thresholds = tune_module(module, func.sym_name.data, inputs, thresholds or {})
-        values = run_function(module, func.sym_name.data, inputs, thresholds=thresholds)
+            thresholds = tune_module(module, func.sym_name.data, inputs, thresholds or {}, lowering)
+        extra = {"lowering": lowering} if lowering else {}
+        values = run_function(module, func.sym_name.data, inputs, thresholds=thresholds, **extra)
     except runtime_errors as error:
         message = str(error)
         fail(message if message.startswith("error") else f"error: {message}")

@@ -9,7 +9,8 @@ written and after the default pipeline (`canonicalize,soac-fuse,soac-flatten`, o
 1e-3, or 1e-6 absolute near zero; NaN equals NaN), with the `error:` regex, or, for a
 case with neither, with the reference interpreter's results on the program as written.
 `structure` checks count ops after their pipeline. A tuning file `PROGRAM.tuning` beside a
-program sets thresholds for its runs, as Futhark's `.tuning` files do. Failures are printed with what
+program sets thresholds (and lowering options: `soac-to-kernel.hist=global`) for its runs, as Futhark's
+`.tuning` files do. Failures are printed with what
 differs, then a summary; the exit status is 1 when anything failed.
 """
 
@@ -29,10 +30,11 @@ from typing import Any, NoReturn
 import numpy as np
 from soac.context import make_context
 from soac.parsing import did_you_mean, parse_module
+from soac.passes.pipelines import all_passes as all_passes
+from soac.passes.tuning import read_tuning
 from soac.tools.diagnostics import fail, run_cleanly
 from soac.tools.futhark_data import DataError
 from soac.tools.program_inputs import InputError, case_arguments, expected_results
-from soac.tools.soac_run import read_tuning_file
 from soac.tools.test_spec import DEFAULT_PIPELINE, SpecError, StructureCheck, TestCase, TestSpec, parse_test_spec
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -67,13 +69,6 @@ class CaseFailure(Exception):
     """A run that did not give what its case expects."""
 
 
-def all_passes() -> dict[str, Callable[[], type[Any]]]:
-    from soac.passes import get_all_passes
-    from xdsl.transforms import get_all_passes as xdsl_passes
-
-    return {**xdsl_passes(), **get_all_passes()}
-
-
 def transformed(ctx: Context, module: ModuleOp, pipeline: str) -> ModuleOp:
     """A copy of `module` after a `soac-opt -p` pipeline (the module itself for an empty one)."""
     if not pipeline:
@@ -105,12 +100,19 @@ def runner(backend: str) -> Callable[..., tuple[Any, ...]]:
 
 
 def call(
-    backend: str, module: ModuleOp, entry: str, arguments: list[Any], thresholds: dict[str, int] | None = None
+    backend: str,
+    module: ModuleOp,
+    entry: str,
+    arguments: list[Any],
+    thresholds: dict[str, int] | None = None,
+    lowering: dict[str, object] | None = None,
 ) -> tuple[Any, ...] | BaseException:
-    """The results of a call, or the error it failed with (a run-time error of the program or of the backend)."""
+    """The results of a call, or the error it failed with (a run-time error of the program or of the backend);
+    `lowering` sets soac-to-kernel's options on OpenCL."""
+    extra = {"lowering": lowering} if lowering and backend == "opencl" else {}
     try:
         with np.errstate(all="ignore"):
-            return runner(backend)(module, entry, arguments, thresholds=thresholds)
+            return runner(backend)(module, entry, arguments, thresholds=thresholds, **extra)
     except Exception as error:
         return error
 
@@ -168,6 +170,8 @@ class ProgramTester:
         self.arguments: dict[TestCase, list[Any]] = {}
         self.thresholds: dict[str, int] | None = None
         """From `PROGRAM.tuning` beside the program, as Futhark's `.tuning` files."""
+        self.lowering: dict[str, object] = {}
+        """The lowering options of `PROGRAM.tuning` (`soac-to-kernel.OPTION=VALUE` lines)."""
 
     def record(self, label: str, problem: str | None) -> None:
         self.outcome.cases += 1
@@ -185,7 +189,8 @@ class ProgramTester:
         tuning = self.spec.path.with_name(self.spec.path.name + ".tuning")
         if tuning.is_file():
             try:
-                self.thresholds = read_tuning_file(tuning) or None
+                thresholds, self.lowering = read_tuning(tuning)
+                self.thresholds = thresholds or None
             except InputError as error:
                 self.record(str(tuning), str(error))
                 return self.outcome
@@ -213,7 +218,7 @@ class ProgramTester:
     def run_case(self, case: TestCase, module: ModuleOp, backend: str) -> str | None:
         try:
             arguments = self.case_arguments(case)
-            result = call(backend, module, case.entry, arguments, self.thresholds)
+            result = call(backend, module, case.entry, arguments, self.thresholds, self.lowering)
             self.check_result(case, result, self.functions(module)[case.entry])
         except (CaseFailure, InputError, DataError) as failure:
             return str(failure)

@@ -14,7 +14,7 @@ the runtime picks the target of the device it runs on (`target_for_device`).
 
 NVIDIA's OpenCL has no sub-group extension and no float atomics, hence the inline PTX. `emulated-warps` is for
 tests: it runs the kernels lowered as for NVIDIA (warp shuffles and ballots) on PoCL, where every work-group must
-be one warp of 32 work-items (e.g. `lookback_scan.NVIDIA_GROUP = 32`).
+be one warp of 32 work-items (e.g. soac-to-kernel's `scan-group=32 scan-items=8`).
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 

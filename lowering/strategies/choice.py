@@ -21,19 +21,20 @@ lambda they are the group's, `intragroup.py`); soac-to-kernel's `segred`/`segsca
     hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
     seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
-The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in soac_to_kernel.py) is the pass's `scan` option or
+The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in conversion/options.py) is the pass's `scan` option or
 its target's default (`opencl/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
 the target's too. Group-level segmaps choose in `intragroup.lower_segmap`.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
+from typing import get_args
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import LoweringError, describe
-from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.conversion.options import option_fields
 from soac.lowering.strategies import (
     chunked_scan,
     histogram,
@@ -59,10 +60,10 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-SEGRED_STRATEGIES = ("auto", "thread", "teams")
-SEGSCAN_STRATEGIES = ("auto", "thread", "group", "lookback")
+SEGRED_STRATEGIES: tuple[str, ...] = get_args(option_fields()["segred"])
+SEGSCAN_STRATEGIES: tuple[str, ...] = get_args(option_fields()["segscan"])
 SEG_TINY = 4
-"""Segments of at most this many elements get a work-item each (a team of SEG_MIN_TEAM would mostly idle)."""
+"""Segments of at most this many elements get a work-item each (a team of `seg-min-team` would mostly idle)."""
 
 
 def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], None]]:
@@ -97,19 +98,6 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
 def _lookback(lw: HostLowering, types: Sequence[Attribute]) -> bool:
     """The device has forward progress (scan strategy `lookback`) and every value fits a tile's packed status word."""
     return lw.scan_strategy == "lookback" and lookback_scan.supports(types)
-
-
-SCAN_REDUCE_MODES = ("fused", "split")
-
-
-def scan_reduce_mode(option: str = "") -> str:
-    """How a scanomap with a reduction part lowers: `fused` (one look-back kernel where `fuses_scan_reduce` allows)
-    or `split` (a scanomap and a redomap, as `soac-split-scan-reduce` makes); the pass option, else
-    `$SOAC_SCAN_REDUCE`, else `fused`."""
-    mode = option or os.environ.get("SOAC_SCAN_REDUCE") or "fused"
-    if mode not in SCAN_REDUCE_MODES:
-        raise ValueError(f"soac-to-kernel: scan-reduce must be one of {', '.join(SCAN_REDUCE_MODES)}, got '{mode}'")
-    return mode
 
 
 def fuses_scan_reduce(op: soac.ScanomapOp, scan_strategy: str) -> bool:

@@ -1,9 +1,9 @@
 """CPU-shaped scans and reductions (`scan="chunked"`): one work-item per contiguous chunk, no local memory, no barriers.
 
-The input is cut into `C = clamp(ceil(n / CHUNK_MIN), 1, max-groups)` chunks of
-`ceil(n / C)` elements (rounded up to a multiple of `CHUNK_ALIGN`, so chunks start
-on cache lines); every kernel is launched as C work-groups of one work-item, so
-PoCL runs each chunk as one plain sequential loop over contiguous memory (which
+The input is cut into `C = clamp(ceil(n / chunk-min), 1, max-groups)` chunks of
+`ceil(n / C)` elements (rounded up to a multiple of `chunk-align`, so chunks start
+on cache lines; both soac-to-kernel options, 4096 and 16 by default); every kernel
+is launched as C work-groups of one work-item, so PoCL runs each chunk as one plain sequential loop over contiguous memory (which
 its compiler unrolls, and vectorises where the loop is a reduction) and spreads
 the chunks over its threads.
 
@@ -29,18 +29,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import ReadOp
 from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.ir import SSAValue
-
-CHUNK_MIN = 4096
-"""The fewest elements a chunk gets (below that, fewer chunks than `max-groups`)."""
-
-CHUNK_ALIGN = 16
-"""Chunk sizes are multiples of this many elements (64 bytes of 32-bit values: no cache line shared by two writers)."""
 
 ElementFn = Callable[[SSAValue], list[KValue]]
 
@@ -48,8 +42,9 @@ ElementFn = Callable[[SSAValue], list[KValue]]
 def _grid(lw: HostLowering, width: SSAValue) -> tuple[SSAValue, SSAValue]:
     """The number of chunks (at least 1) and the elements per chunk, on the host."""
     m = lw.m
-    chunks = m.max(m.min(m.ceildiv(width, m.c(CHUNK_MIN)), m.c(lw.max_groups)), m.c(1), "chunks")
-    size = m.mul(m.ceildiv(m.ceildiv(width, chunks), m.c(CHUNK_ALIGN)), m.c(CHUNK_ALIGN), "chunk_size")
+    least, align = m.c(lw.options.chunk_min), m.c(lw.options.chunk_align)
+    chunks = m.max(m.min(m.ceildiv(width, least), m.c(lw.max_groups)), m.c(1), "chunks")
+    size = m.mul(m.ceildiv(m.ceildiv(width, chunks), align), align, "chunk_size")
     return chunks, size
 
 

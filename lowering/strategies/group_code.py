@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, building_at
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
 from xdsl.dialects import arith
 from xdsl.ir import Attribute, Region, SSAValue

@@ -25,12 +25,11 @@ locking), chosen from the operator and the destinations' element types.
   released by an exchange to 0; a work-item that fails to take it tries again in a loop around the whole
   critical section (so that a warp whose lanes wait on each other still makes progress).
 
-`SOAC_HIST_UPDATE=cas|packed|lock` forces a method, where it applies, for tests and benchmarks.
+`soac-to-kernel{hist-update=cas|packed|lock}` forces a method, where it applies, for tests and benchmarks.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -119,7 +118,8 @@ def applicable_methods(op: soac.HistOp) -> list[str]:
     return methods
 
 
-def choose_update(op: soac.HistOp) -> BinUpdate:
+def choose_update(op: soac.HistOp, forced: str = "auto") -> BinUpdate:
+    """The first applicable method, or the `forced` one (soac-to-kernel's `hist-update`) where it applies."""
     methods = applicable_methods(op)
     if not methods:
         types = ", ".join(str(e) for e in destination_elements(op))
@@ -127,13 +127,10 @@ def choose_update(op: soac.HistOp) -> BinUpdate:
             f"{describe(op)}: a histogram outside a lambda needs destinations of 32- or 64-bit elements (for "
             f"compare-and-swap or locking) or that fit 64 bits together, got ({types})"
         )
-    forced = os.environ.get("SOAC_HIST_UPDATE")
-    if forced:
-        if forced not in METHODS:
-            raise LoweringError(f"SOAC_HIST_UPDATE must be one of {', '.join(METHODS)}, got '{forced}'")
+    if forced != "auto":
         if forced not in methods:
             raise LoweringError(
-                f"{describe(op)}: SOAC_HIST_UPDATE={forced} does not apply here (applicable: {', '.join(methods)})"
+                f"{describe(op)}: soac-to-kernel's hist-update={forced} does not apply here (applicable: {', '.join(methods)})"
             )
         return BinUpdate(op, forced)
     return BinUpdate(op, methods[0])

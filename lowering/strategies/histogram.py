@@ -11,7 +11,7 @@ and a kernel whose work-item runs the lambda on its rows and, for each row whose
 
     %old = kernel.atomic add %bins[%index], %value : !kernel.buffer<global, i32>, i32
 
-Where the value goes is the strategy (`SOAC_HIST=global|local|copies|passes` forces one; by default `local` on
+Where the value goes is the strategy (`soac-to-kernel{hist=global|local|copies|passes}` forces one; by default `local` on
 GPUs and `global` on CPUs); the kernel names say it (`main_hist_local_0`):
 
 * `global`: straight to the bins in global memory. Fast with many bins; slow with few, where every work-item
@@ -31,18 +31,17 @@ GPUs and `global` on CPUs); the kernel names say it (`main_hist_local_0`):
 * `passes`: local subhistograms over ranges of `local_slots` bins, one range after the other in one kernel, each
   pass over all the rows (for histograms too large for local memory and small enough for a few passes).
 
-`SOAC_HIST_COPIES=K` forces the number of global copies (benchmarks).
+`hist-copies=K` forces the number of global copies (benchmarks).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, LoweringError, View
+from soac.lowering.conversion.host_lowering import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.kernel.memory import element_bytes
 from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kinds, choose_update
@@ -75,10 +74,9 @@ def local_slots(update: BinUpdate) -> int:
 
 
 def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
-    update = choose_update(op)
-    strategy = os.environ.get("SOAC_HIST") or ("global" if lw.contiguous else "local")
-    if strategy not in STRATEGIES:
-        raise LoweringError(f"SOAC_HIST must be one of {', '.join(STRATEGIES)}, got '{strategy}'")
+    update = choose_update(op, lw.options.hist_update)
+    forced = lw.options.hist
+    strategy = ("global" if lw.contiguous else "local") if forced == "auto" else forced
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
     dests = [lw.array(d) for d in op.dests]
@@ -113,8 +111,8 @@ def lower_hist(lw: HostLowering, op: soac.HistOp) -> None:
 def _global_copies(lw: HostLowering, update: BinUpdate, count: SSAValue) -> SSAValue:
     """How many copies of the bins the `copies` strategy keeps: as many as fit `COPY_BYTES`, 1 to 16."""
     m = lw.m
-    if forced := os.environ.get("SOAC_HIST_COPIES"):
-        return m.c(max(1, int(forced)))
+    if forced := lw.options.hist_copies:
+        return m.c(forced)
     per_bin = sum(element_bytes(e) or 8 for e in update.storage)
     fit = m.div(m.c(COPY_BYTES // per_bin), m.max(count, m.c(1)), "fit")
     return m.max(m.min(fit, m.c(MAX_GLOBAL_COPIES)), m.c(1), "copies")

@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
 from soac.lowering.strategies.group_code import commutes
 from xdsl.dialects import arith

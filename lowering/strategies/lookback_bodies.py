@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import lookback_scan, segred_vector
 from soac.lowering.strategies.group_code import componentwise_commutative, neutral_values, vectorizable, write_values
 from soac.lowering.strategies.lookback_reduce import TileReduction

@@ -42,8 +42,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import AtomicLoadOp, AtomicOp, BarrierOp, FenceOp, LoadOp, LocalAllocOp, ReadOp, StoreOp
 from soac.lowering.kernel.memory import element_bytes
 from xdsl.dialects import arith
@@ -60,13 +60,11 @@ REDUCED_TYPES = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "index")
 WARP = ix.WARP
 
 
-FAN_IN = 0
-"""Tiles per block (at most the group size; 0: the group size). Tests set fewer, so that a small input makes more
-blocks than work-items and the last block folds several block partials per work-item."""
-
-
-def fan_in(group: int) -> int:
-    return min(FAN_IN, group) if FAN_IN > 0 else group
+def fan_in(group: int, forced: int = 0) -> int:
+    """Tiles per block: the group size, or soac-to-kernel's `scan-reduce-fan-in` where not 0 (at most the group size).
+    Tests set fewer, so that a small input makes more blocks than work-items and the last block folds several block
+    partials per work-item."""
+    return min(forced, group) if forced > 0 else group
 
 
 def supports(types: Sequence[Attribute]) -> bool:
@@ -107,6 +105,8 @@ class ReductionArrays:
     """One i32 counter per block of tiles, then the counter of finished blocks."""
     results: list[HostArray]
     blocks: SSAValue
+    fan_in: int
+    """Tiles per block (`fan_in`)."""
 
     @staticmethod
     def allocate(lw: HostLowering, types: Sequence[Attribute], tiles: SSAValue, fan_in: int) -> ReductionArrays:
@@ -119,6 +119,7 @@ class ReductionArrays:
             lw.alloc(i32, [m.add(blocks, m.c(1))], "reduce_tickets"),
             [lw.alloc(t, [m.c(1)], f"reduced_{j}") for j, t in enumerate(types)],
             blocks,
+            fan_in,
         )
 
     def zero_tickets(self, kb: KernelBuilder, i: SSAValue) -> None:
@@ -217,7 +218,7 @@ class TileReducer:
         """`ids`: the work-item's local id, the tile's index and the number of tiles."""
         self.kb, self.red, self.group, self.warps = kb, red, group, warps
         self.t, self.tile, self.tiles = ids
-        self.fan_in = fan_in(group)
+        self.fan_in = arrays.fan_in
         self.partials = [kb.array(p) for p in arrays.partials]
         self.block_partials = [kb.array(p) for p in arrays.block_partials]
         self.tickets = kb.array(arrays.tickets)

@@ -2,12 +2,12 @@
 
 Two kernels: `scan_init` zeroes one 64-bit status word per tile (and the ticket
 counter); `scan_lookback` launches one work-group per tile of
-`group_size * ITEMS_PER_THREAD` elements:
+`group_size * items` elements (soac-to-kernel's `scan-group` and `scan-items`, see `_tile_shape`):
 
 1. work-item 0 takes a ticket (`kernel.atomic add`): tiles are numbered in the order in
    which work-groups start, so a group only ever waits for groups that already
    run (forward progress without a guarantee from OpenCL);
-2. every work-item loads its `ITEMS_PER_THREAD` consecutive elements (16-byte
+2. every work-item loads its `items` consecutive elements (16-byte
    vector loads for 1-D 32-bit inputs when the tile is full), applies the map
    lambda, writes map-outs and scans its items sequentially;
 3. the group scans the work-items' aggregates: with warp shuffles (`kernel.shuffle`)
@@ -19,7 +19,7 @@ counter); `scan_lookback` launches one work-group per tile of
    the flag (high 32 bits) and the value's bits (low 32 bits), so one relaxed
    64-bit atomic store (`kernel.atomic_store`) publishes both and no fence is needed; operators over several
    values use one word per value, kept side by side and written and read two at a
-   time in volatile 16-byte accesses (`PAIRED_STATUS`), and accept a predecessor
+   time in volatile 16-byte accesses (`scan-status=paired`), and accept a predecessor
    only when all its words carry the same flag. On NVIDIA warp 0 inspects 32
    predecessors per step (ballot + shuffle reduction cut at the nearest P); elsewhere
    work-item 0 walks back one tile at a time;
@@ -42,13 +42,13 @@ and a serial look-back.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at
-from soac.lowering.conversion.soac_to_kernel import HostLowering
+from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.kernel import BarrierOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from soac.lowering.strategies.lookback_reduce import ReductionArrays, TileReducer, TileReduction, fan_in
 from xdsl.dialects import arith, scf
@@ -56,37 +56,10 @@ from xdsl.dialects.builtin import IndexType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-ITEMS_PER_THREAD = int(os.environ.get("SOAC_SCAN_ITEMS", "0"))
-"""Elements per work-item of a look-back scan tile (a multiple of 4; `SOAC_SCAN_ITEMS` overrides); 0 picks:
-on NVIDIA 64 for one 32-bit value, 96 for two published values of a plain scan (`_two_value_tiles`), 32 for up to
-4, 16 for more (`_nvidia_items`); 16 on other devices."""
-
-NVIDIA_GROUP = int(os.environ.get("SOAC_SCAN_GROUP", "0"))
-"""Work-group size of the NVIDIA look-back kernel; 0 picks 128 for one published value (segment flags are not
-published) and for two values of a plain scan, 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items
-0.733 ms, 256 x 64 0.767 ms; two values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of
-2^27 i32 with rows of 16 ... 4096: 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms. Issue 17, one call
-(bench/results/h200_issue17_variants_sweep2_*.txt): map->scan 128 x 64 0.681 ms, 128 x 96 0.704, 128 x 128 0.737,
-256 x 64 0.720; scan_scan 128 x 96 1.159 ms, 256 x 32 1.295, 128 x 64 1.331, 256 x 64 1.234, 128 x 128 1.421."""
-
-LAYOUT = os.environ.get("SOAC_SCAN_LAYOUT", "")
-"""`striped` (NVIDIA: each vector load of a warp reads 512 contiguous bytes) or `contiguous` (a work-item's items
-adjoin); empty picks striped for up to 4 scanned values and contiguous for more (`_striped`)."""
-
 ROWS_MIN_SEGMENTS = 64
 """Fewest rows for the row-major segmented scan kernel. Measured on an H200 (2^27 i32, 128 x 32 tiles): with 128
 rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
 0.53."""
-
-PAIRED_STATUS = os.environ.get("SOAC_SCAN_STATUS", "paired") != "split"
-"""Whether a scan that publishes several values keeps each tile's status words side by side in one array, written
-with volatile 16-byte vector stores of two words and polled with such loads (one memory access per predecessor and
-two values instead of one per value), rather than in one array per value (`SOAC_SCAN_STATUS=split`, for timing).
-Each word still carries the flag, so a reader that sees a pair torn (two 8-byte halves of different writes), or
-pairs of different writes, finds the flags unequal and reads again."""
-
-NO_LOOKBACK = os.environ.get("SOAC_SCAN_NO_LOOKBACK") == "1"
-"""Timing experiments only: skip the look-back (wrong results) to see what the rest of the kernel costs."""
 
 WARP = 32
 
@@ -218,7 +191,7 @@ def lookback_scan(
     tickets `t - segments, t - 2 segments, ...`. A row's consecutive tiles are then `segments` tickets apart, so
     rows make progress side by side instead of one look-back chain running through the whole array.
     `make_aligned` gives the body of a third kernel, scanning without segment flags, that runs instead of both where
-    every row is a whole number of its tiles (`SOAC_SEGSCAN_ALIGNED=0` turns it off, for timing).
+    every row is a whole number of its tiles (soac-to-kernel's `segscan-aligned=false` turns it off, for timing).
     """
     m = lw.m
     # The kernel is built first (it knows how many values are scanned); its launch goes after the init kernel's.
@@ -237,7 +210,7 @@ def lookback_scan(
         row_tiles = m.mul(segments, m.ceildiv(length, m.c(tile_size)))
         tiles = m.insert(arith.SelectOp(by_rows, row_tiles, tiles), "tiles")
     aligned_kb = None
-    if rows is not None and make_aligned is not None and os.environ.get("SOAC_SEGSCAN_ALIGNED") != "0":
+    if rows is not None and make_aligned is not None and lw.options.segscan_aligned:
         aligned_kb = lw.kernel("scan_lookback_aligned")
         aligned_body = make_aligned(aligned_kb)
         aligned_shape = _tile_shape(lw, aligned_body, aligned_kb, warps)
@@ -251,17 +224,18 @@ def lookback_scan(
     status = _Status.allocate(lw, tiles, len(body.published(kb).types))
     counter = lw.alloc(i32, [m.c(1)], "tickets")
     red = body.reduction
-    reduced = ReductionArrays.allocate(lw, red.types, tiles, fan_in(group)) if red is not None else None
+    blocks_of = fan_in(group, lw.options.scan_reduce_fan_in)
+    reduced = ReductionArrays.allocate(lw, red.types, tiles, blocks_of) if red is not None else None
     _init_kernel(lw, tiles, status, counter, reduced)
     shape = (group, items, warps)
-    _build_scan(kb, body, n, shape, status, counter, None, reduced)
+    _build_scan(kb, body, n, shape, status, counter, None, lw.options, reduced)
     lw.add_kernel(kb, flat_size, m.c(group))
     if rows is not None and by_rows is not None:
         kb = lw.kernel("scan_lookback_rows")
-        _build_scan(kb, make_body(kb), n, shape, status, counter, rows)
+        _build_scan(kb, make_body(kb), n, shape, status, counter, rows, lw.options)
         lw.add_kernel(kb, m.insert(arith.SelectOp(by_rows, m.mul(tiles, m.c(group)), m.c(0)), "global_size"), m.c(group))
     if aligned_kb is not None and aligned is not None:
-        _build_scan(aligned_kb, aligned_body, n, (*aligned_shape, warps), status, counter, None)
+        _build_scan(aligned_kb, aligned_body, n, (*aligned_shape, warps), status, counter, None, lw.options)
         size = m.mul(m.div(n, aligned_tile), m.c(aligned_shape[0]))
         lw.add_kernel(aligned_kb, m.insert(arith.SelectOp(aligned, size, m.c(0)), "global_size"), m.c(aligned_shape[0]))
     if red is None or reduced is None:
@@ -270,12 +244,25 @@ def lookback_scan(
 
 
 def _tile_shape(lw: HostLowering, body: ScanBody, kb: KernelBuilder, warps: bool) -> tuple[int, int]:
-    """(work-items, items per work-item) of a look-back tile of `body`."""
+    """(work-items, items per work-item) of a look-back tile of `body`: soac-to-kernel's `scan-group` and
+    `scan-items`, where not 0.
+
+    Items per work-item (a multiple of 4): on NVIDIA 64 for one 32-bit value, 96 for two published values of a plain
+    scan (`_two_value_tiles`), 32 for up to 4, 16 for more (`_nvidia_items`); 16 on other devices.
+
+    Work-group size of the NVIDIA kernel: 128 for one published value (segment flags are not published) and for two
+    values of a plain scan, 256 for more. Measured on an H200, 2^28 i32 map->scan: 128 x 64 items 0.733 ms, 256 x 64
+    0.767 ms; two values (scan_scan): 256 x 32 1.343 ms, 128 x 32 1.461 ms; regular segmented scan of 2^27 i32 with
+    rows of 16 ... 4096: 128 x 32 0.333 ms, 256 x 32 0.350 ms, 128 x 64 0.417 ms. Issue 17, one call
+    (bench/results/h200_issue17_variants_sweep2_*.txt): map->scan 128 x 64 0.681 ms, 128 x 96 0.704, 128 x 128 0.737,
+    256 x 64 0.720; scan_scan 128 x 96 1.159 ms, 256 x 32 1.295, 128 x 64 1.331, 256 x 64 1.234, 128 x 128 1.421.
+    """
     two_values = _two_value_tiles(body)
-    group = (NVIDIA_GROUP or (128 if len(body.published(kb).types) == 1 or two_values else 256)) if warps else lw.group_size
+    forced_group, forced_items = lw.options.scan_group, lw.options.scan_items
+    group = (forced_group or (128 if len(body.published(kb).types) == 1 or two_values else 256)) if warps else lw.group_size
     if warps and group % WARP:
         raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
-    items = ITEMS_PER_THREAD or ((96 if two_values else _nvidia_items(len(body.types))) if warps else 16)
+    items = forced_items or ((96 if two_values else _nvidia_items(len(body.types))) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
     return group, items
@@ -300,13 +287,14 @@ def _nvidia_items(values: int) -> int:
     return 16
 
 
-def _striped(values: int) -> bool:
+def _striped(values: int, layout: str) -> bool:
     """Whether an NVIDIA tile is warp-striped. A striped tile scans each of its work-items' vectors across the warp
     (`items / 4` warp scans of every value), a contiguous one a work-item's items once: for many values (a radix
     sort's 16 digit counters) the shuffles, not the loads, are the larger cost: with 8 items, 22.89 ms contiguous
-    against 23.65 striped on the H200 (bench/results/h200_issue12_sort_variants.txt; `SOAC_SCAN_LAYOUT` forces one)."""
-    if LAYOUT:
-        return LAYOUT == "striped"
+    against 23.65 striped on the H200 (bench/results/h200_issue12_sort_variants.txt; soac-to-kernel's `scan-layout`
+    forces one)."""
+    if layout != "auto":
+        return layout == "striped"
     return values <= 4
 
 
@@ -318,10 +306,12 @@ def _build_scan(  # noqa: C901
     status: _Status,
     counter: HostArray,
     rows: tuple[SSAValue, SSAValue] | None,
+    options: LoweringOptions,
     reduced: ReductionArrays | None = None,
 ) -> None:
     """The look-back kernel's code: tiles of the flat array, or of the rows `rows = (segments, length)`; with
-    `reduced`, the body's reduction part too (flat tiles only)."""
+    `reduced`, the body's reduction part too (flat tiles only). `options.scan_lookback` false skips the look-back
+    (timing experiments only: wrong results)."""
     group, items, warps = shape
     k = len(body.types)
     red = body.reduction
@@ -350,7 +340,8 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
-    striped = warps and _striped(k) and (red is None or red.commutative)  # a non-commutative reduction folds in order
+    # a non-commutative reduction folds in order
+    striped = warps and _striped(k, options.scan_layout) and (red is None or red.commutative)
     if striped:
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
@@ -413,7 +404,7 @@ def _build_scan(  # noqa: C901
         total_shared = total[1:]
     has_prefix = kb.m.insert(arith.XOrIOp(alone, kb.m.const(1, i1)), "has_prefix")
     look_back = _look_back_warp if warps else _look_back_serial
-    if not NO_LOOKBACK:  # skipping it is for timing experiments only: wrong results
+    if options.scan_lookback:  # skipping it is for timing experiments only: wrong results
         look_back(_LookBack(kb, shared, tile, stride, has_prefix, ready, total_shared, status_words, prefix_local), t)
     if reducer is not None:  # after the look-back, off its critical path: the other warps do it meanwhile
         reducer.start_tile(reduced_values)
@@ -544,7 +535,7 @@ class _Status:
     def allocate(lw: HostLowering, tiles: SSAValue, values: int) -> _Status:
         m = lw.m
         count = m.max(tiles, m.c(1))
-        if values >= 2 and PAIRED_STATUS:
+        if values >= 2 and lw.options.scan_status == "paired":
             words = values + values % 2
             return _Status([lw.alloc(i64, [m.mul(count, m.c(words))], "status_pairs")], words)
         return _Status([lw.alloc(i64, [count], f"status_{j}") for j in range(values)], 0)

@@ -17,7 +17,7 @@ the array is large, coalesced on GPUs):
 
 With `contiguous` (the lowering's choice for CPU devices) the same grid gives
 each work-item a contiguous run instead, `[gid * per, (gid + 1) * per)` with
-`per = ceil(n / global_size)` rounded up to a multiple of `CHUNK_ALIGN`: on PoCL
+`per = ceil(n / global_size)` rounded up to a multiple of `chunk-align` (16): on PoCL
 a work-item striding by the global size (512 elements with 8 groups of 64)
 takes about 190 ms for a 2^24-element map, a contiguous run about 13 ms.
 
@@ -31,11 +31,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
-from soac.lowering.strategies.chunked_scan import CHUNK_ALIGN
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
@@ -61,7 +60,7 @@ def grid_stride(
         return []
 
     if lw.contiguous:
-        m, align = kb.m, kb.m.c(CHUNK_ALIGN)
+        m, align = kb.m, kb.m.c(lw.options.chunk_align)
         per = m.mul(m.ceildiv(m.ceildiv(work_k, gsize), align), align, "per")
         lo = m.min(m.mul(gid, per), work_k, "lo")
         kb.for_loop(lo, m.min(m.add(lo, per), work_k, "hi"), m.c(1), [], name, loop)

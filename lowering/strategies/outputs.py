@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, HValue, tensor_element
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import ReadOp
 from xdsl.ir import SSAValue
 

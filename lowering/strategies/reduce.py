@@ -24,9 +24,9 @@ from collections.abc import Callable
 
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KValue, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import GlobalSizeOp, ReadOp
 from soac.lowering.strategies.group_code import (
     GroupCode,

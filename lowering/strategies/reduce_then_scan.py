@@ -17,9 +17,9 @@ It works on any OpenCL device, PoCL included, because no work-group waits for an
 from __future__ import annotations
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies.group_code import ElementFn, GroupCode, alloc_like, neutral_values, tree_to, write_values
 from soac.lowering.strategies.outputs import ScanOutputs
 from xdsl.ir import SSAValue

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from xdsl.ir import Operation, SSAValue
 
 

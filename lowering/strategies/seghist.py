@@ -3,7 +3,7 @@
     %h = soac.seghist thread (%n, %m) into(%bins : tensor<?x?xi32>) neutral(%z : i32) -> tensor<?x?xi32>
         combine(%a: i32, %b: i32) { %s = arith.addi %a, %b : i32 ... } lambda(%i: index, %j: index) { ... }
 
-The destinations are copied, then one of two kernels updates the copies (`SOAC_SEGHIST=segment` forces the second
+The destinations are copied, then one of two kernels updates the copies (`soac-to-kernel{seghist=segment}` forces the second
 for every seghist; `atomic`, the default, takes the first wherever the operator allows):
 
 * `seghist_atomic` (when every destination's part of the operator is one op with a hardware atomic, as
@@ -20,13 +20,12 @@ for every seghist; `atomic`, the default, takes the first wherever the operator 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, LoweringError, View
+from soac.lowering.conversion.host_lowering import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds  # pyright: ignore[reportPrivateUsage]
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import AtomicOp, GlobalSizeOp
 from soac.lowering.strategies.hist_updates import atomic_kinds
 from soac.lowering.strategies.maps import consumed_target, grid_stride
@@ -69,10 +68,7 @@ def lower_seghist(lw: HostLowering, op: soac.SeghistOp) -> None:
     dests = _copies(lw, op)
     _check_destinations(lw, op, dims, dests)
     kinds = atomic_kinds(op.combine, [d.element for d in dests])
-    strategy = os.environ.get("SOAC_SEGHIST") or "atomic"
-    if strategy not in STRATEGIES:
-        raise LoweringError(f"SOAC_SEGHIST must be one of {', '.join(STRATEGIES)}, got '{strategy}'")
-    if strategy == "atomic" and kinds is not None:
+    if lw.options.seghist == "atomic" and kinds is not None:
         _atomic_points(lw, op, dims, dests, kinds)
     else:
         _per_segment(lw, op, dims, dests)

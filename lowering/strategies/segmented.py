@@ -18,9 +18,9 @@ kernels are in `segred_teams.py` and `segred_vector.py`.
 from __future__ import annotations
 
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KValue
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import GlobalSizeOp
 from soac.lowering.strategies.group_code import EachFn, ElementFn, GroupCode, neutral_values, write_values
 from soac.lowering.strategies.outputs import SegOutputs

@@ -1,7 +1,9 @@
 """A function-level segred: a team of S work-items per segment (or per part of one), sized by the segment length.
 
-The host picks the team size S = the power of two nearest below n / SEG_LANE_ITEMS, kept in
-[SEG_MIN_TEAM, group size] (one work-item per segment when SEG_MIN_TEAM is 1), and splits a
+The host picks the team size S = the power of two nearest below n / L, kept in [T, group size], where L is
+soac-to-kernel's `seg-lane-items` (8: elements per work-item a team aims at before it grows) and T its
+`seg-min-team` (8: fewest work-items per segment, 8 x 4 bytes filling a 32-byte memory sector per load; one
+work-item per segment when it is 1), and splits a
 segment into P parts when there are too few segments to fill `max-groups` groups and the
 segment is long. A team reads its (part of a) segment strided by S (coalesced) when the
 operator provably commutes (`group_code.commutes`, tuples of commutative ops too), in S contiguous
@@ -19,12 +21,10 @@ it or `segred_teams` by the row length and gives the other no work-items.
 
 from __future__ import annotations
 
-import os
-
 from soac import dialect as soac
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KValue
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import segred_vector
 from soac.lowering.strategies.group_code import (
     GroupCode,
@@ -41,12 +41,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import SSAValue
 
-SEG_MIN_TEAM = int(os.environ.get("SOAC_SEG_MIN_TEAM", "8"))
-"""Fewest work-items per segment (8 x 4 bytes fill a 32-byte memory sector per load); `SOAC_SEG_MIN_TEAM` overrides."""
-
-SEG_LANE_ITEMS = int(os.environ.get("SOAC_SEG_LANE_ITEMS", "8"))
-"""Elements per work-item a team aims at before it grows (up to the group size)."""
-
 SEG_PART_MIN = 64
 """Elements per work-item below which a segment is not split over several groups."""
 
@@ -60,8 +54,8 @@ def segred_teams(lw: HostLowering, op: soac.SegredOp, seg: SegOutputs, vector_ro
     group = lw.group_size
     segments = m.product(dims[:-1], "segments")
     n = dims[-1]
-    min_team = max(1, min(SEG_MIN_TEAM, group))
-    team, log_team = pow2_at_most(m, m.div(n, m.c(SEG_LANE_ITEMS)), min_team, group)
+    min_team = max(1, min(lw.options.seg_min_team, group))
+    team, log_team = pow2_at_most(m, m.div(n, m.c(lw.options.seg_lane_items)), min_team, group)
     team.name_hint, log_team.name_hint = "team", "log_team"
     # Parts per segment: enough teams to fill max-groups groups, each part at least SEG_PART_MIN elements per lane.
     teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(group), team), "teams_wanted")

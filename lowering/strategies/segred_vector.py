@@ -20,7 +20,7 @@ launches the one that fits the row length `n` and gives the other no work-items:
 
 A row (or a part of a long row) belongs to a team of T = min(32, n / 4) work-items;
 member `l` folds the 4-element vectors `l, l + T, ...` of its range, so each load of a
-warp reads 512 contiguous bytes whatever T is. A team reads `SHORT_ROWS` rows of up to
+warp reads 512 contiguous bytes whatever T is. A team reads `seg-short-rows` rows of up to
 256 elements at once, or `SEG_STREAMS` vectors of a longer row per step, to keep loads
 in flight. It then combines its T values with `shfl.sync.bfly` on NVIDIA (no local
 memory, no barrier), and with a tree in local memory elsewhere.
@@ -28,15 +28,14 @@ memory, no barrier), and with a tree in local memory elsewhere.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.strategies import group_code as rd
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1
@@ -45,19 +44,17 @@ from xdsl.ir import SSAValue
 WARP = 32
 PART_MIN_VECTORS = 16
 """Vectors per work-item below which a row is not split over several teams."""
-SHORT_ROWS = int(os.environ.get("SOAC_SEG_SHORT_ROWS", "8"))
-"""Short rows (see SHORT_VECTORS) that a team reads at once (at most two vectors per member and row)."""
-SHORT_VECTORS = int(os.environ.get("SOAC_SEG_SHORT_VECTORS", str(2 * WARP)))
-"""Rows of at most this many 4-element vectors (at most 2 x 32: rows of up to 256 elements) are short."""
-ONE_VECTOR_ROWS = os.environ.get("SOAC_SEG_ONE_VECTOR_ROWS", "1") != "0"
-"""On targets with 32-lane sub-groups, short rows of at most 32 vectors get a loop of their own that loads one vector
-per member and row (no guarded second load): 0.97 / 0.96 of memcpy bandwidth at rows of 16 / 64 against 0.92 / 0.92
-through the two-vector loop (H100, 2^27 i32, one call; bench/results/h100_issue17_segred_one_vector.txt).
-`SOAC_SEG_ONE_VECTOR_ROWS=0` sends them through the two-vector loop, for timing. The loop costs rows of 256 (two
-vectors) 0.194 ms against 0.187 without it; a kernel of their own for the one-vector rows, tried so that the other
-kernel stays as it was, measured the same (0.194; bench/results/h100_issue17_segred_kernel_loop_none.txt, commit
-2b4031b), so the loop stays. Elsewhere (the local-memory team tree) a third loop of barriers makes PoCL's kernel
-compiler run for minutes, so those targets keep two loops."""
+# soac-to-kernel's options (`LoweringOptions`) set the short rows: `seg-short-rows` (8) rows that a team reads at
+# once (at most two vectors per member and row), `seg-short-vectors` (64) the most 4-element vectors of a short row
+# (at most 2 x 32: rows of up to 256 elements), and `seg-one-vector-rows` (true): on targets with 32-lane
+# sub-groups, short rows of at most 32 vectors get a loop of their own that loads one vector per member and row (no
+# guarded second load): 0.97 / 0.96 of memcpy bandwidth at rows of 16 / 64 against 0.92 / 0.92 through the
+# two-vector loop (H100, 2^27 i32, one call; bench/results/h100_issue17_segred_one_vector.txt); false sends them
+# through the two-vector loop, for timing. The loop costs rows of 256 (two vectors) 0.194 ms against 0.187 without
+# it; a kernel of their own for the one-vector rows, tried so that the other kernel stays as it was, measured the
+# same (0.194; bench/results/h100_issue17_segred_kernel_loop_none.txt, commit 2b4031b), so the loop stays.
+# Elsewhere (the local-memory team tree) a third loop of barriers makes PoCL's kernel compiler run for minutes, so
+# those targets keep two loops.
 
 
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
@@ -152,10 +149,10 @@ class VectorKernel:
 
     def build(self) -> None:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
-        short = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, 2 * WARP)), "ule"), "short_rows")
+        short = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, 2 * WARP)), "ule"), "short_rows")
         two = short
-        if ONE_VECTOR_ROWS and self.lw.warps:
-            one = km.insert(arith.CmpiOp(self.quads, km.c(min(SHORT_VECTORS, WARP)), "ule"), "one_vector_rows")
+        if lw.options.seg_one_vector_rows and self.lw.warps:
+            one = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, WARP)), "ule"), "one_vector_rows")
             kb.if_then(one, lambda: self.short_rows(two_vectors=False))
             two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")
         kb.if_then(two, lambda: self.short_rows(two_vectors=True))
@@ -194,14 +191,15 @@ class VectorKernel:
         return self.code.apply(first, rest)
 
     def short_rows(self, two_vectors: bool) -> None:
-        """Rows of at most SHORT_VECTORS vectors (never split): at most two vectors per member and row (one where
-        `two_vectors` is false: rows of at most 32 vectors), SHORT_ROWS rows per team in flight."""
+        """Rows of at most `seg-short-vectors` vectors (never split): at most two vectors per member and row (one
+        where `two_vectors` is false: rows of at most 32 vectors), `seg-short-rows` rows per team in flight."""
         kb, km, code = self.kb, self.kb.m, self.code
-        step = km.mul(km.mul(code.num_groups, self.teams_per_group), km.c(SHORT_ROWS), "short_step")
+        short_rows = self.lw.options.seg_short_rows
+        step = km.mul(km.mul(code.num_groups, self.teams_per_group), km.c(short_rows), "short_step")
         leads = km.eq(self.member, km.c(0))
 
         def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
+            rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(short_rows)]
             actives = [km.lt(u, self.units) for u in rows]
             sums = [self.short_row_sum(km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
             if self.lw.warps:  # one shuffle loop for all rows
@@ -214,7 +212,7 @@ class VectorKernel:
                 code.barrier()
             return []
 
-        first = km.mul(km.mul(code.g, self.teams_per_group), km.c(SHORT_ROWS))
+        first = km.mul(km.mul(code.g, self.teams_per_group), km.c(self.lw.options.seg_short_rows))
         kb.for_loop(first, self.units, step, [], "first", body)
 
     def long_rows(self) -> None:

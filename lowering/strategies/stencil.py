@@ -18,13 +18,13 @@ lines its neighbours in the warp just loaded (L1):
       (the lambda on each element's neighbours; in-space results stored)
     }
 
-**tiled** (`SOAC_STENCIL=tiled`, seed 003's sharing): the group first copies its block and halo of every input
+**tiled** (`soac-to-kernel{stencil=tiled}`, seed 003's sharing): the group first copies its block and halo of every input
 whose neighbours the lambda uses into local memory, each element once, waits at a barrier, and its work-items
 (`rows = 4`) read the neighbours from the tile. On the H200 it lost to `streamed` (0.70-0.77 against 0.82-0.85 of
 memcpy bandwidth, bench/RESULTS.md "Stencils"): the L1 cache shares the neighbours as well, without the barrier.
 
 **direct** (CPUs, where local memory is ordinary memory and the caches share; windows whose tiles do not fit in
-local memory; and `SOAC_STENCIL=direct`): a grid-stride loop over the elements; each reads its neighbours from
+local memory; and `stencil=direct`): a grid-stride loop over the elements; each reads its neighbours from
 global memory with plain loads at constant offsets where its window lies inside the array, and with
 boundary-mapped loads elsewhere.
 
@@ -36,12 +36,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 
 from soac import dialect as soac
-from soac.lowering.conversion.kernel_builder import KernelBuilder, LoweringError, tensor_element
+from soac.lowering.conversion.host_lowering import HostLowering
+from soac.lowering.conversion.kernel_builder import KernelBuilder, tensor_element
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.conversion.stencil_access import StencilReads, element_arguments, read_bounded
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from soac.lowering.strategies.maps import grid_stride
@@ -69,9 +68,8 @@ def _bytes(element: object) -> int:
 
 
 def lower_stencil(lw: HostLowering, op: soac.StencilOp) -> None:
-    strategy = os.environ.get("SOAC_STENCIL") or ("streamed" if lw.target.local_tiles else "direct")
-    if strategy not in STRATEGIES:
-        raise LoweringError(f"SOAC_STENCIL must be one of {', '.join(STRATEGIES)}, got '{strategy}'")
+    forced = lw.options.stencil
+    strategy = ("streamed" if lw.target.local_tiles else "direct") if forced == "auto" else forced
     tile = tile_of(op)
     if strategy == "streamed":
         BlockStencil(lw, op, tile, shared=False).lower()

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
+from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.conversion.soac_to_kernel import HostLowering
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd

@@ -105,7 +105,55 @@ def test_lowering_options_force_the_segmented_strategy() -> None:
         assert {k for k in kernels if "segred" in k} == (
             {"row_sums_segred_thread_0"} if strategy == "thread" else {"row_sums_segred_teams_0", "row_sums_segred_parts_0"}
         )
-    with pytest.raises(ValueError, match=r"sl.jit lowering option 'segrid': choose one of segred, segscan"):
+    with pytest.raises(
+        ValueError,
+        match=r"test_tuning.py:\d+: sl.jit lowering option 'segrid' \(did you mean 'segred'\?\): "
+        r"soac-to-kernel's options are target, .*segred, segscan, hist",
+    ):
         sl.jit(row_sums, lowering={"segrid": "teams"})
-    with pytest.raises(ValueError, match=r"sl.jit lowering option segscan='teams': choose one of auto, thread, group"):
+    with pytest.raises(
+        ValueError,
+        match=r"sl.jit lowering option segscan='teams': soac-to-kernel: segscan must be one of auto, "
+        r"thread, group, lookback, got 'teams'",
+    ):
         sl.jit(row_sums, lowering={"segscan": "teams"})
+    with pytest.raises(
+        ValueError, match=r"sl.jit lowering option scan-items='6': soac-to-kernel: scan-items must be a multiple of 4"
+    ):
+        sl.jit(row_sums, lowering={"scan-items": "6"})
+
+
+def segred_kernels(f) -> set[str]:
+    return {k for k in re.findall(r"__kernel void (\w+)", f.opencl()) if "segred" in k}
+
+
+def test_a_tuning_files_lowering_options_apply_and_key_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`soac-to-kernel.OPTION=VALUE` lines set the lowering the thresholds were tuned with; `lowering=` wins over
+    them; the compile cache keys on every option in force, also one the environment sets."""
+    xss = np.arange(12, dtype=np.int32).reshape(3, 4)
+    tuning = tmp_path / "rows.tuning"
+    tuning.write_text("soac-to-kernel.segred=thread\nsuff_outer_par_0=4611686018427387904\n")
+    f = sl.jit(row_sums, tuning=str(tuning))
+    np.testing.assert_array_equal(f(xss), xss.sum(axis=1))
+    assert segred_kernels(f) == {"row_sums_segred_thread_0"}
+    g = sl.jit(row_sums, tuning=str(tuning), lowering={"segred": "teams"})
+    np.testing.assert_array_equal(g(xss), xss.sum(axis=1))
+    assert segred_kernels(g) == {"row_sums_segred_teams_0", "row_sums_segred_parts_0"}
+    assert f.last is not None
+    assert g.last is not None
+    assert f.last.key != g.last.key
+    monkeypatch.setenv("SOAC_SEG_MIN_TEAM", "1")
+    h = sl.jit(row_sums, tuning=str(tuning), lowering={"segred": "teams"})
+    h(xss)
+    assert h.last is not None
+    assert h.last.key != g.last.key
+
+
+def test_a_bad_lowering_option_in_a_tuning_file_is_reported_at_its_line(tmp_path: Path) -> None:
+    tuning = tmp_path / "bad.tuning"
+    tuning.write_text("# tuned\nsoac-to-kernel.hist=global\nsoac-to-kernel.hsit=local\n")
+    with pytest.raises(InputError, match=r"bad\.tuning:3: soac-to-kernel has no option 'hsit' \(did you mean 'hist'\?\)"):
+        sl.jit(row_sums, tuning=str(tuning))
+    tuning.write_text("soac-to-kernel.scan-items=6\n")
+    with pytest.raises(InputError, match=r"bad\.tuning:1: soac-to-kernel: scan-items must be a multiple of 4, got 6"):
+        sl.jit(row_sums, tuning=str(tuning))

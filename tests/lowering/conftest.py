@@ -57,7 +57,7 @@ def assert_same(expected: Sequence[object], got: Sequence[object], rtol: float =
 
 
 def check(
-    module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None, **options: int
+    module: ModuleOp, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None, **options: object
 ) -> None:
     """The OpenCL results of `@name` equal the interpreter's."""
     expected = interpret(module, name, args, thresholds)
@@ -69,7 +69,7 @@ def check(
 def differential():
     """`differential(text, name, args, thresholds=None, **options)`: parse `text`, compare interpreter and OpenCL."""
 
-    def run(text: str, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None, **options: int) -> None:
+    def run(text: str, name: str, args: Sequence[object], thresholds: Mapping[str, int] | None = None, **options: object) -> None:
         check(parse(text), name, args, thresholds, **options)
 
     return run

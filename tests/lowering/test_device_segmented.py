@@ -19,7 +19,6 @@ from soac.context import make_context
 from soac.interpreter import run_function as interpret
 from soac.lowering.conversion.kernel_builder import LoweringError
 from soac.lowering.runtime import Program, compile_module
-from soac.lowering.strategies import lookback_scan
 from soac.parsing import parse_module
 
 from .conftest import assert_same
@@ -116,10 +115,8 @@ def compile_for(text: str, target: str, **strategy: str) -> Program:
     `test_lookback_warps.py` makes the look-back scan's."""
     module = parse_module(make_context(), text, "segmented.mlir")
     if target == "emulated-warps":
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(lookback_scan, "NVIDIA_GROUP", 32)
-            patch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
-            return compile_module(module, "pocl", group_size=32, max_groups=8, target=target, **strategy)
+        tiles = {"scan_group": 32, "scan_items": 8}
+        return compile_module(module, "pocl", group_size=32, max_groups=8, target=target, **tiles, **strategy)
     return compile_module(module, "pocl", group_size=group_size(target), max_groups=8, target=target, **strategy)
 
 
@@ -295,13 +292,12 @@ func.func @main(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 
 @pytest.mark.slow
-def test_a_neutral_element_that_is_none_gives_the_interpreters_results(rng, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_neutral_element_that_is_none_gives_the_interpreters_results(rng) -> None:
     """LocVolCalib's `scan maximum 1 ...` (1 is no identity of max): on a look-back target `auto` must not take the
     flat look-back scan, which starts each segment without the neutral element (found on the H200)."""
-    monkeypatch.setattr(lookback_scan, "NVIDIA_GROUP", 32)
-    monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
     module = parse_module(make_context(), RUNNING_MAX_FROM_ONE, "running_max.mlir")
-    program = compile_module(module, "pocl", scan="lookback", target="emulated-warps", group_size=32)
+    options = {"scan": "lookback", "target": "emulated-warps", "group_size": 32, "scan_group": 32, "scan_items": 8}
+    program = compile_module(module, "pocl", **options)
     for shape in [(3, 5), (4, 300), (40, 7)]:
         x = rng.uniform(-2, 2, shape).astype(np.float32)
         (expected,) = interpret(module, "main", [x])

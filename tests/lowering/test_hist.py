@@ -1,5 +1,5 @@
-"""`soac.hist` on OpenCL against the interpreter: every lowering strategy forced (SOAC_HIST) with every update
-method (hardware atomics on i32 and i64, compare-and-swap on 32/64-bit values, packed compare-and-swap, locks),
+"""`soac.hist` on OpenCL against the interpreter: every lowering strategy forced (soac-to-kernel's `hist` option) with
+every update method (hardware atomics on i32 and i64, compare-and-swap on 32/64-bit values, packed compare-and-swap, locks),
 out-of-bounds and colliding bins, empty inputs, bin counts around each strategy's capacity, histograms in the
 rows of a map (any operator), and clear refusals of what cannot be lowered."""
 
@@ -40,10 +40,11 @@ ATOMIC_OPS = {
 }
 
 
-def same_results(text: str, args: list[object]) -> tuple[object, ...]:
+def same_results(text: str, args: list[object], **lowering: object) -> tuple[object, ...]:
+    """The interpreter's results, which the program compiled with soac-to-kernel's options `lowering` must give."""
     module = parse_module(make_context(), text, "hist.mlir")
     expected = interpret(module, "main", args)
-    got = compile_module(module).call("main", args)
+    got = compile_module(module, **lowering).call("main", args)
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
     return expected
@@ -53,17 +54,15 @@ STRATEGIES = ["global", "local", "copies", "passes"]
 
 
 @pytest.fixture(params=STRATEGIES)
-def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each lowering strategy of a top-level histogram, forced (histogram.py's SOAC_HIST)."""
-    monkeypatch.setenv("SOAC_HIST", request.param)
+def strategy(request: pytest.FixtureRequest) -> str:
+    """Each lowering strategy of a top-level histogram (soac-to-kernel's `hist` option)."""
     return request.param
 
 
 @pytest.mark.parametrize("strategy_name", ["global", "local"])
 @pytest.mark.parametrize("op", sorted(ATOMIC_OPS))
 @pytest.mark.parametrize("element", ["i32", "i64"])
-def test_atomic_operators(op: str, element: str, strategy_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", strategy_name)
+def test_atomic_operators(op: str, element: str, strategy_name: str) -> None:
     dtype = np.int32 if element == "i32" else np.int64
     rng = np.random.default_rng(len(op))
     is_ = rng.integers(-3, 40, 5000).astype(np.int32)
@@ -71,7 +70,7 @@ def test_atomic_operators(op: str, element: str, strategy_name: str, monkeypatch
     bins = rng.integers(-100, 100, 37).astype(dtype)
     info = np.iinfo(dtype)
     neutral = {"arith.andi": -1, "arith.minui": -1, "arith.minsi": info.max, "arith.maxsi": info.min}.get(op, 0)
-    same_results(hist_program(element, op, "i32"), [is_, ws, bins, dtype(neutral)])
+    same_results(hist_program(element, op, "i32"), [is_, ws, bins, dtype(neutral)], hist=strategy_name)
 
 
 def test_float_sums(strategy: str) -> None:
@@ -82,13 +81,13 @@ def test_float_sums(strategy: str) -> None:
     ws = rng.integers(-8, 8, 40000).astype(np.float32)
     for bins in (16, 5000):
         start = rng.integers(-5, 5, bins).astype(np.float32)
-        same_results(hist_program("f32", "arith.addf", "i32"), [is_ % (bins + 3) - 1, ws, start, np.float32(0)])
+        args = [is_ % (bins + 3) - 1, ws, start, np.float32(0)]
+        same_results(hist_program("f32", "arith.addf", "i32"), args, hist=strategy)
 
 
-def test_atomics_in_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", "global")
+def test_atomics_in_the_kernel() -> None:
     module = parse_module(make_context(), hist_program("i32", "arith.maxui", "i32"), "hist.mlir")
-    source = opencl_source(lower_module(module))
+    source = opencl_source(lower_module(module, hist="global"))
     assert "atomic_max((volatile __global uint*)&h[j], (uint)w)" in source  # umax: the unsigned atomic
     assert "const bool in_bounds = (ulong)j < (ulong)bins_d0;" in source  # unsigned: negative bins are out
 
@@ -105,8 +104,8 @@ def argmax_args(is_: np.ndarray, bins: int, seed: int) -> list[object]:
 
 
 def method_case(method: str, bins: int, rows: int = 6000, seed: int = 1) -> tuple[str, list[object], str | None]:
-    """A program whose operator takes `method` (the update forced with SOAC_HIST_UPDATE where it is not the
-    first choice), its arguments, and the forced update."""
+    """A program whose operator takes `method` (the update forced with soac-to-kernel's `hist-update` where it is
+    not the first choice), its arguments, and the forced update."""
     rng = np.random.default_rng(seed)
     is_ = rows_for(bins, rows, seed)
     if method == "atomic-i32":
@@ -144,13 +143,10 @@ QUICK = {("local", m) for m in METHODS} | {(s, m) for s in STRATEGIES for m in (
     ("strategy_name", "method"),
     [pytest.param(s, m, marks=() if (s, m) in QUICK else pytest.mark.slow, id=f"{s}-{m}") for s in STRATEGIES for m in METHODS],
 )
-def test_every_strategy_with_every_update_method(strategy_name: str, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_strategy_with_every_update_method(strategy_name: str, method: str) -> None:
     """Colliding bins (37 of them for 6000 rows) and out-of-bounds ones, with each method in each strategy."""
-    monkeypatch.setenv("SOAC_HIST", strategy_name)
     text, args, forced = method_case(method, 37)
-    if forced:
-        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
-    same_results(text, args)
+    same_results(text, args, hist=strategy_name, hist_update=forced or "auto")
 
 
 @pytest.mark.parametrize(
@@ -172,107 +168,98 @@ def test_every_strategy_with_every_update_method(strategy_name: str, method: str
         ("global", "lock", 1),
     ],
 )
-def test_bin_counts_around_each_strategys_capacity(
-    strategy_name: str, method: str, bins: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SOAC_HIST", strategy_name)
+def test_bin_counts_around_each_strategys_capacity(strategy_name: str, method: str, bins: int) -> None:
     text, args, forced = method_case(method, bins, rows=20000, seed=bins)
-    if forced:
-        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
-    same_results(text, args)
+    same_results(text, args, hist=strategy_name, hist_update=forced or "auto")
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_random_strategies_methods_and_sizes(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_random_strategies_methods_and_sizes(seed: int) -> None:
     """A random strategy, update method, bin count (0 to 9000, across every capacity) and row count per seed."""
     rng = np.random.default_rng(1000 + seed)
     strategy_name = STRATEGIES[rng.integers(len(STRATEGIES))]
     method = METHODS[rng.integers(len(METHODS))]
     bins, rows = int(rng.integers(0, 9000)), int(rng.integers(0, 20000))
-    monkeypatch.setenv("SOAC_HIST", strategy_name)
     text, args, forced = method_case(method, bins, rows=rows, seed=seed)
-    if forced:
-        monkeypatch.setenv("SOAC_HIST_UPDATE", forced)
-    same_results(text, args)
+    same_results(text, args, hist=strategy_name, hist_update=forced or "auto")
 
 
 @pytest.mark.parametrize(
     ("strategy_name", "copies", "bins"), [("copies", 1, 50), ("copies", 3, 50), ("local", 1, 5000), ("local", 3, 5000)]
 )
-def test_forced_numbers_of_global_copies(strategy_name: str, copies: int, bins: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_forced_numbers_of_global_copies(strategy_name: str, copies: int, bins: int) -> None:
     """`local` beyond local memory with one copy, which would be all, updates the bins themselves."""
-    monkeypatch.setenv("SOAC_HIST", strategy_name)
-    monkeypatch.setenv("SOAC_HIST_COPIES", str(copies))
     for method in ("cas-i32", "lock"):
         text, args, _ = method_case(method, bins, rows=3000)
-        same_results(text, args)
+        same_results(text, args, hist=strategy_name, hist_copies=copies)
 
 
 def test_the_strategy_shows_in_the_kernel(strategy: str) -> None:
     module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
-    source = opencl_source(lower_module(module))
+    source = opencl_source(lower_module(module, hist=strategy))
     assert f"__kernel void main_hist_{strategy}_0(" in source
     assert ("__local int sub[4096];" in source) == (strategy in ("local", "passes"))
     assert ("__kernel void main_hist_merge_0(" in source) == (strategy in ("local", "copies"))
 
 
-def test_f32_sums_use_ptx_atomics_on_nvidia(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", "local")
+def test_f32_sums_use_ptx_atomics_on_nvidia() -> None:
     text = hist_program("f32", "arith.addf", "i32")
-    nvidia = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir"), target="nvidia"))
+    nvidia = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir"), target="nvidia", hist="local"))
     assert 'asm volatile("atom.global.add.f32 %0, [%1], %2;"' in nvidia
     assert 'asm volatile("atom.shared.add.f32 %0, [%1], %2;"' in nvidia
     assert "atomic_cmpxchg" not in nvidia
-    generic = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir")))
+    generic = opencl_source(lower_module(parse_module(make_context(), text, "hist.mlir"), hist="local"))
     assert "atom.global" not in generic
     assert "atomic_cmpxchg((volatile __local uint *)p, old.u, next.u)" in generic
 
 
-def test_the_update_methods_show_in_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", "global")
-    packed = opencl_source(lower_module(parse_module(make_context(), ARGMAX, "hist.mlir")))
+def test_the_update_methods_show_in_the_kernel() -> None:
+    packed = opencl_source(lower_module(parse_module(make_context(), ARGMAX, "hist.mlir"), hist="global"))
     assert "__kernel void main_hist_pack_0(" in packed
     assert "const long seen = atom_cmpxchg(&bins[bin], old, packed);" in packed
     assert "__kernel void main_hist_unpack_0(" in packed
-    locked = opencl_source(lower_module(parse_module(make_context(), MAX_ARGMAX_COUNT, "hist.mlir")))
+    locked = opencl_source(lower_module(parse_module(make_context(), MAX_ARGMAX_COUNT, "hist.mlir"), hist="global"))
     assert "const int was = atomic_cmpxchg(&locks[bin], 0, 1);" in locked
     assert "atomic_xchg(&locks[bin], 0);" in locked
 
 
 def test_an_unknown_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", "shared")
+    """As an option, or through the environment variable that the runtime maps onto it."""
     module = parse_module(make_context(), hist_program("i32", "arith.addi", "i32"), "hist.mlir")
-    with pytest.raises(LoweringError, match="SOAC_HIST must be one of global, local, copies, passes, got 'shared'"):
+    with pytest.raises(ValueError, match="soac-to-kernel: hist must be one of auto, global, local, copies, passes, got 'shared'"):
+        lower_module(module, hist="shared")
+    monkeypatch.setenv("SOAC_HIST", "shared")
+    with pytest.raises(ValueError, match="SOAC_HIST=shared: soac-to-kernel: hist must be one of auto, global"):
         lower_module(module)
 
 
-def test_a_forced_update_method_must_apply(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_forced_update_method_must_apply() -> None:
     module = parse_module(make_context(), ARGMAX, "hist.mlir")
-    monkeypatch.setenv("SOAC_HIST_UPDATE", "cas")
     with pytest.raises(
         LoweringError,
-        match=r"'soac.hist' at hist.mlir:\d+:\d+: SOAC_HIST_UPDATE=cas does not apply here \(applicable: packed, lock\)",
+        match=r"'soac.hist' at hist.mlir:\d+:\d+: soac-to-kernel's hist-update=cas does not apply here \(applicable: "
+        r"packed, lock\)",
     ):
-        lower_module(module)
-    monkeypatch.setenv("SOAC_HIST_UPDATE", "spin")
-    with pytest.raises(LoweringError, match="SOAC_HIST_UPDATE must be one of atomic, cas, packed, lock, got 'spin'"):
-        lower_module(module)
+        lower_module(module, hist_update="cas")
+    with pytest.raises(ValueError, match="soac-to-kernel: hist-update must be one of auto, cas, packed, lock, got 'spin'"):
+        lower_module(module, hist_update="spin")
 
 
 def test_every_row_in_one_bin_and_none_in_bounds(strategy: str) -> None:
     program = hist_program("i32", "arith.addi", "i32")
     ones = np.ones(10000, np.int32)
-    (h,) = same_results(program, [np.full(10000, 3, np.int32), ones, np.zeros(4, np.int32), np.int32(0)])
+    (h,) = same_results(program, [np.full(10000, 3, np.int32), ones, np.zeros(4, np.int32), np.int32(0)], hist=strategy)
     np.testing.assert_array_equal(h, [0, 0, 0, 10000])
-    (h,) = same_results(program, [np.full(100, -1, np.int32), ones[:100], np.arange(4, dtype=np.int32), np.int32(0)])
+    args = [np.full(100, -1, np.int32), ones[:100], np.arange(4, dtype=np.int32), np.int32(0)]
+    (h,) = same_results(program, args, hist=strategy)
     np.testing.assert_array_equal(h, [0, 1, 2, 3])
-    same_results(program, [np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), np.int32(0)])
+    same_results(program, [np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32), np.int32(0)], hist=strategy)
 
 
 def test_empty_inputs_with_locks_and_packing(strategy: str) -> None:
     empty = np.zeros(0, np.int32)
-    same_results(ARGMAX, argmax_args(empty, 5, 0))
-    same_results(MAX_ARGMAX_COUNT, [*argmax_args(empty, 5, 0), np.arange(5, dtype=np.int32)])
+    same_results(ARGMAX, argmax_args(empty, 5, 0), hist=strategy)
+    same_results(MAX_ARGMAX_COUNT, [*argmax_args(empty, 5, 0), np.arange(5, dtype=np.int32)], hist=strategy)
 
 
 @pytest.mark.parametrize("shape", [(5, 40), (0, 3), (2, 0)])
@@ -341,7 +328,7 @@ def hist_into_fresh_args(n: int) -> list[object]:
 def test_hist_into_fresh_arrays(strategy: str, n: int) -> None:
     """A hist updates a replicate made for it alone in place; one made outside the loop that runs the hist, or
     that another op reads, is copied first (each iteration starts from zeros)."""
-    same_results(HIST_INTO_FRESH, hist_into_fresh_args(n))
+    same_results(HIST_INTO_FRESH, hist_into_fresh_args(n), hist=strategy)
 
 
 def test_hist_into_fresh_arrays_copies_only_what_others_see() -> None:

@@ -48,10 +48,9 @@ def inputs(shape: tuple[int, int, int], dtype: type, seed: int = 0) -> tuple[np.
 
 
 @pytest.mark.parametrize("strategy", ["global", "local", "copies", "passes"])
-def test_sums_of_rows_by_every_hist_strategy(strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOAC_HIST", strategy)
+def test_sums_of_rows_by_every_hist_strategy(strategy: str) -> None:
     module = parse(rows_program("f32", "arith.addf"))
-    program = compile_module(module)
+    program = compile_module(module, hist=strategy)
     assert f"main_hist_{strategy}_0" in program.source  # the hist of elements runs by the strategy forced
     for shape in SHAPES:
         cs, ps, dest = inputs(shape, np.float32)

@@ -5,7 +5,7 @@ The look-back strategy is forced on the CPU device (`scan="lookback"`, serial lo
 32 work-items a tile is 512 elements and a block 32 tiles, so the sizes below cover no element, one, a tile less
 one, a tile, a tile and one, several tiles with a partial last one, one full block and a block and one, and
 several blocks with a partial last one: the last tile of a block, and the last block, do the combining. Blocks of
-2 tiles (`lookback_reduce.FAN_IN`) make more blocks than work-items at the largest size.
+2 tiles (soac-to-kernel's `scan-reduce-fan-in`) make more blocks than work-items at the largest size.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from soac.dialect import ScanomapOp
 from soac.interpreter import run_function as interpret
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module
-from soac.lowering.strategies import lookback_reduce
 from soac.lowering.strategies.choice import fuses_scan_reduce
 from soac.parsing import parse_module
 from soac.passes.soac_flatten import SoacFlattenPass
@@ -51,10 +50,10 @@ def expected_bench(xs: np.ndarray) -> list[object]:
 
 
 @pytest.mark.parametrize("fan_in", [0, 2])
-def test_bench_program_in_one_kernel(parse, rng, monkeypatch, fan_in: int) -> None:
+def test_bench_program_in_one_kernel(parse, rng, fan_in: int) -> None:
     """Prefix sums, sum and max of 3x+1 (FU-23 with a second reduction): the init and look-back kernels only."""
-    monkeypatch.setattr(lookback_reduce, "FAN_IN", fan_in)
-    program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP)
+    module = fused_bench_program(parse)
+    program = compile_module(module, "pocl", scan="lookback", group_size=GROUP, scan_reduce_fan_in=fan_in)
     kernels = [line for line in program.source.splitlines() if line.startswith("__kernel")]
     assert [k.split("(")[0].split()[-1] for k in kernels] == ["main_scan_init_0", "main_scan_lookback_0"]
     for n in SIZES:
@@ -63,10 +62,9 @@ def test_bench_program_in_one_kernel(parse, rng, monkeypatch, fan_in: int) -> No
             np.testing.assert_array_equal(got, expected, err_msg=f"n={n}")
 
 
-def test_split_on_request(parse, rng, monkeypatch) -> None:
-    """SOAC_SCAN_REDUCE=split gives the scanomap's and the redomap's kernels, with the same results."""
-    monkeypatch.setenv("SOAC_SCAN_REDUCE", "split")
-    program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP)
+def test_split_on_request(parse, rng) -> None:
+    """soac-to-kernel's `scan-reduce=split` gives the scanomap's and the redomap's kernels, with the same results."""
+    program = compile_module(fused_bench_program(parse), "pocl", scan="lookback", group_size=GROUP, scan_reduce="split")
     assert "main_reduce_0" in program.source
     assert "main_scan_lookback_0" in program.source
     xs = rng.integers(-100, 100, 3 * TILE + 7).astype(np.int32)
@@ -74,10 +72,9 @@ def test_split_on_request(parse, rng, monkeypatch) -> None:
         np.testing.assert_array_equal(got, expected)
 
 
-def test_bad_mode_is_refused(parse, monkeypatch) -> None:
-    monkeypatch.setenv("SOAC_SCAN_REDUCE", "both")
+def test_bad_mode_is_refused(parse) -> None:
     with pytest.raises(ValueError, match="scan-reduce must be one of fused, split, got 'both'"):
-        lower_module(fused_bench_program(parse), 32, 8, "lookback")
+        lower_module(fused_bench_program(parse), 32, 8, "lookback", scan_reduce="both")
 
 
 def test_other_strategies_split(parse) -> None:
@@ -187,11 +184,10 @@ def _args(name: str, n: int, rng: np.random.Generator) -> list[object]:
 @pytest.mark.parametrize(("name", "text"), [("post", POST_NON_COMMUTATIVE), ("types", WIDE_AND_NARROW)])
 @pytest.mark.parametrize("fan_in", [0, 2])
 @pytest.mark.slow
-def test_operators_and_types(parse, assert_same, rng, monkeypatch, name: str, text: str, fan_in: int) -> None:
+def test_operators_and_types(parse, assert_same, rng, name: str, text: str, fan_in: int) -> None:
     """With blocks of 2 tiles, the largest size makes 36 blocks: the last block's work-items fold two each."""
-    monkeypatch.setattr(lookback_reduce, "FAN_IN", fan_in)
     module = parse(text)
-    program = compile_module(module, "pocl", scan="lookback", group_size=GROUP)
+    program = compile_module(module, "pocl", scan="lookback", group_size=GROUP, scan_reduce_fan_in=fan_in)
     assert "main_reduce" not in program.source
     assert "f_scan_lookback_0" in program.source
     for n in SIZES:

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module
-from soac.lowering.strategies import lookback_scan
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -33,23 +32,24 @@ def fused(parse, name: str):
 
 
 @pytest.fixture
-def one_warp_groups(monkeypatch) -> None:
-    monkeypatch.setattr(lookback_scan, "NVIDIA_GROUP", 32)
-    monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
+def one_warp_groups() -> dict[str, int]:
+    """soac-to-kernel's options for look-back tiles of one warp (emulated warps need work-groups of one warp)."""
+    return {"scan_group": 32, "scan_items": 8}
 
 
-def test_map_scan(differential, rng, one_warp_groups) -> None:
+def test_map_scan(differential, rng, one_warp_groups: dict[str, int]) -> None:
     """The unfused map->scan: a look-back scan of one value (the map is its own kernel)."""
     for n in SIZES:
         xs = rng.integers(-100, 100, n).astype(np.int32)
-        differential(program_text("map_scan"), "main", [xs], device="pocl", scan="lookback", target="emulated-warps")  # pyright: ignore[reportCallIssue]
+        options = {"device": "pocl", "scan": "lookback", "target": "emulated-warps", **one_warp_groups}
+        differential(program_text("map_scan"), "main", [xs], **options)  # pyright: ignore[reportCallIssue]
 
 
 @pytest.mark.slow
-def test_fused_one_and_two_values(parse, rng, one_warp_groups) -> None:
+def test_fused_one_and_two_values(parse, rng, one_warp_groups: dict[str, int]) -> None:
     """The fused map->scan (one value) and the horizontally fused scan_scan ((+) and max: two status words)."""
-    map_scan = compile_module(fused(parse, "map_scan"), "pocl", scan="lookback", target="emulated-warps")
-    scan_scan = compile_module(fused(parse, "scan_scan"), "pocl", scan="lookback", target="emulated-warps")
+    map_scan = compile_module(fused(parse, "map_scan"), "pocl", scan="lookback", target="emulated-warps", **one_warp_groups)
+    scan_scan = compile_module(fused(parse, "scan_scan"), "pocl", scan="lookback", target="emulated-warps", **one_warp_groups)
     for n in SIZES:
         xs = rng.integers(-100, 100, n).astype(np.int32)
         (got,) = map_scan.call("main", [xs])
@@ -60,17 +60,19 @@ def test_fused_one_and_two_values(parse, rng, one_warp_groups) -> None:
 
 
 @pytest.mark.slow
-def test_segscan(differential, rng, one_warp_groups) -> None:
+def test_segscan(differential, rng, one_warp_groups: dict[str, int]) -> None:
     """A segmented scan with rows shorter than a tile, rows over several tiles, 64 rows of 260 over 256-element
     tiles (the row-major kernel), and rows of whole tiles (the kernel without segment flags)."""
     for m, n in ((3, 5), (5, 1000), (64, 260), (3, 512), (64, 256)):
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
-        differential(program_text("segscan"), "main", [xss], device="pocl", scan="lookback", target="emulated-warps")  # pyright: ignore[reportCallIssue]
+        options = {"device": "pocl", "scan": "lookback", "target": "emulated-warps", **one_warp_groups}
+        differential(program_text("segscan"), "main", [xss], **options)  # pyright: ignore[reportCallIssue]
 
 
-def test_emulated_warps_source(parse, one_warp_groups) -> None:
+def test_emulated_warps_source(parse, one_warp_groups: dict[str, int]) -> None:
     """The emulated target prints no inline PTX: shuffles and ballots go through a local array between barriers."""
-    text = opencl_source(lower_module(fused(parse, "map_scan"), 32, 8, "lookback", target="emulated-warps"))
+    module = fused(parse, "map_scan")
+    text = opencl_source(lower_module(module, 32, 8, "lookback", target="emulated-warps", **one_warp_groups))
     assert "asm" not in text
     assert "__local int lanes[32];" in text
     assert "lanes[((int)get_local_id(0) & 31)] = " in text
@@ -101,10 +103,13 @@ def test_two_values_publish_paired_status_words(parse, target: str) -> None:
 
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "split"])
 @pytest.mark.parametrize("target", ["emulated-warps", "generic"])
-def test_two_values_paired_or_split(parse, rng, monkeypatch, one_warp_groups, paired: bool, target: str) -> None:
+def test_two_values_paired_or_split(parse, rng, one_warp_groups: dict[str, int], paired: bool, target: str) -> None:
     """scan_scan ((+) and max) is right with the status words paired and with one array per value."""
-    monkeypatch.setattr(lookback_scan, "PAIRED_STATUS", paired)
-    program = compile_module(fused(parse, "scan_scan"), "pocl", scan="lookback", target=target)
+    status = "paired" if paired else "split"
+    program = compile_module(
+        fused(parse, "scan_scan"), "pocl", scan="lookback", target=target, scan_status=status, **one_warp_groups
+    )
+    assert ("status_pairs" in program.source) == paired
     for n in (1, 257, 256 * 40 + 5):
         xs = rng.integers(-100, 100, n).astype(np.int32)
         sums, maxs = program.call("main", [xs])
@@ -133,12 +138,12 @@ func.func @main(%xs: tensor<?xi32>, %fs: tensor<?xf32>) -> (tensor<?xi32>, tenso
 
 
 @pytest.mark.parametrize("target", ["emulated-warps", "generic"])
-def test_three_values_pad_their_status_words_to_two_pairs(parse, rng, one_warp_groups, target: str) -> None:
+def test_three_values_pad_their_status_words_to_two_pairs(parse, rng, one_warp_groups: dict[str, int], target: str) -> None:
     """Three published values: four words per tile (the last carries only the flag), read and written as two pairs."""
     module = parse(THREE_VALUES)
-    text = opencl_source(lower_module(parse(THREE_VALUES), 32, 8, "lookback", target=target))
+    text = opencl_source(lower_module(parse(THREE_VALUES), 32, 8, "lookback", target=target, **one_warp_groups))
     assert text.count("*(const volatile __global long2*)(status_pairs + ") == 2
-    program = compile_module(module, "pocl", scan="lookback", target=target)
+    program = compile_module(module, "pocl", scan="lookback", target=target, **one_warp_groups)
     for n in (1, 257, 256 * 40 + 5):
         xs = rng.integers(-100, 100, n).astype(np.int32)
         fs = rng.integers(-8, 8, n).astype(np.float32)

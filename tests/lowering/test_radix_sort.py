@@ -75,9 +75,8 @@ def test_opencl_sorts_as_written():
 @pytest.mark.slow
 @pytest.mark.parametrize("scan", ["lookback", "reduce-then-scan"])
 @pytest.mark.parametrize("hist", ["local", "global"])
-def test_opencl_strategies(scan: str, hist: str, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("SOAC_HIST", hist)
-    program = compile_module(load("soac-fuse"), "pocl", scan=scan)
+def test_opencl_strategies(scan: str, hist: str):
+    program = compile_module(load("soac-fuse"), "pocl", scan=scan, hist=hist)
     for kind, n in [("random", 5003), ("duplicates", 1024), ("top_bit", 1), ("random", 0)]:
         keys = keys_of(kind, n)
         (result,) = program.call("main", [keys])

@@ -15,7 +15,6 @@ from soac.context import make_context
 from soac.dialect import ThresholdOp
 from soac.interpreter import SoacRuntimeError
 from soac.interpreter import run_function as interpret
-from soac.lowering.conversion.kernel_builder import LoweringError
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import ProgramError, compile_module, lower_module
 from soac.lowering.strategies.histogram import STRATEGIES
@@ -46,8 +45,8 @@ def assert_same(got: tuple[object, ...], expected: tuple[object, ...], what: str
 
 
 @pytest.fixture(params=["atomic", "segment"])
-def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("SOAC_SEGHIST", request.param)
+def strategy(request: pytest.FixtureRequest) -> str:
+    """soac-to-kernel's `seghist` option."""
     return request.param
 
 
@@ -60,14 +59,14 @@ def seghist_args(shape: tuple[int, int], seed: int) -> list[object]:
 
 def test_seghist_with_an_atomic(strategy: str) -> None:
     module = parse_module(make_context(), seghist_program(ADD), "seghist.mlir")
-    assert f"main_seghist_{strategy}_0(" in opencl_source(lower_module(module))
-    program = compile_module(module)
+    assert f"main_seghist_{strategy}_0(" in opencl_source(lower_module(module, seghist=strategy))
+    program = compile_module(module, seghist=strategy)
     for k, shape in enumerate(SHAPES_2D):
         args = seghist_args(shape, k)
         assert_same(program.call("main", args), interpret(module, "main", args), f"shape {shape}")
 
 
-def test_seghist_without_an_atomic(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_seghist_without_an_atomic() -> None:
     module = parse_module(make_context(), seghist_program(ABS_ADD), "seghist.mlir")
     source = opencl_source(lower_module(module))
     assert "main_seghist_segment_0(" in source
@@ -76,19 +75,23 @@ def test_seghist_without_an_atomic(monkeypatch: pytest.MonkeyPatch) -> None:
     for k, shape in enumerate(SHAPES_2D):
         args = seghist_args(shape, k)
         assert_same(program.call("main", args), interpret(module, "main", args), f"shape {shape}")
-    monkeypatch.setenv("SOAC_SEGHIST", "atomic")  # where the operator has no atomic, the per-segment kernel still
-    assert "main_seghist_segment_0(" in opencl_source(lower_module(module))
+    # where the operator has no atomic, the per-segment kernel still
+    assert "main_seghist_segment_0(" in opencl_source(lower_module(module, seghist="atomic"))
 
 
 def test_an_unknown_strategy_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As an option, or through the environment variable the runtime maps onto it."""
+    module = parse_module(make_context(), seghist_program(ADD), "seghist.mlir")
+    with pytest.raises(ValueError, match="soac-to-kernel: seghist must be one of atomic, segment, got 'local'"):
+        lower_module(module, seghist="local")
     monkeypatch.setenv("SOAC_SEGHIST", "local")
-    with pytest.raises(LoweringError, match="SOAC_SEGHIST must be one of atomic, segment, got 'local'"):
-        lower_module(parse_module(make_context(), seghist_program(ADD), "seghist.mlir"))
+    with pytest.raises(ValueError, match="SOAC_SEGHIST=local: soac-to-kernel: seghist must be one of atomic, segment"):
+        lower_module(module)
 
 
 def test_two_segment_dimensions_and_two_destinations(strategy: str) -> None:
     module = parse_module(make_context(), SEGHIST_3D, "seghist.mlir")
-    program = compile_module(module)
+    program = compile_module(module, seghist=strategy)
     for k, shape in enumerate([(2, 3, 50), (3, 0, 4), (1, 2, 0), (0, 2, 2)]):
         iss = np.random.default_rng(k).integers(-5, 20, shape).astype(np.int32)
         args = [
@@ -135,12 +138,10 @@ SHAPES = {"map_map": [(2, 3, 40), (0, 2, 3), (2, 0, 3), (2, 2, 0)]}
 @pytest.mark.parametrize(
     ("mode", "seghist_strategy"), [("moderate", ""), ("full", "atomic"), ("full", "segment"), ("incremental", "")]
 )
-def test_flattened_map_hist(mode: str, seghist_strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flattened_map_hist(mode: str, seghist_strategy: str) -> None:
     """Each program of `MAP_HIST_PROGRAMS`, flattened, on OpenCL gives the interpreter's results on the original."""
-    if seghist_strategy:
-        monkeypatch.setenv("SOAC_SEGHIST", seghist_strategy)
     original, module = flattened_module(mode)
-    program = compile_module(module)
+    program = compile_module(module, seghist=seghist_strategy or "atomic")
     for name in sorted(MAP_HIST_PROGRAMS):
         versions = every_version(module, name)
         assert len(versions) == 1, name  # a histogram makes no version worth it (Futhark's heuristics count it 0)
@@ -195,20 +196,19 @@ func.func @main(%xs: tensor<?xi32>, %ws: tensor<?xi64>, %bins: index) -> (tensor
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_fused_hist_pair_with_atomics(strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fused_hist_pair_with_atomics(strategy: str) -> None:
     """Horizontal fusion makes one hist of three destinations; every strategy applies it with an atomic per
     destination (in local subhistograms too)."""
-    monkeypatch.setenv("SOAC_HIST", strategy)
     original = parse_module(make_context(), HIST_PAIR, "pair.mlir")
     ctx = make_context()
     module = parse_module(ctx, HIST_PAIR, "pair.mlir")
     SoacFusePass().apply(ctx, module)
     hists = [op for op in module.walk() if op.name == "soac.hist"]
     assert [len(op.results) for op in hists] == [3]
-    source = opencl_source(lower_module(module))
+    source = opencl_source(lower_module(module, hist=strategy))
     assert f"main_hist_{strategy}_0(" in source
     assert all(f"{atomic}(" in source for atomic in ("atomic_add", "atom_max", "atom_xor"))  # i32 add, i64 max and xor
-    program = compile_module(module)
+    program = compile_module(module, hist=strategy)
     rng = np.random.default_rng(3)
     for n, bins in [(5000, 7), (0, 7), (100, 3), (50, 0)]:
         args = [rng.integers(-10, 30, n).astype(np.int32), rng.integers(-(2**40), 2**40, n).astype(np.int64), bins]
@@ -219,8 +219,8 @@ def test_f32_sums_by_compare_and_swap(strategy: str) -> None:
     """f32 (+) per segment: a compare-and-swap loop on the bits per point (`atomic`) or plain adds (`segment`);
     integer-valued weights keep the sums exact in any order."""
     module = parse_module(make_context(), seghist_program("%s = arith.addf %a, %b : f32", "f32"), "seghist.mlir")
-    assert f"main_seghist_{strategy}_0(" in opencl_source(lower_module(module))
-    program = compile_module(module)
+    assert f"main_seghist_{strategy}_0(" in opencl_source(lower_module(module, seghist=strategy))
+    program = compile_module(module, seghist=strategy)
     rng = np.random.default_rng(5)
     for shape in [(7, 500), (0, 3), (2, 0)]:
         args = [
@@ -240,8 +240,8 @@ def test_flattened_map_hist_updates_its_fresh_bins_in_place(strategy: str) -> No
     original = parse_module(ctx, ROWS, "rows.mlir")
     module = parse_module(ctx, ROWS, "rows.mlir")
     SoacFlattenPass(mode="full").apply(ctx, module)
-    assert [op for op in lower_module(module).walk() if isinstance(op, CopyOp)] == []
-    program = compile_module(module)
+    assert [op for op in lower_module(module, seghist=strategy).walk() if isinstance(op, CopyOp)] == []
+    program = compile_module(module, seghist=strategy)
     for k, shape in enumerate([(6, 45), (0, 4), (3, 0)]):
         args = map_hist_args("rows", shape, k)
         assert_same(program.call("main", args), interpret(original, "main", args), f"shape {shape}")

@@ -33,27 +33,22 @@ from stencil_programs import (  # pyright: ignore[reportMissingImports]
 ROOT = Path(__file__).resolve().parents[2]
 
 STRATEGIES = {
-    "streamed": ("generic", None),
-    "tiled": ("generic", "tiled"),
-    "direct": ("cpu", None),
-    "direct-strided": ("generic", "direct"),
+    "streamed": {"target": "generic"},
+    "tiled": {"target": "generic", "stencil": "tiled"},
+    "direct": {"target": "cpu"},
+    "direct-strided": {"target": "generic", "stencil": "direct"},
 }
 
 
 @pytest.fixture(params=sorted(STRATEGIES))
-def target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The target to lower for, with SOAC_STENCIL set for the strategy."""
-    target, forced = STRATEGIES[request.param]
-    if forced:
-        monkeypatch.setenv("SOAC_STENCIL", forced)
-    else:
-        monkeypatch.delenv("SOAC_STENCIL", raising=False)
-    return target
+def target(request: pytest.FixtureRequest) -> dict[str, str]:
+    """The soac-to-kernel options of each strategy: the target, and the `stencil` option where it is forced."""
+    return STRATEGIES[request.param]
 
 
-def check_all(parse, text: str, windows, shapes, target: str, inputs: int, tile_sizes=None) -> None:
+def check_all(parse, text: str, windows, shapes, target: dict[str, str], inputs: int, tile_sizes=None) -> None:
     module = with_tile_sizes(parse(text), tile_sizes)
-    program = compile_module(module, target=target)
+    program = compile_module(module, **target)
     rng = np.random.default_rng(7)
     for window in windows:
         for boundary in BOUNDARIES:
@@ -65,14 +60,14 @@ def check_all(parse, text: str, windows, shapes, target: str, inputs: int, tile_
                 )
 
 
-def test_quick(parse, target: str) -> None:
+def test_quick(parse, target: dict[str, str]) -> None:
     """3x3 on two inputs, every boundary, a few sizes."""
     check_all(parse, stencil_module([(3, 3)], 2), [(3, 3)], [(1, 1), (2, 3), (9, 129)], target, 2)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rank", [1, 2, 3])
-def test_every_case(parse, target: str, rank: int) -> None:
+def test_every_case(parse, target: dict[str, str], rank: int) -> None:
     check_all(parse, stencil_module(WINDOWS[rank], INPUTS[rank]), WINDOWS[rank], AWKWARD_SHAPES[rank], target, INPUTS[rank])
 
 
@@ -82,11 +77,11 @@ def test_every_case(parse, target: str, rank: int) -> None:
     ids=str,
 )
 @pytest.mark.parametrize("strategy", ["streamed", "tiled"])
-def test_tile_shapes(parse, tile: tuple[int, int], strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tile_shapes(parse, tile: tuple[int, int], strategy: str) -> None:
     """Tiles smaller than the window (its halo larger than the block), thin and square ones, at any size."""
-    monkeypatch.setenv("SOAC_STENCIL", strategy)
     sizes = {f"stencil_{k}_block_{d}": t for k in range(len(BOUNDARIES)) for d, t in enumerate(tile)}
-    check_all(parse, stencil_module([(5, 3)], 1), [(5, 3)], [(1, 2), (4, 5), (37, 70)], "generic", 1, sizes)
+    lowering = {"target": "generic", "stencil": strategy}
+    check_all(parse, stencil_module([(5, 3)], 1), [(5, 3)], [(1, 2), (4, 5), (37, 70)], lowering, 1, sizes)
 
 
 ROWS = """

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module, scan_strategy_for, target_for
-from soac.lowering.strategies import chunked_scan, group_code, lookback_scan, segred_teams
+from soac.lowering.strategies import group_code
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
@@ -128,17 +128,16 @@ def test_strategy_by_device(monkeypatch) -> None:
 
 @pytest.mark.parametrize(
     ("scan", "group", "aligned"),
-    [("lookback", 256, "1"), ("lookback", 32, "1"), ("lookback", 32, "0"), ("reduce-then-scan", 256, "1")],
+    [("lookback", 256, True), ("lookback", 32, True), ("lookback", 32, False), ("reduce-then-scan", 256, True)],
 )
-def test_segscan_group(parse, rng, monkeypatch, scan: str, group: int, aligned: str) -> None:
+def test_segscan_group(parse, rng, scan: str, group: int, aligned: bool) -> None:
     """With 32 work-items a look-back tile is 512 elements: segments that fill whole tiles (no tile looks back), that
     span several tiles, several segments per tile, and segments that start inside a tile (short look-backs); with
     64 rows or more, each longer than a tile, the row-major kernel; rows of whole tiles go to the kernel without
-    segment flags unless SOAC_SEGSCAN_ALIGNED=0."""
-    monkeypatch.setenv("SOAC_SEGSCAN_ALIGNED", aligned)
-    program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group)
+    segment flags unless soac-to-kernel's `segscan-aligned` is false."""
+    program = compile_module(bench_program(parse, "segscan"), "pocl", scan=scan, group_size=group, segscan_aligned=aligned)
     assert ("scan_lookback" in program.source) == (scan == "lookback")
-    assert ("scan_lookback_aligned" in program.source) == (scan == "lookback" and aligned == "1")
+    assert ("scan_lookback_aligned" in program.source) == (scan == "lookback" and aligned)
     shapes = ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 30000), (5, 512), (3, 2048), (9, 256), (4, 700), (40, 1000))
     shapes += ((70, 600), (64, 1024), (65, 2052), (64, 1026))  # 64 rows or more: row-major tiles (not 1026: odd rows)
     for m, n in shapes:
@@ -148,10 +147,10 @@ def test_segscan_group(parse, rng, monkeypatch, scan: str, group: int, aligned: 
 
 
 @pytest.mark.parametrize("min_team", [1, 8])
-def test_segred_teams(parse, rng, monkeypatch, min_team: int) -> None:
+def test_segred_teams(parse, rng, min_team: int) -> None:
     """Team sizes from 1 to the group size, and segments split over several groups (second stage)."""
-    monkeypatch.setattr(segred_teams, "SEG_MIN_TEAM", min_team)
-    program = compile_module(bench_program(parse, "segred"), "pocl", group_size=64, max_groups=8, segred="teams")
+    module = bench_program(parse, "segred")
+    program = compile_module(module, "pocl", group_size=64, max_groups=8, segred="teams", seg_min_team=min_team)
     for m, n in ((1, 1), (3, 5), (100, 16), (7, 4099), (2, 300000), (500, 64)):
         xss = rng.integers(-100, 100, (m, n)).astype(np.int32)
         (got,) = program.call("main", [xss])
@@ -259,14 +258,14 @@ func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>, ten
 """
 
 
-@pytest.mark.parametrize("aligned", ["1", "0"])
-def test_segscan_of_whole_tiles_with_pairs_and_map_outs(differential, rng, monkeypatch, aligned: str) -> None:
+@pytest.mark.parametrize("aligned", [True, False])
+def test_segscan_of_whole_tiles_with_pairs_and_map_outs(differential, rng, aligned: bool) -> None:
     """Two scanned values (one operator not commutative) and a map-out, in rows of whole tiles (1024 elements with
     64 work-items on PoCL) and in other rows, with and without the kernel that drops the segment flags."""
-    monkeypatch.setenv("SOAC_SEGSCAN_ALIGNED", aligned)
     for m, n in ((3, 1024), (2, 3072), (70, 2048), (5, 1000), (1, 4096)):
         xss = rng.integers(-3, 3, (m, n)).astype(np.int32)
-        differential(SEGSCAN_PAIRS, "main", [xss], group_size=64, scan="lookback")  # pyright: ignore[reportCallIssue]
+        options = {"group_size": 64, "scan": "lookback", "segscan_aligned": aligned}
+        differential(SEGSCAN_PAIRS, "main", [xss], **options)  # pyright: ignore[reportCallIssue]
 
 
 def test_segred_non_commutative(differential, parse, rng) -> None:
@@ -307,9 +306,8 @@ def test_vectorised_sum(parse, rng, n: int) -> None:
     assert got == np.sum(3 * xs + 1, dtype=np.int32)
 
 
-def test_items_per_thread_setting(parse, monkeypatch) -> None:
-    monkeypatch.setattr(lookback_scan, "ITEMS_PER_THREAD", 8)
-    text = opencl_source(lower_module(bench_program(parse, "map_scan", fuse=True), 32, 8, "lookback"))
+def test_items_per_thread_setting(parse) -> None:
+    text = opencl_source(lower_module(bench_program(parse, "map_scan", fuse=True), 32, 8, "lookback", scan_items=8))
     assert "tile * 256L" in text  # 32 work-items x 8 elements
 
 
@@ -319,15 +317,16 @@ def test_items_per_thread_setting(parse, monkeypatch) -> None:
 
 
 @pytest.fixture(params=[16, 4096], ids=["tiny_chunks", "default_chunks"])
-def chunk_min(request, monkeypatch) -> int:
-    """Small chunks make several chunks (and empty ones: more chunks than elements / 16) at the small sizes too."""
-    monkeypatch.setattr(chunked_scan, "CHUNK_MIN", request.param)
+def chunk_min(request) -> int:
+    """soac-to-kernel's `chunk-min`: small chunks make several chunks (and empty ones: more chunks than elements / 16)
+    at the small sizes too."""
     return request.param
 
 
 @pytest.mark.parametrize("fuse", [False, True])
 def test_chunked_map_scan(parse, rng, chunk_min: int, fuse: bool) -> None:
-    program = compile_module(bench_program(parse, "map_scan", fuse=fuse), "pocl", max_groups=7, scan="chunked")
+    module = bench_program(parse, "map_scan", fuse=fuse)
+    program = compile_module(module, "pocl", max_groups=7, scan="chunked", chunk_min=chunk_min)
     assert "chunk_scan" in program.source
     assert "barrier" not in program.source
     for n in SIZES:
@@ -338,7 +337,8 @@ def test_chunked_map_scan(parse, rng, chunk_min: int, fuse: bool) -> None:
 
 @pytest.mark.parametrize("fuse", [False, True])
 def test_chunked_two_operators(parse, rng, chunk_min: int, fuse: bool) -> None:
-    program = compile_module(bench_program(parse, "scan_scan", fuse=fuse), "pocl", max_groups=5, scan="chunked")
+    module = bench_program(parse, "scan_scan", fuse=fuse)
+    program = compile_module(module, "pocl", max_groups=5, scan="chunked", chunk_min=chunk_min)
     for n in SIZES:
         xs = rng.integers(-100, 100, n).astype(np.int32)
         sums, maxs = program.call("main", [xs])
@@ -350,7 +350,8 @@ def test_chunked_small_types_map_outs_and_post(differential, rng, chunk_min: int
     for n in (0, 1, 333, 5000):
         xs = rng.uniform(-1, 1, n).astype(np.float32)
         bs = rng.integers(-100, 100, n).astype(np.int8)
-        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], max_groups=6, scan="chunked")  # pyright: ignore[reportCallIssue]
+        options = {"max_groups": 6, "scan": "chunked", "chunk_min": chunk_min}
+        differential(SMALL_TYPES_MAP_OUTS_AND_POST, "main", [xs, bs], **options)  # pyright: ignore[reportCallIssue]
 
 
 AFFINE_SCAN = """
@@ -379,7 +380,7 @@ def test_chunked_non_commutative_64_bit(differential, rng, chunk_min: int) -> No
     for n in (0, 1, 17, 1000, 20001):
         xs = rng.integers(-1, 2, n).astype(np.int64)
         ys = rng.integers(-5, 5, n).astype(np.int64)
-        differential(AFFINE_SCAN, "main", [xs, ys], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+        differential(AFFINE_SCAN, "main", [xs, ys], max_groups=8, scan="chunked", chunk_min=chunk_min)  # pyright: ignore[reportCallIssue]
 
 
 REDOMAP_NON_COMMUTATIVE = """
@@ -407,12 +408,12 @@ def test_chunked_redomap_non_commutative_map_out(differential, rng, chunk_min: i
     """The last non-zero element (order matters), a count and a map-out."""
     for n in (0, 1, 5, 4099, 30000):
         xs = rng.integers(-2, 3, n).astype(np.int32)
-        differential(REDOMAP_NON_COMMUTATIVE, "main", [xs], max_groups=8, scan="chunked")  # pyright: ignore[reportCallIssue]
+        differential(REDOMAP_NON_COMMUTATIVE, "main", [xs], max_groups=8, scan="chunked", chunk_min=chunk_min)  # pyright: ignore[reportCallIssue]
 
 
 @pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 4096 * 4 + 3])
 def test_chunked_sum(parse, rng, chunk_min: int, n: int) -> None:
-    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="chunked")
+    program = compile_module(bench_program(parse, "sum", fuse=True), "pocl", scan="chunked", chunk_min=chunk_min)
     assert "chunk_reduce" in program.source
     assert "barrier" not in program.source
     xs = rng.integers(-100, 100, n).astype(np.int32)
@@ -469,16 +470,14 @@ func.func @main(%xs: tensor<?xi32>, %m: tensor<?x?xf32>, %is: tensor<?xi32>, %de
 
 @pytest.mark.parametrize("align", [1, 16])
 @pytest.mark.parametrize("contiguous", [False, True])
-def test_grid_stride_layouts(parse, rng, monkeypatch, align: int, contiguous: bool) -> None:
+def test_grid_stride_layouts(parse, rng, align: int, contiguous: bool) -> None:
     """Map, iota, transpose, scatter and segmap over contiguous ranges per work-item (the CPU layout, here with
     small work-groups, few of them and odd sizes) and over the grid-stride loop give the interpreter's results;
     the map's integer max/min print as conditionals (signed and unsigned)."""
     from soac.interpreter import run_function as interpret
-    from soac.lowering.strategies import maps
 
-    monkeypatch.setattr(maps, "CHUNK_ALIGN", align)
     module = parse(GRID_STRIDE)
-    program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous)
+    program = compile_module(module, "pocl", group_size=4, max_groups=3, contiguous=contiguous, chunk_align=align)
     assert ("i < hi; i++" in program.source) == contiguous
     assert "max(" not in program.source
     assert "min(" not in program.source

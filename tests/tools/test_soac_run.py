@@ -224,6 +224,19 @@ def test_bad_tuning_line(program, tmp_path: Path) -> None:
     )
     tuning.write_text("# x\na=many\n")
     assert f"{tuning}:2: threshold 'a' needs an integer value" in error(program(THRESHOLD), "--input", "5", "--tuning", tuning)
+    tuning.write_text("soac-to-kernel.hist=shared\n")
+    assert error(program(THRESHOLD), "--input", "5", "--tuning", tuning).startswith(
+        f"error: {tuning}:1: soac-to-kernel: hist must be one of auto, global"
+    )
+
+
+def test_a_tuning_files_lowering_options_apply_on_opencl(program, tmp_path: Path) -> None:
+    """`soac-to-kernel.OPTION=VALUE` lines are the lowering the thresholds were tuned with (soac-autotune writes the
+    environment's); both backends accept them, OpenCL lowers with them."""
+    tuning = tmp_path / "prog.tuning"
+    tuning.write_text("soac-to-kernel.scan=reduce-then-scan\nsoac-to-kernel.hist=global\nsuff_outer_par_0=3\n")
+    for backend in ("interp", "opencl"):
+        assert ok(program(THRESHOLD), "--input", "5", "--tuning", tuning, "--backend", backend) == ["result #0 : i1 = True"]
 
 
 def test_bad_threshold_option(program) -> None:

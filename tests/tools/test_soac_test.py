@@ -278,6 +278,13 @@ def test_a_tuning_file_beside_the_program_sets_thresholds(tmp_path: Path) -> Non
     done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
     message = "prog.mlir.tuning:1: threshold 'suff_outer_par_0' needs an integer value, got 'five'"
     assert f"FAIL prog.mlir.tuning:\n  {message}" in done.stdout
+    (tmp_path / "prog.mlir.tuning").write_text("soac-to-kernel.scan=chunked\nsuff_outer_par_0=5\n")
+    done = soac_test("prog.mlir", "--backend", "interp,opencl", cwd=tmp_path)  # the lowering options apply on OpenCL
+    assert summary(done) == (1, 4, 0)
+    (tmp_path / "prog.mlir.tuning").write_text("soac-to-kernel.scan=fast\n")
+    done = soac_test("prog.mlir", "--backend", "interp", cwd=tmp_path)
+    message = "prog.mlir.tuning:1: soac-to-kernel: scan must be one of auto, reduce-then-scan"
+    assert f"FAIL prog.mlir.tuning:\n  {message}" in done.stdout
 
 
 def test_a_data_file_that_does_not_fit_is_named_with_its_line(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s
-// RUN: env SOAC_STENCIL=tiled soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s --check-prefix=TILED
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia stencil=tiled}' | filecheck %s --check-prefix=TILED
 // RUN: soac-opt %s -p 'soac-to-kernel{target=cpu}' | filecheck %s --check-prefix=CPU
 
 // The streamed kernel of a 2-D stencil (GPU targets): a block of 16 x 128 elements per work-group, a column of 16
@@ -21,7 +21,7 @@
 // CHECK-NOT:     kernel.barrier
 // CHECK:         kernel.return
 
-// The tiled kernel (`SOAC_STENCIL=tiled`): the block of 16 x 128 elements and its halo of 1 copied into a
+// The tiled kernel (`stencil=tiled`): the block of 16 x 128 elements and its halo of 1 copied into a
 // local tile of 18 x 130 once, with plain loads when the block and halo are inside the array and with the boundary
 // condition (clamped positions) elsewhere; a barrier; then each of the 4 x 128 work-items reads the neighbours of
 // its 4 rows from the tile, each tile element once: 6 above, in and below its column and 2 beside each row (the corners and the centre are unused, so not read) and stores the in-space results.

@@ -1,0 +1,214 @@
+"""`LoweringOptions`: every knob of code generation, as `soac-to-kernel`'s typed pass options.
+
+`SoacToKernelPass` takes these fields as its options (a field `scan_items` is written `scan-items` on the command
+line), and hands a frozen `LoweringOptions` to the lowering context (`HostLowering.options`), where the strategies
+read it. Nothing in `lowering/strategies/` reads the environment:
+
+    soac-opt prog.mlir -p 'soac-to-kernel{target=nvidia hist=global scan-items=8}'
+
+The environment variables of earlier versions (`SOAC_HIST=global`, ...) are read once, by the tools and the
+runtime's entry (`options_from_environment`), and mapped onto these options; `ENVIRONMENT` lists them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from soac.lowering.opencl.target import DeviceTarget, get_target
+
+TargetName = Literal["generic", "nvidia", "cpu", "emulated-warps"]
+ScanStrategy = Literal["auto", "reduce-then-scan", "lookback", "chunked"]
+SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "chunked")
+"""Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: needs
+forward progress of started work-groups; with warp shuffles on targets with sub-groups; see
+`strategies/lookback_scan.py`), and `chunked` for CPUs (one work-item per contiguous chunk, also used for reduce and
+redomap; see `strategies/chunked_scan.py`). Each target has its default (`opencl/target.py`)."""
+
+
+@dataclass(frozen=True)
+class LoweringOptions:
+    """How soac-to-kernel lowers a module: the target and every strategy choice, as pass options.
+
+    `auto` (and 0 for sizes) lets the lowering choose, by target, op and types; the other values force a choice,
+    mostly for tests and timing. Each field is a pass option of `soac-to-kernel` (hyphens for underscores).
+    """
+
+    target: TargetName = "generic"
+    """What the kernels may use (`opencl/target.py`): `generic`, `nvidia`, `cpu`, or `emulated-warps` (NVIDIA's
+    kernels with sub-groups emulated in local memory, for PoCL)."""
+    group_size: int = 256
+    """Work-group size, a power of two."""
+    max_groups: int = 1024
+    """The most work-groups of a grid-stride launch."""
+    scan: ScanStrategy = "auto"
+    """The device-wide scan algorithm (`SCAN_STRATEGIES`); `auto`: the target's."""
+    layout: Literal["auto", "strided", "contiguous"] = "auto"
+    """Grid-stride kernels: strided, or contiguous ranges per work-item (CPUs); `auto`: the target's."""
+    scan_reduce: Literal["fused", "split"] = "fused"
+    """A scanomap with a reduction part: one look-back kernel where the `lookback` scan takes it (`fused`), or a
+    scanomap and a redomap (`split`)."""
+    segred: Literal["auto", "thread", "teams"] = "auto"
+    """How a function-level segred splits its segments: `auto` chooses by segment length when it runs; `thread` (a
+    work-item per segment), `teams` (teams sized by the segment length)."""
+    segscan: Literal["auto", "thread", "group", "lookback"] = "auto"
+    """How a function-level segscan splits its segments (`auto`, `thread`, `group`: a work-group per segment,
+    `lookback`: one flat look-back scan)."""
+    hist: Literal["auto", "global", "local", "copies", "passes"] = "auto"
+    """Where a histogram's updates go (`strategies/histogram.py`); `auto`: `global` for contiguous layouts (CPUs),
+    else `local`."""
+    hist_copies: int = 0
+    """Global copies of the bins that the `copies` histogram keeps; 0: as many as fit, 1 to 16."""
+    hist_update: Literal["auto", "cas", "packed", "lock"] = "auto"
+    """How a histogram updates a bin (`strategies/hist_updates.py`); `auto`: the first that applies."""
+    seghist: Literal["atomic", "segment"] = "atomic"
+    """A seghist: atomic updates where the operator has them (`atomic`), or a work-group per segment (`segment`)."""
+    stencil: Literal["auto", "streamed", "tiled", "direct"] = "auto"
+    """A stencil's kernel (`strategies/stencil.py`); `auto`: `streamed` on targets with local tiles, else `direct`."""
+    scan_items: int = 0
+    """Elements per work-item of a look-back scan tile (a multiple of 4); 0: by target and scanned values."""
+    scan_group: int = 0
+    """Work-group size of NVIDIA's look-back scan kernel; 0: by the values published."""
+    scan_layout: Literal["auto", "striped", "contiguous"] = "auto"
+    """An NVIDIA look-back tile: warp-striped or contiguous per work-item; `auto`: striped for up to 4 values."""
+    scan_status: Literal["paired", "split"] = "paired"
+    """A scan of several values keeps a tile's status words side by side (`paired`) or one array per value."""
+    scan_lookback: bool = True
+    """false skips the look-back (wrong results: timing experiments only)."""
+    segscan_aligned: bool = True
+    """A regular segmented look-back scan gets a kernel without segment flags for rows of whole tiles."""
+    seg_min_team: int = 8
+    """Fewest work-items per segment of a `teams` segred."""
+    seg_lane_items: int = 8
+    """Elements per work-item a `teams` segred aims at before its teams grow."""
+    seg_short_rows: int = 8
+    """Short rows a team of the vector segred reads at once."""
+    seg_short_vectors: int = 64
+    """Rows of at most this many 4-element vectors are short for the vector segred."""
+    seg_one_vector_rows: bool = True
+    """On 32-lane targets, short rows of at most 32 vectors get a loop of their own in the vector segred."""
+    scan_reduce_fan_in: int = 0
+    """Tiles per block when the look-back kernel combines a scanomap's reduced values; 0: the group size."""
+    chunk_min: int = 4096
+    """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
+    chunk_align: int = 16
+    """Chunks of the `chunked` scan and contiguous grid-stride ranges are multiples of this many elements (64 bytes
+    of 32-bit values: no cache line shared by two writers)."""
+
+    def __post_init__(self) -> None:
+        hints = get_type_hints(LoweringOptions)
+        for field in dataclasses.fields(LoweringOptions):
+            value, hint = getattr(self, field.name), hints[field.name]
+            option = field.name.replace("_", "-")
+            if get_origin(hint) is Literal and value not in get_args(hint):
+                allowed = ", ".join(get_args(hint))
+                raise ValueError(f"soac-to-kernel: {option} must be one of {allowed}, got '{value}'")
+            if hint is int and (not isinstance(value, int) or value < 0):
+                raise ValueError(f"soac-to-kernel: {option} must be a whole number, got '{value}'")
+        if self.group_size <= 0 or self.group_size & (self.group_size - 1):
+            raise ValueError(f"soac-to-kernel: group-size must be a power of two, got {self.group_size}")
+        if self.max_groups <= 0:
+            raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
+        if self.scan_items % 4:
+            raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
+        for name in ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align"):
+            if getattr(self, name) == 0:
+                raise ValueError(f"soac-to-kernel: {name.replace('_', '-')} must be positive")
+
+    @property
+    def device_target(self) -> DeviceTarget:
+        return get_target(self.target)
+
+    @property
+    def scan_strategy(self) -> str:
+        """The device-wide scan algorithm: the `scan` option, else the target's."""
+        return self.device_target.scan if self.scan == "auto" else self.scan
+
+    @property
+    def contiguous(self) -> bool:
+        """Grid-stride kernels give each work-item a contiguous range: the `layout` option, else the target's."""
+        return self.device_target.contiguous if self.layout == "auto" else self.layout == "contiguous"
+
+    def option_text(self) -> str:
+        """The options that differ from the defaults, as `soac-to-kernel{...}` writes them (for cache keys)."""
+        return " ".join(f"{k.replace('_', '-')}={_spelt(v)}" for k, v in sorted(self.changed().items()))
+
+    def changed(self) -> dict[str, Any]:
+        """The fields that differ from the defaults, by field name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
+
+
+def _spelt(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def option_fields() -> dict[str, Any]:
+    """Each option's field name and type hint."""
+    hints = get_type_hints(LoweringOptions)
+    return {f.name: hints[f.name] for f in dataclasses.fields(LoweringOptions)}
+
+
+ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
+    "SOAC_TARGET": ("target", {}),
+    "SOAC_SCAN": ("scan", {}),
+    "SOAC_SCAN_REDUCE": ("scan_reduce", {}),
+    "SOAC_HIST": ("hist", {}),
+    "SOAC_HIST_COPIES": ("hist_copies", {}),
+    "SOAC_HIST_UPDATE": ("hist_update", {}),
+    "SOAC_SEGHIST": ("seghist", {}),
+    "SOAC_STENCIL": ("stencil", {}),
+    "SOAC_SCAN_ITEMS": ("scan_items", {}),
+    "SOAC_SCAN_GROUP": ("scan_group", {}),
+    "SOAC_SCAN_LAYOUT": ("scan_layout", {}),
+    "SOAC_SCAN_STATUS": ("scan_status", {}),
+    "SOAC_SCAN_NO_LOOKBACK": ("scan_lookback", {"1": "false", "0": "true"}),
+    "SOAC_SEGSCAN_ALIGNED": ("segscan_aligned", {"0": "false", "1": "true"}),
+    "SOAC_SEG_MIN_TEAM": ("seg_min_team", {}),
+    "SOAC_SEG_LANE_ITEMS": ("seg_lane_items", {}),
+    "SOAC_SEG_SHORT_ROWS": ("seg_short_rows", {}),
+    "SOAC_SEG_SHORT_VECTORS": ("seg_short_vectors", {}),
+    "SOAC_SEG_ONE_VECTOR_ROWS": ("seg_one_vector_rows", {"0": "false", "1": "true"}),
+}
+"""The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
+its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is
+`scan-lookback=false`)."""
+
+
+def parse_option(name: str, text: str) -> Any:
+    """The value of option field `name` written as `text` (`8`, `true`, `global`); ValueError naming the option."""
+    hint = option_fields()[name]
+    option = name.replace("_", "-")
+    if hint is bool:
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise ValueError(f"soac-to-kernel: {option} must be true or false, got '{text}'")
+        return text.lower() in ("true", "1")
+    if hint is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"soac-to-kernel: {option} must be a whole number, got '{text}'") from None
+    return text
+
+
+def options_from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The option fields the environment variables of `ENVIRONMENT` set in `environ` (empty ones are unset);
+    ValueError naming the variable for a bad value."""
+    options: dict[str, Any] = {}
+    for variable, (name, spelling) in ENVIRONMENT.items():
+        if text := environ.get(variable, ""):
+            try:
+                options[name] = parse_option(name, spelling.get(text, text))
+                LoweringOptions(**{name: options[name]})
+            except ValueError as error:
+                raise ValueError(f"{variable}={text}: {error}") from None
+    return options
+
+
+def lowering_options(environ: Mapping[str, str] | None = None, **explicit: Any) -> LoweringOptions:
+    """Options from `explicit` fields (None: not given), else from the environment variables in `environ`, else the
+    defaults."""
+    chosen = options_from_environment(environ) if environ is not None else {}
+    chosen.update({k: v for k, v in explicit.items() if v is not None})
+    return LoweringOptions(**chosen)
