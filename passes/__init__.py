@@ -18,7 +18,7 @@ thread-level kernel's reads (soac-coalesce).
 The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
 
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901 (one lazy getter per pass)
     """The passes this package defines, by pipeline name, imported lazily."""
 
     def get_soac_fuse() -> type[ModulePass]:
