@@ -1,0 +1,127 @@
+"""The vector kernel of a function-level segred (`segred_vector.py`) on rows whose lambda reads several arrays at `j`.
+
+Matvec (`a[i, j] * v[j]`, summed) and a tuple (an i32 sum and an f32 maximum) over two matrices, two vectors and a
+constant from outside the lambda, on PoCL for every target, against the interpreter and numpy; row lengths that are
+multiples of 4 (the vector kernel: rows of one vector per member, two, long rows, rows split over several teams) and
+others (teams), single rows and empty ones. A vector longer than the rows is read in its first `n` elements; a shorter
+one is the interpreter's error, found once on the host.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from soac.context import make_context
+from soac.interpreter import SoacRuntimeError
+from soac.interpreter import run_function as interpret
+from soac.lowering.runtime import ProgramError
+from soac.parsing import parse_module
+
+from .conftest import assert_same
+from .test_device_segmented import compile_for, recording
+
+PROGRAM = """
+func.func @main(%a: tensor<?x?xf32>, %xs: tensor<?x?xi32>, %v: tensor<?xf32>, %u: tensor<?xi32>)
+    -> (tensor<?xf32>, tensor<?xi32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %izero = arith.constant 0 : i32
+  %low = arith.constant -3.0e38 : f32
+  %three = arith.constant 3 : i32
+  %dots = soac.segred thread (%m, %n) neutral(%zero : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
+    %s = arith.addf %x, %y : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %j: index) {
+    %e = soac.index %a[%i, %j] : tensor<?x?xf32> -> f32
+    %w = soac.index %v[%j] : tensor<?xf32> -> f32
+    %p = arith.mulf %e, %w : f32
+    soac.yield %p : f32
+  }
+  %sums, %maxs = soac.segred thread (%m, %n) neutral(%izero, %low : i32, f32) -> (tensor<?xi32>, tensor<?xf32>)
+      combine(%p: i32, %q: f32, %r: i32, %t: f32) {
+    %s = arith.addi %p, %r : i32
+    %g = arith.maximumf %q, %t : f32
+    soac.yield %s, %g : i32, f32
+  } lambda(%i: index, %j: index) {
+    %x = soac.index %xs[%i, %j] : tensor<?x?xi32> -> i32
+    %e = soac.index %a[%i, %j] : tensor<?x?xf32> -> f32
+    %k = soac.index %u[%j] : tensor<?xi32> -> i32
+    %w = soac.index %v[%j] : tensor<?xf32> -> f32
+    %xk = arith.muli %x, %k : i32
+    %term = arith.addi %xk, %three : i32
+    %ew = arith.mulf %e, %w : f32
+    %scaled = arith.subf %ew, %w : f32
+    soac.yield %term, %scaled : i32, f32
+  }
+  func.return %dots, %sums, %maxs : tensor<?xf32>, tensor<?xi32>, tensor<?xf32>
+}
+"""
+
+# (rows, row length): one vector per member, two, long rows, a long row split over teams, a single row of one
+# vector; lengths not multiples of 4 (or short and no power of two) go to the teams; no rows, empty rows.
+VECTOR_SHAPES = [(9, 64), (5, 256), (3, 1000), (1, 20000), (1, 8)]
+OTHER_SHAPES = [(7, 301), (4, 12), (3, 6)]
+EMPTY_SHAPES = [(0, 8), (4, 0)]
+
+
+def arguments(rng: np.random.Generator, m: int, n: int, extra: int = 0) -> list[np.ndarray]:
+    a = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    xs = rng.integers(-9, 10, (m, n)).astype(np.int32)
+    v = rng.uniform(-1, 1, n + extra).astype(np.float32)
+    u = rng.integers(-9, 10, n + extra).astype(np.int32)
+    return [a, xs, v, u]
+
+
+def by_numpy(a: np.ndarray, xs: np.ndarray, v: np.ndarray, u: np.ndarray) -> list[np.ndarray]:
+    n = a.shape[1]
+    v, u = v[:n], u[:n]
+    ew = a.astype(np.float64) * v
+    maxs = (a * v - v).max(axis=1, initial=-3.0e38).astype(np.float32) if n else np.full(a.shape[0], -3.0e38, np.float32)
+    return [(ew.sum(axis=1)).astype(np.float32), (xs * u + 3).sum(axis=1, dtype=np.int32), maxs]
+
+
+@pytest.fixture(scope="module")
+def module():
+    return parse_module(make_context(), PROGRAM, "segmented.mlir")  # the name `compile_for` gives it
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["cpu", pytest.param("generic", marks=pytest.mark.slow), pytest.param("emulated-warps", marks=pytest.mark.slow)],
+)
+def test_rows_read_at_j_match_the_interpreter_and_numpy(rng, module, target: str) -> None:
+    program = compile_for(PROGRAM, target)
+    launched = recording(program)
+    for m, n in VECTOR_SHAPES + OTHER_SHAPES + EMPTY_SHAPES:
+        args = arguments(rng, m, n)
+        got = program.call("main", args)
+        assert_same(by_numpy(*args), got, rtol=1e-4, atol=1e-3)
+        if m * n <= 5000:
+            assert_same(interpret(module, "main", args), got, rtol=1e-4, atol=1e-3)
+        kinds = launched()
+        if target != "cpu" and (m, n) in VECTOR_SHAPES:
+            assert "vector" in kinds, (m, n, kinds)
+        if (m, n) in OTHER_SHAPES:
+            assert "vector" not in kinds, (m, n, kinds)
+    if target == "cpu":  # few long rows: the vector kernel on the CPU too
+        program.call("main", arguments(rng, 1, 20000))
+        assert "vector" in launched()
+
+
+def test_a_longer_vector_is_read_in_its_first_elements(rng, module) -> None:
+    program = compile_for(PROGRAM, "generic")
+    args = arguments(rng, 2, 512, extra=5)
+    assert_same(interpret(module, "main", args), program.call("main", args), rtol=1e-4, atol=1e-3)
+
+
+def test_a_shorter_vector_is_the_interpreters_error_found_on_the_host(rng, module) -> None:
+    args = arguments(rng, 3, 64, extra=-4)
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
+        compile_for(PROGRAM, "generic").call("main", args)
+    assert str(got.value) == str(expected.value)
+    assert "'soac.index': index 60 is out of bounds for dimension 0 of size 60" in str(got.value)
