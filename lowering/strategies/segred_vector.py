@@ -73,6 +73,21 @@ _VALUE_TYPES = ("i32", "f32")
 """Element types of the arrays read and of the values combined: 4 of them fill a 16-byte vector."""
 
 
+def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
+    """The array when the lambda only reads `arr[i0, ..., j]` at its own indices (an array of the op's shape), else None."""
+    block = op.body.block
+    ops = list(block.ops)
+    if len(op.neutral) != 1 or len(ops) != 2 or not isinstance(ops[0], soac.IndexOp):
+        return None
+    read, yielded = ops
+    if list(read.indices) != list(block.args) or list(yielded.operands) != [read.results[0]]:
+        return None
+    found = lw.env.get(read.array)
+    if not isinstance(found, HostArray) or found.dims != dims:
+        return None
+    return read.array
+
+
 def row_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> list[soac.IndexOp] | None:
     """The lambda's reads when it reads only elements at its innermost index `j`, contiguous along `j`, and computes
     from them with scalar code; else None. A read is `xs[i..., j]` at the lambda's own indices of an array of the
