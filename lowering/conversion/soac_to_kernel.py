@@ -138,6 +138,9 @@ class HostLowering:
     errors: SSAValue | None = None
     lowered_with: set[Operation] = field(default_factory=set)
     """Ops whose work another op's kernels do (a scatter done by the scan that makes its indices): skipped."""
+    host_checked: set[Operation] = field(default_factory=set)
+    """Reads whose indices the host checked before the launches of the kernels that make them (`segred_vector.
+    check_reads`): the kernels do not check them again."""
     segred: str = "auto"
     """The segred strategy (`SEGRED_STRATEGIES` in strategies/choice.py): `auto` chooses at run time."""
     segscan: str = "auto"
@@ -180,6 +183,7 @@ class HostLowering:
             codes=self.codes,
             host_errors=self.error_buffer,
             host_nonneg=self.nonneg,
+            host_checked=self.host_checked,
         )
 
     def error_buffer(self) -> SSAValue:

@@ -197,7 +197,7 @@ def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
         # values whose length suits it), teams sized by the length (long segments over several groups).
         tiny = _per_thread_segments(lw, seg, lw.m.cmp(seg.dims[-1], lw.m.c(SEG_TINY), "ule", "tiny"))
         vector_rows = segred_vector.applies(lw, op, seg.dims)
-        if vector_rows:  # its kernel checks no read of a 1-D array `v[j]`: the host checks `v`'s length once
+        if vector_rows:  # no kernel checks the reads `v[j]` of 1-D arrays: the host checks `v`'s length once
             segred_vector.check_reads(lw, op, seg.dims)
         segred_teams.segred_teams(lw, op, seg, vector_rows, skip=tiny)
         segmented.per_thread(lw, op, seg, chosen=tiny)

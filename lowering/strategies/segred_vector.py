@@ -24,7 +24,7 @@ launches the one that fits the row length `n` and gives the other no work-items:
 
 The kernel loads 4 consecutive `j` of every array read with one 16-byte vector load each (rows start 16-byte
 aligned as n % 4 == 0), applies the lambda to each of the 4 lanes and folds them. A 1-D read `v[j]` gets no check
-in the kernel: the host checks once that `v` has at least `n` elements where there are segments (`check_reads`),
+in any kernel of the op (this one, the teams, a work-item per segment): the host checks once that `v` has at least `n` elements where there are segments (`check_reads`),
 where the flattened IR's `soac.assert` of the row length has usually said so already.
 
 A row (or a part of a long row) belongs to a team of T = min(32, n / 4) work-items;
@@ -134,7 +134,7 @@ def applies(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> bool:
 def check_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> None:
     """On the host, once: every 1-D read `v[j]` of the lambda (of a vector not known to have `n` elements) is in
     bounds, i.e. `v` has at least `n` elements or there are no segments; what the kernels' checks of every element
-    would report first (index `len(v)`), so that the vector kernel needs no check."""
+    would report first (index `len(v)`), so that no kernel of the op checks them again (`HostLowering.host_checked`)."""
     reads = row_reads(lw, op, dims)
     assert reads is not None
     m, n = lw.m, dims[-1]
@@ -145,6 +145,7 @@ def check_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> No
         no_segments = m.eq(m.product(dims[:-1]), m.c(0), "no_segments")
         ok = m.insert(arith.OrIOp(m.cmp(n, length, "ule", "fits"), no_segments), "reads_in_bounds")
         lw.check(ok, read, index_problem(0), [length, length])
+        lw.host_checked.add(read)
 
 
 @dataclass

@@ -3,17 +3,20 @@
 
 // Matvec as a function-level segred (what soac-flatten makes of `map (\row -> sum (row * v)) a`): its lambda reads
 // `a[i, j]` and `v[j]`, so it gets the vector kernel, which loads 4 elements of each with one 16-byte load, applies
-// the lambda to the 4 lanes and folds them. Its read of `v` has no check in the kernel: the host checks v's length
-// once. A lambda that computes with its index `j` gets no vector kernel.
+// the lambda to the 4 lanes and folds them. Its read of `v` has no check in any of the op's kernels: the host checks
+// v's length once. A lambda that computes with its index `j` gets no vector kernel.
 
 // CHECK:       func.func @main(
 // CHECK:         %fits = arith.cmpi ule, %a_d1, %v_d0 : index
 // CHECK-NEXT:    %reads_in_bounds = arith.ori %fits, %no_segments : i1
-// CHECK-NEXT:    kernel.assert %reads_in_bounds, "{{.*}}segred-vector-rows.mlir:55:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%v_d0, %v_d0 : index, index)
+// CHECK-NEXT:    kernel.assert %reads_in_bounds, "{{.*}}segred-vector-rows.mlir:58:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%v_d0, %v_d0 : index, index)
+// CHECK-NOT:     kernel.error_buffer
 // CHECK:         kernel.launch @main_segred_teams_0(
 // CHECK:         kernel.launch @main_segred_vector_0(
 // CHECK:         kernel.launch @main_segred_teams_1(
 // CHECK-NOT:     kernel.launch @main_segred_vector_1(
+// CHECK-LABEL: kernel.func @main_segred_teams_0(
+// CHECK-NOT:     kernel.device_assert
 // CHECK-LABEL: kernel.func @main_segred_vector_0(
 // CHECK-NOT:     kernel.device_assert
 // CHECK:         %[[A0:.*]], %[[A1:.*]], %[[A2:.*]], %[[A3:.*]] = kernel.vector_load %a[%{{.*}}] width 4 align 16 : !kernel.buffer<global, f32>
