@@ -125,3 +125,52 @@ def test_a_shorter_vector_is_the_interpreters_error_found_on_the_host(rng, modul
         compile_for(PROGRAM, "generic").call("main", args)
     assert str(got.value) == str(expected.value)
     assert "'soac.index': index 60 is out of bounds for dimension 0 of size 60" in str(got.value)
+
+
+def test_forced_teams_check_a_shorter_vector_in_the_kernel(rng, module) -> None:
+    """Without the vector kernel's host check (segred=teams), the teams kernel still checks `v[j]`: the same error."""
+    args = arguments(rng, 3, 64, extra=-4)
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
+        compile_for(PROGRAM, "cpu", segred="teams").call("main", args)
+    location, problem = str(expected.value).split(" index ")[0], "is out of bounds for dimension 0 of size 60"
+    assert str(got.value).startswith(location)
+    assert problem in str(got.value)
+
+
+THREE_DIMENSIONAL = """
+func.func @main(%a: tensor<?x?x?xf32>, %v: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %p = tensor.dim %a, %c0 : tensor<?x?x?xf32>
+  %q = tensor.dim %a, %c1 : tensor<?x?x?xf32>
+  %n = tensor.dim %a, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = soac.segred thread (%p, %q, %n) neutral(%zero : f32) -> tensor<?x?xf32> combine(%x: f32, %y: f32) {
+    %s = arith.addf %x, %y : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %k: index, %j: index) {
+    %e = soac.index %a[%i, %k, %j] : tensor<?x?x?xf32> -> f32
+    %w = soac.index %v[%j] : tensor<?xf32> -> f32
+    %d = arith.subf %e, %w : f32
+    %s = arith.mulf %d, %d : f32
+    soac.yield %s : f32
+  }
+  func.return %r : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.slow
+def test_rows_of_a_three_dimensional_array(rng) -> None:
+    """Segments over two outer dimensions: a squared distance of every row of `a[i, k]` to `v`."""
+    program = compile_for(THREE_DIMENSIONAL, "generic")
+    launched = recording(program)
+    for shape in [(2, 3, 256), (3, 2, 12), (1, 1, 4096)]:
+        a = rng.uniform(-1, 1, shape).astype(np.float32)
+        v = rng.uniform(-1, 1, shape[-1]).astype(np.float32)
+        (got,) = program.call("main", [a, v])
+        np.testing.assert_allclose(got, ((a.astype(np.float64) - v) ** 2).sum(axis=2), rtol=1e-4)
+        assert ("vector" in launched()) == (shape[-1] != 12)
