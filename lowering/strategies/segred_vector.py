@@ -1,9 +1,10 @@
 """Segmented reduction of rows of 32-bit values with 16-byte loads and teams of at most one warp.
 
 A function-level `soac.segred` with a commutative operator of 32-bit values (`group_code.commutes`: one arith op,
-or one per value of a tuple) and no map-outs, whose lambda reads only elements at its innermost index `j`, contiguous
-along `j`: full-rank reads `xs[i..., j]` of row-major arrays of the op's shape and 1-D reads `v[j]` of arrays free in
-the lambda (32-bit elements), and computes from them with scalar code (matvec's `a[i, j] * v[j]`):
+or one per value of a tuple) and no map-outs, whose lambda reads elements at its innermost index `j`, contiguous
+along `j` (full-rank reads `xs[i..., j]` of row-major arrays of the op's shape and 1-D reads `v[j]` of arrays free in
+the lambda, of 32-bit elements), and elements at its outer indices (`w[i...]`), and computes from them with scalar
+code (matvec's `a[i, j] * v[j]`):
 
     %r = soac.segred thread (%m, %n) neutral(%zero : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
       %s = arith.addf %a, %b : f32
@@ -22,10 +23,12 @@ launches the one that fits the row length `n` and gives the other no work-items:
     kernel.launch @segred_teams(...)  global size (%vector_ok ? 0 : ...)
     kernel.launch @segred_vector(...) global size (%vector_ok ? ... : 0)
 
-The kernel loads 4 consecutive `j` of every array read with one 16-byte vector load each (rows start 16-byte
-aligned as n % 4 == 0), applies the lambda to each of the 4 lanes and folds them. A 1-D read `v[j]` gets no check
-in any kernel of the op (this one, the teams, a work-item per segment): the host checks once that `v` has at least `n` elements where there are segments (`check_reads`),
-where the flattened IR's `soac.assert` of the row length has usually said so already.
+The kernel loads 4 consecutive `j` of every array read along the rows with one 16-byte vector load each (rows
+start 16-byte aligned as n % 4 == 0), applies the lambda to each of the 4 lanes and folds them. Reads at the outer
+indices only (`w[i]`, nbody's position of body i) of arrays of the op's outer sizes are loaded once per row. A 1-D
+read `v[j]` gets no check in any kernel of the op (this one, the teams, a work-item per segment): the host checks
+once that `v` has at least `n` elements where there are segments (`check_reads`), where the flattened IR's
+`soac.assert` of the row length has usually said so already.
 
 A row (or a part of a long row) belongs to a team of T = min(32, n / 4) work-items;
 member `l` folds the 4-element vectors `l, l + T, ...` of its range, so each load of a
@@ -88,20 +91,35 @@ def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: lis
     return read.array
 
 
-def row_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> list[soac.IndexOp] | None:
-    """The lambda's reads when it reads only elements at its innermost index `j`, contiguous along `j`, and computes
-    from them with scalar code; else None. A read is `xs[i..., j]` at the lambda's own indices of an array of the
-    op's shape, or `v[j]` of a 1-D array free in the lambda; the indices are used by nothing else."""
+@dataclass
+class RowReads:
+    """The reads of a segred's lambda that the vector kernel makes: along its rows, and one value per row."""
+
+    along: list[soac.IndexOp]
+    """`xs[i..., j]` of arrays of the op's shape, `v[j]` of 1-D arrays: 4 consecutive `j` in one vector load."""
+    per_row: list[soac.IndexOp]
+    """`w[i...]` of arrays of the op's outer shape (nbody's `xs[i]`): loaded once per row."""
+
+
+def row_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> RowReads | None:
+    """The lambda's reads when it reads only elements at its innermost index `j`, contiguous along `j`, and elements
+    at its outer indices, and computes from them with scalar code; else None. A read along `j` is `xs[i..., j]` at the
+    lambda's own indices of an array of the op's shape, or `v[j]` of a 1-D array free in the lambda (32-bit
+    elements); a read per row is `w[i...]` of an array of the op's outer sizes; the indices are used by nothing
+    else."""
     block = op.body.block
     indices = list(block.args)
-    reads: list[soac.IndexOp] = []
+    reads = RowReads([], [])
     for inner in block.ops:
         if isinstance(inner, soac.YieldOp):
             continue
         if isinstance(inner, soac.IndexOp):
-            if not _contiguous_read(lw, inner, indices, dims):
+            if _contiguous_read(lw, inner, indices, dims):
+                reads.along.append(inner)
+            elif _row_read(lw, inner, indices, dims):
+                reads.per_row.append(inner)
+            else:
                 return None
-            reads.append(inner)
             continue
         if inner.regions or any(isinstance(v.type, TensorType) for v in (*inner.operands, *inner.results)):
             return None
@@ -122,6 +140,14 @@ def _contiguous_read(lw: HostLowering, read: soac.IndexOp, indices: list[SSAValu
     return full_rank or free_vector
 
 
+def _row_read(lw: HostLowering, read: soac.IndexOp, indices: list[SSAValue], dims: list[SSAValue]) -> bool:
+    """`w[i...]` of an array of the op's outer sizes, or `w[i]` of a 1-D array (its length checked on the host)."""
+    found = lw.env.get(read.array)
+    if len(dims) < 2 or not isinstance(found, HostArray) or list(read.indices) != indices[:-1]:
+        return False
+    return found.dims == dims[:-1] or (len(dims) == 2 and len(found.dims) == 1)
+
+
 def applies(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> bool:
     return (
         len(op.outs) == len(op.neutral)
@@ -132,18 +158,21 @@ def applies(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> bool:
 
 
 def check_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> None:
-    """On the host, once: every 1-D read `v[j]` of the lambda (of a vector not known to have `n` elements) is in
-    bounds, i.e. `v` has at least `n` elements or there are no segments; what the kernels' checks of every element
-    would report first (index `len(v)`), so that no kernel of the op checks them again (`HostLowering.host_checked`)."""
+    """On the host, once: every read `v[j]` of a 1-D array (not known to have `n` elements) is in bounds, i.e. `v` has
+    at least `n` elements or there are no segments, and every read `w[i]` of a 1-D array (not known to have `m`) is,
+    i.e. `w` has at least `m` elements or the rows are empty; what the kernels' checks of every element would report
+    first (index `len(v)`), so that no kernel of the op checks them again (`HostLowering.host_checked`)."""
     reads = row_reads(lw, op, dims)
     assert reads is not None
     m, n = lw.m, dims[-1]
-    for read in reads:
+    checked = [(read, n, dims[:-1]) for read in reads.along if len(read.indices) == 1]
+    checked += [(read, dims[0], dims[1:]) for read in reads.per_row if lw.array(read.array).dims != dims[:-1]]
+    for read, size, others in checked:
         length = lw.array(read.array).dims[0]
-        if len(read.indices) != 1 or length is n:
+        if length is size:
             continue
-        no_segments = m.eq(m.product(dims[:-1]), m.c(0), "no_segments")
-        ok = m.insert(arith.OrIOp(m.cmp(n, length, "ule", "fits"), no_segments), "reads_in_bounds")
+        nothing = m.eq(m.product(others), m.c(0), "nothing_read")
+        ok = m.insert(arith.OrIOp(m.cmp(size, length, "ule", "fits"), nothing), "reads_in_bounds")
         lw.check(ok, read, index_problem(0), [length, length])
         lw.host_checked.add(read)
 
@@ -206,9 +235,11 @@ class VectorKernel:
         self.split = km.insert(arith.CmpiOp(self.parts, km.c(1), "ugt"), "split")
         self.views: dict[SSAValue, tuple[View, bool]] = {}
         """Every array read: its kernel view (rows flattened) and whether it has rows (else a 1-D read `v[j]`)."""
-        for read in reads:
+        for read in reads.along:
             if read.array not in self.views:
                 self.views[read.array] = self._view(read, dims)
+        self.per_row = {read.array: kb.array(lw.array(read.array), read.array.name_hint) for read in reads.per_row}
+        """The arrays read once per row, by the row's segment index (they have the op's outer sizes)."""
         self.partial_views = [kb.array(p) for p in partials]
         self.combined_views = [kb.array(c) for c in combined]
         self.member = km.insert(arith.AndIOp(code.t, km.sub(self.team, km.c(1))), "member")
@@ -240,24 +271,33 @@ class VectorKernel:
         global_size = m.insert(arith.SelectOp(self.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
         lw.add_kernel(kb, global_size, m.c(lw.group_size))
 
-    def vector_sum(self, row: SSAValue, q: SSAValue) -> list[SSAValue]:
-        """The lambda's values at the 4 elements of vector `q` of the row starting at `row`, combined."""
+    def row_values(self, segment: SSAValue, active: SSAValue) -> dict[SSAValue, SSAValue]:
+        """The elements that the lambda reads once per row, of `segment` where `active` (nothing when it reads none)."""
+        return {array: self.kb.load_if(active, view, segment) for array, view in self.per_row.items()}
+
+    def vector_sum(self, row: SSAValue, q: SSAValue, row_values: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+        """The lambda's values at the 4 elements of vector `q` of the row starting at `row`, combined; `row_values`
+        holds the row's elements that it reads once per row."""
         km = self.kb.m
         start = km.mul(q, km.c(4))
         lanes = {
             array: ix.vector_load(self.kb, view, km.add(row, start) if has_rows else start, 4)
             for array, (view, has_rows) in self.views.items()
         }
-        acc = self.lane_values(lanes, 0)
+        acc = self.lane_values(lanes, 0, row_values)
         for lane in range(1, 4):
-            acc = self.code.apply(acc, self.lane_values(lanes, lane))
+            acc = self.code.apply(acc, self.lane_values(lanes, lane, row_values))
         return acc
 
-    def lane_values(self, lanes: dict[SSAValue, list[SSAValue]], lane: int) -> list[SSAValue]:
-        """The lambda inlined for one lane: its reads are that lane of the vectors loaded."""
+    def lane_values(
+        self, lanes: dict[SSAValue, list[SSAValue]], lane: int, row_values: dict[SSAValue, SSAValue]
+    ) -> list[SSAValue]:
+        """The lambda inlined for one lane: its reads along the row are that lane of the vectors loaded."""
         inliner = self.code.inliner
-        for read in self.reads:
+        for read in self.reads.along:
             inliner.env[read.result] = lanes[read.array][lane]
+        for read in self.reads.per_row:
+            inliner.env[read.result] = row_values[read.array]
         for inner in self.body.block.ops:
             if isinstance(inner, soac.YieldOp):
                 return [inliner.scalar(v) for v in inner.operands]
@@ -274,16 +314,17 @@ class VectorKernel:
     def store_if(self, condition: SSAValue, values: list[SSAValue], views: list[View], index: SSAValue) -> None:
         self.kb.if_then(condition, lambda: [self.kb.store(v, view, index) for v, view in zip(values, views)] and None)
 
-    def short_row_sum(self, row: SSAValue, active: SSAValue, two_vectors: bool) -> list[SSAValue]:
+    def short_row_sum(self, segment: SSAValue, row: SSAValue, active: SSAValue, two_vectors: bool) -> list[SSAValue]:
         """A member's part of a short row: vector `member`, and `member + team` where it exists if `two_vectors`."""
         kb, km = self.kb, self.kb.m
         types = [v.type for v in self.neutral]
-        first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member), lambda: self.neutral)
+        values = self.row_values(segment, active)
+        first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member, values), lambda: self.neutral)
         if not two_vectors:
             return first
         second = km.add(self.member, self.team)
         has_second = km.insert(arith.AndIOp(active, km.lt(second, self.quads)))
-        rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second), lambda: self.neutral)
+        rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second, values), lambda: self.neutral)
         return self.code.apply(first, rest)
 
     def short_rows(self, two_vectors: bool) -> None:
@@ -296,7 +337,7 @@ class VectorKernel:
         def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(SHORT_ROWS)]
             actives = [km.lt(u, self.units) for u in rows]
-            sums = [self.short_row_sum(km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
+            sums = [self.short_row_sum(u, km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
             if self.lw.warps:  # one shuffle loop for all rows
                 k = len(self.neutral)
                 shuffled = self.team_total([x for xs in sums for x in xs])
@@ -325,7 +366,10 @@ class VectorKernel:
             lo = km.mul(part, self.chunk)
             hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, self.chunk), self.quads), lo), "hi")
             row = km.mul(s, self.inner, "row")
-            accs = _fold_vectors(code, km.add(lo, self.member), hi, self.team, self.neutral, lambda q: self.vector_sum(row, q))
+            values = self.row_values(s, active)
+            accs = _fold_vectors(
+                code, km.add(lo, self.member), hi, self.team, self.neutral, lambda q: self.vector_sum(row, q, values)
+            )
             total = self.team_total(accs)
             leader = km.insert(arith.AndIOp(active, km.eq(self.member, km.c(0))), "leader")
             self.store_if(km.insert(arith.AndIOp(leader, self.split)), total, self.partial_views, u)

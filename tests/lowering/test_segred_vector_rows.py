@@ -174,3 +174,93 @@ def test_rows_of_a_three_dimensional_array(rng) -> None:
         (got,) = program.call("main", [a, v])
         np.testing.assert_allclose(got, ((a.astype(np.float64) - v) ** 2).sum(axis=2), rtol=1e-4)
         assert ("vector" in launched()) == (shape[-1] != 12)
+
+
+FORCES = """
+func.func @main(%xs: tensor<?xf32>, %ys: tensor<?xf32>, %ms: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %soft = arith.constant 0.01 : f32
+  %fx, %fy = soac.segred thread (%n, %n) neutral(%zero, %zero : f32, f32) -> (tensor<?xf32>, tensor<?xf32>)
+      combine(%a: f32, %b: f32, %c: f32, %d: f32) {
+    %s = arith.addf %a, %c : f32
+    %t = arith.addf %b, %d : f32
+    soac.yield %s, %t : f32, f32
+  } lambda(%i: index, %j: index) {
+    %xj = soac.index %xs[%j] : tensor<?xf32> -> f32
+    %xi = soac.index %xs[%i] : tensor<?xf32> -> f32
+    %yj = soac.index %ys[%j] : tensor<?xf32> -> f32
+    %yi = soac.index %ys[%i] : tensor<?xf32> -> f32
+    %mj = soac.index %ms[%j] : tensor<?xf32> -> f32
+    %dx = arith.subf %xj, %xi : f32
+    %dy = arith.subf %yj, %yi : f32
+    %dx2 = arith.mulf %dx, %dx : f32
+    %dy2 = arith.mulf %dy, %dy : f32
+    %r2 = arith.addf %dx2, %dy2 : f32
+    %r2s = arith.addf %r2, %soft : f32
+    %w = arith.divf %mj, %r2s : f32
+    %px = arith.mulf %dx, %w : f32
+    %py = arith.mulf %dy, %w : f32
+    soac.yield %px, %py : f32, f32
+  }
+  func.return %fx, %fy : tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["generic", "emulated-warps"])
+def test_all_pairs_forces_read_each_body_once_per_row(rng, target: str) -> None:
+    """nbody's flattened step: `xs[j]` along the rows (vector loads), `xs[i]` once per row, a pair of sums."""
+    module = parse_module(make_context(), FORCES, "segmented.mlir")
+    program = compile_for(FORCES, target)
+    launched = recording(program)
+    for n in (64, 256, 1000, 301):
+        xs, ys, ms = (rng.uniform(-1, 1, n).astype(np.float32) for _ in range(3))
+        got = program.call("main", [xs, ys, ms])
+        dx, dy = xs[None, :] - xs[:, None], ys[None, :] - ys[:, None]
+        w = ms[None, :] / (dx * dx + dy * dy + np.float32(0.01))
+        assert_same([(dx * w).sum(axis=1), (dy * w).sum(axis=1)], got, rtol=1e-3, atol=1e-2)
+        if n <= 256:
+            assert_same(interpret(module, "main", [xs, ys, ms]), got, rtol=1e-3, atol=1e-2)
+        assert ("vector" in launched()) == (n % 4 == 0)
+
+
+SCALED_ROWS = """
+func.func @main(%a: tensor<?x?xi32>, %b: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %r = soac.segred thread (%m, %n) neutral(%zero : i32) -> tensor<?xi32> combine(%x: i32, %y: i32) {
+    %s = arith.maxsi %x, %y : i32
+    soac.yield %s : i32
+  } lambda(%i: index, %j: index) {
+    %e = soac.index %a[%i, %j] : tensor<?x?xi32> -> i32
+    %w = soac.index %b[%i] : tensor<?xi32> -> i32
+    %p = arith.muli %e, %w : i32
+    soac.yield %p : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+def test_a_row_scale_read_once_per_row(rng) -> None:
+    """`b[i]` of a vector as long as the rows or longer: the interpreter's results; shorter: its error, from the host."""
+    module = parse_module(make_context(), SCALED_ROWS, "segmented.mlir")
+    program = compile_for(SCALED_ROWS, "generic")
+    launched = recording(program)
+    for m, n, extra in [(5, 256, 0), (3, 64, 2), (4, 0, 0)]:
+        args = [rng.integers(-9, 10, (m, n)).astype(np.int32), rng.integers(-9, 10, m + extra).astype(np.int32)]
+        assert_same(interpret(module, "main", args), program.call("main", args))
+        assert ("vector" in launched()) == (n > 0)
+    args = [rng.integers(-9, 10, (6, 64)).astype(np.int32), rng.integers(-9, 10, 4).astype(np.int32)]
+    with pytest.raises(SoacRuntimeError) as expected:
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError) as got:
+        program.call("main", args)
+    assert str(got.value) == str(expected.value)
+    assert "index 4 is out of bounds for dimension 0 of size 4" in str(got.value)

@@ -8,7 +8,7 @@
 
 // CHECK:       func.func @main(
 // CHECK:         %fits = arith.cmpi ule, %a_d1, %v_d0 : index
-// CHECK-NEXT:    %reads_in_bounds = arith.ori %fits, %no_segments : i1
+// CHECK-NEXT:    %reads_in_bounds = arith.ori %fits, %nothing_read : i1
 // CHECK-NEXT:    kernel.assert %reads_in_bounds, "{{.*}}segred-vector-rows.mlir:58:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%v_d0, %v_d0 : index, index)
 // CHECK-NOT:     kernel.error_buffer
 // CHECK:         kernel.launch @main_segred_teams_0(
