@@ -4,7 +4,8 @@ Matvec (`a[i, j] * v[j]`, summed) and a tuple (an i32 sum and an f32 maximum) ov
 constant from outside the lambda, on PoCL for every target, against the interpreter and numpy; row lengths that are
 multiples of 4 (the vector kernel: rows of one vector per member, two, long rows, rows split over several teams) and
 others (teams), single rows and empty ones. A vector longer than the rows is read in its first `n` elements; a shorter
-one is the interpreter's error, found once on the host.
+one is the interpreter's error, found once on the host. Reads at the outer index (`xs[i]` of nbody's forces, a scale
+`b[i]` per row) are loaded once per row; rows of a 3-D array.
 """
 
 from __future__ import annotations
