@@ -4,17 +4,20 @@
 // Matvec as a function-level segred (what soac-flatten makes of `map (\row -> sum (row * v)) a`): its lambda reads
 // `a[i, j]` and `v[j]`, so it gets the vector kernel, which loads 4 elements of each with one 16-byte load, applies
 // the lambda to the 4 lanes and folds them. Its read of `v` has no check in any of the op's kernels: the host checks
-// v's length once. A lambda that computes with its index `j` gets no vector kernel.
+// v's length once. A lambda that computes with its index `j` gets no vector kernel. A read at the row's index,
+// `b[i]`, is one load per row (of the team's rows in flight), outside the vector loads.
 
 // CHECK:       func.func @main(
 // CHECK:         %fits = arith.cmpi ule, %a_d1, %v_d0 : index
 // CHECK-NEXT:    %reads_in_bounds = arith.ori %fits, %nothing_read : i1
-// CHECK-NEXT:    kernel.assert %reads_in_bounds, "{{.*}}segred-vector-rows.mlir:58:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%v_d0, %v_d0 : index, index)
+// CHECK-NEXT:    kernel.assert %reads_in_bounds, "{{.*}}segred-vector-rows.mlir:69:5: 'soac.index': index {0} is out of bounds for dimension 0 of size {1}" (%v_d0, %v_d0 : index, index)
 // CHECK-NOT:     kernel.error_buffer
 // CHECK:         kernel.launch @main_segred_teams_0(
 // CHECK:         kernel.launch @main_segred_vector_0(
 // CHECK:         kernel.launch @main_segred_teams_1(
-// CHECK-NOT:     kernel.launch @main_segred_vector_1(
+// CHECK-NOT:     kernel.launch @main_segred_vector_
+// CHECK:         kernel.launch @main_segred_teams_2(
+// CHECK:         kernel.launch @main_segred_vector_1(
 // CHECK-LABEL: kernel.func @main_segred_teams_0(
 // CHECK-NOT:     kernel.device_assert
 // CHECK-LABEL: kernel.func @main_segred_vector_0(
@@ -32,7 +35,15 @@
 // CHECK:         kernel.shuffle xor
 // CHECK-NOT:     kernel.device_assert
 // CHECK:         kernel.return
-// CHECK-NOT:   kernel.func @main_segred_vector_1(
+// CHECK-LABEL: kernel.func @main_segred_vector_1(
+// CHECK-SAME:    %b: !kernel.buffer<global, f32>
+// CHECK-NOT:     kernel.device_assert
+// CHECK:         %[[B:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT:      kernel.load %b[%{{.*}}] : !kernel.buffer<global, f32> -> f32
+// CHECK:         scf.if
+// CHECK:           %[[A0:.*]], %[[A1:.*]], %{{.*}}, %{{.*}} = kernel.vector_load %a[%{{.*}}] width 4 align 16
+// CHECK-NEXT:      arith.mulf %[[A0]], %[[B]] : f32
+// CHECK-NEXT:      arith.mulf %[[A1]], %[[B]] : f32
 
 // GENERIC-LABEL: kernel.func @main_segred_vector_0(
 // GENERIC-NOT:     kernel.shuffle
@@ -42,9 +53,9 @@
 // GENERIC:         kernel.barrier local
 // GENERIC-NOT:     kernel.shuffle
 // GENERIC:         kernel.return
-// GENERIC-NOT:   kernel.func @main_segred_vector_1(
+// GENERIC-LABEL: kernel.func @main_segred_vector_1(
 
-func.func @main(%a: tensor<?x?xf32>, %v: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+func.func @main(%a: tensor<?x?xf32>, %v: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %m = tensor.dim %a, %c0 : tensor<?x?xf32>
@@ -69,5 +80,14 @@ func.func @main(%a: tensor<?x?xf32>, %v: tensor<?xf32>) -> (tensor<?xf32>, tenso
     %p = arith.mulf %e, %jf : f32
     soac.yield %p : f32
   }
-  func.return %dots, %weighted : tensor<?xf32>, tensor<?xf32>
+  %scaled = soac.segred thread (%m, %n) neutral(%zero : f32) -> tensor<?xf32> combine(%x: f32, %y: f32) {
+    %s = arith.maximumf %x, %y : f32
+    soac.yield %s : f32
+  } lambda(%i: index, %j: index) {
+    %e = soac.index %a[%i, %j] : tensor<?x?xf32> -> f32
+    %bi = soac.index %b[%i] : tensor<?xf32> -> f32
+    %p = arith.mulf %e, %bi : f32
+    soac.yield %p : f32
+  }
+  func.return %dots, %weighted, %scaled : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }
