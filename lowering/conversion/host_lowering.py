@@ -59,6 +59,9 @@ class HostLowering:
     errors: SSAValue | None = None
     lowered_with: set[Operation] = field(default_factory=set)
     """Ops whose work another op's kernels do (a scatter done by the scan that makes its indices): skipped."""
+    host_checked: set[Operation] = field(default_factory=set)
+    """Reads whose indices the host checked before the launches of the kernels that make them (`segred_vector.
+    check_reads`): the kernels do not check them again."""
 
     @property
     def target(self) -> DeviceTarget:

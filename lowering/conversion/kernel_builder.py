@@ -345,6 +345,8 @@ class KernelBuilder:
     errors: SSAValue | None = None
     host_nonneg: set[SSAValue] = field(default_factory=set)
     """Host values known not to be negative (array sizes, checked widths), shared with the host lowering."""
+    host_checked: set[Operation] = field(default_factory=set)
+    """Reads whose indices the host checked before the launch (`HostLowering.host_checked`): no check here."""
 
     def __post_init__(self) -> None:
         self.b = Builder(InsertPoint.at_end(self.block))

@@ -387,6 +387,8 @@ class Inliner:
 
     def check_indices(self, op: Operation, indices: Sequence[SSAValue], view: View) -> SSAValue | None:
         """Check every index of `op` against the sizes of `view`; the conjunction (None when nothing needed a check)."""
+        if op in self.kb.host_checked:
+            return None
         m = self.kb.m
         ok: SSAValue | None = None
         for k, (old, size) in enumerate(zip(indices, view.dims)):

@@ -11,5 +11,5 @@
 - `chunked_scan.py`: scans and reductions for CPUs, one work-item per contiguous chunk;
 - `segmented.py`: segred / segscan with a work-item per segment, segscan with a work-group per segment;
 - `segred_teams.py`, `segred_vector.py`: function-level segred by size-adaptive teams, and by warp-sized teams with
-  vector loads for plain rows of 32-bit values.
+  vector loads for rows of 32-bit values read along `j` (`xs[i.., j]`, `v[j]`: plain sums, matvec).
 """

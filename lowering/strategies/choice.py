@@ -11,7 +11,8 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
                        `fuses_scan_reduce` says so, else soac-to-kernel splits it first (passes/split_scan_reduce.py)
     segred             chosen by the host from the segment length n: segmented.py (a work-item per segment: n <= SEG_TINY,
                        or on CPUs as many segments as groups) | segred_teams.py (teams sized by n, long segments over
-                       several groups and a second stage) | segred_vector.py (plain rows of 32-bit values)
+                       several groups and a second stage) | segred_vector.py (rows of 32-bit values read
+                       contiguously along j, e.g. matvec's a[i, j] * v[j])
     segscan            lookback_bodies.py (`lookback`, 32-bit values, one op with its identity as neutral element: one
                        flat scan, any n) | else chosen by the host: segmented.py, a work-item per segment (2n < group
                        size, or many segments on CPUs) or a group per segment
@@ -183,7 +184,10 @@ def lower_segred(lw: HostLowering, op: soac.SegredOp) -> None:
         # The host launches one of: a work-item per segment (tiny segments), the vector kernel (plain rows of 32-bit
         # values whose length suits it), teams sized by the length (long segments over several groups).
         tiny = _per_thread_segments(lw, seg, lw.m.cmp(seg.dims[-1], lw.m.c(SEG_TINY), "ule", "tiny"))
-        segred_teams.segred_teams(lw, op, seg, segred_vector.applies(lw, op, seg.dims), skip=tiny)
+        vector_rows = segred_vector.applies(lw, op, seg.dims)
+        if vector_rows:  # no kernel checks the reads `v[j]` of 1-D arrays: the host checks `v`'s length once
+            segred_vector.check_reads(lw, op, seg.dims)
+        segred_teams.segred_teams(lw, op, seg, vector_rows, skip=tiny)
         segmented.per_thread(lw, op, seg, chosen=tiny)
     outputs.bind_seg_results(lw, op, seg)
 

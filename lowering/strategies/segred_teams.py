@@ -14,7 +14,7 @@ With P > 1 a second kernel folds the P partial results of every segment in order
     kernel.launch @main_segred_teams_0(...) global %global_size local %group_size   // results, or P partials each
     kernel.launch @main_segred_parts_0(...) global %global_size local %group_size   // no work-items unless P > 1
 
-For plain rows of 32-bit values with a commutative operator, `choice.py` also asks for the kernel
+For rows of 32-bit values read along `j` (a plain sum, matvec) with a commutative operator, `choice.py` also asks for the kernel
 of `segred_vector.py` (warp-sized teams, vector loads), launched between the two; the host picks
 it or `segred_teams` by the row length and gives the other no work-items.
 """

@@ -1,14 +1,19 @@
-"""Segmented reduction of a plain array of 32-bit values with 16-byte loads and teams of at most one warp.
+"""Segmented reduction of rows of 32-bit values with 16-byte loads and teams of at most one warp.
 
-A function-level `soac.segred` whose lambda only reads its own element of an array of the op's
-shape, with a commutative operator (`group_code.is_commutative`) and no map-outs:
+A function-level `soac.segred` with a commutative operator of 32-bit values (`group_code.commutes`: one arith op,
+or one per value of a tuple) and no map-outs, whose lambda reads elements at its innermost index `j`, contiguous
+along `j` (full-rank reads `xs[i..., j]` of row-major arrays of the op's shape and 1-D reads `v[j]` of arrays free in
+the lambda, of 32-bit elements), and elements at its outer indices (`w[i...]`), and computes from them with scalar
+code (matvec's `a[i, j] * v[j]`):
 
-    %r = soac.segred thread (%m, %n) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
-      %s = arith.addi %a, %b : i32
-      soac.yield %s : i32
+    %r = soac.segred thread (%m, %n) neutral(%zero : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      soac.yield %s : f32
     } lambda(%i: index, %j: index) {
-      %x = soac.index %xss[%i, %j] : tensor<?x?xi32> -> i32
-      soac.yield %x : i32
+      %x = soac.index %a[%i, %j] : tensor<?x?xf32> -> f32
+      %y = soac.index %v[%j] : tensor<?xf32> -> f32
+      %p = arith.mulf %x, %y : f32
+      soac.yield %p : f32
     }
 
 gets a second kernel, `segred_vector`, next to the general `segred_teams`; the host
@@ -17,6 +22,13 @@ launches the one that fits the row length `n` and gives the other no work-items:
     %vector_ok = (n % 4 == 0) and (n >= 128 or n is a power of two >= 4)
     kernel.launch @segred_teams(...)  global size (%vector_ok ? 0 : ...)
     kernel.launch @segred_vector(...) global size (%vector_ok ? ... : 0)
+
+The kernel loads 4 consecutive `j` of every array read along the rows with one 16-byte vector load each (rows
+start 16-byte aligned as n % 4 == 0), applies the lambda to each of the 4 lanes and folds them. Reads at the outer
+indices only (`w[i]`, nbody's position of body i) of arrays of the op's outer sizes are loaded once per row. A 1-D
+read `v[j]` gets no check in any kernel of the op (this one, the teams, a work-item per segment): the host checks
+once that `v` has at least `n` elements where there are segments (`check_reads`), where the flattened IR's
+`soac.assert` of the row length has usually said so already.
 
 A row (or a part of a long row) belongs to a team of T = min(32, n / 4) work-items;
 member `l` folds the 4-element vectors `l, l + T, ...` of its range, so each load of a
@@ -34,11 +46,11 @@ from dataclasses import dataclass
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import HostArray, View
+from soac.lowering.conversion.kernel_builder import HostArray, View, index_problem
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.strategies import group_code as rd
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import i1
+from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import SSAValue
 
 WARP = 32
@@ -57,6 +69,10 @@ PART_MIN_VECTORS = 16
 # those targets keep two loops.
 
 
+_VALUE_TYPES = ("i32", "f32")
+"""Element types of the arrays read and of the values combined: 4 of them fill a 16-byte vector."""
+
+
 def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: list[SSAValue]) -> SSAValue | None:
     """The array when the lambda only reads `arr[i0, ..., j]` at its own indices (an array of the op's shape), else None."""
     block = op.body.block
@@ -72,14 +88,90 @@ def plain_source(lw: HostLowering, op: soac.SegredOp | soac.SegscanOp, dims: lis
     return read.array
 
 
+@dataclass
+class RowReads:
+    """The reads of a segred's lambda that the vector kernel makes: along its rows, and one value per row."""
+
+    along: list[soac.IndexOp]
+    """`xs[i..., j]` of arrays of the op's shape, `v[j]` of 1-D arrays: 4 consecutive `j` in one vector load."""
+    per_row: list[soac.IndexOp]
+    """`w[i...]` of arrays of the op's outer shape (nbody's `xs[i]`): loaded once per row."""
+
+
+def row_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> RowReads | None:
+    """The lambda's reads when it reads only elements at its innermost index `j`, contiguous along `j`, and elements
+    at its outer indices, and computes from them with scalar code; else None. A read along `j` is `xs[i..., j]` at the
+    lambda's own indices of an array of the op's shape, or `v[j]` of a 1-D array free in the lambda (32-bit
+    elements); a read per row is `w[i...]` of an array of the op's outer sizes; the indices are used by nothing
+    else."""
+    block = op.body.block
+    indices = list(block.args)
+    reads = RowReads([], [])
+    for inner in block.ops:
+        if isinstance(inner, soac.YieldOp):
+            continue
+        if isinstance(inner, soac.IndexOp):
+            if _contiguous_read(lw, inner, indices, dims):
+                reads.along.append(inner)
+            elif _row_read(lw, inner, indices, dims):
+                reads.per_row.append(inner)
+            else:
+                return None
+            continue
+        if inner.regions or any(isinstance(v.type, TensorType) for v in (*inner.operands, *inner.results)):
+            return None
+        if any(v in indices for v in inner.operands):
+            return None
+    if any(isinstance(v.type, TensorType) or v in indices for v in op.body.block.last_op.operands):  # pyright: ignore[reportOptionalMemberAccess]
+        return None
+    return reads
+
+
+def _contiguous_read(lw: HostLowering, read: soac.IndexOp, indices: list[SSAValue], dims: list[SSAValue]) -> bool:
+    found = lw.env.get(read.array)  # arrays of the lambda's own are not on the host
+    if not isinstance(found, HostArray) or str(found.element) not in _VALUE_TYPES:
+        return False
+    used = list(read.indices)
+    full_rank = used == indices and found.dims == dims
+    free_vector = used == indices[-1:] and len(found.dims) == 1
+    return full_rank or free_vector
+
+
+def _row_read(lw: HostLowering, read: soac.IndexOp, indices: list[SSAValue], dims: list[SSAValue]) -> bool:
+    """`w[i...]` of an array of the op's outer sizes, or `w[i]` of a 1-D array (its length checked on the host)."""
+    found = lw.env.get(read.array)
+    if len(dims) < 2 or not isinstance(found, HostArray) or list(read.indices) != indices[:-1]:
+        return False
+    return found.dims == dims[:-1] or (len(dims) == 2 and len(found.dims) == 1)
+
+
 def applies(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> bool:
-    source = plain_source(lw, op, dims)
     return (
-        source is not None
-        and len(op.outs) == 1
-        and str(lw.array(source).element) in ("i32", "f32")
-        and rd.is_commutative(op.combine)
+        len(op.outs) == len(op.neutral)
+        and all(str(v.type) in _VALUE_TYPES for v in op.neutral)
+        and rd.commutes(op.combine)
+        and row_reads(lw, op, dims) is not None
     )
+
+
+def check_reads(lw: HostLowering, op: soac.SegredOp, dims: list[SSAValue]) -> None:
+    """On the host, once: every read `v[j]` of a 1-D array (not known to have `n` elements) is in bounds, i.e. `v` has
+    at least `n` elements or there are no segments, and every read `w[i]` of a 1-D array (not known to have `m`) is,
+    i.e. `w` has at least `m` elements or the rows are empty; what the kernels' checks of every element would report
+    first (index `len(v)`), so that no kernel of the op checks them again (`HostLowering.host_checked`)."""
+    reads = row_reads(lw, op, dims)
+    assert reads is not None
+    m, n = lw.m, dims[-1]
+    checked = [(read, n, dims[:-1]) for read in reads.along if len(read.indices) == 1]
+    checked += [(read, dims[0], dims[1:]) for read in reads.per_row if lw.array(read.array).dims != dims[:-1]]
+    for read, size, others in checked:
+        length = lw.array(read.array).dims[0]
+        if length is size:
+            continue
+        nothing = m.eq(m.product(others), m.c(0), "nothing_read")
+        ok = m.insert(arith.OrIOp(m.cmp(size, length, "ule", "fits"), nothing), "reads_in_bounds")
+        lw.check(ok, read, index_problem(0), [length, length])
+        lw.host_checked.add(read)
 
 
 @dataclass
@@ -112,7 +204,9 @@ def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
 class VectorKernel:
     """The `segred_vector` kernel: unit `u` of `units` (= rows x parts) is part `u % parts` of row `u / parts`.
 
-    Its two loops: several short rows per team at once, or one (part of a) long row per team.
+    Its two loops: several short rows per team at once, or one (part of a) long row per team. A vector `q` of a row
+    is 4 elements `4q ...` of every array the lambda reads (`row_reads`), one vector load each; the lambda runs on
+    each of the 4 lanes.
     """
 
     def __init__(
@@ -125,9 +219,9 @@ class VectorKernel:
         partials: list[HostArray],
         combined: list[HostArray],
     ):
-        source = plain_source(lw, op, dims)
-        assert source is not None
-        self.lw = lw
+        reads = row_reads(lw, op, dims)
+        assert reads is not None
+        self.lw, self.body, self.reads = lw, op.body, reads
         self.kb = kb = lw.kernel("segred_vector")
         self.code = code = rd.GroupCode(lw, kb, Inliner(kb), op.combine, [v.type for v in op.neutral])
         km = kb.m
@@ -136,8 +230,13 @@ class VectorKernel:
         host = (vector.team, vector.log_team, vector.parts, units)
         self.team, self.log_team, self.parts, self.units = (kb.scalar(v) for v in host)
         self.split = km.insert(arith.CmpiOp(self.parts, km.c(1), "ugt"), "split")
-        data = kb.array(lw.array(source), source.name_hint)
-        self.flat = View(data.buffer, data.offset, [km.product([kb.scalar(d) for d in dims])], data.element)
+        self.views: dict[SSAValue, tuple[View, bool]] = {}
+        """Every array read: its kernel view (rows flattened) and whether it has rows (else a 1-D read `v[j]`)."""
+        for read in reads.along:
+            if read.array not in self.views:
+                self.views[read.array] = self._view(read, dims)
+        self.per_row = {read.array: kb.array(lw.array(read.array), read.array.name_hint) for read in reads.per_row}
+        """The arrays read once per row, by the row's segment index (they have the op's outer sizes)."""
         self.partial_views = [kb.array(p) for p in partials]
         self.combined_views = [kb.array(c) for c in combined]
         self.member = km.insert(arith.AndIOp(code.t, km.sub(self.team, km.c(1))), "member")
@@ -146,6 +245,13 @@ class VectorKernel:
         self.quads = km.div(self.inner, km.c(4), "quads")
         self.chunk = km.ceildiv(self.quads, self.parts, "part_quads")
         self.neutral = rd.neutral_values(kb, lw, op.neutral)
+
+    def _view(self, read: soac.IndexOp, dims: list[SSAValue]) -> tuple[View, bool]:
+        kb, km = self.kb, self.kb.m
+        data = kb.array(self.lw.array(read.array), read.array.name_hint)
+        if len(read.indices) == 1 and len(dims) > 1:
+            return data, False
+        return View(data.buffer, data.offset, [km.product([kb.scalar(d) for d in dims])], data.element), True
 
     def build(self) -> None:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
@@ -162,32 +268,60 @@ class VectorKernel:
         global_size = m.insert(arith.SelectOp(self.chosen, m.mul(groups, m.c(lw.group_size)), m.c(0)), "global_size")
         lw.add_kernel(kb, global_size, m.c(lw.group_size))
 
-    def vector_sum(self, row: SSAValue, q: SSAValue) -> list[SSAValue]:
+    def row_values(self, segment: SSAValue, active: SSAValue) -> dict[SSAValue, SSAValue]:
+        """The elements that the lambda reads once per row, of `segment` where `active` (nothing when it reads none)."""
+        return {array: self.kb.load_if(active, view, segment) for array, view in self.per_row.items()}
+
+    def vector_sum(self, row: SSAValue, q: SSAValue, row_values: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+        """The lambda's values at the 4 elements of vector `q` of the row starting at `row`, combined; `row_values`
+        holds the row's elements that it reads once per row."""
         km = self.kb.m
-        xs = ix.vector_load(self.kb, self.flat, km.add(row, km.mul(q, km.c(4))), 4)
-        acc = [xs[0]]
-        for x in xs[1:]:
-            acc = self.code.apply(acc, [x])
+        start = km.mul(q, km.c(4))
+        lanes = {
+            array: ix.vector_load(self.kb, view, km.add(row, start) if has_rows else start, 4)
+            for array, (view, has_rows) in self.views.items()
+        }
+        acc = self.lane_values(lanes, 0, row_values)
+        for lane in range(1, 4):
+            acc = self.code.apply(acc, self.lane_values(lanes, lane, row_values))
         return acc
 
+    def lane_values(
+        self, lanes: dict[SSAValue, list[SSAValue]], lane: int, row_values: dict[SSAValue, SSAValue]
+    ) -> list[SSAValue]:
+        """The lambda inlined for one lane: its reads along the row are that lane of the vectors loaded."""
+        inliner = self.code.inliner
+        for read in self.reads.along:
+            inliner.env[read.result] = lanes[read.array][lane]
+        for read in self.reads.per_row:
+            inliner.env[read.result] = row_values[read.array]
+        for inner in self.body.block.ops:
+            if isinstance(inner, soac.YieldOp):
+                return [inliner.scalar(v) for v in inner.operands]
+            if not isinstance(inner, soac.IndexOp):
+                inliner.emit(inner)
+        raise AssertionError("a lambda ends in soac.yield")
+
     def team_total(self, values: list[SSAValue]) -> list[SSAValue]:
+        """The team's totals of `values` (accumulators of the operator's k values each, one after the other)."""
         if self.lw.warps:
-            return _team_shuffle(self.code, values, self.log_team)
+            return _team_shuffle(self.code, values, self.log_team, len(self.neutral))
         return self.code.team_tree(values, self.member, self.log_team)
 
     def store_if(self, condition: SSAValue, values: list[SSAValue], views: list[View], index: SSAValue) -> None:
         self.kb.if_then(condition, lambda: [self.kb.store(v, view, index) for v, view in zip(values, views)] and None)
 
-    def short_row_sum(self, row: SSAValue, active: SSAValue, two_vectors: bool) -> list[SSAValue]:
+    def short_row_sum(self, segment: SSAValue, row: SSAValue, active: SSAValue, two_vectors: bool) -> list[SSAValue]:
         """A member's part of a short row: vector `member`, and `member + team` where it exists if `two_vectors`."""
         kb, km = self.kb, self.kb.m
         types = [v.type for v in self.neutral]
-        first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member), lambda: self.neutral)
+        values = self.row_values(segment, active)
+        first = kb.if_values(active, types, lambda: self.vector_sum(row, self.member, values), lambda: self.neutral)
         if not two_vectors:
             return first
         second = km.add(self.member, self.team)
         has_second = km.insert(arith.AndIOp(active, km.lt(second, self.quads)))
-        rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second), lambda: self.neutral)
+        rest = kb.if_values(has_second, types, lambda: self.vector_sum(row, second, values), lambda: self.neutral)
         return self.code.apply(first, rest)
 
     def short_rows(self, two_vectors: bool) -> None:
@@ -201,9 +335,11 @@ class VectorKernel:
         def body(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             rows = [km.add(km.add(first, km.mul(self.teams_per_group, km.c(r))), self.team_index) for r in range(short_rows)]
             actives = [km.lt(u, self.units) for u in rows]
-            sums = [self.short_row_sum(km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
+            sums = [self.short_row_sum(u, km.mul(u, self.inner), a, two_vectors) for u, a in zip(rows, actives)]
             if self.lw.warps:  # one shuffle loop for all rows
-                totals = [[x] for x in self.team_total([xs[0] for xs in sums])]
+                k = len(self.neutral)
+                shuffled = self.team_total([x for xs in sums for x in xs])
+                totals = [shuffled[r * k : (r + 1) * k] for r in range(SHORT_ROWS)]
             else:
                 totals = [self.team_total(xs) for xs in sums]
             for u, a, total in zip(rows, actives, totals):
@@ -228,7 +364,10 @@ class VectorKernel:
             lo = km.mul(part, self.chunk)
             hi = km.insert(arith.SelectOp(active, km.min(km.add(lo, self.chunk), self.quads), lo), "hi")
             row = km.mul(s, self.inner, "row")
-            accs = _fold_vectors(code, km.add(lo, self.member), hi, self.team, self.neutral, lambda q: self.vector_sum(row, q))
+            values = self.row_values(s, active)
+            accs = _fold_vectors(
+                code, km.add(lo, self.member), hi, self.team, self.neutral, lambda q: self.vector_sum(row, q, values)
+            )
             total = self.team_total(accs)
             leader = km.insert(arith.AndIOp(active, km.eq(self.member, km.c(0))), "leader")
             self.store_if(km.insert(arith.AndIOp(leader, self.split)), total, self.partial_views, u)
@@ -253,32 +392,39 @@ def _fold_vectors(
     """Fold vectors `lo, lo + step, ... < hi`: `SEG_STREAMS` per iteration into separate accumulators, then the
     remaining ones (at most `SEG_STREAMS`) as guarded loads in straight-line code, all in flight together."""
     kb, km = code.kb, code.kb.m
-    streams = rd.SEG_STREAMS
+    streams, k = rd.SEG_STREAMS, len(neutral)
     wide = km.mul(step, km.c(streams), "wide_step")
     count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
     main_end = km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
 
     def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-        return [x for q in range(streams) for x in code.apply([accs[q]], vector_sum(km.add(i, km.mul(step, km.c(q)))))]
+        return [
+            x for q in range(streams) for x in code.apply(accs[q * k : (q + 1) * k], vector_sum(km.add(i, km.mul(step, km.c(q)))))
+        ]
 
     carried = kb.for_loop(lo, main_end, wide, list(neutral) * streams, "i", body)
+    types = [v.type for v in neutral]
     for q in range(streams):
         index = km.add(main_end, km.mul(step, km.c(q)))
-        rest = kb.if_values(km.lt(index, hi), [neutral[0].type], lambda index=index: vector_sum(index), lambda: neutral)
-        carried[q] = code.apply([carried[q]], rest)[0]
-    accs = [carried[0]]
-    for value in carried[1:]:
-        accs = code.apply(accs, [value])
+        rest = kb.if_values(km.lt(index, hi), types, lambda index=index: vector_sum(index), lambda: neutral)
+        carried[q * k : (q + 1) * k] = code.apply(carried[q * k : (q + 1) * k], rest)
+    accs = carried[:k]
+    for q in range(1, streams):
+        accs = code.apply(accs, carried[q * k : (q + 1) * k])
     return accs
 
 
-def _team_shuffle(code: rd.GroupCode, accs: list[SSAValue], log_team: SSAValue) -> list[SSAValue]:
-    """Every member of a team of 2^log_team work-items (inside one warp) gets the team's totals of `accs`, each an
-    accumulator of its own (of the single value the operator combines)."""
+def _team_shuffle(code: rd.GroupCode, accs: list[SSAValue], log_team: SSAValue, k: int) -> list[SSAValue]:
+    """Every member of a team of 2^log_team work-items (inside one warp) gets the team's totals of `accs`: accumulators
+    of the k values the operator combines, one after the other."""
     kb, km = code.kb, code.kb.m
 
     def step(e: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
         distance = km.insert(arith.ShLIOp(km.c(1), e), "distance")
-        return [code.apply([v], [ix.shuffle(kb, "xor", v, distance)])[0] for v in values]
+        combined: list[SSAValue] = []
+        for first in range(0, len(values), k):
+            own = values[first : first + k]
+            combined += code.apply(own, [ix.shuffle(kb, "xor", v, distance) for v in own])
+        return combined
 
     return kb.for_loop(km.c(0), log_team, km.c(1), accs, "e", step)
