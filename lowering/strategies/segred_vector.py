@@ -339,7 +339,7 @@ class VectorKernel:
             if self.lw.warps:  # one shuffle loop for all rows
                 k = len(self.neutral)
                 shuffled = self.team_total([x for xs in sums for x in xs])
-                totals = [shuffled[r * k : (r + 1) * k] for r in range(SHORT_ROWS)]
+                totals = [shuffled[r * k : (r + 1) * k] for r in range(short_rows)]
             else:
                 totals = [self.team_total(xs) for xs in sums]
             for u, a, total in zip(rows, actives, totals):
