@@ -133,6 +133,7 @@ class HostLowering:
             codes=self.codes,
             host_errors=self.error_buffer,
             host_nonneg=self.nonneg,
+            host_checked=self.host_checked,
         )
 
     def error_buffer(self) -> SSAValue:
