@@ -7,14 +7,14 @@ from xdsl.passes import ModulePass
 DEFAULT_PIPELINE = (
     "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,"
     "soac-split-scan-reduce{scope=lambdas},soac-vectorised-operators,soac-hist-rows,soac-flatten{prepare=false},"
-    "soac-coalesce,soac-simplify"
+    "soac-simplify"
 )
 """The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's), every step a pass of its own: the
 simplifier before and after fusion and after flattening, as Futhark runs its simplifier around every major pass;
 operators on rows turned into maps of scalar operators before fusion and again before flattening (fusion makes
 new ones), the scanomaps in lambdas split into a scanomap and a redomap and the histograms of rows made histograms of
-their elements, which the flattening rules take; after flattening, reads through transposes where that coalesces a
-thread-level kernel's reads (soac-coalesce).
+their elements, which the flattening rules take. `soac-coalesce` (reads through transposes) is not in it: on the
+H200 it made batched 16x16 products slower (see bench/RESULTS.md).
 The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
 

@@ -18,7 +18,8 @@ from soac.passes.soac_coalesce import SoacCoalescePass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 
 CASES = Path(__file__).resolve().parents[1] / "filecheck" / "passes" / "soac-coalesce" / "transpose.mlir"
-WITHOUT = DEFAULT_PIPELINE.replace("soac-coalesce,", "")
+WITHOUT = DEFAULT_PIPELINE
+WITH = DEFAULT_PIPELINE.replace("soac-flatten{prepare=false},", "soac-flatten{prepare=false},soac-coalesce,")
 
 
 def _batched_module(coalesced: bool) -> Any:
@@ -89,14 +90,15 @@ def test_programs_through_transposes_on_both_backends(backend: str, program: Any
     else:
         args = [rng.standard_normal((6, 9)).astype(np.float32), rng.standard_normal((9, 5)).astype(np.float32)]
         expected = args[0] @ args[1]
-    f = sl.jit(program, backend=backend)
+    assert WITH != WITHOUT
+    f = sl.jit(program, backend=backend, pipeline=WITH)
     optimized = f.specialize(*args).optimized
     names = sorted({t.name for t in list_thresholds(optimized)})
     versions = [dict.fromkeys(names, MAX_THRESHOLD), dict.fromkeys(names, 0)]
     versions += [{**dict.fromkeys(names, MAX_THRESHOLD), name: 0} for name in names]
     unchanged = sl.jit(program, backend=backend, pipeline=WITHOUT)
     for forced in versions:
-        g = sl.jit(program, backend=backend, thresholds=forced)
+        g = sl.jit(program, backend=backend, pipeline=WITH, thresholds=forced)
         np.testing.assert_allclose(g(*args), expected, rtol=1e-4, atol=1e-5)
         if backend == "opencl":
             h = sl.jit(program, backend=backend, pipeline=WITHOUT, thresholds=forced)
