@@ -98,23 +98,7 @@ class GroupCode:
     def team_tree(self, values: Sequence[SSAValue], member: SSAValue, log_team: SSAValue) -> list[SSAValue]:
         """The combination of `values` over each team of 2^log_team adjacent work-items, at the team's first member
         (`member` = index in the team); every work-item must reach it."""
-        kb, m = self.kb, self.kb.m
-        self.store_locals(values, self.t)
-        self.barrier()
-
-        def step(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            stride = self.stride(e)
-            combines = m.eq(m.insert(arith.AndIOp(member, m.sub(m.add(stride, stride), m.c(1)))), m.c(0), "combines")
-
-            def combine() -> None:
-                self.store_locals(self.apply(self.load_locals(self.t), self.load_locals(m.add(self.t, stride))), self.t)
-
-            kb.if_then(combines, combine)
-            self.barrier()
-            return []
-
-        kb.for_loop(m.c(0), log_team, m.c(1), [], "e", step)
-        return self.load_locals(self.t)
+        return self._tree_from(values, member, self.kb.m.c(0), log_team)
 
     def warp_team_tree(self, values: Sequence[SSAValue], member: SSAValue, log_team: SSAValue) -> list[SSAValue]:
         """`team_tree` for an operator that commutes, on a target with warps (`shuffles_values`): each aligned run of
