@@ -59,6 +59,7 @@ from soac.parsing import location_of
 from soac.passes.flatten_analysis import region_free_values
 from soac.passes.flatten_checks import array_dim, same_size
 from soac.passes.simplify_sizes import has_size
+from soac.passes.vectorised_operators import ancestors, scalar_operator
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
@@ -111,19 +112,6 @@ def rows_problem(op: HistOp) -> str | None:
     return None
 
 
-def scalar_operator(op: HistOp, inner: MapOp) -> Region:
-    """The operator of one element: the map's lambda, its parameters in the order of the operator's."""
-    lambda_block = inner.body.block
-    params = {id(x): param for x, param in zip(inner.inputs, lambda_block.args)}
-    block = Block(arg_types=[params[id(arg)].type for arg in op.combine.block.args])
-    mapper: dict[SSAValue, SSAValue] = {params[id(arg)]: new for arg, new in zip(op.combine.block.args, block.args)}
-    for arg, new in zip(op.combine.block.args, block.args):
-        new.name_hint = params[id(arg)].name_hint
-    for inner_op in lambda_block.ops:
-        block.add_op(inner_op.clone(mapper))
-    return Region(block)
-
-
 @dataclass
 class HistOfRowsToElements(RewritePattern):
     """hist (map2 op) (replicate d ne) dest f xs -> unflatten (hist op ne (flatten dest) (bin c*d+j) (flatten rows))."""
@@ -135,7 +123,7 @@ class HistOfRowsToElements(RewritePattern):
     def match_and_rewrite(self, op: HistOp, rewriter: PatternRewriter, /) -> None:
         if not has_row_bins(op) or rows_problem(op) is not None:
             return
-        lambdas = [p for p in _ancestors(op) if isinstance(p, SOAC_WITH_LAMBDAS)]
+        lambdas = [p for p in ancestors(op) if isinstance(p, SOAC_WITH_LAMBDAS)]
         if any(not isinstance(p, MapOp) or not self.in_maps for p in lambdas):
             return
         inner = element_wise_operator(op)
@@ -258,15 +246,6 @@ def _outermost(array: SSAValue, axis: int) -> tuple[SSAValue, int]:
             break
         array, axis = parent.inputs[array.index], axis + 1
     return array, axis
-
-
-def _ancestors(op: Operation) -> list[Operation]:
-    found: list[Operation] = []
-    parent = op.parent_op()
-    while parent is not None:
-        found.append(parent)
-        parent = parent.parent_op()
-    return found
 
 
 def _element(t: Attribute) -> Attribute:

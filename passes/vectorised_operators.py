@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from soac.dialect import SOAC_WITH_LAMBDAS, MapOp, ReduceOp, ReplicateOp, ScanOp, TransposeOp, YieldOp
+from soac.dialect import SOAC_WITH_LAMBDAS, HistOp, MapOp, ReduceOp, ReplicateOp, ScanOp, TransposeOp, YieldOp
 from soac.passes.flatten_analysis import region_free_values
 from soac.passes.flatten_checks import array_dim, same_size
 from soac.passes.simplify_sizes import has_size
@@ -69,8 +69,9 @@ def element_wise_operator(op: ReduceOp | ScanOp) -> MapOp | None:
     return inner if all(known) else None
 
 
-def scalar_operator(op: ReduceOp | ScanOp, inner: MapOp) -> Region:
-    """The operator of one column: the map's lambda, its parameters in the order of the operator's."""
+def scalar_operator(op: ReduceOp | ScanOp | HistOp, inner: MapOp) -> Region:
+    """The operator of one column (or one element of a hist's rows): the map's lambda, its parameters in the order
+    of the operator's."""
     lambda_block = inner.body.block
     params = {id(x): param for x, param in zip(inner.inputs, lambda_block.args)}
     block = Block(arg_types=[params[id(arg)].type for arg in op.combine.block.args])
@@ -91,7 +92,7 @@ class VectorisedOperatorToMap(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReduceOp | ScanOp, rewriter: PatternRewriter, /) -> None:
-        lambdas = [p for p in _ancestors(op) if isinstance(p, SOAC_WITH_LAMBDAS)]
+        lambdas = [p for p in ancestors(op) if isinstance(p, SOAC_WITH_LAMBDAS)]
         if any(not isinstance(p, MapOp) or not self.in_maps for p in lambdas):
             return
         if (inner := element_wise_operator(op)) is None:
@@ -140,7 +141,8 @@ def _replicated(row: SSAValue, width: SSAValue) -> SSAValue | None:
     return owner.value
 
 
-def _ancestors(op: Operation) -> list[Operation]:
+def ancestors(op: Operation) -> list[Operation]:
+    """The ops around `op`, innermost first."""
     found: list[Operation] = []
     parent = op.parent_op()
     while parent is not None:
