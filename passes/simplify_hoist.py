@@ -120,7 +120,7 @@ def _ranges_below(index: SSAValue) -> SSAValue | None:
     holder = index.block.parent_op()
     if isinstance(holder, scf.ForOp) and index.index == 0:
         return holder.ub if _non_negative(holder.lb) else None
-    if isinstance(holder, _SOACS_OVER_ELEMENTS) and index.block.parent is holder.regions[0]:
+    if isinstance(holder, _SOACS_OVER_ELEMENTS) and index.block.parent is holder.body:  # pyright: ignore[reportAttributeAccessIssue]
         inputs = list(holder.inputs)  # pyright: ignore[reportAttributeAccessIssue]
         if index.index < len(inputs) and isinstance(iota := inputs[index.index].owner, soac.IotaOp):
             return iota.width

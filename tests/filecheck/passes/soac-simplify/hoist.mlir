@@ -190,3 +190,31 @@ func.func @in_bounds_loop_read(%xs: tensor<?xf32>, %ts: tensor<?xf32>, %steps: i
   }
   func.return %total, %scaled : f32, tensor<?xf32>
 }
+
+// -----
+
+// A redomap's operator parameters are partial results, not its inputs' elements: a read at one is not known to be
+// in bounds (here a sum of indices), so it stays in the loop that may run no iteration.
+// CHECK-LABEL: func.func @operator_parameter_read
+// CHECK:         scf.for %t = %c0 to %k step %c1
+// CHECK-NEXT:      %y = soac.index %ys[%p]
+func.func @operator_parameter_read(%ys: tensor<?xf32>, %k: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %ys, %c0 : tensor<?xf32>
+  %is = soac.iota %n : tensor<?xindex>
+  %s = soac.redomap %n (%is : tensor<?xindex>) neutral(%c0 : index) -> index combine(%p: index, %q: index) {
+    %w = scf.for %t = %c0 to %k step %c1 iter_args(%acc = %q) -> (index) {
+      %y = soac.index %ys[%p] : tensor<?xf32> -> f32
+      %b = arith.fptosi %y : f32 to i64
+      %c = arith.index_cast %b : i64 to index
+      %d = arith.addi %acc, %c : index
+      scf.yield %d : index
+    }
+    %r = arith.addi %p, %w : index
+    soac.yield %r : index
+  } lambda(%i: index) {
+    soac.yield %i : index
+  }
+  func.return %s : index
+}
