@@ -574,7 +574,8 @@ def _scalar_types(module: ModuleOp) -> dict[str, list[np.dtype[Any] | None]]:
 class _LaunchSite:
     """The kernel object of one `kernel.launch`: its own, so that its arguments stay set between launches, and a
     launch sets only those that changed (a loop's launch passes the same sizes and most of the same buffers each
-    iteration; setting an argument costs a call into the driver)."""
+    iteration; setting an argument costs a call into the driver). A buffer is remembered by its handle, not held: a
+    freed array's memory is not kept alive by the kernel that last read it."""
 
     def __init__(self, program: cl.Program | None, name: str, types: list[np.dtype[Any] | None]):
         self.program, self.name, self.types = program, name, types
@@ -587,10 +588,11 @@ class _LaunchSite:
             self.current = [_UNSET] * len(args)
         kernel, current, types = self.kernel, self.current, self.types
         for index, (arg, old, scalar) in enumerate(zip(args, current, types)):
-            if arg is old or (scalar is not None and old is not _UNSET and arg == old):
+            value = arg.int_ptr if scalar is None else arg
+            if old is not _UNSET and value == old:
                 continue
             kernel.set_arg(index, arg if scalar is None else scalar.type(arg))
-            current[index] = arg
+            current[index] = value
         cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local_size,))
 
 
