@@ -44,7 +44,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import is_side_effect_free
 
 
 def _thread_segmap(op: Operation) -> soac.SegmapOp | None:
@@ -134,21 +133,18 @@ def _index_instead(
 
 
 class SinkIntoBranch(RewritePattern):
-    """A side-effect-free op without regions whose every use is inside one branch of a later `scf.if` in its block
+    """A transpose, reverse, iota or replicate whose every use is inside one branch of a later `scf.if` in its block
     moves to the start of that branch: the other branch, a version that does not need it, no longer computes it."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if op.regions or not op.results or not is_side_effect_free(op) or isinstance(op, scf.YieldOp):
-            return
-        if not isinstance(op, soac.TransposeOp | soac.ReverseOp | soac.IotaOp | soac.ReplicateOp):
-            return
-        block = op.parent_block()
-        target = _single_branch(op, block)
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: soac.TransposeOp | soac.ReverseOp | soac.IotaOp | soac.ReplicateOp, rewriter: PatternRewriter
+    ) -> None:
+        target = _single_branch(op, op.parent_block())
         if target is None:
             return
         op.detach()
-        first = target.first_op
-        rewriter.insert(op, InsertPoint.before(first) if first is not None else InsertPoint.at_end(target))
+        rewriter.insert(op, InsertPoint.at_start(target))
 
 
 def _single_branch(op: Operation, block: Block | None) -> Block | None:
