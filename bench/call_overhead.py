@@ -67,6 +67,7 @@ def profile_program(name: str, scale: str, device: str | None, runs: int, top: i
     probe = Probe(compiled, program.soac.__name__, args)
     resident = probe.resident_ms({}, runs)
     kernels, names = probe.kernel_ms({}, runs)
+    each = ", ".join(f"{n} {(e.profile.end - e.profile.start) * 1e-3:.1f}" for n, e in probe.events)
     on_device, queue = probe._resident_args(), compiled.queue
     profiler = cProfile.Profile()
     profiler.enable()
@@ -78,7 +79,7 @@ def profile_program(name: str, scale: str, device: str | None, runs: int, top: i
     pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(top)
     lines = [
         f"== {name}: resident {resident * 1e3:.1f} us, kernels {kernels * 1e3:.1f} us, host share "
-        f"{(resident - kernels) * 1e3:.1f} us; launches {len(names)}: {', '.join(names)}",
+        f"{(resident - kernels) * 1e3:.1f} us; kernels (us, last call): {each}",
         text.getvalue(),
     ]
     return "\n".join(lines)

@@ -50,7 +50,15 @@ def main() -> None:
     options = parser.parse_args()
     timed(PassPipeline, "apply", lambda pipeline, *_: "passes: " + ",".join(p.name for p in pipeline.passes[-1:]))
     timed(cl.Program, "build", lambda *_: "OpenCL build")
+    timed(cl.Program, "all_kernels", lambda *_: "kernel objects")
+    timed(cl, "enqueue_nd_range_kernel", lambda *_: "launches")
     import soac.lang as sl
+    from soac.lowering.opencl import emitter
+
+    jit = sys.modules["soac.lang.jit"]
+    timed(jit, "trace", lambda *_: "trace")
+    timed(jit, "print_module", lambda *_: "printing IR")
+    timed(emitter, "emit_opencl", lambda *_: "emitting OpenCL C")
 
     for name in options.only.split(","):
         spent.clear()

@@ -18,7 +18,7 @@ The device operations (allocating, launching, reading, writing, copying) are the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from soac.dialect import OnDevice
@@ -28,7 +28,7 @@ from soac.lowering.errors import ProgramError, SizeMismatchError
 from soac.lowering.host_scalars import eval_scalar, scalar_function, to_python
 from soac.messages import format_message
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Block, Operation, SSAValue
 
 Frame = list[Any]
@@ -59,19 +59,45 @@ class Device(Protocol):
 
 @dataclass(frozen=True)
 class BlockPlan:
-    """A block's steps; `results` are the slots its terminator passes on (`condition`: `scf.condition`'s flag)."""
+    """A block's steps; `results` are the slots its terminator passes on (`condition`: `scf.condition`'s flag).
+
+    `static_slots` are the results of the block's static steps: scalar ops and thresholds whose operands are the
+    function's integer arguments, constants and other static results, so that they are one function of the call's
+    key (its scalar arguments and thresholds). The first run of the block for a key runs every step in order and
+    keeps their values; a later run for that key sets them at once and runs only the other steps (the sizes, group
+    counts and version choices of a call repeat from call to call, and from iteration to iteration of a loop)."""
 
     arguments: tuple[int, ...]
     steps: tuple[Step, ...]
     results: tuple[int, ...]
     condition: int | None = None
+    dynamic_steps: tuple[Step, ...] = ()
+    static_slots: tuple[int, ...] = ()
+    known: dict[Any, list[Any]] = field(default_factory=dict)
 
     def run(self, frame: Frame, values: Sequence[Any]) -> list[Any]:
         for slot, value in zip(self.arguments, values, strict=True):
             frame[slot] = value
-        for step in self.steps:
-            step(frame)
+        if not self.static_slots:
+            for step in self.steps:
+                step(frame)
+        elif (known := self.known.get(frame[KEY_SLOT])) is not None:
+            for slot, value in zip(self.static_slots, known):
+                frame[slot] = value
+            for step in self.dynamic_steps:
+                step(frame)
+        else:
+            for step in self.steps:
+                step(frame)
+            if len(self.known) >= MAX_KNOWN_KEYS:
+                self.known.clear()
+            self.known[frame[KEY_SLOT]] = [frame[slot] for slot in self.static_slots]
         return [frame[slot] for slot in self.results]
+
+
+KEY_SLOT = 0
+"""The frame's slot for the call's key (its scalar arguments and thresholds), which `BlockPlan.known` is keyed by."""
+MAX_KNOWN_KEYS = 64
 
 
 @dataclass(frozen=True)
@@ -81,16 +107,25 @@ class FunctionPlan:
     name: str
     template: list[Any]
     body: BlockPlan
+    device: Device
+    scalar_arguments: tuple[int, ...]
+    """The positions of the function's integer arguments, which with the thresholds make a call's key (a float is
+    left out: -0.0 == 0.0 as a key, yet 1 / -0.0 is not 1 / 0.0)."""
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
-        return self.body.run(self.template.copy(), args)
+        frame = self.template.copy()
+        frame[KEY_SLOT] = (tuple([args[k] for k in self.scalar_arguments]), tuple(self.device.thresholds.items()))
+        return self.body.run(frame, args)
 
 
 def compile_function(device: Device, function: func.FuncOp) -> FunctionPlan:
     """The plan of `function`, whose device operations are `device`'s."""
     builder = PlanBuilder(device)
+    arguments = function.body.block.args
+    scalars = tuple(k for k, arg in enumerate(arguments) if isinstance(arg.type, IntegerType | IndexType))
+    builder.static.update(arguments[k] for k in scalars)
     body = builder.block(function.body.block)
-    return FunctionPlan(function.sym_name.data, builder.template, body)
+    return FunctionPlan(function.sym_name.data, builder.template, body, device, scalars)
 
 
 class PlanBuilder:
@@ -99,7 +134,9 @@ class PlanBuilder:
     def __init__(self, device: Device):
         self.device = device
         self.slots: dict[SSAValue, int] = {}
-        self.template: list[Any] = []
+        self.template: list[Any] = [None]  # KEY_SLOT
+        self.static: set[SSAValue] = set()
+        """Values that are one function of a call's key: see `BlockPlan`."""
 
     def slot(self, value: SSAValue) -> int:
         if (slot := self.slots.get(value)) is None:
@@ -114,17 +151,40 @@ class PlanBuilder:
         """The plan of `block`, without the ops in `skip` (hoisted out of a loop)."""
         arguments = self.slots_of(block.args)
         steps: list[Step] = []
+        dynamic: list[Step] = []
+        static_slots: list[int] = []
+
+        def plan(results: tuple[int, ...], condition: int | None = None) -> BlockPlan:
+            if not static_slots:
+                return BlockPlan(arguments, tuple(steps), results, condition)
+            return BlockPlan(arguments, tuple(steps), results, condition, tuple(dynamic), tuple(static_slots))
+
         for op in block.ops:
             if op in skip:
                 continue
             if isinstance(op, func.ReturnOp | scf.YieldOp):
-                return BlockPlan(arguments, tuple(steps), self.slots_of(op.operands))
+                return plan(self.slots_of(op.operands))
             if isinstance(op, scf.ConditionOp):
-                return BlockPlan(arguments, tuple(steps), self.slots_of(op.args), self.slot(op.condition))
+                return plan(self.slots_of(op.args), self.slot(op.condition))
             maker = self.STEPS.get(type(op), PlanBuilder.scalar)
-            if (step := maker(self, op)) is not None:
+            step = maker(self, op)
+            if self.is_static(op, step):
+                self.static.add(op.results[0])
+                if step is not None:
+                    steps.append(step)
+                    static_slots.append(self.slot(op.results[0]))
+            elif step is not None:
                 steps.append(step)
-        return BlockPlan(arguments, tuple(steps), ())
+                dynamic.append(step)
+        return plan(())
+
+    def is_static(self, op: Operation, step: Step | None) -> bool:
+        """Whether `op`'s one result is a function of the call's key (see `BlockPlan`)."""
+        if isinstance(op, arith.ConstantOp):
+            return step is None  # in the frame's template
+        if len(op.results) != 1 or (type(op) in self.STEPS and not isinstance(op, kd.ThresholdOp)):
+            return False
+        return all(operand in self.static for operand in op.operands)
 
     # -- scalar ops ---------------------------------------------------------------
 

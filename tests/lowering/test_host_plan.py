@@ -294,3 +294,37 @@ def test_arguments_that_need_converting_still_do() -> None:
         program.call("main", [base.astype(np.int64), *rest])
     with pytest.raises(Exception, match=r"argument #0 of @main: expected tensor<\?xi32>, got int32 array of shape \(2, 20\)"):
         program.call("main", [base.reshape(2, 20), *rest])
+
+
+REPEATED_SCALARS = """
+func.func @main(%n: index, %x: f32) -> (index, f32, i1) {
+  %c3 = arith.constant 3 : index
+  %one = arith.constant 1.0 : f32
+  %m = arith.muli %n, %c3 : index
+  %big = soac.threshold "suff_outer_par_0" %m default 10
+  %r = scf.if %big -> (index) {
+    %d = arith.divui %m, %n : index
+    scf.yield %d : index
+  } else {
+    scf.yield %m : index
+  }
+  %inv = arith.divf %one, %x : f32
+  func.return %r, %inv, %big : index, f32, i1
+}
+"""
+
+
+def test_repeated_calls_reuse_the_scalars_of_their_key() -> None:
+    """A call with the integer arguments and thresholds of an earlier one sets the scalars that depend only on them
+    at once; other arguments, other thresholds and float arguments (1 / -0.0 is not 1 / 0.0) give their own."""
+    module = parse_module(make_context(), REPEATED_SCALARS, "host.mlir")
+    program = compile_module(module)
+    body = program.function_plan("main").body
+    assert len(body.static_slots) == 3, program.module  # muli, the threshold, cmpi
+    for n, x, thresholds in [(4, 0.0, {}), (4, -0.0, {}), (2, 2.0, {}), (4, 0.5, {"suff_outer_par_0": 100}), (4, 0.0, {})]:
+        got = program.call("main", [np.int64(n), np.float32(x)], thresholds)
+        expected = interpret(module, "main", [np.int64(n), np.float32(x)], thresholds)
+        assert_same(expected, got)
+    assert len(body.known) == 3
+    with pytest.raises(ProgramError, match="division by zero"):
+        program.call("main", [np.int64(0), np.float32(1.0)], {"suff_outer_par_0": 0})
