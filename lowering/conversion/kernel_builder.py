@@ -284,6 +284,24 @@ class IndexMath:
             flat = self.add(flat, self.mul(index, self.product(dims[k + 1 :])))
         return flat
 
+    def advance(self, indices: Sequence[SSAValue], step: Sequence[SSAValue], dims: Sequence[SSAValue]) -> list[SSAValue]:
+        """The indices of the flat position of `indices` plus that of `step` in an index space of sizes `dims`, where
+        both are in range below the outer dimension: added digit by digit from the innermost, each carrying at most
+        one (a compare and two selects per dimension instead of a division and a remainder)."""
+        advanced: list[SSAValue] = []
+        carry: SSAValue | None = None
+        for k in reversed(range(len(dims))):
+            total = self.add(indices[k], step[k])
+            if carry is not None:
+                total = self.add(total, carry)
+            if k == 0:
+                advanced.append(total)
+                break
+            over = self.cmp(total, dims[k], "uge")
+            advanced.append(self.select(over, self.sub(total, dims[k]), total, indices[k].name_hint))
+            carry = self.select(over, self.c(1), self.c(0))
+        return advanced[::-1]
+
     def unflatten(self, flat: SSAValue, dims: Sequence[SSAValue], names: Sequence[str | None]) -> list[SSAValue]:
         """The indices of the flat position `flat` in an index space of sizes `dims`."""
         indices: list[SSAValue] = []

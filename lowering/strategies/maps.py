@@ -28,7 +28,7 @@ generation hint that only changes the strategy of segred and segscan).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
@@ -66,6 +66,55 @@ def grid_stride(
         kb.for_loop(lo, m.min(m.add(lo, per), work_k, "hi"), m.c(1), [], name, loop)
     else:
         kb.for_loop(gid, work_k, gsize, [], name, loop)
+    global_size, local_size = lw.grid(work)
+    lw.add_kernel(kb, global_size, local_size)
+
+
+def grid_stride_indexed(
+    lw: HostLowering,
+    kb: KernelBuilder,
+    dims: Sequence[SSAValue],
+    name: str,
+    names: Sequence[str | None],
+    body: Callable[[SSAValue, list[SSAValue]], None],
+) -> None:
+    """`grid_stride` over the flat positions of an index space of sizes `dims` (host values), calling
+    `body(flat, indices)`. The indices are carried by the loop and advanced by the decomposed stride
+    (`KernelBuilder.advance`), so the divisions of `unflatten` run once per work-item, not once per element:
+
+        %i0, %j0 = unflatten(%gid)          %si, %sj = unflatten(%gsize)        (divisors at least 1)
+        scf.for %p = %gid to %count step %gsize iter_args(%i = %i0, %j = %j0) {
+          body(%p, [%i, %j])
+          %j1 = %j + %sj;  %over = %j1 >= %dj;  %j2 = %over ? %j1 - %dj : %j1;  %i2 = %i + %si + (%over ? 1 : 0)
+          scf.yield %i2, %j2
+    """
+    work = lw.m.product(dims, "count")
+    if len(dims) < 2:
+        grid_stride(lw, kb, work, name, lambda flat: body(flat, [flat]))
+        return
+    m = kb.m
+    count = kb.scalar(work)
+    kernel_dims = [kb.scalar(d) for d in dims]
+    gid = kb.global_id()
+    kb.thread_id = gid
+    gsize = m.insert(GlobalSizeOp(0), "gsize")
+    positive = [m.max(d, m.c(1)) for d in kernel_dims]  # no division by zero where the space is empty
+    if lw.contiguous:
+        align = m.c(lw.options.chunk_align)
+        per = m.mul(m.ceildiv(m.ceildiv(count, gsize), align), align, "per")
+        lo = m.min(m.mul(gid, per), count, "lo")
+        hi, stride = m.min(m.add(lo, per), count, "hi"), m.c(1)
+        step = [m.c(0)] * (len(dims) - 1) + [m.c(1)]
+    else:
+        lo, hi, stride = gid, count, gsize
+        step = m.unflatten(gsize, positive, [None] * len(dims))
+    first = m.unflatten(lo, positive, list(names))
+
+    def loop(flat: SSAValue, indices: list[SSAValue]) -> list[SSAValue]:
+        body(flat, indices)
+        return m.advance(indices, step, kernel_dims)
+
+    kb.for_loop(lo, hi, stride, first, name, loop)
     global_size, local_size = lw.grid(work)
     lw.add_kernel(kb, global_size, local_size)
 
@@ -169,12 +218,11 @@ def lower_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
     src = kb.array(source, op.array.name_hint or "src")
     dst = kb.array(out, op.result.name_hint or "dst")
 
-    def body(flat: SSAValue) -> None:
-        indices = kb.m.unflatten(flat, dst.dims, [f"i{k}" for k in range(len(dims))])
+    def body(flat: SSAValue, indices: list[SSAValue]) -> None:
         source_indices = [indices[perm.index(k)] for k in range(len(perm))]
         kb.store(kb.load(src, kb.m.row_major(source_indices, src.dims), "x"), dst, flat)
 
-    grid_stride(lw, kb, lw.m.product(dims, "count"), "p", body)
+    grid_stride_indexed(lw, kb, dims, "p", [f"i{k}" for k in range(len(dims))], body)
 
 
 def lower_reverse(lw: HostLowering, op: soac.ReverseOp) -> None:
@@ -186,11 +234,10 @@ def lower_reverse(lw: HostLowering, op: soac.ReverseOp) -> None:
     src = kb.array(source, op.array.name_hint or "src")
     dst = kb.array(out, op.result.name_hint or "dst")
 
-    def body(flat: SSAValue) -> None:
-        coords = kb.m.unflatten(flat, dst.dims, [f"i{k}" for k in range(len(dst.dims))])
+    def body(flat: SSAValue, coords: list[SSAValue]) -> None:
         kb.store(kb.load(src, kb.m.row_major(reversed_coords(kb, op, coords, src.dims), src.dims), "x"), dst, flat)
 
-    grid_stride(lw, kb, lw.m.product(source.dims, "count"), "p", body)
+    grid_stride_indexed(lw, kb, source.dims, "p", [f"i{k}" for k in range(len(source.dims))], body)
 
 
 def reversed_coords(
@@ -224,14 +271,13 @@ def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
     kernel_dims = [kb.scalar(d) for d in dims]
     names = [a.name_hint for a in op.body.block.args]
 
-    def body(flat: SSAValue) -> None:
-        indices = kb.m.unflatten(flat, kernel_dims, names)
+    def body(flat: SSAValue, indices: list[SSAValue]) -> None:
         values = inliner.inline(op.body, indices)
         for value, out in zip(values, out_views):
             flat_view = View(out.buffer, out.offset, [kb.m.product(kernel_dims), *out.dims[len(dims) :]], out.element)
             kb.write_row(value, flat_view, flat)
 
-    grid_stride(lw, kb, lw.m.product(dims, "count"), "p", body)
+    grid_stride_indexed(lw, kb, dims, "p", names, body)
 
 
 # ---------------------------------------------------------------------------
