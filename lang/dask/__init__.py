@@ -44,8 +44,10 @@ import dask.array as da
 import numpy as np
 from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
+from soac.lang.dask.groups import groupable, grouped
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.resident import is_resident, persist, refuse_rechunk, stage
+from soac.lang.dask.timeline import Timeline, held_locks, timeline
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats, chosen_devices
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
@@ -106,7 +108,7 @@ class DaskFunction:
         aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
         arrays = tuple(next(aligned) if k in chunked else a for k, a in enumerate(args))
         host_results = not any(is_resident(arrays[k]) for k in chunked)
-        if plan.kind != "scan" and self.staging():  # a scan's carry graph reads its chunks on the host
+        if plan.kind != "scan" and host_results and self.staging():  # a scan's carry graph reads its chunks on the host
             arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
         inputs = Inputs(arrays, chunked)
         program = Program(self.fn, types, chunked, "program", key, self.jit_options)
@@ -114,6 +116,8 @@ class DaskFunction:
         options["host_results"] = host_results
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
+        if groupable(plan, inputs):
+            return grouped(plan, program, inputs, options)
         return build(plan, program, inputs, options)
 
     def staging(self) -> bool:
@@ -217,4 +221,16 @@ stats: Stats = STATS
 device_put = persist
 """`sd.device_put(x)` is `sd.persist(x)`: `sl.device_put` for a dask array, chunk by chunk."""
 
-__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "device_put", "is_resident", "jit", "persist", "stats"]
+__all__ = [
+    "CHUNK_BUDGET_KEY",
+    "DaskFunction",
+    "SoacDaskError",
+    "Timeline",
+    "device_put",
+    "held_locks",
+    "is_resident",
+    "jit",
+    "persist",
+    "stats",
+    "timeline",
+]

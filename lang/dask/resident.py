@@ -26,7 +26,8 @@ import numpy as np
 import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
-from soac.lang.dask.workers import chosen_devices, in_distributed_worker, put, transfer_lock, worker_device
+from soac.lang.dask.timeline import span
+from soac.lang.dask.workers import chosen_devices, host_copy, in_distributed_worker, put, worker_device
 from soac.lang.device import DeviceArray
 from soac.lang.errors import located
 from soac.lowering.device_arrays import storage_dtype
@@ -56,7 +57,9 @@ class Put:
         return "soac-device-put"
 
     def __call__(self, block: Any, block_info: dict[Any, Any] | None = None) -> DeviceArray:
-        return put(np.ascontiguousarray(block), self.device(block_info))
+        device = self.device(block_info)
+        with span(self.__name__, "task", device), span(self.__name__, "device", device):
+            return put(np.ascontiguousarray(block), device)
 
     def device(self, block_info: dict[Any, Any] | None) -> str | None:
         devices = chosen_devices(self.devices)
@@ -119,10 +122,7 @@ def _concatenate(blocks: Sequence[Any], axis: int = 0) -> Any:
 
 
 def _host(block: Any) -> np.ndarray:
-    if type(block) is not DeviceArray:
-        return np.asarray(block)
-    with transfer_lock(block.memory):
-        return block.get()
+    return host_copy(block) if type(block) is DeviceArray else np.asarray(block)
 
 
 def _arrive(host: np.ndarray) -> DeviceArray:
@@ -131,8 +131,7 @@ def _arrive(host: np.ndarray) -> DeviceArray:
 
 
 def _pickle(array: DeviceArray) -> tuple[Any, tuple[np.ndarray]]:
-    with transfer_lock(array.memory):
-        return _arrive, (array.get(),)
+    return _arrive, (host_copy(array),)
 
 
 concatenate_lookup.register(DeviceArray, _concatenate)
