@@ -203,7 +203,11 @@ class DeviceMemory:
     def check_errors(self) -> None:
         """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device)."""
         while self.unchecked:
-            self.unchecked.pop().raise_device_error()
+            try:
+                program = self.unchecked.pop()
+            except KeyError:  # another thread (soac.lang.dask's workers) took the last one
+                return
+            program.raise_device_error()
 
     # -- buffers ------------------------------------------------------------------------
 

@@ -22,7 +22,10 @@ is a dask array (0-d for a reduce); nothing runs until it is computed, with any
 dask scheduler (threads, or `distributed`).
 
 Chunks resident on the devices: `sd.persist(x)` uploads each chunk once and returns a dask array of
-`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). With host chunks on a
+`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). A reduce or a hist over
+resident chunks runs as one task per device and one combining task (`soac.lang.dask.groups`; dask's config
+`soac.device-groups: False` makes it a task per chunk). `with sd.timeline() as tl:` records what the tasks did, per
+thread and device (`soac.lang.dask.timeline`). With host chunks on a
 device that copies (a GPU), `jit(prefetch=True)` (the default there) uploads each chunk in a task of its own, so
 that a worker thread uploads the next chunk while another computes.
 
@@ -53,6 +56,8 @@ from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
 
 CHUNK_BUDGET_KEY = "soac.chunk-budget"
+DEVICE_GROUPS_KEY = "soac.device-groups"
+"""dask config: False runs a reduce or a hist over resident chunks as a task per chunk (`soac.lang.dask.groups`)."""
 
 
 class DaskFunction:
@@ -116,7 +121,7 @@ class DaskFunction:
         options["host_results"] = host_results
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
-        if groupable(plan, inputs):
+        if dask.config.get(DEVICE_GROUPS_KEY, True) and groupable(plan, inputs):
             return grouped(plan, program, inputs, options)
         return build(plan, program, inputs, options)
 
@@ -223,6 +228,7 @@ device_put = persist
 
 __all__ = [
     "CHUNK_BUDGET_KEY",
+    "DEVICE_GROUPS_KEY",
     "DaskFunction",
     "SoacDaskError",
     "Timeline",

@@ -9,11 +9,12 @@ worker's device is `devices[i % len(devices)]` for the worker's index `i` (its
 `devices` comes from `soac.lang.dask.jit(devices=[...])`, else from
 `$SOAC_DASK_DEVICES` (comma-separated `SOAC_OPENCL_DEVICE` specs, e.g. `0:0,0:1`),
 else every GPU where there are several (and `SOAC_OPENCL_DEVICE` is unset), else
-the runtime's default device. Programs are compiled once per worker thread
-(a `soac.lowering.runtime.Program` keeps per-call state, so threads do not share
-one); the argument types key them, not the chunk's shape, so uneven chunks reuse
-one program. soac.lang's on-disk cache makes a worker's compile after the first a
-parse of the cached kernels.
+the runtime's default device. Programs are compiled once per process and device,
+and borrowed by a task while it runs (`borrowed`: a `soac.lowering.runtime.Program`
+keeps per-call state, so two threads at once on one device take two); the argument
+types key them, not the chunk's shape, so uneven chunks reuse one program.
+soac.lang's on-disk cache makes a worker's compile after the first a parse of the
+cached kernels.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import itertools
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,23 +150,38 @@ def all_gpus() -> tuple[str, ...]:
     return gpus if len(gpus) > 1 else ()
 
 
-def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> tuple[Compiled, JitFunction]:
-    """This worker's compiled program for `program` and the types of `args`, on the device that holds the resident
-    chunks among `args` (device arrays), else on this worker's device."""
+_IDLE: dict[tuple[str, str, str | None], list[JitFunction]] = {}
+"""The idle stage programs of this process, by (program key, role, device): a task borrows one (`borrowed`) and
+gives it back, so that the threads that drive a device share its compiled programs (a dask thread may drive any
+device: a task runs where its chunks are); a runtime `Program` keeps per-call state, so two threads running one stage
+on one device at once take two."""
+
+
+@contextlib.contextmanager
+def borrowed(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> Iterator[tuple[Compiled, JitFunction]]:
+    """A compiled program for `program` and the types of `args` (built if none is idle), on the device that holds
+    the resident chunks among `args` (device arrays), else on this worker's device; idle again after the block."""
     device = data_device(args) or worker_device(devices)
-    cache: dict[tuple[str, str, str | None], JitFunction] = _LOCAL.__dict__.setdefault("programs", {})
+    key = (program.key, program.role, device)
     with _LOCK:
-        jitted = cache.get((program.key, program.role, device))
+        idle = _IDLE.setdefault(key, [])
+        jitted = idle.pop() if idle else None
         if jitted is None:
             plan = plan_of(program.fn, program.types, program.chunked, program.key)
             fn = stage_function(plan, program.role, program.fn)
             name = f"{getattr(program.fn, '__name__', 'main')}_{program.role.replace('-', '_')}"
             jitted = JitFunction(fn, device=device, name=name, **dict(program.options))
-            cache[(program.key, program.role, device)] = jitted
             STATS.programs_built += 1
-        compiled = jitted.specialize(*args)
+        try:
+            compiled = jitted.specialize(*args)
+        except BaseException:
+            idle.append(jitted)
+            raise
         STATS.devices.add(device or "default")
-    return compiled, jitted
+    try:
+        yield compiled, jitted
+    finally:
+        idle.append(jitted)  # list.append is atomic
 
 
 _TRANSFER_LOCKS: dict[int, NamedLock] = {}
@@ -256,12 +272,12 @@ class StageCall:
                 f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
                 f"{self.budget} bytes (rechunk smaller, or raise soac.chunk-budget)"
             )
-        compiled, jitted = compiled_for(self.program, self.devices, args)
         with _LOCK:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
         with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
-            result = self.run(compiled, jitted, args)
+            with borrowed(self.program, self.devices, args) as (compiled, jitted):
+                result = self.run(compiled, jitted, args)
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
