@@ -50,7 +50,7 @@ from soac.lang.dask.graph import Inputs, build, empty_chunks
 from soac.lang.dask.groups import groupable, grouped
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.resident import is_resident, persist, refuse_rechunk, stage
-from soac.lang.dask.timeline import Timeline, held_locks, timeline
+from soac.lang.dask.timeline import Span, Timeline, held_locks, timeline
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats, chosen_devices
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
@@ -231,6 +231,7 @@ __all__ = [
     "DEVICE_GROUPS_KEY",
     "DaskFunction",
     "SoacDaskError",
+    "Span",
     "Timeline",
     "device_put",
     "held_locks",
