@@ -19,12 +19,12 @@ Grouping needs the chunks' places at graph time, so it is for dask's local sched
 from __future__ import annotations
 
 import sys
+import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
 import dask.array as da
 import numpy as np
-from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
@@ -124,7 +124,7 @@ def _graph(
     stage: StageCall, combine: CombineGroups, inputs: Inputs, groups: int, meta: np.ndarray, shape: tuple[int, ...]
 ) -> da.Array:
     """Chunk i in group i % `groups` (where `sd.persist` put it); the whole numpy arrays are one key each."""
-    name = f"soac-grouped-{tokenize(stage.program.key, stage.program.role, inputs.args, groups)}"
+    name = f"soac-grouped-{uuid.uuid4().hex}"  # a new graph each call: hashing the whole arrays would cost more
     graph: dict[Any, Any] = {}
     blocks: list[Any] = []  # per argument: a chunk's key by chunk index, or the whole array's key
     for k, arg in enumerate(inputs.args):
