@@ -1,16 +1,20 @@
 """Device groups: a reduce or a hist over resident chunks as one dask task per device and one combining task.
 
-`sd.persist` puts chunk i on `devices[i % n]`. A task per chunk (`graph.py`) pays dask's scheduling per chunk, and
-dask's threads take ready tasks in its order, not by device: two threads may wait on one device while the other has
-nothing queued. Over resident chunks the chunks are grouped instead by the device that holds them: a group's task runs
-the chunk program on each of its chunks in turn (on that device: `StageCall` runs where the data is) and returns
-their partials, so each device has one thread driving it and no chunk waits behind another device's; one last task
-puts the partials back in chunk order (the operator need not commute) and combines them with soac's program of the
-operator, as `da.reduction` does per chunk.
+`sd.persist` puts contiguous runs of chunks on the devices (`device_of_chunk`). A task per chunk (`graph.py`) pays
+dask's scheduling per chunk, and dask's threads take ready tasks in its order, not by device: two threads may wait on
+one device while the other has nothing queued. Over resident chunks the chunks are grouped instead by the device that
+holds them: a group's task runs on that device (`StageCall` runs where the data is), one thread driving each device,
+and returns the group's partials; one last task combines them in chunk order (the groups are runs of neighbouring
+chunks, so the operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk.
+
+A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
+one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
+16384 bodies a chunk fill half an H200's multiprocessors, whatever the work per body) and cost a launch and a
+read-back each; a larger group runs chunk by chunk (joining would double its memory traffic).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
       per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
-      grouped:    soac-device-group(chunks 0, 2) | soac-device-group(chunks 1, 3) -> soac-combine-groups
+      grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
 
 Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
 (whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
@@ -23,14 +27,23 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
+import dask
 import dask.array as da
 import numpy as np
+import pyopencl as cl
 from dask.highlevelgraph import HighLevelGraph
 from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
-from soac.lang.dask.resident import is_resident
+from soac.lang.dask.resident import device_of_chunk, is_resident
 from soac.lang.dask.timeline import span
 from soac.lang.dask.workers import Program, StageCall, chosen_devices
+from soac.lang.device import DeviceArray
+from soac.lowering.device_arrays import storage_dtype
+
+JOIN_BYTES_KEY = "soac.join-bytes"
+JOIN_BYTES = 64 << 20
+"""A device group whose chunks take at most this many bytes runs as one launch over them joined (dask config
+`soac.join-bytes`: bytes or a string such as "64 MiB"; 0 never joins)."""
 
 
 def groupable(plan: Plan, inputs: Inputs) -> bool:
@@ -51,9 +64,13 @@ def _distributed_client() -> bool:
 
 @dataclass(frozen=True, eq=False)
 class DeviceGroup:
-    """A group's task: the chunk stage on each of the group's chunks, in order; their partials stacked on axis 0."""
+    """A group's task: the chunk stage on the group's chunks joined (at most `join_bytes` of them, on one device), or
+    on each in turn; their partials stacked on axis 0, in chunk order. `chunked`: the positions of the chunked
+    arguments among a chunk's blocks (the others are the whole arrays, the same in every chunk)."""
 
     stage: StageCall
+    chunked: tuple[int, ...]
+    join_bytes: int
 
     @property
     def __name__(self) -> str:
@@ -64,16 +81,47 @@ class DeviceGroup:
 
     def __call__(self, chunks: list[list[Any]]) -> np.ndarray:
         with span(self.__name__, "task", None):
+            if len(chunks) > 1 and (joined := self.joined(chunks)) is not None:
+                return self.stage(*joined)
             return np.concatenate([self.stage(*blocks) for blocks in chunks])
+
+    def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
+        """One chunk's blocks with each chunked argument the group's chunks joined, if they are device arrays on one
+        device and take at most `join_bytes` (None: run them one by one)."""
+        parts = [[blocks[k] for blocks in chunks] for k in self.chunked]
+        arrays = [a for part in parts for a in part]
+        if not all(type(a) is DeviceArray for a in arrays) or len({a.memory for a in arrays}) != 1:
+            return None
+        if self.join_bytes <= 0 or sum(a.nbytes for a in arrays) > self.join_bytes:
+            return None
+        if self.stage.budget is not None and sum(a.nbytes for a in arrays) > self.stage.budget:
+            return None
+        blocks = list(chunks[0])
+        for k, part in zip(self.chunked, parts):
+            blocks[k] = join_on_device(part)
+        return blocks
+
+
+def join_on_device(parts: list[DeviceArray]) -> DeviceArray:
+    """The device arrays (one device, rows of one shape) joined along axis 0 into a new one, by copies on the device's
+    queue (in order after the kernels that made the parts; nothing waits)."""
+    memory = parts[0].memory
+    shape = (sum(p.shape[0] for p in parts), *parts[0].shape[1:])
+    data = memory.empty(storage_dtype(parts[0].dtype), int(np.prod(shape)), lambda: "a device group's joined chunks")
+    offset = 0
+    for part in parts:
+        if part.nbytes:
+            cl.enqueue_copy(memory.queue, data.buffer, part.data.buffer, byte_count=part.nbytes, dst_offset=offset)
+        offset += part.nbytes
+    return DeviceArray(data, shape, parts[0].dtype, memory)
 
 
 @dataclass(frozen=True, eq=False)
 class CombineGroups:
-    """The last task: the groups' partials in chunk order (`chunk_order`: the chunk of each partial, group after
-    group), after `first` (a hist's destination row) if any, combined by `combine`."""
+    """The last task: the groups' partials (runs of chunks, in order), after `first` (a hist's destination row) if
+    any, combined by `combine`."""
 
     combine: Combine
-    chunk_order: tuple[int, ...]
     first: np.ndarray | None = None
 
     @property
@@ -85,7 +133,7 @@ class CombineGroups:
 
     def __call__(self, groups: list[np.ndarray]) -> Any:
         with span(self.__name__, "task", None):
-            partials = np.concatenate(groups)[np.argsort(self.chunk_order, kind="stable")]
+            partials = np.concatenate(groups)
             if self.first is not None:
                 partials = np.concatenate([self.first[None], partials])
             return self.combine(partials, keepdims=False)
@@ -101,18 +149,18 @@ def grouped(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any
         dest = np.asarray(options["empty_run"]())
         stage = _stage(replace(program, role="hist-chunk"), inputs, options, shape_out=(1, dest.shape[0]))
         fold = StageCall(replace(program, role="hist-combine"), (None, None), devices)
-        combine = CombineGroups(Combine(fold, True, np.empty((0, 0), dtypes[0])), (), dest)
+        combine = CombineGroups(Combine(fold, True, np.empty((0, 0), dtypes[0])), dest)
         return _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((0,), dtypes[0]), dest.shape)
     if len(dtypes) > 1:
         record = np.dtype([(f"r{k}", dtype) for k, dtype in enumerate(dtypes)])
         stage = _stage(program, inputs, options, record=record)
         merge = StageCall(replace(program, role="reduce-combine"), (None,) * len(dtypes), devices, record=record)
-        combine = CombineGroups(Combine(merge, False, np.empty((0,), record)), ())
+        combine = CombineGroups(Combine(merge, False, np.empty((0,), record)))
         result = _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((), record), ())
         return tuple(result[name] for name in record.names or ())
     stage = _stage(program, inputs, options, shape_out=(1,))
     merge = StageCall(replace(program, role="reduce-combine"), (None,), devices)
-    combine = CombineGroups(Combine(merge, False, np.empty((0,), dtypes[0])), ())
+    combine = CombineGroups(Combine(merge, False, np.empty((0,), dtypes[0])))
     return _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((), dtypes[0]), ())
 
 
@@ -123,7 +171,8 @@ def _stage(program: Program, inputs: Inputs, options: dict[str, Any], **extra: A
 def _graph(
     stage: StageCall, combine: CombineGroups, inputs: Inputs, groups: int, meta: np.ndarray, shape: tuple[int, ...]
 ) -> da.Array:
-    """Chunk i in group i % `groups` (where `sd.persist` put it); the whole numpy arrays are one key each."""
+    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`; the whole numpy arrays
+    are one key each."""
     name = f"soac-grouped-{uuid.uuid4().hex}"  # a new graph each call: hashing the whole arrays would cost more
     graph: dict[Any, Any] = {}
     blocks: list[Any] = []  # per argument: a chunk's key by chunk index, or the whole array's key
@@ -133,12 +182,15 @@ def _graph(
         elif isinstance(arg, np.ndarray):
             graph[(name, "whole", k)] = arg
             blocks.append((name, "whole", k))
-    rows = inputs.chunked[0].chunks[0]
-    members = [list(range(g, len(rows), groups)) for g in range(min(groups, len(rows)))]
+    count = len(inputs.chunked[0].chunks[0])
+    members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
+    members = [chunks for chunks in members if chunks]
+    chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
+    configured = dask.config.get(JOIN_BYTES_KEY, None)
+    join_bytes = JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
     for g, chunks in enumerate(members):
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
-        graph[(name, "group", g)] = (DeviceGroup(stage), calls)
-    combine = replace(combine, chunk_order=tuple(i for chunks in members for i in chunks))
+        graph[(name, "group", g)] = (DeviceGroup(stage, chunked, join_bytes), calls)
     out = (name, *(0 for _ in shape))
     graph[out] = (combine, [(name, "group", g) for g in range(len(members))])
     layers = HighLevelGraph.from_collections(name, graph, dependencies=inputs.chunked)
@@ -152,4 +204,4 @@ def _first_key(keys: Any) -> Any:
     return keys
 
 
-__all__ = ["CombineGroups", "DeviceGroup", "groupable", "grouped"]
+__all__ = ["JOIN_BYTES", "JOIN_BYTES_KEY", "CombineGroups", "DeviceGroup", "groupable", "grouped", "join_on_device"]

@@ -19,6 +19,7 @@ import pyopencl as cl
 import pytest
 import soac.lang as sl
 import soac.lang.dask as sd
+from soac.lang.dask.groups import join_on_device
 from soac.lang.jit import Compiled
 from soac.lowering.runtime import choose_device, memory_of
 
@@ -72,14 +73,19 @@ def resident(values: np.ndarray, layout: tuple[int, ...], devices: tuple[str, ..
     return sd.persist(da.from_array(values, chunks=(layout,)), devices=devices, scheduler="threads")
 
 
-@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "per chunk"])
+MODES = {"grouped, joined": (True, "64 MiB"), "grouped, chunk by chunk": (True, 0), "per chunk": (False, 0)}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
-def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int, ...], grouped: bool) -> None:
-    """Chunk i on device group i % 3: the groups' partials come back in chunk order (the operator does not commute)."""
+def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int, ...], mode: str) -> None:
+    """Runs of chunks on three device groups: the groups' partials come back in chunk order (the operator does not
+    commute), joined into one launch per group or chunk by chunk."""
     places = ("0:0", "0:0", "0:0")
     xs = resident(VALUES, layout, places)
     ix = resident(np.arange(12, dtype=np.int64), layout, places)
-    with dask.config.set({sd.DEVICE_GROUPS_KEY: grouped}), sd.timeline() as tl:
+    grouped, join_bytes = MODES[mode]
+    with dask.config.set({sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes}), sd.timeline() as tl:
         last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
         least = sd.jit(argmin_and_sum, devices=places)(xs, ix)
         value, index = dask.compute(*least, scheduler="threads", num_workers=3)
@@ -89,13 +95,26 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
     np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
     tasks = tl.summary()["tasks"]
     groups = min(3, len(layout))
-    if grouped:
-        assert tasks["soac-device-group"] == 3 * groups  # three programs
-        assert tasks["soac-combine-groups"] == 3
-        assert "soac-program" not in tasks
-    else:
+    if not grouped:
         assert "soac-device-group" not in tasks
         assert tasks["soac-program"] == 2 * len(layout)
+        return
+    assert tasks["soac-device-group"] == 3 * groups  # three programs
+    assert tasks["soac-combine-groups"] == 3
+    assert "soac-program" not in tasks
+    runs = len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")])
+    assert runs == 3 * (groups if join_bytes else len(layout))  # a launch per group, or per chunk
+
+
+def test_joined_chunks_are_copied_on_the_device() -> None:
+    xs = resident(np.arange(10, dtype=np.float32), (3, 0, 4, 3), ("0:0",))
+    blocks = [xs.blocks[k].compute(scheduler="synchronous") for k in range(4)]
+    moved = sl.transfer_counts()
+    moved.reset()
+    joined = join_on_device(blocks)
+    assert (moved.uploads, moved.downloads) == (0, 0)
+    assert joined.shape == (10,)
+    np.testing.assert_array_equal(joined.get(), np.arange(10, dtype=np.float32))
 
 
 @pytest.fixture
