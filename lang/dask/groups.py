@@ -36,7 +36,7 @@ from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
 from soac.lang.dask.resident import device_of_chunk, is_resident
 from soac.lang.dask.timeline import span
-from soac.lang.dask.workers import Program, StageCall, chosen_devices
+from soac.lang.dask.workers import Program, StageCall, chosen_devices, data_device, worker_device
 from soac.lang.device import DeviceArray
 from soac.lowering.device_arrays import storage_dtype
 
@@ -80,7 +80,7 @@ class DeviceGroup:
         return self.__name__
 
     def __call__(self, chunks: list[list[Any]]) -> np.ndarray:
-        with span(self.__name__, "task", None):
+        with span(self.__name__, "task", data_device(tuple(chunks[0])) or worker_device(self.stage.devices)):
             if len(chunks) > 1 and (joined := self.joined(chunks)) is not None:
                 return self.stage(*joined)
             return np.concatenate([self.stage(*blocks) for blocks in chunks])
