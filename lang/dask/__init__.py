@@ -23,7 +23,8 @@ dask scheduler (threads, or `distributed`).
 
 Chunks resident on the devices: `sd.persist(x)` uploads each chunk once and returns a dask array of
 `sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). A reduce or a hist over
-resident chunks runs as one task per device and one combining task (`soac.lang.dask.groups`; dask's config
+resident chunks (or over host chunks small enough to join) runs as one task per device and one combining task
+(`soac.lang.dask.groups`; dask's config
 `soac.device-groups: False` makes it a task per chunk). `with sd.timeline() as tl:` records what the tasks did, per
 thread and device (`soac.lang.dask.timeline`). With host chunks on a
 device that copies (a GPU), `jit(prefetch=True)` (the default there) uploads each chunk in a task of its own, so
@@ -113,15 +114,17 @@ class DaskFunction:
         aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
         arrays = tuple(next(aligned) if k in chunked else a for k, a in enumerate(args))
         host_results = not any(is_resident(arrays[k]) for k in chunked)
-        if plan.kind != "scan" and host_results and self.staging():  # a scan's carry graph reads its chunks on the host
-            arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
         inputs = Inputs(arrays, chunked)
+        groups = dask.config.get(DEVICE_GROUPS_KEY, True) and groupable(plan, inputs, len(chosen_devices(self.devices)) or 1)
+        if not groups and plan.kind != "scan" and host_results and self.staging():  # a scan's carry reads host chunks
+            arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
+            inputs = Inputs(arrays, chunked)
         program = Program(self.fn, types, chunked, "program", key, self.jit_options)
         options: dict[str, Any] = {"devices": self.devices, "budget": budget, "split_every": self.split_every}
         options["host_results"] = host_results
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
-        if dask.config.get(DEVICE_GROUPS_KEY, True) and groupable(plan, inputs):
+        if groups:
             return grouped(plan, program, inputs, options)
         return build(plan, program, inputs, options)
 

@@ -9,8 +9,9 @@ chunks, so the operator need not commute) with soac's program of the operator, a
 
 A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
 one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
-16384 bodies a chunk fill half an H200's multiprocessors, whatever the work per body) and cost a launch and a
-read-back each; a larger group runs chunk by chunk (joining would double its memory traffic).
+chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
+larger group runs chunk by chunk (joining would double its memory traffic). Host chunks that small are grouped too:
+joined on the host and uploaded once to the group's device (larger ones stream by in upload tasks, `prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
       per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
@@ -36,7 +37,7 @@ from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
 from soac.lang.dask.resident import device_of_chunk, is_resident
 from soac.lang.dask.timeline import span
-from soac.lang.dask.workers import Program, StageCall, chosen_devices, data_device, worker_device
+from soac.lang.dask.workers import Program, StageCall, chosen_devices, data_device, put, worker_device
 from soac.lang.device import DeviceArray
 from soac.lowering.device_arrays import storage_dtype
 
@@ -46,10 +47,20 @@ JOIN_BYTES = 64 << 20
 `soac.join-bytes`: bytes or a string such as "64 MiB"; 0 never joins)."""
 
 
-def groupable(plan: Plan, inputs: Inputs) -> bool:
-    """Whether the call runs as device groups: a reduce or a hist over resident chunks, with no `distributed`
-    client current."""
-    return plan.kind in ("reduce", "hist") and any(is_resident(a) for a in inputs.chunked) and not _distributed_client()
+def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
+    """Whether the call runs as device groups: a reduce or a hist, with no `distributed` client current, over
+    resident chunks, or over host chunks of at most `join_bytes()` a group (joined on the host, one upload each)."""
+    if plan.kind not in ("reduce", "hist") or _distributed_client():
+        return False
+    if any(is_resident(a) for a in inputs.chunked):
+        return True
+    return sum(a.nbytes for a in inputs.chunked) <= join_bytes() * groups
+
+
+def join_bytes() -> int:
+    """The most bytes of a group's chunks that run as one launch (dask config `soac.join-bytes`, else `JOIN_BYTES`)."""
+    configured = dask.config.get(JOIN_BYTES_KEY, None)
+    return JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
 
 
 def _distributed_client() -> bool:
@@ -71,6 +82,8 @@ class DeviceGroup:
     stage: StageCall
     chunked: tuple[int, ...]
     join_bytes: int
+    device: str | None = None
+    """The group's device, where its host chunks go (resident chunks run where they are)."""
 
     @property
     def __name__(self) -> str:
@@ -81,22 +94,26 @@ class DeviceGroup:
 
     def __call__(self, chunks: list[list[Any]]) -> np.ndarray:
         with span(self.__name__, "task", data_device(tuple(chunks[0])) or worker_device(self.stage.devices)):
-            if len(chunks) > 1 and (joined := self.joined(chunks)) is not None:
+            if (joined := self.joined(chunks)) is not None:
                 return self.stage(*joined)
             return np.concatenate([self.stage(*blocks) for blocks in chunks])
 
     def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
-        """One chunk's blocks with each chunked argument the group's chunks joined, if they are device arrays on one
-        device and take at most `join_bytes` (None: run them one by one)."""
+        """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`
+        (and the chunk budget) and are device arrays on one device (joined there) or numpy arrays (joined on the host
+        and uploaded to the group's device); None: run them one by one."""
         parts = [[blocks[k] for blocks in chunks] for k in self.chunked]
         arrays = [a for part in parts for a in part]
-        if not all(type(a) is DeviceArray for a in arrays) or len({a.memory for a in arrays}) != 1:
-            return None
-        if self.join_bytes <= 0 or sum(a.nbytes for a in arrays) > self.join_bytes:
-            return None
-        if self.stage.budget is not None and sum(a.nbytes for a in arrays) > self.stage.budget:
+        nbytes = sum(a.nbytes for a in arrays)
+        if self.join_bytes <= 0 or nbytes > self.join_bytes or (self.stage.budget is not None and nbytes > self.stage.budget):
             return None
         blocks = list(chunks[0])
+        if all(isinstance(a, np.ndarray) for a in arrays):
+            for k, part in zip(self.chunked, parts):
+                blocks[k] = put(np.ascontiguousarray(np.concatenate(part)), self.device)
+            return blocks
+        if len(chunks) == 1 or not all(type(a) is DeviceArray for a in arrays) or len({a.memory for a in arrays}) != 1:
+            return None
         for k, part in zip(self.chunked, parts):
             blocks[k] = join_on_device(part)
         return blocks
@@ -186,11 +203,11 @@ def _graph(
     members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
     members = [chunks for chunks in members if chunks]
     chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
-    configured = dask.config.get(JOIN_BYTES_KEY, None)
-    join_bytes = JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
+    places = chosen_devices(stage.devices)
     for g, chunks in enumerate(members):
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
-        graph[(name, "group", g)] = (DeviceGroup(stage, chunked, join_bytes), calls)
+        group = DeviceGroup(stage, chunked, join_bytes(), places[g] if places else None)
+        graph[(name, "group", g)] = (group, calls)
     out = (name, *(0 for _ in shape))
     graph[out] = (combine, [(name, "group", g) for g in range(len(members))])
     layers = HighLevelGraph.from_collections(name, graph, dependencies=inputs.chunked)

@@ -106,6 +106,30 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
     assert runs == 3 * (groups if join_bytes else len(layout))  # a launch per group, or per chunk
 
 
+@pytest.mark.parametrize("join_bytes", ["64 MiB", 0], ids=["joined per device", "a task per chunk"])
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_small_host_chunks_are_joined_per_device(layout: tuple[int, ...], join_bytes: str | int) -> None:
+    """Host chunks of at most `soac.join-bytes` a device: one upload and one launch per device group; with joins
+    off, dask's per-chunk reduction (the path of host arrays too large to join)."""
+    places = ("0:0", "0:0", "0:0")
+    xs = da.from_array(VALUES, chunks=(layout,))
+    ix = da.from_array(np.arange(12, dtype=np.int64), chunks=(layout,))
+    with dask.config.set({"soac.join-bytes": join_bytes}), sd.timeline() as tl:
+        last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+        value, index = dask.compute(*sd.jit(argmin_and_sum, devices=places)(xs, ix), scheduler="threads", num_workers=3)
+        bins = sd.jit(counts, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+    assert last == 10
+    assert (value, index) == (-1, 11)
+    np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
+    tasks = tl.summary()["tasks"]
+    if join_bytes:
+        assert tasks["soac-device-group"] == 3 * min(3, len(layout))
+        assert len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")]) == 3 * min(3, len(layout))
+    else:
+        assert "soac-device-group" not in tasks
+        assert tasks["soac-program"] == 2 * len(layout)
+
+
 def test_joined_chunks_are_copied_on_the_device() -> None:
     xs = resident(np.arange(10, dtype=np.float32), (3, 0, 4, 3), ("0:0",))
     blocks = [xs.blocks[k].compute(scheduler="synchronous") for k in range(4)]
