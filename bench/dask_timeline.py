@@ -1,7 +1,7 @@
 """Where soac.lang.dask's time goes on 1 and 2 devices (issue 29): a timeline of every task (thread, device, start, end)
 for `bench/dask_scaling.py`'s two programs, with per-device busy time, the overlap of the devices, task counts and
-lock waits; over resident chunks grouped (a task per device, the default) and per chunk (`soac.device-groups:
-False`, as before); over host chunks per chunk (they are not grouped).
+lock waits; grouped (a task per device, the default: over resident chunks, and over host chunks of at most
+`soac.join-bytes` a device) and per chunk (`soac.device-groups: False`, as before).
 
     python bench/dask_timeline.py [--devices 0:0,0:1] [--log2-n 27] [--bodies 65536] [--chunks-per-device 8]
                                   [--reps 3] [--cases resident,from host] [--modes grouped,per-chunk] [--json OUT]
@@ -118,8 +118,7 @@ def main() -> None:
                     make, expected = memory_bound(used, 1 << args.log2_n, chunks, case)
                 else:
                     make, expected = compute_bound(used, args.bodies, chunks, case)
-                modes = args.modes.split(",") if case == "resident" else ["per-chunk"]  # host chunks: per chunk
-                for mode in modes:
+                for mode in args.modes.split(","):
                     with dask.config.set({sd.DEVICE_GROUPS_KEY: mode == "grouped"}):
                         row = measure(make, expected, count, args.reps)
                     row = {"program": name, "case": case, "devices": count, "mode": mode, "chunks": chunks} | row
