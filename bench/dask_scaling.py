@@ -18,7 +18,7 @@ Programs (each checked against numpy in float64):
    bandwidth of one chunk copied by pyopencl from the same (pageable) host memory.
 
 Programs 1 and 2 run in two cases each:
-- `resident`: the chunks are on the GPUs before the clock starts (`sd.persist`: chunk i on GPU i mod the GPUs;
+- `resident`: the chunks are on the GPUs before the clock starts (`sd.persist`: runs of neighbouring chunks per GPU;
   CuPy: `cp.asarray` of chunk i on the same GPU, persisted), so a run moves only the partial results: the issue's
   scaling target (2 GPUs >= 1.8x one) and its comparison with CuPy-backed dask are measured here;
 - `from host`: the chunks are in host memory (persisted numpy chunks), and each run uploads them (soac: an upload
@@ -62,6 +62,7 @@ import numpy as np
 import pyopencl as cl
 import soac.lang as sl
 import soac.lang.dask as sd
+from soac.lang.dask.resident import device_of_chunk
 from soac.lang.dask.workers import worker_index
 
 
@@ -161,10 +162,11 @@ def cupy_energy_terms(block: Any, gpus: int) -> np.ndarray:
 
 
 def cupy_put(block: np.ndarray, gpus: int, block_info: Any = None) -> Any:
-    """Chunk i on GPU i mod `gpus`, as `sd.persist` places it."""
+    """Chunk i of n on GPU i * gpus // n (runs of neighbouring chunks), as `sd.persist` places it."""
     import cupy as cp
 
-    with cp.cuda.Device(block_info[None]["chunk-location"][0] % gpus):
+    index, count = block_info[None]["chunk-location"][0], block_info[None]["num-chunks"][0]
+    with cp.cuda.Device(device_of_chunk(index, count, gpus)):
         return cp.asarray(block)
 
 

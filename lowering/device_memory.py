@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
@@ -203,7 +204,11 @@ class DeviceMemory:
     def check_errors(self) -> None:
         """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device)."""
         while self.unchecked:
-            self.unchecked.pop().raise_device_error()
+            try:
+                program = self.unchecked.pop()
+            except KeyError:  # another thread (soac.lang.dask's workers) took the last one
+                return
+            program.raise_device_error()
 
     # -- buffers ------------------------------------------------------------------------
 
@@ -338,11 +343,15 @@ def _copier(dest: np.ndarray, source: np.ndarray) -> Callable[[], None]:
 
 
 _MEMORIES: dict[int, DeviceMemory] = {}
+_MEMORIES_LOCK = threading.Lock()
 
 
 def device_memory(device: cl.Device, context: cl.Context, queue: cl.CommandQueue) -> DeviceMemory:
     """The one `DeviceMemory` of `device` (whose context and queue are given the first time)."""
     key = device.int_ptr
-    if key not in _MEMORIES:
-        _MEMORIES[key] = DeviceMemory(device, context, queue)
-    return _MEMORIES[key]
+    if (found := _MEMORIES.get(key)) is not None:
+        return found
+    with _MEMORIES_LOCK:  # one per device, also when two threads meet it first
+        if key not in _MEMORIES:
+            _MEMORIES[key] = DeviceMemory(device, context, queue)
+        return _MEMORIES[key]

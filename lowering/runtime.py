@@ -33,6 +33,7 @@ import dataclasses
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -144,12 +145,20 @@ _CONTEXTS: dict[int, tuple[cl.Context, cl.CommandQueue]] = {}
 _PROGRAMS: dict[tuple[str, int], cl.Program] = {}
 
 
+_CONTEXTS_LOCK = threading.Lock()
+"""Two threads meeting a device first (soac.lang.dask's workers) must not make two contexts of it: a buffer of one
+is an invalid argument to the other's kernels."""
+
+
 def _context(device: cl.Device) -> tuple[cl.Context, cl.CommandQueue]:
     key = device.int_ptr
-    if key not in _CONTEXTS:
-        context = cl.Context([device])
-        _CONTEXTS[key] = (context, cl.CommandQueue(context, device))
-    return _CONTEXTS[key]
+    if (found := _CONTEXTS.get(key)) is not None:
+        return found
+    with _CONTEXTS_LOCK:
+        if key not in _CONTEXTS:
+            context = cl.Context([device])
+            _CONTEXTS[key] = (context, cl.CommandQueue(context, device))
+        return _CONTEXTS[key]
 
 
 def memory_of(device: cl.Device) -> DeviceMemory:

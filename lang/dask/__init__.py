@@ -22,7 +22,11 @@ is a dask array (0-d for a reduce); nothing runs until it is computed, with any
 dask scheduler (threads, or `distributed`).
 
 Chunks resident on the devices: `sd.persist(x)` uploads each chunk once and returns a dask array of
-`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). With host chunks on a
+`sl.DeviceArray` blocks; programs over it move no chunk (see `soac.lang.dask.resident`). A reduce or a hist over
+resident chunks (or over host chunks small enough to join) runs as one task per device and one combining task
+(`soac.lang.dask.groups`; dask's config
+`soac.device-groups: False` makes it a task per chunk). `with sd.timeline() as tl:` records what the tasks did, per
+thread and device (`soac.lang.dask.timeline`). With host chunks on a
 device that copies (a GPU), `jit(prefetch=True)` (the default there) uploads each chunk in a task of its own, so
 that a worker thread uploads the next chunk while another computes.
 
@@ -44,13 +48,17 @@ import dask.array as da
 import numpy as np
 from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
+from soac.lang.dask.groups import groupable, grouped
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.resident import is_resident, persist, refuse_rechunk, stage
+from soac.lang.dask.timeline import Span, Timeline, held_locks, timeline
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats, chosen_devices
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
 
 CHUNK_BUDGET_KEY = "soac.chunk-budget"
+DEVICE_GROUPS_KEY = "soac.device-groups"
+"""dask config: False runs a reduce or a hist over resident chunks as a task per chunk (`soac.lang.dask.groups`)."""
 
 
 class DaskFunction:
@@ -106,14 +114,18 @@ class DaskFunction:
         aligned = iter(_aligned([args[k] for k in sorted(chunked)], budget, _whole_bytes(args, chunked), self.__name__))
         arrays = tuple(next(aligned) if k in chunked else a for k, a in enumerate(args))
         host_results = not any(is_resident(arrays[k]) for k in chunked)
-        if plan.kind != "scan" and self.staging():  # a scan's carry graph reads its chunks on the host
-            arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
         inputs = Inputs(arrays, chunked)
+        groups = dask.config.get(DEVICE_GROUPS_KEY, True) and groupable(plan, inputs, len(chosen_devices(self.devices)) or 1)
+        if not groups and plan.kind != "scan" and host_results and self.staging():  # a scan's carry reads host chunks
+            arrays = tuple(stage(a, self.devices) if k in chunked and not is_resident(a) else a for k, a in enumerate(arrays))
+            inputs = Inputs(arrays, chunked)
         program = Program(self.fn, types, chunked, "program", key, self.jit_options)
         options: dict[str, Any] = {"devices": self.devices, "budget": budget, "split_every": self.split_every}
         options["host_results"] = host_results
         if plan.kind == "hist":
             options["empty_run"] = lambda: self._empty_run(args, chunked)
+        if groups:
+            return grouped(plan, program, inputs, options)
         return build(plan, program, inputs, options)
 
     def staging(self) -> bool:
@@ -217,4 +229,18 @@ stats: Stats = STATS
 device_put = persist
 """`sd.device_put(x)` is `sd.persist(x)`: `sl.device_put` for a dask array, chunk by chunk."""
 
-__all__ = ["CHUNK_BUDGET_KEY", "DaskFunction", "SoacDaskError", "device_put", "is_resident", "jit", "persist", "stats"]
+__all__ = [
+    "CHUNK_BUDGET_KEY",
+    "DEVICE_GROUPS_KEY",
+    "DaskFunction",
+    "SoacDaskError",
+    "Span",
+    "Timeline",
+    "device_put",
+    "held_locks",
+    "is_resident",
+    "jit",
+    "persist",
+    "stats",
+    "timeline",
+]

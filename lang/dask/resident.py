@@ -5,13 +5,14 @@
     ys = affine(xs, k)               # a map over resident chunks: its chunks stay on the devices too
 
 `persist` puts each chunk on a device with a task of dask's graph and keeps the blocks with dask's own `persist`
-(any scheduler). Chunk `i` goes to `devices[i % len(devices)]` (the devices as `sd.jit` chooses them); in a
-`distributed` worker, to the worker's own device. A task over resident chunks runs on the device that holds them,
-whichever worker thread runs it (`StageCall`): the data decides the device, not the thread. A resident array keeps
-its chunks (rows of axis 0; the other axes are joined into one chunk before the upload): rechunking it is refused
-(persist it with the chunks it needs). Computing a resident array reads its
-chunks back (`np.concatenate` of them, through dask's `concatenate_lookup`). A resident chunk that `distributed`
-moves to another worker pickles as its host copy and is uploaded again to that worker's device.
+(any scheduler). The chunks go to the devices (as `sd.jit` chooses them) in contiguous runs: with n chunks on d
+devices, chunk `i` to device `i * d // n` (`device_of_chunk`); in a `distributed` worker, to the worker's own
+device. A task over resident chunks runs on the device that holds them, whichever worker thread runs it
+(`StageCall`): the data decides the device, not the thread. A resident array keeps its chunks (rows of axis 0; the
+other axes are joined into one chunk before the upload): rechunking it is refused (persist it with the chunks it
+needs). Computing a resident array reads its chunks back (`np.concatenate` of them, through dask's
+`concatenate_lookup`). A resident chunk that `distributed` moves to another worker pickles as its host copy and is
+uploaded again to that worker's device.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import numpy as np
 import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
-from soac.lang.dask.workers import chosen_devices, in_distributed_worker, put, transfer_lock, worker_device
+from soac.lang.dask.timeline import span
+from soac.lang.dask.workers import chosen_devices, host_copy, in_distributed_worker, put, worker_device
 from soac.lang.device import DeviceArray
 from soac.lang.errors import located
 from soac.lowering.device_arrays import storage_dtype
@@ -45,24 +47,37 @@ def mark_resident(x: da.Array) -> da.Array:
     return x
 
 
+def device_of_chunk(index: int, chunks: int, devices: int) -> int:
+    """Which of `devices` holds chunk `index` of `chunks` persisted ones: contiguous runs of chunks, as even as can be
+    (5 chunks on 2 devices: 0 0 0 1 1), so that a device's chunks are neighbours that a reduce may join in order."""
+    return index * devices // max(chunks, 1)
+
+
 @dataclass(frozen=True)
 class Put:
-    """The task that uploads one chunk: to `devices[i % len(devices)]` for chunk `i`, or the worker's own device."""
+    """The task that uploads one chunk: chunk `i` of `n` to `devices[device_of_chunk(i, n, len(devices))]` (`runs`,
+    for `persist`) or to `devices[i % len(devices)]` (host chunks staged as they stream by, which dask takes in
+    order), or to the worker's own device in `distributed`."""
 
     devices: tuple[str, ...]
+    runs: bool = True
 
     @property
     def __name__(self) -> str:
         return "soac-device-put"
 
     def __call__(self, block: Any, block_info: dict[Any, Any] | None = None) -> DeviceArray:
-        return put(np.ascontiguousarray(block), self.device(block_info))
+        device = self.device(block_info)
+        with span(self.__name__, "task", device), span(self.__name__, "device", device):
+            return put(np.ascontiguousarray(block), device)
 
     def device(self, block_info: dict[Any, Any] | None) -> str | None:
         devices = chosen_devices(self.devices)
         if in_distributed_worker() or not devices or block_info is None:
             return worker_device(self.devices)
         index = int(np.ravel_multi_index(block_info[None]["chunk-location"], block_info[None]["num-chunks"]))
+        if self.runs:
+            return devices[device_of_chunk(index, int(np.prod(block_info[None]["num-chunks"])), len(devices))]
         return devices[index % len(devices)]
 
 
@@ -88,7 +103,7 @@ def stage(x: da.Array, devices: Sequence[str] = ()) -> da.Array:
     task reads the device array, and dask frees it after. Upload tasks are tasks like any other, so a worker thread
     uploads one chunk while another computes on the chunk before."""
     meta = np.empty((0,) * x.ndim, x.dtype)
-    return x.map_blocks(Put(tuple(devices)), dtype=x.dtype, meta=meta, token="soac-stage")
+    return x.map_blocks(Put(tuple(devices), runs=False), dtype=x.dtype, meta=meta, token="soac-stage")
 
 
 def device_spec(device: cl.Device) -> str:
@@ -119,10 +134,7 @@ def _concatenate(blocks: Sequence[Any], axis: int = 0) -> Any:
 
 
 def _host(block: Any) -> np.ndarray:
-    if type(block) is not DeviceArray:
-        return np.asarray(block)
-    with transfer_lock(block.memory):
-        return block.get()
+    return host_copy(block) if type(block) is DeviceArray else np.asarray(block)
 
 
 def _arrive(host: np.ndarray) -> DeviceArray:
@@ -131,8 +143,7 @@ def _arrive(host: np.ndarray) -> DeviceArray:
 
 
 def _pickle(array: DeviceArray) -> tuple[Any, tuple[np.ndarray]]:
-    with transfer_lock(array.memory):
-        return _arrive, (array.get(),)
+    return _arrive, (host_copy(array),)
 
 
 concatenate_lookup.register(DeviceArray, _concatenate)
@@ -152,4 +163,4 @@ def refuse_rechunk(arrays: Sequence[da.Array], chunks: tuple[int, ...], name: st
             )
 
 
-__all__ = ["RESIDENT", "device_spec", "is_resident", "persist"]
+__all__ = ["RESIDENT", "device_of_chunk", "device_spec", "is_resident", "persist"]

@@ -9,11 +9,12 @@ worker's device is `devices[i % len(devices)]` for the worker's index `i` (its
 `devices` comes from `soac.lang.dask.jit(devices=[...])`, else from
 `$SOAC_DASK_DEVICES` (comma-separated `SOAC_OPENCL_DEVICE` specs, e.g. `0:0,0:1`),
 else every GPU where there are several (and `SOAC_OPENCL_DEVICE` is unset), else
-the runtime's default device. Programs are compiled once per worker thread
-(a `soac.lowering.runtime.Program` keeps per-call state, so threads do not share
-one); the argument types key them, not the chunk's shape, so uneven chunks reuse
-one program. soac.lang's on-disk cache makes a worker's compile after the first a
-parse of the cached kernels.
+the runtime's default device. Programs are compiled once per process and device,
+and borrowed by a task while it runs (`borrowed`: a `soac.lowering.runtime.Program`
+keeps per-call state, so two threads at once on one device take two); the argument
+types key them, not the chunk's shape, so uneven chunks reuse one program.
+soac.lang's on-disk cache makes a worker's compile after the first a parse of the
+cached kernels.
 """
 
 from __future__ import annotations
@@ -24,18 +25,20 @@ import itertools
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
+from soac.lang.dask.timeline import NamedLock, span
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
 
-_LOCK = threading.RLock()
-"""Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads)."""
+_LOCK = NamedLock("soac.lang.dask tracing and compiling", reentrant=True)
+"""Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads), and for the
+bookkeeping of the workers' caches: never across a device call (`held_locks()` in the tests)."""
 _LOCAL = threading.local()
 _PLANS: dict[str, Plan] = {}
 
@@ -147,35 +150,53 @@ def all_gpus() -> tuple[str, ...]:
     return gpus if len(gpus) > 1 else ()
 
 
-def compiled_for(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> tuple[Compiled, JitFunction]:
-    """This worker's compiled program for `program` and the types of `args`, on the device that holds the resident
-    chunks among `args` (device arrays), else on this worker's device."""
+_IDLE: dict[tuple[str, str, str | None], list[JitFunction]] = {}
+"""The idle stage programs of this process, by (program key, role, device): a task borrows one (`borrowed`) and
+gives it back, so that the threads that drive a device share its compiled programs (a dask thread may drive any
+device: a task runs where its chunks are); a runtime `Program` keeps per-call state, so two threads running one stage
+on one device at once take two."""
+
+
+@contextlib.contextmanager
+def borrowed(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> Iterator[tuple[Compiled, JitFunction]]:
+    """A compiled program for `program` and the types of `args` (built if none is idle), on the device that holds
+    the resident chunks among `args` (device arrays), else on this worker's device; idle again after the block."""
     device = data_device(args) or worker_device(devices)
-    cache: dict[tuple[str, str, str | None], JitFunction] = _LOCAL.__dict__.setdefault("programs", {})
+    key = (program.key, program.role, device)
     with _LOCK:
-        jitted = cache.get((program.key, program.role, device))
+        idle = _IDLE.setdefault(key, [])
+        jitted = idle.pop() if idle else None
         if jitted is None:
             plan = plan_of(program.fn, program.types, program.chunked, program.key)
             fn = stage_function(plan, program.role, program.fn)
             name = f"{getattr(program.fn, '__name__', 'main')}_{program.role.replace('-', '_')}"
             jitted = JitFunction(fn, device=device, name=name, **dict(program.options))
-            cache[(program.key, program.role, device)] = jitted
             STATS.programs_built += 1
-        compiled = jitted.specialize(*args)
+        try:
+            compiled = jitted.specialize(*args)
+        except BaseException:
+            idle.append(jitted)
+            raise
         STATS.devices.add(device or "default")
-    return compiled, jitted
+    try:
+        yield compiled, jitted
+    finally:
+        idle.append(jitted)  # list.append is atomic
 
 
-_TRANSFER_LOCKS: dict[int, threading.Lock] = {}
+_TRANSFER_LOCKS: dict[int, NamedLock] = {}
 
 
 def transfer_lock(memory: Any) -> Any:
     """The lock of `memory`'s transfers (`DeviceMemory`; None: no lock) when it copies (a GPU's pinned ring is one
-    per device, and not for two threads at once); a zero-copy device (PoCL) needs none."""
+    per device, and not for two threads at once); a zero-copy device (PoCL) needs none. It is held for the copies
+    only: a kernel or a read-back is waited for before it is taken (`StageCall.run`)."""
     if memory is None or memory.mode == "zero-copy":
         return contextlib.nullcontext()
-    with _LOCK:
-        return _TRANSFER_LOCKS.setdefault(memory.device.int_ptr, threading.Lock())
+    if (lock := _TRANSFER_LOCKS.get(memory.device.int_ptr)) is None:
+        with _LOCK:
+            lock = _TRANSFER_LOCKS.setdefault(memory.device.int_ptr, NamedLock(f"transfers of {memory.device.name}"))
+    return lock
 
 
 def data_device(args: tuple[Any, ...]) -> str | None:
@@ -199,9 +220,7 @@ def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
     moved = []
     for a in args:
         if type(a) is DeviceArray and data_device((a,)) != device:
-            with transfer_lock(a.memory):
-                a = a.get()
-            a = put(a, device)
+            a = put(host_copy(a), device)
         moved.append(a)
     return tuple(moved)
 
@@ -253,11 +272,12 @@ class StageCall:
                 f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
                 f"{self.budget} bytes (rechunk smaller, or raise soac.chunk-budget)"
             )
-        compiled, jitted = compiled_for(self.program, self.devices, args)
         with _LOCK:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
-        result = self.run(compiled, jitted, args)
+        with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
+            with borrowed(self.program, self.devices, args) as (compiled, jitted):
+                result = self.run(compiled, jitted, args)
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
@@ -271,19 +291,41 @@ class StageCall:
         return result.reshape(self.shape_out) if self.shape_out is not None else result
 
     def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...]) -> Any:
-        """The compiled program on `args`. Over device arrays (resident or staged chunks) the results stay on the
-        device, and those that go to the host (a reduce's or a hist's partials, a staged map's chunks) are read back
-        under the device's transfer lock; numpy chunks on a device that copies go in and out under that lock too."""
+        """The compiled program on `args`, with no lock held while the device works.
+
+        On a device that copies (a GPU), numpy arguments (host chunks, whole arrays) are uploaded first under the
+        device's transfer lock (its pinned ring is not for two threads at once), the program then runs on device
+        arrays only, and results that go to the host are waited for before the lock is taken again to read them. Over
+        device arrays (resident or staged chunks) array results stay on the device (a map's, a scan's); a reduce's
+        or a hist's partials, and a staged map's chunks (`host_results`), come to the host."""
         memory = getattr(compiled.runner, "memory", None)
-        if not any(type(a) is DeviceArray for a in args):
-            with transfer_lock(memory):
-                return compiled.run(args, jitted.thresholds, False)
-        with transfer_lock(memory) if any(isinstance(a, np.ndarray) for a in args) else contextlib.nullcontext():
-            result = compiled.run(args, jitted.thresholds, True)  # uploads the numpy arguments (whole arrays) only
-        keep = self.program.role in _RESIDENT_ROLES and not self.host_results
-        if keep:
-            return result
-        with transfer_lock(memory):
+        copies = memory is not None and memory.mode != "zero-copy"
+        over_device = any(type(a) is DeviceArray for a in args)
+        if copies:
+            args = tuple(upload(a, memory) if isinstance(a, np.ndarray) else a for a in args)
+        device = data_device(args) or worker_device(self.devices)
+        with span(self.__name__, "device", device):
+            result = compiled.run(args, jitted.thresholds, over_device or copies)
+            if over_device and self.program.role in _RESIDENT_ROLES and not self.host_results:
+                return result
             if isinstance(result, tuple):
-                return tuple(r.get() if type(r) is DeviceArray else r for r in result)
-            return result.get() if type(result) is DeviceArray else result
+                return tuple(host_copy(r) for r in result)
+            return host_copy(result)
+
+
+def upload(host: np.ndarray, memory: Any) -> DeviceArray:
+    """`host` on `memory`'s device, copied under the device's transfer lock."""
+    from soac.lowering.runtime import device_put as put_on
+
+    with transfer_lock(memory):
+        return put_on(host, memory.device)
+
+
+def host_copy(value: Any) -> Any:
+    """A device array read back (waited for with no lock held, then copied under its device's transfer lock); any
+    other value as it is."""
+    if type(value) is not DeviceArray:
+        return value
+    value.block_until_ready()
+    with transfer_lock(value.memory):
+        return value.get()

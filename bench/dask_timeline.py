@@ -1,0 +1,141 @@
+"""Where soac.lang.dask's time goes on 1 and 2 devices (issue 29): a timeline of every task (thread, device, start, end)
+for `bench/dask_scaling.py`'s two programs, with per-device busy time, the overlap of the devices, task counts and
+lock waits; grouped (a task per device, the default: over resident chunks, and over host chunks of at most
+`soac.join-bytes` a device) and per chunk (`soac.device-groups: False`, as before).
+
+    python bench/dask_timeline.py [--devices 0:0,0:1] [--log2-n 27] [--bodies 65536] [--chunks-per-device 8]
+                                  [--reps 3] [--cases resident,from host] [--modes grouped,per-chunk] [--json OUT]
+
+`--devices`: the devices' `SOAC_OPENCL_DEVICE` specs (default: every GPU, else the first two OpenCL devices; on
+PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1). Each device count from 1 to
+`len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
+results, as the host sees them); "overlap" is the time two devices or more were busy at once: 0 with work on both
+means a serialisation on the host; "tasks" is the sum of the tasks' times (threads' work); "graph" is the time to
+build the dask graph (`program(xs)`) and "compute" the rest of a run.
+
+On the 2-GPU machine: python bench/dask_timeline.py --json dask_timeline.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+import pyopencl as cl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import soac.lang.dask as sd
+from dask_scaling import energy_terms, potential  # pyright: ignore[reportMissingImports]
+from soac.lang.dask.workers import all_gpus
+
+
+def default_devices() -> list[str]:
+    gpus = list(all_gpus())
+    if gpus:
+        return gpus
+    return [f"{p}:{d}" for p, platform in enumerate(cl.get_platforms()) for d in range(len(platform.get_devices()))][:2]
+
+
+def memory_bound(devices: list[str], n: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
+    on_host = da.random.random(n, chunks=-(-n // chunks)).astype(np.float32).persist(scheduler="threads")
+    expected = float((0.5 * on_host.astype(np.float64) ** 2 + 1.0).sum().compute())
+    xs = sd.persist(on_host, devices=devices, scheduler="threads") if case == "resident" else on_host
+    program = sd.jit(energy_terms, devices=devices)
+    return lambda: program(xs), expected
+
+
+def compute_bound(devices: list[str], bodies: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
+    rng = np.random.default_rng(7)
+    pos = rng.random((4, bodies), dtype=np.float32)
+    pos[3] += 0.5
+    eps = np.float32(1e-3)
+    on_host = [da.from_array(pos[k], chunks=-(-bodies // chunks)).persist(scheduler="threads") for k in range(4)]
+    x, y, z, m = (sd.persist(a, devices=devices, scheduler="threads") for a in on_host) if case == "resident" else on_host
+    p64 = pos.astype(np.float64)
+    d2 = sum((p64[k, :, None] - p64[k, None, :]) ** 2 for k in range(3)) if bodies <= 8192 else None
+    expected = float((p64[3] * (p64[3] / np.sqrt(d2 + eps)).sum(axis=1)).sum()) if d2 is not None else float("nan")
+    program = sd.jit(potential, devices=devices)
+    return lambda: program(x, y, z, m, *pos, eps), expected
+
+
+def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -> dict[str, Any]:
+    """The median run of `reps` after a warm-up (compiles), with its timeline's summary."""
+    make().compute(scheduler="threads", num_workers=workers)
+    runs = []
+    for _ in range(reps):
+        with sd.timeline() as tl:
+            start = time.perf_counter()
+            graph = make()
+            built = time.perf_counter()
+            result = graph.compute(scheduler="threads", num_workers=workers)
+            done = time.perf_counter()
+        runs.append((done - start, built - start, done - built, tl.summary(), float(result)))
+    seconds, graph_s, compute_s, summary, result = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+    ok = bool(np.isnan(expected) or np.isclose(result, expected, rtol=1e-3))
+    return {"s": seconds, "graph_s": graph_s, "compute_s": compute_s, "ok": ok, "result": result, **summary}
+
+
+def show(row: dict[str, Any]) -> None:
+    head = f"{row['program']}, {row['case']}, {row['devices']} device(s), {row['mode']}"
+    print(f"{head}: {row['s'] * 1e3:.2f} ms (graph {row['graph_s'] * 1e3:.2f}, compute {row['compute_s'] * 1e3:.2f})"
+          f"{'' if row['ok'] else '  WRONG RESULT'}")  # fmt: skip
+    for device, d in row["devices_busy"].items():
+        print(f"    {device}: busy {d['busy_s'] * 1e3:.2f} ms, {d['device_calls']} device calls, {d['tasks']} tasks, "
+              f"threads {', '.join(d['threads'])}")  # fmt: skip
+    print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms; tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
+          f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--devices", help="comma-separated SOAC_OPENCL_DEVICE specs")
+    parser.add_argument("--log2-n", type=int, default=27, help="elements of the map->reduce (2^n f32)")
+    parser.add_argument("--bodies", type=int, default=1 << 16)
+    parser.add_argument("--chunks-per-device", type=int, default=8)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--cases", default="resident,from host")
+    parser.add_argument("--modes", default="grouped,per-chunk")
+    parser.add_argument("--programs", default="map->reduce,nbody")
+    parser.add_argument("--json", help="write the rows here")
+    args = parser.parse_args()
+    devices = args.devices.split(",") if args.devices else default_devices()
+    print(f"devices: {', '.join(devices)}; dask {dask.__version__}")
+    rows: list[dict[str, Any]] = []
+    for count in range(1, len(devices) + 1):
+        used = devices[:count]
+        chunks = count * args.chunks_per_device
+        for case in args.cases.split(","):
+            for name in args.programs.split(","):
+                if name == "map->reduce":
+                    make, expected = memory_bound(used, 1 << args.log2_n, chunks, case)
+                else:
+                    make, expected = compute_bound(used, args.bodies, chunks, case)
+                for mode in args.modes.split(","):
+                    with dask.config.set({sd.DEVICE_GROUPS_KEY: mode == "grouped"}):
+                        row = measure(make, expected, count, args.reps)
+                    row = {"program": name, "case": case, "devices": count, "mode": mode, "chunks": chunks} | row
+                    row["devices_busy"] = row.pop("devices")
+                    row["devices"] = count
+                    rows.append(row)
+                    show(row)
+    for one in rows:
+        for two in rows:
+            same = all(one[k] == two[k] for k in ("program", "case", "mode"))
+            if same and one["devices"] == 1 and two["devices"] == 2:
+                print(f"{one['program']}, {one['case']}, {one['mode']}: 2 devices {one['s'] / two['s']:.2f}x one")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    if not all(row["ok"] for row in rows):
+        sys.exit("wrong results")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""Device groups: a reduce or a hist over resident chunks as one dask task per device and one combining task.
+
+`sd.persist` puts contiguous runs of chunks on the devices (`device_of_chunk`). A task per chunk (`graph.py`) pays
+dask's scheduling per chunk, and dask's threads take ready tasks in its order, not by device: two threads may wait on
+one device while the other has nothing queued. Over resident chunks the chunks are grouped instead by the device that
+holds them: a group's task runs on that device (`StageCall` runs where the data is), one thread driving each device,
+and returns the group's partials; one last task combines them in chunk order (the groups are runs of neighbouring
+chunks, so the operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk.
+
+A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
+one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
+chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
+larger group runs chunk by chunk (joining would double its memory traffic). Host chunks that small are grouped too:
+joined on the host and uploaded once to the group's device (larger ones stream by in upload tasks, `prefetch`).
+
+    sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
+      per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
+      grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
+
+Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
+(whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+import pyopencl as cl
+from dask.highlevelgraph import HighLevelGraph
+from soac.lang.dask.graph import Combine, Inputs, element_dtype
+from soac.lang.dask.plan import Plan
+from soac.lang.dask.resident import device_of_chunk, is_resident
+from soac.lang.dask.timeline import span
+from soac.lang.dask.workers import Program, StageCall, chosen_devices, data_device, put, worker_device
+from soac.lang.device import DeviceArray
+from soac.lowering.device_arrays import storage_dtype
+
+JOIN_BYTES_KEY = "soac.join-bytes"
+JOIN_BYTES = 64 << 20
+"""A device group whose chunks take at most this many bytes runs as one launch over them joined (dask config
+`soac.join-bytes`: bytes or a string such as "64 MiB"; 0 never joins)."""
+
+
+def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
+    """Whether the call runs as device groups: a reduce or a hist, with no `distributed` client current, over
+    resident chunks, or over host chunks of at most `join_bytes()` a group (joined on the host, one upload each)."""
+    if plan.kind not in ("reduce", "hist") or _distributed_client():
+        return False
+    if any(is_resident(a) for a in inputs.chunked):
+        return True
+    return sum(a.nbytes for a in inputs.chunked) <= join_bytes() * groups
+
+
+def join_bytes() -> int:
+    """The most bytes of a group's chunks that run as one launch (dask config `soac.join-bytes`, else `JOIN_BYTES`)."""
+    configured = dask.config.get(JOIN_BYTES_KEY, None)
+    return JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
+
+
+def _distributed_client() -> bool:
+    if (distributed := sys.modules.get("distributed")) is None:
+        return False
+    try:
+        distributed.default_client()
+    except ValueError:  # no client
+        return False
+    return True
+
+
+@dataclass(frozen=True, eq=False)
+class DeviceGroup:
+    """A group's task: the chunk stage on the group's chunks joined (at most `join_bytes` of them, on one device), or
+    on each in turn; their partials stacked on axis 0, in chunk order. `chunked`: the positions of the chunked
+    arguments among a chunk's blocks (the others are the whole arrays, the same in every chunk)."""
+
+    stage: StageCall
+    chunked: tuple[int, ...]
+    join_bytes: int
+    device: str | None = None
+    """The group's device, where its host chunks go (resident chunks run where they are)."""
+
+    @property
+    def __name__(self) -> str:
+        return "soac-device-group"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, chunks: list[list[Any]]) -> np.ndarray:
+        with span(self.__name__, "task", data_device(tuple(chunks[0])) or worker_device(self.stage.devices)):
+            if (joined := self.joined(chunks)) is not None:
+                return self.stage(*joined)
+            return np.concatenate([self.stage(*blocks) for blocks in chunks])
+
+    def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
+        """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`
+        (and the chunk budget) and are device arrays on one device (joined there) or numpy arrays (joined on the host
+        and uploaded to the group's device); None: run them one by one."""
+        parts = [[blocks[k] for blocks in chunks] for k in self.chunked]
+        arrays = [a for part in parts for a in part]
+        nbytes = sum(a.nbytes for a in arrays)
+        if self.join_bytes <= 0 or nbytes > self.join_bytes or (self.stage.budget is not None and nbytes > self.stage.budget):
+            return None
+        blocks = list(chunks[0])
+        if all(isinstance(a, np.ndarray) for a in arrays):
+            for k, part in zip(self.chunked, parts):
+                blocks[k] = put(np.ascontiguousarray(np.concatenate(part)), self.device)
+            return blocks
+        if len(chunks) == 1 or not all(type(a) is DeviceArray for a in arrays) or len({a.memory for a in arrays}) != 1:
+            return None
+        for k, part in zip(self.chunked, parts):
+            blocks[k] = join_on_device(part)
+        return blocks
+
+
+def join_on_device(parts: list[DeviceArray]) -> DeviceArray:
+    """The device arrays (one device, rows of one shape) joined along axis 0 into a new one, by copies on the device's
+    queue (in order after the kernels that made the parts; nothing waits)."""
+    memory = parts[0].memory
+    shape = (sum(p.shape[0] for p in parts), *parts[0].shape[1:])
+    data = memory.empty(storage_dtype(parts[0].dtype), int(np.prod(shape)), lambda: "a device group's joined chunks")
+    offset = 0
+    for part in parts:
+        if part.nbytes:
+            cl.enqueue_copy(memory.queue, data.buffer, part.data.buffer, byte_count=part.nbytes, dst_offset=offset)
+        offset += part.nbytes
+    return DeviceArray(data, shape, parts[0].dtype, memory)
+
+
+@dataclass(frozen=True, eq=False)
+class CombineGroups:
+    """The last task: the groups' partials (runs of chunks, in order), after `first` (a hist's destination row) if
+    any, combined by `combine`."""
+
+    combine: Combine
+    first: np.ndarray | None = None
+
+    @property
+    def __name__(self) -> str:
+        return "soac-combine-groups"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, groups: list[np.ndarray]) -> Any:
+        with span(self.__name__, "task", None):
+            partials = np.concatenate(groups)
+            if self.first is not None:
+                partials = np.concatenate([self.first[None], partials])
+            return self.combine(partials, keepdims=False)
+
+
+def grouped(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:
+    """The dask array (0-d for a reduce; a tuple of them for a reduce of several arrays) of a reduce or a hist over
+    resident chunks, as device groups."""
+    results = list(plan.function.body.block.last_op.operands)  # pyright: ignore[reportOptionalMemberAccess]
+    dtypes = [element_dtype(r) for r in results]
+    devices = options["devices"]
+    if plan.kind == "hist":
+        dest = np.asarray(options["empty_run"]())
+        stage = _stage(replace(program, role="hist-chunk"), inputs, options, shape_out=(1, dest.shape[0]))
+        fold = StageCall(replace(program, role="hist-combine"), (None, None), devices)
+        combine = CombineGroups(Combine(fold, True, np.empty((0, 0), dtypes[0])), dest)
+        return _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((0,), dtypes[0]), dest.shape)
+    if len(dtypes) > 1:
+        record = np.dtype([(f"r{k}", dtype) for k, dtype in enumerate(dtypes)])
+        stage = _stage(program, inputs, options, record=record)
+        merge = StageCall(replace(program, role="reduce-combine"), (None,) * len(dtypes), devices, record=record)
+        combine = CombineGroups(Combine(merge, False, np.empty((0,), record)))
+        result = _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((), record), ())
+        return tuple(result[name] for name in record.names or ())
+    stage = _stage(program, inputs, options, shape_out=(1,))
+    merge = StageCall(replace(program, role="reduce-combine"), (None,), devices)
+    combine = CombineGroups(Combine(merge, False, np.empty((0,), dtypes[0])))
+    return _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((), dtypes[0]), ())
+
+
+def _stage(program: Program, inputs: Inputs, options: dict[str, Any], **extra: Any) -> StageCall:
+    return StageCall(program, inputs.layout, options["devices"], options["budget"], **extra)
+
+
+def _graph(
+    stage: StageCall, combine: CombineGroups, inputs: Inputs, groups: int, meta: np.ndarray, shape: tuple[int, ...]
+) -> da.Array:
+    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`; the whole numpy arrays
+    are one key each."""
+    name = f"soac-grouped-{uuid.uuid4().hex}"  # a new graph each call: hashing the whole arrays would cost more
+    graph: dict[Any, Any] = {}
+    blocks: list[Any] = []  # per argument: a chunk's key by chunk index, or the whole array's key
+    for k, arg in enumerate(inputs.args):
+        if k in inputs.chunked_at:
+            blocks.append([_first_key(key) for key in arg.__dask_keys__()])
+        elif isinstance(arg, np.ndarray):
+            graph[(name, "whole", k)] = arg
+            blocks.append((name, "whole", k))
+    count = len(inputs.chunked[0].chunks[0])
+    members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
+    members = [chunks for chunks in members if chunks]
+    chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
+    places = chosen_devices(stage.devices)
+    for g, chunks in enumerate(members):
+        calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
+        group = DeviceGroup(stage, chunked, join_bytes(), places[g] if places else None)
+        graph[(name, "group", g)] = (group, calls)
+    out = (name, *(0 for _ in shape))
+    graph[out] = (combine, [(name, "group", g) for g in range(len(members))])
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=inputs.chunked)
+    return da.Array(layers, name, tuple((n,) for n in shape), meta=meta)
+
+
+def _first_key(keys: Any) -> Any:
+    """A chunk's key: the first block along the other axes (a chunked argument has one chunk on those)."""
+    while isinstance(keys, list):
+        keys = keys[0]
+    return keys
+
+
+__all__ = ["JOIN_BYTES", "JOIN_BYTES_KEY", "CombineGroups", "DeviceGroup", "groupable", "grouped", "join_on_device"]

@@ -1,0 +1,206 @@
+"""soac.lang.dask over resident chunks on several devices (issue 29): the timeline, device groups, and no lock held
+while a device works.
+
+The devices are two different OpenCL devices where there are two (two PoCL platforms here), else one device named
+twice: either way each device group has its own worker thread. Nothing here depends on timing: concurrency is shown
+by a barrier that both groups' first device calls must reach (a lock held across a device call would leave one
+thread waiting for the lock, and the barrier would break), and by the locks each device call finds held.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+import pyopencl as cl
+import pytest
+import soac.lang as sl
+import soac.lang.dask as sd
+from soac.lang.dask.groups import join_on_device
+from soac.lang.jit import Compiled
+from soac.lowering.runtime import choose_device, memory_of
+
+VALUES = np.arange(12, dtype=np.int64)
+VALUES[11] = -1
+"""The last valid value (not -1) of each chunk differs: a reduce that put the chunks out of order would see it."""
+LAYOUTS = {"uneven": (5, 1, 4, 2), "empty chunks": (0, 7, 0, 0, 5, 0), "one chunk": (12,)}
+
+
+def _specs() -> list[str]:
+    return [f"{p}:{d}" for p, platform in enumerate(cl.get_platforms()) for d in range(len(platform.get_devices()))]
+
+
+PAIRS = {"two devices": tuple(_specs()[:2]) if len(_specs()) > 1 else None, "one device twice": ("0:0", "0:0")}
+
+
+def last_valid(a: sl.Scalar, b: sl.Scalar) -> sl.Scalar:
+    return sl.where(b == -1, a, b)
+
+
+def last_valid_value(xs):
+    return sl.reduce(last_valid, -1, xs)
+
+
+def argmin_and_sum(xs, ix):
+    def least(a, b):
+        later_is_less = b[0] < a[0]
+        return sl.where(later_is_less, b[0], a[0]), sl.where(later_is_less, b[1], a[1])
+
+    return sl.reduce(least, (np.int64(1 << 40), np.int64(-1)), xs, ix)
+
+
+def counts(xs):
+    return sl.hist(sl.replicate(3, 0), lambda a, b: a + b, 0, sl.map(lambda x: x % 3, xs), sl.map(lambda x: 1, xs))
+
+
+def weighted_total(xs, weights, k):
+    """A chunked argument, a whole numpy array and a scalar: every task uploads the whole array on a GPU."""
+    return sl.sum(sl.map(lambda x: weights[x % 4] * sl.f64(x) + k, xs))
+
+
+@pytest.fixture(params=list(PAIRS), ids=list(PAIRS))
+def devices(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    pair = PAIRS[request.param]
+    if pair is None:
+        pytest.skip("one OpenCL device here: 'one device twice' covers the threads")
+    return pair
+
+
+def resident(values: np.ndarray, layout: tuple[int, ...], devices: tuple[str, ...]) -> da.Array:
+    return sd.persist(da.from_array(values, chunks=(layout,)), devices=devices, scheduler="threads")
+
+
+MODES = {"grouped, joined": (True, "64 MiB"), "grouped, chunk by chunk": (True, 0), "per chunk": (False, 0)}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int, ...], mode: str) -> None:
+    """Runs of chunks on three device groups: the groups' partials come back in chunk order (the operator does not
+    commute), joined into one launch per group or chunk by chunk."""
+    places = ("0:0", "0:0", "0:0")
+    xs = resident(VALUES, layout, places)
+    ix = resident(np.arange(12, dtype=np.int64), layout, places)
+    grouped, join_bytes = MODES[mode]
+    with dask.config.set({sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes}), sd.timeline() as tl:
+        last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+        least = sd.jit(argmin_and_sum, devices=places)(xs, ix)
+        value, index = dask.compute(*least, scheduler="threads", num_workers=3)
+        bins = sd.jit(counts, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+    assert last == 10
+    assert (value, index) == (-1, 11)
+    np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
+    tasks = tl.summary()["tasks"]
+    groups = min(3, len(layout))
+    if not grouped:
+        assert "soac-device-group" not in tasks
+        assert tasks["soac-program"] == 2 * len(layout)
+        return
+    assert tasks["soac-device-group"] == 3 * groups  # three programs
+    assert tasks["soac-combine-groups"] == 3
+    assert "soac-program" not in tasks
+    runs = len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")])
+    assert runs == 3 * (groups if join_bytes else len(layout))  # a launch per group, or per chunk
+
+
+@pytest.mark.parametrize("join_bytes", ["64 MiB", 0], ids=["joined per device", "a task per chunk"])
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_small_host_chunks_are_joined_per_device(layout: tuple[int, ...], join_bytes: str | int) -> None:
+    """Host chunks of at most `soac.join-bytes` a device: one upload and one launch per device group; with joins
+    off, dask's per-chunk reduction (the path of host arrays too large to join)."""
+    places = ("0:0", "0:0", "0:0")
+    xs = da.from_array(VALUES, chunks=(layout,))
+    ix = da.from_array(np.arange(12, dtype=np.int64), chunks=(layout,))
+    with dask.config.set({"soac.join-bytes": join_bytes}), sd.timeline() as tl:
+        last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+        value, index = dask.compute(*sd.jit(argmin_and_sum, devices=places)(xs, ix), scheduler="threads", num_workers=3)
+        bins = sd.jit(counts, devices=places)(xs).compute(scheduler="threads", num_workers=3)
+    assert last == 10
+    assert (value, index) == (-1, 11)
+    np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
+    tasks = tl.summary()["tasks"]
+    if join_bytes:
+        assert tasks["soac-device-group"] == 3 * min(3, len(layout))
+        assert len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")]) == 3 * min(3, len(layout))
+    else:
+        assert "soac-device-group" not in tasks
+        assert tasks["soac-program"] == 2 * len(layout)
+
+
+def test_joined_chunks_are_copied_on_the_device() -> None:
+    xs = resident(np.arange(10, dtype=np.float32), (3, 0, 4, 3), ("0:0",))
+    blocks = [xs.blocks[k].compute(scheduler="synchronous") for k in range(4)]
+    moved = sl.transfer_counts()
+    moved.reset()
+    joined = join_on_device(blocks)
+    assert (moved.uploads, moved.downloads) == (0, 0)
+    assert joined.shape == (10,)
+    np.testing.assert_array_equal(joined.get(), np.arange(10, dtype=np.float32))
+
+
+@pytest.fixture
+def copying(devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
+    """The devices, copying through the pinned ring under their transfer locks as a GPU does."""
+    for spec in set(devices):
+        monkeypatch.setattr(memory_of(choose_device(spec)), "mode", "pinned")
+    return devices
+
+
+def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each group's first device call waits for the other group's: both threads are inside a device call at the same
+    time, and neither holds a soac.lang.dask lock there (the whole array is uploaded under the transfer lock first)."""
+    xs = resident((np.arange(1 << 16) % 1000).astype(np.int64), (1 << 14,) * 4, copying)
+    weights = np.array([0.5, 1.0, 1.5, 2.0])
+    program = sd.jit(weighted_total, devices=copying)
+    expected = float(np.sum(weights[np.arange(1 << 16) % 1000 % 4] * (np.arange(1 << 16) % 1000) + 0.25))
+    assert program(xs, weights, 0.25).compute(scheduler="threads", num_workers=2) == pytest.approx(expected)  # compiles
+    barrier = threading.Barrier(2, timeout=60)
+    seen: dict[int, tuple[str, ...]] = {}
+    run = Compiled.run
+
+    def run_when_both_are_here(self: Compiled, args: Any, *rest: Any) -> Any:
+        thread = threading.get_ident()
+        if thread not in seen and "weighted_total_program" in self.name:
+            seen[thread] = sd.held_locks()
+            barrier.wait()  # a lock held across a device call would keep the other thread from coming: it breaks
+        return run(self, args, *rest)
+
+    monkeypatch.setattr(Compiled, "run", run_when_both_are_here)
+    with sd.timeline() as tl:
+        assert program(xs, weights, 0.25).compute(scheduler="threads", num_workers=2) == pytest.approx(expected)
+    assert sorted(seen.values()) == [(), ()]
+    assert not barrier.broken
+    assert tl.summary()["tasks"]["soac-device-group"] == 2
+    assert len({s.thread for s in tl.of("chunk")}) == 2  # a thread per group
+
+
+def test_timeline_measures_busy_time_and_overlap() -> None:
+    """The summary's arithmetic on spans made by hand: two devices busy 3 and 2 units, at once for 1."""
+    tl = sd.Timeline()
+    for device, start, end in (("a", 0.0, 2.0), ("a", 1.0, 3.0), ("b", 2.0, 4.0), ("b", 5.0, 5.0)):
+        tl.spans.append(sd.Span("t", device, "soac-program", "device", start, end))
+    tl.spans.append(sd.Span("t", "a", "soac-program", "task", 0.0, 3.0))
+    assert tl.busy("a") == 3.0
+    assert tl.busy("b") == 2.0
+    assert tl.overlap() == 1.0
+    summary = tl.summary()
+    assert summary["devices"]["a"]["device_calls"] == 2
+    assert summary["tasks"] == {"soac-program": 1}
+    assert "overlap of the devices: 1000.00 ms" in tl.report()
+
+
+def test_timeline_is_off_unless_open_and_one_at_a_time() -> None:
+    xs = resident(VALUES, (6, 6), ("0:0",))
+    program = sd.jit(last_valid_value)
+    with sd.timeline() as tl:
+        assert program(xs).compute(scheduler="threads", num_workers=1) == 10
+        with pytest.raises(RuntimeError, match="already recording"), sd.timeline():
+            pass
+    recorded = len(tl.spans)
+    assert recorded
+    assert {s.phase for s in tl.spans} >= {"task", "chunk", "device"}
+    assert program(xs).compute(scheduler="threads", num_workers=1) == 10
+    assert len(tl.spans) == recorded
