@@ -54,6 +54,11 @@ def main() -> None:
     timed(cl, "enqueue_nd_range_kernel", lambda *_: "launches")
     import soac.lang as sl
     from soac.lowering.opencl import emitter
+    from soac.lowering.runtime import choose_device, memory_of
+
+    start = time.perf_counter()
+    memory_of(choose_device("pocl" if options.small else None))
+    print(f"device opened (context, queue, staging memory) in {time.perf_counter() - start:.3f} s", flush=True)
 
     jit = sys.modules["soac.lang.jit"]
     timed(jit, "trace", lambda *_: "trace")

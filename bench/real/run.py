@@ -6,7 +6,8 @@ each checked against numpy and timed against JAX and CuPy (see bench/real/README
     python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
     python bench/real/run.py --gpu --only backprop,matvec --segred teams    # a segmented strategy forced
 
-For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, with soac's
+For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, the device opened
+before the first program as a user's process opens it once; with soac's
 on-disk cache and the binary caches of pyopencl, PoCL and NVIDIA's driver off), the numpy-in/numpy-out call
 `f(*args)`, the device-resident call (inputs uploaded once, results left on the device: see probe.py) and the summed
 time of the kernels and copies one call enqueues (OpenCL profiling). Where the program has `soac.threshold`s, every
@@ -270,11 +271,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown programs: {', '.join(unknown)}")
     programs = [p for p in PROGRAMS if wanted is None or p.name in wanted]
 
-    from soac.lowering.runtime import choose_device
+    from soac.lowering.runtime import choose_device, memory_of
 
+    start = time.perf_counter()
     chosen = choose_device(device)
+    memory_of(chosen)  # the context, queue and staging memory: once per process, not part of a program's first call
+    init_s = time.perf_counter() - start
     peers = [] if options.no_peers or scale == "small" else available_peers()
-    progress(f"device: {chosen.platform.name} / {chosen.name}; peers: {', '.join(p.name for p in peers) or 'none'}")
+    named = ", ".join(p.name for p in peers) or "none"
+    progress(f"device: {chosen.platform.name} / {chosen.name} (opened in {init_s:.2f} s); peers: {named}")
     started = time.perf_counter()
     rows = []
     for k, program in enumerate(programs, 1):
