@@ -48,7 +48,7 @@ DIVISIONS = (
 )
 UNSIGNED_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp)
 
-LAMBDA_OPS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
+LAMBDA_OPS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp, soac.PartitionOp)
 """The SOACs whose lambda takes a row of each input."""
 BUILDERS = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp, soac.StencilOp)
 """The SOACs whose array results have their width (a stencil: its index space), then the sizes of their rows."""
@@ -135,6 +135,10 @@ class Sizes:
             return self.dims(owner.dests[list(owner.outs).index(value)], depth + 1)
         if isinstance(owner, SEGMENTED):
             return self._segmented_dims(owner, value, depth)
+        if isinstance(owner, soac.PartitionOp):  # the bucket counts, then the moved values (one per row)
+            width = self.scalar(owner.width, depth + 1)
+            counts = self.place.c(owner.bucket_count)
+            return [counts] if value is owner.counts else None if width is None else [width]
         return None
 
     def scalar(self, value: SSAValue, depth: int = 0) -> SSAValue | None:
