@@ -20,8 +20,8 @@ def stable_order(buckets: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     buckets (shape `batch + (k,)`)."""
     key = np.where((buckets >= 0) & (buckets < k), buckets, k).astype(np.int64)
     order = np.argsort(key, axis=-1, kind="stable")
-    flat = key.reshape(-1, key.shape[-1])
-    lanes = flat.shape[0]
+    lanes = int(np.prod(key.shape[:-1], dtype=np.int64))
+    flat = key.reshape(lanes, key.shape[-1])
     offsets = (np.arange(lanes, dtype=np.int64) * (k + 1))[:, None]
     counts = np.bincount((flat + offsets).ravel(), minlength=lanes * (k + 1)).reshape(lanes, k + 1)[:, :k]
     return order, counts.reshape(key.shape[:-1] + (k,)).astype(np.int32)
