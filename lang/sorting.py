@@ -38,7 +38,8 @@ def partition(buckets: int, fn: Callable[..., Any], *arrays: Any) -> tuple[Array
     """
     where = user_location()
     if not isinstance(buckets, int) or isinstance(buckets, bool) or not 1 <= buckets <= soac.PARTITION_MAX_BUCKETS:
-        raise SoacTypeError(located(f"sl.partition takes 1 to {soac.PARTITION_MAX_BUCKETS} buckets (a Python int), not {buckets!r}", where))
+        most = soac.PARTITION_MAX_BUCKETS
+        raise SoacTypeError(located(f"sl.partition takes 1 to {most} buckets (a Python int), not {buckets!r}", where))
     if not arrays:
         raise SoacTypeError(located("sl.partition needs at least one array", where))
     inputs = [as_array(a, f"argument {k + 3} of sl.partition") for k, a in enumerate(arrays)]
@@ -49,7 +50,8 @@ def partition(buckets: int, fn: Callable[..., Any], *arrays: Any) -> tuple[Array
     def body(*rows: Any) -> tuple[Any, ...]:
         bucket = as_scalar(fn(*rows), None, "the bucket of sl.partition")
         if not bucket.dtype.is_integer:
-            raise SoacTypeError(located(f"the bucket function of sl.partition must give an integer, not a {bucket.dtype} scalar", where))
+            what = f"the bucket function of sl.partition must give an integer, not a {bucket.dtype} scalar"
+            raise SoacTypeError(located(what, where))
         return (convert_scalar(bucket, dtypes.index), *rows)
 
     region, _ = _lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=_row_wrapper(inputs))

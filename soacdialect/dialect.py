@@ -1025,8 +1025,7 @@ class PartitionOp(IRDLOperation):
         yielded = _yielded_types(self, self.body, "lambda")
         if not yielded or not is_integer_like(yielded[0]):
             raise VerifyException(
-                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer bucket first, then the "
-                "values to move"
+                f"'{self.name}' lambda yields {format_types(yielded)}, expected an integer bucket first, then the values to move"
             )
         if len(yielded) < 2:
             raise VerifyException(f"'{self.name}' lambda yields only a bucket: it must yield at least one value to move")

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, tensor_element
+from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LocalAllocOp, LocalIdOp
 from soac.lowering.kernel.memory import AtomicOp
@@ -45,13 +46,13 @@ TILE_ROWS = 4096
 Scan = Callable[[HostLowering, soac.ScanOp], None]
 
 
-def tile_shape(lw: HostLowering, classes: int) -> tuple[int, int]:
+def tile_shape(options: LoweringOptions, classes: int) -> tuple[int, int]:
     """(work-items, rows per work-item) of a tile: as many work-items as counter columns fit `COUNTER_BYTES` (a power
     of two, at most the group size)."""
     group = 1
-    while group * 2 <= lw.group_size and group * 2 * classes * 4 <= COUNTER_BYTES:
+    while group * 2 <= options.group_size and group * 2 * classes * 4 <= COUNTER_BYTES:
         group *= 2
-    items = lw.options.partition_items or max(1, TILE_ROWS // group)
+    items = options.partition_items or max(1, TILE_ROWS // group)
     return group, items
 
 
@@ -60,7 +61,7 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
     width = lw.scalar(op.width)
     lw.check_rows(op, width, op.inputs)
     classes = op.bucket_count + 1
-    group, items = tile_shape(lw, classes)
+    group, items = tile_shape(lw.options, classes)
     tiles = m.ceildiv(width, m.c(group * items), "tiles")
     tile_counts = lw.alloc(i32, [m.mul(m.c(classes), tiles)], "tile_counts")
     launch = (m.mul(tiles, m.c(group), "global_size"), m.c(group))
@@ -111,7 +112,9 @@ def _local(kb: KernelBuilder, size: int, name: str) -> View:
     return View(kb.m.insert(LocalAllocOp(size, i32), name), kb.m.c(0), [kb.m.c(size)], i32)
 
 
-def _loop(kb: KernelBuilder, lower: SSAValue, upper: SSAValue, step: SSAValue, name: str, body: Callable[[SSAValue], None]) -> None:
+def _loop(
+    kb: KernelBuilder, lower: SSAValue, upper: SSAValue, step: SSAValue, name: str, body: Callable[[SSAValue], None]
+) -> None:
     def step_body(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
         body(i)
         return []
@@ -152,7 +155,9 @@ def _count(
 
     t.each_row(lambda e: m.add(t.start, m.add(m.mul(e, m.c(group)), t.tid)), count)  # striped: coalesced reads
     _barrier(kb)
-    _loop(kb, t.tid, m.c(classes), m.c(group), "c", lambda c: kb.store(kb.load(counters, c), out, m.add(m.mul(c, k_tiles), t.tile)))
+    _loop(
+        kb, t.tid, m.c(classes), m.c(group), "c", lambda c: kb.store(kb.load(counters, c), out, m.add(m.mul(c, k_tiles), t.tile))
+    )
     lw.add_kernel(kb, *launch)
 
 
@@ -291,4 +296,3 @@ def _counts(lw: HostLowering, op: soac.PartitionOp, scanned: HostArray, tiles: S
     kb.if_then(m.lt(b, m.c(k)), store)
     lw.add_kernel(kb, *lw.grid(lw.m.c(k)))
     return counts
-

@@ -24,7 +24,7 @@ def stable_order(buckets: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     flat = key.reshape(lanes, key.shape[-1])
     offsets = (np.arange(lanes, dtype=np.int64) * (k + 1))[:, None]
     counts = np.bincount((flat + offsets).ravel(), minlength=lanes * (k + 1)).reshape(lanes, k + 1)[:, :k]
-    return order, counts.reshape(key.shape[:-1] + (k,)).astype(np.int32)
+    return order, counts.reshape((*key.shape[:-1], k)).astype(np.int32)
 
 
 @implements("soac.partition")

@@ -1,0 +1,100 @@
+"""`soac.partition` on OpenCL (PoCL) against numpy: the tiled kernels (`strategies/partition.py`) at sizes around
+the tile (0, 1, tile - 1, tile, tile + 1, a prime, several tiles), with keys all equal, sorted, reversed or few
+distinct, and buckets outside the range; on each target family (the device scan under it differs: reduce-then-scan,
+chunked, look-back with emulated warps); a partition in each row of a map (by one work-item each)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from soac.context import make_context
+from soac.lowering.conversion.options import LoweringOptions
+from soac.lowering.runtime import Program, compile_module
+from soac.lowering.strategies.partition import tile_shape
+from soac.parsing import parse_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from partition_programs import BY_REMAINDER, PER_ROW, keys_of, partition_reference, remainder_reference  # pyright: ignore[reportMissingImports]
+
+ITEMS = 3
+GROUP = 32
+TILE = ITEMS * GROUP
+"""Tiles of 3 rows for each of 32 work-items (the 6 classes' counters fit many more)."""
+
+TARGETS = {
+    "generic": {"group_size": GROUP, "partition_items": ITEMS},
+    "cpu": {"target": "cpu", "group_size": GROUP, "partition_items": ITEMS},
+    "emulated-warps": {
+        "target": "emulated-warps",
+        "group_size": 32,
+        "max_groups": 8,
+        "scan_group": 32,
+        "scan_items": 8,
+        "partition_items": ITEMS,
+    },
+}
+_programs: dict[str, Program] = {}
+
+
+def program(target: str) -> Program:
+    if target not in _programs:
+        module = parse_module(make_context(), BY_REMAINDER, "partition.mlir")
+        _programs[target] = compile_module(module, "pocl", **TARGETS[target])
+    return _programs[target]
+
+
+def check(target: str, xs: np.ndarray) -> None:
+    vs = np.arange(len(xs), dtype=np.float32)
+    got = program(target).call("main", [xs, vs])
+    for g, w, what in zip(got, remainder_reference(xs, vs), ["counts", "keys", "values"], strict=True):
+        np.testing.assert_array_equal(g, w, err_msg=f"{what}, n = {len(xs)}")
+
+
+def test_the_tile_is_what_the_tests_assume():
+    assert tile_shape(LoweringOptions(group_size=GROUP, partition_items=ITEMS), 6) == (GROUP, ITEMS)
+    assert tile_shape(LoweringOptions(), 257) == (32, 128)  # 8-bit digits: 32 columns of 257 counters, 4096 rows
+
+
+@pytest.mark.parametrize("n", [0, 1, TILE - 1, TILE, TILE + 1, 3 * TILE + 7, 1009])
+def test_sizes_around_the_tile(n: int):
+    check("generic", keys_of("random", n))
+
+
+@pytest.mark.parametrize("kind", ["equal", "sorted", "reversed", "few"])
+def test_key_patterns(kind: str):
+    check("generic", keys_of(kind, 5 * TILE + 1))
+
+
+@pytest.mark.parametrize("target", ["cpu", "emulated-warps"])
+def test_other_targets(target: str):
+    for n in (0, 1, TILE + 1, 2003):
+        check(target, keys_of("random", n))
+
+
+def test_default_tiles():
+    module = parse_module(make_context(), BY_REMAINDER, "partition.mlir")
+    prog = compile_module(module, "pocl")
+    for n in (4095, 4096, 4097, 20011):
+        xs = keys_of("random", n)
+        vs = np.arange(n, dtype=np.float32)
+        for g, w in zip(prog.call("main", [xs, vs]), remainder_reference(xs, vs), strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_partition_in_each_row_of_a_map():
+    module = parse_module(make_context(), PER_ROW, "rows.mlir")
+    xss = keys_of("random", 5 * 77).reshape(5, 77)
+    counts, ys = compile_module(module, "pocl").call("main", [xss])
+    for row, c, y in zip(xss, counts, ys, strict=True):
+        want_counts, want = partition_reference(np.fmod(row, 7), 5, row)
+        np.testing.assert_array_equal(c, want_counts)
+        np.testing.assert_array_equal(y, want)
+
+
+def test_width_mismatch_is_reported_at_the_op():
+    xs, vs = np.arange(4, dtype=np.int32), np.arange(3, dtype=np.float32)
+    with pytest.raises(Exception, match=r"partition.mlir:6:.*width 4 does not match the outer size 3 of input #1"):
+        program("generic").call("main", [xs, vs])
