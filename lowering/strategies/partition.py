@@ -4,23 +4,31 @@
         lambda(%x: i32) { ... soac.yield %bucket, %x : index, i32 }
 
 The rows fall into `C = k + 1` classes (the `k` buckets, then every row whose bucket is outside them). A tile is
-`G * E` consecutive rows, one work-group each (`G` work-items of `E` rows; `G` from the counters that fit local
-memory). Three kernels and a scan:
+`G * E` consecutive rows, one work-group of `G` work-items each. Three kernels and a scan:
 
-* `partition_count`: each work-group counts its tile's rows per class with local atomics and writes the counts
+* `partition_count`: each work-group counts its tile's rows per class in local memory and writes the counts
   class-major, `tile_counts[c * tiles + t]`.
 * the inclusive scan of `tile_counts` (the device-wide scan of the target, `lower_scan`): in class-major order it
   gives each (class, tile) the place where the tile's rows of that class begin, `scanned - tile_counts`.
-* `partition_rank`: each work-group ranks its tile stably as CUB's `BlockRadixRank` does with counters in local
-  memory: work-item `w` takes rows `w * E ...` of the tile and counts them in its own column of a `C x G` counter
-  matrix; the matrix's exclusive scan (class-major: each work-item scans `C` counters in turn, one work-item the
-  `G` sums) gives every (class, work-item) the tile-local place of its first row; each work-item then walks its
-  rows again, giving each the next place of its column, moved by where the tile's rows of that class begin
-  globally. The values are written there (the lambda runs again: nothing per row is stored between the kernels).
+* `partition_rank`: each work-group ranks its tile stably with counters in local memory (CUB's `BlockRadixRank`):
+  a `C x columns` counter matrix, one column per part of the tile in row order; a first pass counts each part's
+  rows per class, each class's counts are scanned across the columns, and a second pass gives every row the next
+  place of its column and class, moved by where the tile's rows of that class begin. The values are written
+  there (the lambda runs again: nothing per row is stored between the kernels).
 * `partition_counts`: `counts[b]`, from the scan's ends of each class.
 
-Decoupled look-back (one pass per partition, Onesweep) and ballot-based ranking on NVIDIA are not done yet: the
-rows are read twice and written once.
+How a tile is split into columns is the target's:
+
+* with warps (`nvidia`, `emulated-warps`): a column per warp, whose `E` rounds read 32 consecutive rows (coalesced);
+  the lanes of a round holding one class find each other with a ballot per bit of the class (CUB's
+  `BlockRadixRankMatch`), their leader adds their number to the warp's counter with one local atomic and hands the
+  old value to the others by a shuffle, each adding its rank among them (the set lanes below it). The counter
+  matrix is small (C x G / 32), so work-groups stay large;
+* elsewhere: a column per work-item, whose `E` consecutive rows it counts and places alone (no atomics, no
+  sub-groups); the matrix limits the work-group to what fits `COUNTER_BYTES` (32 work-items for 8-bit digits).
+
+Decoupled look-back (one pass per partition, Onesweep), an upfront histogram of every digit place for radix sorts and
+writes staged in local memory (coalesced per bucket) are not done yet: the rows are read twice and written once.
 """
 
 from __future__ import annotations
@@ -28,32 +36,39 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from soac import dialect as soac
+from soac.lowering.conversion.device_intrinsics import ballot, lowest_set_bit, shuffle
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, tensor_element
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LocalAllocOp, LocalIdOp
 from soac.lowering.kernel.memory import AtomicOp
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i32
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32
 from xdsl.ir import Block, Region, SSAValue
 
 COUNTER_BYTES = 40 * 1024
 """The local memory a work-group's counter matrix may take (NVIDIA allows 48 KiB a work-group)."""
 TILE_ROWS = 4096
 """The rows of a tile, when the options do not say how many per work-item."""
+WARP = 32
 
 Scan = Callable[[HostLowering, soac.ScanOp], None]
 
 
 def tile_shape(options: LoweringOptions, classes: int) -> tuple[int, int]:
-    """(work-items, rows per work-item) of a tile: as many work-items as counter columns fit `COUNTER_BYTES` (a power
-    of two, at most the group size)."""
+    """(work-items, rows per work-item) of a tile. With warps: the group size (a column per warp); else as many
+    work-items as counter columns fit `COUNTER_BYTES` (a power of two, at most the group size)."""
     group = 1
-    while group * 2 <= options.group_size and group * 2 * classes * 4 <= COUNTER_BYTES:
+    per_column = classes * 4
+    while group * 2 <= options.group_size and group * 2 * per_column <= COUNTER_BYTES * (WARP if _warps(options) else 1):
         group *= 2
     items = options.partition_items or max(1, TILE_ROWS // group)
     return group, items
+
+
+def _warps(options: LoweringOptions) -> bool:
+    return options.device_target.subgroup_width >= WARP and options.group_size >= WARP
 
 
 def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) -> None:
@@ -62,31 +77,46 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
     lw.check_rows(op, width, op.inputs)
     classes = op.bucket_count + 1
     group, items = tile_shape(lw.options, classes)
+    warps = _warps(lw.options) and group >= WARP
     tiles = m.ceildiv(width, m.c(group * items), "tiles")
     tile_counts = lw.alloc(i32, [m.mul(m.c(classes), tiles)], "tile_counts")
     launch = (m.mul(tiles, m.c(group), "global_size"), m.c(group))
-    _count(lw, op, tile_counts, tiles, group, items, launch)
+    _count(lw, op, tile_counts, tiles, group, items, warps, launch)
     scanned = _scan(lw, tile_counts, lower_scan)
     outs = [lw.alloc(tensor_element(r.type), [width], r.name_hint) for r in op.outs]
-    _rank(lw, op, tile_counts, scanned, outs, tiles, group, items, launch)
+    _rank(lw, op, tile_counts, scanned, outs, tiles, group, items, warps, launch)
     lw.env[op.counts] = _counts(lw, op, scanned, tiles)
     for result, out in zip(op.outs, outs):
         lw.env[result] = out
 
 
 class _Tile:
-    """The kernel-side ids of one tile's work-group and the class of a row."""
+    """One tile's work-group: its ids, the rows of its columns, the class of a row and the matching of a warp."""
 
-    def __init__(self, lw: HostLowering, kb: KernelBuilder, op: soac.PartitionOp, group: int, items: int):
+    def __init__(self, lw: HostLowering, kb: KernelBuilder, op: soac.PartitionOp, group: int, items: int, warps: bool):
         m = kb.m
         self.kb, self.op, self.width = kb, op, kb.scalar(lw.scalar(op.width), "n")
         self.inputs = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
         self.inliner = Inliner(kb)
+        self.classes = op.bucket_count + 1
         self.tile = m.insert(GroupIdOp(0), "tile")
         self.tid = m.insert(LocalIdOp(0), "tid")
         kb.thread_id = kb.global_id()
         self.start = m.mul(self.tile, m.c(group * items), "tile_start")
-        self.group, self.items = group, items
+        self.group, self.items, self.warps = group, items, warps
+        self.columns = group // WARP if warps else group
+        if warps:
+            self.lane = m.rem(self.tid, m.c(WARP), "lane")
+            self.column = m.div(self.tid, m.c(WARP), "warp")
+            self.first = m.add(self.start, m.mul(self.column, m.c(WARP * items)), "warp_start")
+        else:
+            self.column = self.tid
+            self.first = m.add(self.start, m.mul(self.tid, m.c(items)), "first")
+
+    def row_at(self, e: SSAValue) -> SSAValue:
+        """The row of round `e` of this work-item: consecutive rows per round in a warp, else per work-item."""
+        m = self.kb.m
+        return m.add(self.first, m.add(m.mul(e, m.c(WARP)), self.lane) if self.warps else e, "row")
 
     def row(self, i: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
         """Row `i`'s class (its bucket, or `k` outside the buckets) and the values it moves."""
@@ -96,16 +126,78 @@ class _Tile:
         j = _to_index(kb.b, bucket)
         return m.select(scatter_in_bounds(kb, j, m.c(k)), j, m.c(k), "class"), values
 
-    def each_row(self, row_of: Callable[[SSAValue], SSAValue], body: Callable[[SSAValue], None]) -> None:
-        """`body(i)` for each of the work-item's rows `i = row_of(e)` inside the array."""
-        kb, m = self.kb, self.kb.m
+    def rounds(self, body: Callable[[SSAValue], None]) -> None:
+        """`body(e)` for each round `e` of the work-item (every lane of a warp runs every round)."""
+        m = self.kb.m
 
         def step(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            i = row_of(e)
-            kb.if_then(m.lt(i, self.width, "inside"), lambda: body(i))
+            body(e)
             return []
 
-        kb.for_loop(m.c(0), m.c(self.items), m.c(1), [], "e", step)
+        self.kb.for_loop(m.c(0), m.c(self.items), m.c(1), [], "e", step)
+
+    def each_row(self, body: Callable[[SSAValue], None]) -> None:
+        """`body(i)` for each row `i` of the work-item inside the array (no sub-group ops in `body`)."""
+        m = self.kb.m
+
+        def round_(e: SSAValue) -> None:
+            i = self.row_at(e)
+            self.kb.if_then(m.lt(i, self.width, "inside"), lambda: body(i))
+
+        self.rounds(round_)
+
+    def warp_rows(self, body: Callable[[SSAValue, SSAValue, SSAValue, list[SSAValue]], None]) -> None:
+        """`body(inside, class, peers, values)` for each round of the warp: whether the lane's row is inside the
+        array, its class (C outside it), the lanes of the round with the same class (an i32 mask) and its values."""
+        m = self.kb.m
+        last = m.sub(self.width, m.c(1), "last")
+
+        def round_(e: SSAValue) -> None:
+            i = self.row_at(e)
+            inside = m.lt(i, self.width, "inside")
+            c, values = self.row(m.min(i, last))  # every lane runs the lambda on a row: the ballots need all of them
+            c = m.select(inside, c, m.c(self.classes), "class")
+            body(inside, c, self.peers(c), values)
+
+        self.rounds(round_)
+
+    def peers(self, c: SSAValue) -> SSAValue:
+        """The lanes whose class equals this lane's: a ballot per bit of the class (0 to C)."""
+        m = self.kb.m
+        bits = m.insert(arith.IndexCastOp(c, i32), "class_bits")
+        all_lanes = m.const(-1, i32)
+        peers = all_lanes
+        for b in range(self.classes.bit_length()):
+            shifted = m.insert(arith.ShRUIOp(bits, m.const(b, i32)))
+            bit = m.insert(arith.TruncIOp(shifted, i1), f"bit{b}")
+            votes = ballot(self.kb, bit)
+            other = m.insert(arith.XOrIOp(votes, all_lanes))
+            peers = m.insert(arith.AndIOp(peers, m.select(bit, votes, other)), "peers")
+        return peers
+
+    def lanes_below(self) -> SSAValue:
+        """The mask of the lanes below this one."""
+        m = self.kb.m
+        lane = m.insert(arith.IndexCastOp(self.lane, i32))
+        bit = m.insert(arith.ShLIOp(m.const(1, i32), lane))
+        return m.insert(arith.SubiOp(bit, m.const(1, i32)), "below")
+
+
+def _popcount(kb: KernelBuilder, bits: SSAValue, name: str) -> SSAValue:
+    return kb.m.insert(math.CtPopOp(bits), name)
+
+
+def _warp_add(tile: _Tile, counters: View, slot: SSAValue, inside: SSAValue, peers: SSAValue, hand_back: bool = True) -> SSAValue:
+    """The leader of `peers` (its lowest lane) adds their number to `counters[slot]`; every lane gets the old value
+    (by a shuffle from the leader, unless not `hand_back`: then the leader's own)."""
+    kb, m = tile.kb, tile.kb.m
+    leader = lowest_set_bit(kb, peers)
+    leads = m.both(inside, m.eq(tile.lane, leader), "leads")
+    number = _popcount(kb, peers, "number")
+    (old,) = kb.if_values(
+        leads, [i32], lambda: [m.insert(AtomicOp("add", counters.buffer, slot, number), "old")], lambda: [m.const(0, i32)]
+    )
+    return shuffle(kb, "idx", old, leader) if hand_back else old
 
 
 def _local(kb: KernelBuilder, size: int, name: str) -> View:
@@ -137,23 +229,26 @@ def _count(
     tiles: SSAValue,
     group: int,
     items: int,
+    warps: bool,
     launch: tuple[SSAValue, SSAValue],
 ) -> None:
-    """`partition_count`: each tile's rows per class, class-major."""
+    """`partition_count`: each tile's rows per class, class-major (with warps, one atomic per class of a round)."""
     kb = lw.kernel("partition_count")
     m = kb.m
-    classes = op.bucket_count + 1
-    t = _Tile(lw, kb, op, group, items)
+    t = _Tile(lw, kb, op, group, items, warps)
+    classes = t.classes
     out, k_tiles = kb.array(tile_counts, "tile_counts"), kb.scalar(tiles, "tiles")
     counters = _local(kb, classes, "counters")
     _loop(kb, t.tid, m.c(classes), m.c(group), "c", lambda c: kb.store(m.const(0, i32), counters, c))
     _barrier(kb)
 
-    def count(i: SSAValue) -> None:
-        c, _values = t.row(i)
-        m.insert(AtomicOp("add", counters.buffer, c, m.const(1, i32)))
+    def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, _: list[SSAValue]) -> None:
+        _warp_add(t, counters, c, inside, peers, hand_back=False)
 
-    t.each_row(lambda e: m.add(t.start, m.add(m.mul(e, m.c(group)), t.tid)), count)  # striped: coalesced reads
+    def count_row(i: SSAValue) -> None:
+        m.insert(AtomicOp("add", counters.buffer, t.row(i)[0], m.const(1, i32)))
+
+    t.warp_rows(count_round) if warps else t.each_row(count_row)
     _barrier(kb)
     _loop(
         kb, t.tid, m.c(classes), m.c(group), "c", lambda c: kb.store(kb.load(counters, c), out, m.add(m.mul(c, k_tiles), t.tile))
@@ -192,85 +287,73 @@ def _rank(
     tiles: SSAValue,
     group: int,
     items: int,
+    warps: bool,
     launch: tuple[SSAValue, SSAValue],
 ) -> None:
     """`partition_rank`: the stable ranks of a tile's rows (see the module docstring) and the moves."""
     kb = lw.kernel("partition_rank")
     m = kb.m
-    classes = op.bucket_count + 1
-    t = _Tile(lw, kb, op, group, items)
+    t = _Tile(lw, kb, op, group, items, warps)
+    classes, columns = t.classes, t.columns
     counts_view, scanned_view = kb.array(tile_counts, "tile_counts"), kb.array(scanned, "scanned")
     out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
     k_tiles = kb.scalar(tiles, "tiles")
-    counters = _local(kb, classes * group, "counters")  # class c, work-item w at c * group + w
-    sums = _local(kb, group, "sums")
+    counters = _local(kb, classes * columns, "counters")  # class c, column w at c * columns + w
     base = _local(kb, classes, "base")
     one = m.const(1, i32)
 
-    def blocked(e: SSAValue) -> SSAValue:
-        return m.add(t.start, m.add(m.mul(t.tid, m.c(items)), e))
+    def slot_of(c: SSAValue) -> SSAValue:
+        return m.add(m.mul(c, m.c(columns)), t.column, "slot")
 
-    def column(c: SSAValue) -> SSAValue:
-        return m.add(m.mul(c, m.c(group)), t.tid, "slot")
-
-    _loop(kb, t.tid, m.c(classes * group), m.c(group), "s", lambda s: kb.store(m.const(0, i32), counters, s))
+    _loop(kb, t.tid, m.c(classes * columns), m.c(group), "s", lambda s: kb.store(m.const(0, i32), counters, s))
     _barrier(kb)
 
     def count(i: SSAValue) -> None:
-        slot = column(t.row(i)[0])
+        slot = slot_of(t.row(i)[0])
         kb.store(_add(kb, kb.load(counters, slot), one), counters, slot)
 
-    t.each_row(blocked, count)
-    _barrier(kb)
-    # The exclusive scan of the counter matrix: work-item w scans slots [w * C, (w + 1) * C) ...
-    first = m.mul(t.tid, m.c(classes), "first")
+    def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, _: list[SSAValue]) -> None:
+        _warp_add(t, counters, slot_of(c), inside, peers, hand_back=False)
 
-    def add_slot(s: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-        return [_add(kb, acc[0], kb.load(counters, m.add(first, s)), "sum")]
-
-    (own,) = kb.for_loop(m.c(0), m.c(classes), m.c(1), [m.const(0, i32)], "s", add_slot)
-    kb.store(own, sums, t.tid)
+    t.warp_rows(count_round) if warps else t.each_row(count)
     _barrier(kb)
 
-    def scan_sums() -> None:  # ... work-item 0 the sums of the work-items ...
+    def class_places(c: SSAValue) -> None:
+        """Class c's counters become the places of each column's first row among the tile's rows of class c, and
+        base[c] where those rows begin in the result."""
+        first = m.mul(c, m.c(columns), "first")
+
         def step(w: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            here = kb.load(sums, w, "here")
-            kb.store(acc[0], sums, w)
+            slot = m.add(first, w)
+            here = kb.load(counters, slot, "here")
+            kb.store(acc[0], counters, slot)
             return [_add(kb, acc[0], here, "running")]
 
-        kb.for_loop(m.c(0), m.c(group), m.c(1), [m.const(0, i32)], "w", step)
-
-    kb.if_then(m.eq(t.tid, m.c(0)), scan_sums)
-    _barrier(kb)
-
-    def place_slot(s: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:  # ... and each its slots from its sum on.
-        slot = m.add(first, s)
-        here = kb.load(counters, slot, "here")
-        kb.store(acc[0], counters, slot)
-        return [_add(kb, acc[0], here, "running")]
-
-    kb.for_loop(m.c(0), m.c(classes), m.c(1), [kb.load(sums, t.tid)], "s", place_slot)
-    _barrier(kb)
-
-    def tile_base(c: SSAValue) -> None:
-        """Where the tile's rows of class c go, less their tile-local start (column 0's place)."""
+        kb.for_loop(m.c(0), m.c(columns), m.c(1), [m.const(0, i32)], "w", step)
         at = m.add(m.mul(c, k_tiles), t.tile)
-        begin = m.insert(arith.SubiOp(kb.load(scanned_view, at), kb.load(counts_view, at)), "begin")
-        kb.store(m.insert(arith.SubiOp(begin, kb.load(counters, m.mul(c, m.c(group)))), "base"), base, c)
+        kb.store(m.insert(arith.SubiOp(kb.load(scanned_view, at), kb.load(counts_view, at)), "begin"), base, c)
 
-    _loop(kb, t.tid, m.c(classes), m.c(group), "c", tile_base)
+    _loop(kb, t.tid, m.c(classes), m.c(group), "c", class_places)
     _barrier(kb)
 
-    def move(i: SSAValue) -> None:
-        c, values = t.row(i)
-        slot = column(c)
-        local = kb.load(counters, slot, "local")
-        kb.store(_add(kb, local, one), counters, slot)
-        to = _to_index(kb.b, _add(kb, kb.load(base, c), local, "place"))
+    def write(c: SSAValue, place: SSAValue, values: list[SSAValue]) -> None:
+        to = _to_index(kb.b, _add(kb, kb.load(base, c), place, "place"))
         for value, out in zip(values, out_views):
             kb.store(value, out, to)
 
-    t.each_row(blocked, move)
+    def move(i: SSAValue) -> None:
+        c, values = t.row(i)
+        slot = slot_of(c)
+        place = kb.load(counters, slot, "local")
+        kb.store(_add(kb, place, one), counters, slot)
+        write(c, place, values)
+
+    def move_warp(inside: SSAValue, c: SSAValue, peers: SSAValue, values: list[SSAValue]) -> None:
+        before = _warp_add(t, counters, slot_of(c), inside, peers)
+        rank = _popcount(kb, m.insert(arith.AndIOp(peers, t.lanes_below())), "rank")
+        kb.if_then(inside, lambda: write(c, _add(kb, before, rank), values))
+
+    t.warp_rows(move_warp) if warps else t.each_row(move)
     lw.add_kernel(kb, *launch)
 
 
