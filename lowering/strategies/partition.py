@@ -42,10 +42,10 @@ from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, Vi
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LocalAllocOp, LocalIdOp
-from soac.lowering.kernel.memory import AtomicOp
+from soac.lowering.kernel.memory import AtomicOp, element_bytes
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 COUNTER_BYTES = 40 * 1024
 """The local memory a work-group's counter matrix may take (NVIDIA allows 48 KiB a work-group)."""
@@ -301,6 +301,7 @@ def _rank(
     counters = _local(kb, classes * columns, "counters")  # class c, column w at c * columns + w
     base = _local(kb, classes, "base")
     one = m.const(1, i32)
+    stage = _Stage(t, [tensor_element(r.type) for r in op.outs]) if warps and stages(op, group, items) else None
 
     def slot_of(c: SSAValue) -> SSAValue:
         return m.add(m.mul(c, m.c(columns)), t.column, "slot")
@@ -318,23 +319,13 @@ def _rank(
     t.warp_rows(count_round) if warps else t.each_row(count)
     _barrier(kb)
 
-    def class_places(c: SSAValue) -> None:
-        """Class c's counters become the places of each column's first row among the tile's rows of class c, and
-        base[c] where those rows begin in the result."""
-        first = m.mul(c, m.c(columns), "first")
-
-        def step(w: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
-            slot = m.add(first, w)
-            here = kb.load(counters, slot, "here")
-            kb.store(acc[0], counters, slot)
-            return [_add(kb, acc[0], here, "running")]
-
-        kb.for_loop(m.c(0), m.c(columns), m.c(1), [m.const(0, i32)], "w", step)
+    def begin(c: SSAValue) -> SSAValue:
         at = m.add(m.mul(c, k_tiles), t.tile)
-        kb.store(m.insert(arith.SubiOp(kb.load(scanned_view, at), kb.load(counts_view, at)), "begin"), base, c)
+        return m.insert(arith.SubiOp(kb.load(scanned_view, at), kb.load(counts_view, at)), "begin")
 
-    _loop(kb, t.tid, m.c(classes), m.c(group), "c", class_places)
-    _barrier(kb)
+    _class_places(t, counters, base, begin, stage)
+    if stage is not None:
+        stage.class_starts(base)
 
     def write(c: SSAValue, place: SSAValue, values: list[SSAValue]) -> None:
         to = _to_index(kb.b, _add(kb, kb.load(base, c), place, "place"))
@@ -351,10 +342,130 @@ def _rank(
     def move_warp(inside: SSAValue, c: SSAValue, peers: SSAValue, values: list[SSAValue]) -> None:
         before = _warp_add(t, counters, slot_of(c), inside, peers)
         rank = _popcount(kb, m.insert(arith.AndIOp(peers, t.lanes_below())), "rank")
-        kb.if_then(inside, lambda: write(c, _add(kb, before, rank), values))
+        place = _add(kb, before, rank, "place_in_class")
+        kb.if_then(inside, lambda: stage.keep(c, place, values) if stage is not None else write(c, place, values))
 
     t.warp_rows(move_warp) if warps else t.each_row(move)
+    if stage is not None:
+        _barrier(kb)
+        stage.write_out(base, out_views)
     lw.add_kernel(kb, *launch)
+
+
+def _class_places(t: _Tile, counters: View, base: View, begin: Callable[[SSAValue], SSAValue], stage: _Stage | None) -> None:
+    """Each class's counters become the places of each column's first row among the tile's rows of the class,
+    `base[c]` where they begin in the result (`begin(c)`), and with a stage `starts[c]` their number."""
+    kb, m = t.kb, t.kb.m
+
+    def class_places(c: SSAValue) -> None:
+        first = m.mul(c, m.c(t.columns), "first")
+
+        def step(w: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            slot = m.add(first, w)
+            here = kb.load(counters, slot, "here")
+            kb.store(acc[0], counters, slot)
+            return [_add(kb, acc[0], here, "running")]
+
+        (total,) = kb.for_loop(m.c(0), m.c(t.columns), m.c(1), [m.const(0, i32)], "w", step)
+        kb.store(begin(c), base, c)
+        if stage is not None:
+            kb.store(total, stage.starts, c)
+
+    _loop(kb, t.tid, m.c(t.classes), m.c(t.group), "c", class_places)
+    _barrier(kb)
+
+
+STAGE_BYTES = 36 * 1024
+"""The local memory a tile's staged values may take (with warps, beside the counters: 8 KiB for 8-bit digits)."""
+
+
+def stages(op: soac.PartitionOp, group: int, items: int) -> bool:
+    """Whether a tile's moved values fit `STAGE_BYTES` of local memory."""
+    return sum(element_bytes(tensor_element(r.type)) or 8 for r in op.outs) * group * items <= STAGE_BYTES
+
+
+class _Stage:
+    """A tile's values ordered by class in local memory before they are written (CUB's scatter through shared memory):
+    the work-items then write consecutive places of the result, mostly within one class (coalesced), where the
+    rows of a warp round would write up to 32 places far apart."""
+
+    def __init__(self, tile: _Tile, elements: list[Attribute]):
+        kb, m = tile.kb, tile.kb.m
+        self.tile, self.kb, self.m = tile, kb, m
+        self.rows = tile.group * tile.items
+        self.starts = _local(kb, tile.classes, "starts")
+        self.values = [View(m.insert(LocalAllocOp(self.rows, e), "staged"), m.c(0), [m.c(self.rows)], e) for e in elements]
+
+    def class_starts(self, base: View) -> None:
+        """`starts[c]` (each class's rows in the tile) becomes where class c begins in the tile (warp 0 scans them: a
+        lane per run of consecutive classes, then across the lanes by shuffles), and `base[c]` where the result
+        place of the tile's row j of class c is `base[c] + j`."""
+        t, kb, m = self.tile, self.kb, self.m
+        classes = t.classes
+        per = -(-classes // WARP)
+
+        def scan() -> None:
+            first = m.mul(t.lane, m.c(per), "first_class")
+
+            def inside(s: SSAValue) -> SSAValue:
+                return m.lt(m.add(first, s), m.c(classes))
+
+            def add(s: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                return [_add(kb, acc[0], kb.load_if(inside(s), self.starts, m.add(first, s)), "own")]
+
+            (own,) = kb.for_loop(m.c(0), m.c(per), m.c(1), [m.const(0, i32)], "s", add)
+            total = own
+            for delta in (1, 2, 4, 8, 16):
+                below = shuffle(kb, "up", total, m.c(delta))
+                total = m.select(m.cmp(t.lane, m.c(delta), "uge"), _add(kb, total, below), total, "inclusive")
+            start = m.insert(arith.SubiOp(total, own), "lane_start")
+
+            def place(s: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                c = m.add(first, s)
+                here = kb.load_if(inside(s), self.starts, c, "here")
+                kb.if_then(inside(s), lambda: kb.store(acc[0], self.starts, c))
+                return [_add(kb, acc[0], here)]
+
+            kb.for_loop(m.c(0), m.c(per), m.c(1), [start], "s", place)
+
+        kb.if_then(m.eq(t.column, m.c(0)), scan)
+        _barrier(kb)
+
+        def rebase(c: SSAValue) -> None:
+            kb.store(m.insert(arith.SubiOp(kb.load(base, c), kb.load(self.starts, c))), base, c)
+
+        _loop(kb, t.tid, m.c(classes), m.c(t.group), "c", rebase)
+        _barrier(kb)
+
+    def keep(self, c: SSAValue, place: SSAValue, values: list[SSAValue]) -> None:
+        """Stage a row's values at its place in the tile: its class's start and its place among the class's rows."""
+        at = _to_index(self.kb.b, _add(self.kb, self.kb.load(self.starts, c), place, "in_tile"))
+        for value, view in zip(values, self.values):
+            self.kb.store(value, view, at)
+
+    def class_of(self, j: SSAValue) -> SSAValue:
+        """The class of the tile's row j: the last class starting at or before it (a binary search of the starts)."""
+        m = self.m
+        j32 = m.insert(arith.IndexCastOp(j, i32))
+        low, size = m.c(0), self.tile.classes
+        while size > 1:
+            half = size // 2
+            middle = m.add(low, m.c(half))
+            low = m.select(m.cmp(self.kb.load(self.starts, middle), j32, "sle"), middle, low, "low")
+            size -= half
+        return low
+
+    def write_out(self, base: View, outs: list[View]) -> None:
+        """The staged rows to the result: work-item w writes rows w, w + G, ... of the tile."""
+        t, kb, m = self.tile, self.kb, self.m
+        count = m.min(m.c(self.rows), m.sub(t.width, t.start), "tile_rows")
+
+        def write(j: SSAValue) -> None:
+            to = _to_index(kb.b, _add(kb, kb.load(base, self.class_of(j)), m.insert(arith.IndexCastOp(j, i32))))
+            for view, out in zip(self.values, outs):
+                kb.store(kb.load(view, j), out, to)
+
+        _loop(kb, t.tid, count, m.c(t.group), "j", write)
 
 
 def _counts(lw: HostLowering, op: soac.PartitionOp, scanned: HostArray, tiles: SSAValue) -> HostArray:

@@ -98,3 +98,27 @@ def test_width_mismatch_is_reported_at_the_op():
     xs, vs = np.arange(4, dtype=np.int32), np.arange(3, dtype=np.float32)
     with pytest.raises(Exception, match=r"partition.mlir:6:.*width 4 does not match the outer size 3 of input #1"):
         program("generic").call("main", [xs, vs])
+
+
+def test_nvidia_kernels_match_warps_and_stage_the_tile():
+    """On the nvidia target the rank kernel matches each round's classes with ballots, hands counters back by
+    shuffles and stages the tile's values in local memory; the generic one does neither."""
+    from soac.lowering.opencl.emitter import opencl_source
+    from soac.lowering.opencl.target import get_target
+    from soac.passes import get_all_passes
+    from xdsl.passes import PassPipeline
+
+    def source(target: str) -> str:
+        ctx = make_context()
+        module = parse_module(ctx, BY_REMAINDER, "partition.mlir")
+        PassPipeline.parse_spec(get_all_passes(), f"soac-to-kernel{{target={target}}}").apply(ctx, module)
+        return opencl_source(module, get_target(target))
+
+    nvidia, generic = source("nvidia"), source("generic")
+    rank = nvidia[nvidia.index("main_partition_rank_0") :]
+    assert "vote.sync.ballot" in rank
+    assert "shfl.sync.idx" in rank
+    assert "__local int staged" in rank
+    assert "__local float staged" in rank
+    assert "vote.sync" not in generic
+    assert "staged" not in generic
