@@ -29,10 +29,12 @@ MAX_DIGIT_BITS = 16
 SORTABLE = (dtypes.int32, dtypes.uint32, dtypes.int64, dtypes.uint64, dtypes.float32, dtypes.float64)
 
 
-def partition(buckets: int, fn: Callable[..., Any], *arrays: Any) -> tuple[Array, ...]:
+def partition(buckets: int, fn: Callable[..., Any], *arrays: Any, counts: Any = None) -> tuple[Array, ...]:
     """The stable multi-way partition (`soac.partition`): `fn` gives each row of the 1-D `arrays` a bucket in
     `[0, buckets)`; returns `(counts, *arrays)` with each array's rows ordered by bucket, within a bucket in their
-    order, and the rows of buckets outside the range last. `counts[b]` (i32) is the rows of bucket `b`.
+    order, and the rows of buckets outside the range last. `counts[b]` (i32) is the rows of bucket `b`. Passing the
+    `counts` (an i32 array of `buckets` entries, e.g. from one histogram of several partitions' buckets) lets a GPU
+    partition in one pass over the rows (the interpreter checks them).
 
         counts, evens_first = sl.partition(2, lambda x: x % 2, xs)
     """
@@ -54,8 +56,15 @@ def partition(buckets: int, fn: Callable[..., Any], *arrays: Any) -> tuple[Array
             raise SoacTypeError(located(what, where))
         return (convert_scalar(bucket, dtypes.index), *rows)
 
+    known = None
+    if counts is not None:
+        known = as_array(counts, "the counts of sl.partition")
+        if known.rank != 1 or known.dtype != dtypes.int32:
+            raise SoacTypeError(located(f"sl.partition takes known counts as a 1-D i32 array, not a {known.describe()}", where))
     region, _ = _lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=_row_wrapper(inputs))
-    op = soac.PartitionOp(inputs[0].dim(0).ssa, [use(a) for a in inputs], buckets, [a.ir_type for a in inputs], region)
+    types = [a.ir_type for a in inputs]
+    given = use(known) if known is not None else None
+    op = soac.PartitionOp(inputs[0].dim(0).ssa, [use(a) for a in inputs], buckets, types, region, given)
     _emit(op, where)
     from soac.lang.tracer import Tracer
 
@@ -100,20 +109,47 @@ def _keys(xs: Any, what: str) -> Array:
     return keys
 
 
+def _digit(key: Scalar, shift: int | Scalar, mask: int) -> Scalar:
+    """Digit `(bits >> shift) & mask` of the key's ordered bits (`shift` a Python int or an integer scalar)."""
+    bits = ordered_bits(key)
+    kind = bits.dtype
+    amount = kind(shift) if isinstance(shift, int) else shift.astype(kind)
+    return (bits >> amount) & kind(mask)
+
+
+def digit_histograms(keys: Array, digit_bits: int, passes: int) -> Array:
+    """The histograms of every digit place of the keys (place p's 2**digit_bits counts at p * 2**digit_bits), as i32,
+    in one pass over the keys (Onesweep's upfront histogram): a histogram over `passes` rows per key."""
+    from soac.lang.construction import full
+    from soac.lang.gathers import bincount
+    from soac.lang.soacs import map_
+
+    buckets, mask = 1 << digit_bits, (1 << digit_bits) - 1
+
+    def bin_of(r: Scalar) -> Scalar:
+        place = r % passes
+        digit = _digit(keys[r // passes], place * digit_bits, mask)
+        return place * buckets + digit.astype(dtypes.int64)
+
+    rows = iota(keys.dim(0) * passes)
+    bins = map_(bin_of, rows)
+    return bincount(bins, weights=full(bins.dim(0), 1, dtypes.int32), length=passes * buckets)
+
+
 def _radix_sort(keys: Array, values: list[Array], digit_bits: int, what: str) -> list[Array]:
-    """The keys and values ordered by key, stably: one partition per digit place, lowest first."""
+    """The keys and values ordered by key, stably: one partition per digit place, lowest first, each given its
+    counts from one upfront histogram of all places."""
     passes = _digit_passes(keys.dtype, digit_bits, what)
-    mask = (1 << digit_bits) - 1
+    buckets, mask = 1 << digit_bits, (1 << digit_bits) - 1
+    histograms = digit_histograms(keys, digit_bits, passes)
     arrays = [keys, *values]
     for p in range(passes):
         shift = p * digit_bits
 
         def digit(key: Scalar, *_: Any, shift: int = shift) -> Scalar:
-            bits = ordered_bits(key)
-            kind = bits.dtype
-            return ((bits >> kind(shift)) & kind(mask)).astype(dtypes.index)
+            return _digit(key, shift, mask).astype(dtypes.index)
 
-        _, *arrays = partition(1 << digit_bits, digit, *arrays)
+        _, *arrays = partition(buckets, digit, *arrays, counts=histograms[p * buckets : (p + 1) * buckets])
     return arrays
 
 

@@ -237,7 +237,7 @@ def fuse_into_partition(p: Screma, partition: PartitionOp) -> Fused:
         %c, %ys = soac.partition %n buckets 256 (%xs : ...) -> (...) lambda(%x: i32) { ... the map's body, then ... }
     """
     inputs, body = _map_into_lambda(p, partition.inputs, partition.body.block)
-    op = PartitionOp(partition.width, inputs, partition.bucket_count, list(partition.outs.types), Region(body))
+    op = PartitionOp(partition.width, inputs, partition.bucket_count, list(partition.outs.types), Region(body), partition.known)
     return op, dict(zip(partition.results, op.results, strict=True))
 
 

@@ -73,6 +73,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     opt_region_def,
     prop_def,
@@ -977,6 +978,10 @@ class PartitionOp(IRDLOperation):
     come last, in their order (they are kept, so every result is a permutation of the values: a filter keeps the
     first `counts[0]`). `k` is static.
 
+    `counts(%known : tensor<?xi32>)` gives the bucket counts ahead (a radix sort computes the histograms of all its
+    digit places in one pass): the program's promise, checked by the interpreter, that lets a device rank each tile
+    in one pass with decoupled look-back (Onesweep) instead of counting the rows first.
+
         %counts, %ys = soac.partition %n buckets 256 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>)
             lambda(%x: i32) {
           %d = arith.andi %x, %c255 : i32
@@ -989,11 +994,13 @@ class PartitionOp(IRDLOperation):
 
     width = operand_def(IndexType)
     inputs = var_operand_def(TensorType)
+    known = opt_operand_def(TensorType)
     buckets = prop_def(IntegerAttr[I64])
     counts = result_def(TensorType)
     outs = var_result_def(TensorType)
     body = region_def("single_block")
 
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
 
     def __init__(
@@ -1003,9 +1010,10 @@ class PartitionOp(IRDLOperation):
         buckets: int,
         result_types: Sequence[Attribute],
         body: Region,
+        known: SSAValue | Operation | None = None,
     ):
         super().__init__(
-            operands=[width, inputs],
+            operands=[width, inputs, [known] if known is not None else []],
             properties={"buckets": IntegerAttr(buckets, i64)},
             result_types=[TensorType(i32, [DYNAMIC_INDEX]), result_types],
             regions=[body],
@@ -1021,6 +1029,8 @@ class PartitionOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' needs between 1 and {PARTITION_MAX_BUCKETS} buckets, got {k}")
         if self.counts.type != TensorType(i32, [DYNAMIC_INDEX]):
             raise VerifyException(f"'{self.name}' gives its bucket counts as tensor<?xi32>, not {self.counts.type}")
+        if self.known is not None and self.known.type != TensorType(i32, [DYNAMIC_INDEX]):
+            raise VerifyException(f"'{self.name}' takes known bucket counts as tensor<?xi32>, not {self.known.type}")
         _check_params(self, self.body, "lambda", _input_rows(self, self.inputs), "the input rows")
         yielded = _yielded_types(self, self.body, "lambda")
         if not yielded or not is_integer_like(yielded[0]):
@@ -1041,6 +1051,10 @@ class PartitionOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.width)
         printer.print_string(f" buckets {self.bucket_count} ")
+        if self.known is not None:
+            printer.print_string("counts")
+            print_operand_list(printer, [self.known])
+            printer.print_string(" ")
         print_operand_list(printer, self.inputs)
         print_result_types(printer, [self.counts.type, *self.outs.types])
         print_lambda(printer, "lambda", self.body)
@@ -1051,13 +1065,17 @@ class PartitionOp(IRDLOperation):
         width = parse_index_operand(parser)
         parser.parse_keyword("buckets")
         buckets = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        known = parse_operand_list(parser) if parser.parse_optional_keyword("counts") is not None else []
         inputs = parse_operand_list(parser)
         result_types = parse_result_types(parser)
         body = parse_lambda(parser, "lambda")
         op = cls.create(
-            operands=[width, *inputs],
+            operands=[width, *inputs, *known],
             result_types=result_types,
-            properties={"buckets": IntegerAttr(buckets, i64)},
+            properties={
+                "buckets": IntegerAttr(buckets, i64),
+                "operandSegmentSizes": DenseArrayBase.from_list(i32, [1, len(inputs), len(known)]),
+            },
             regions=[body],
         )
         return with_parsed_attributes(parser, op)

@@ -34,18 +34,29 @@ writes staged in local memory (coalesced per bucket) are not done yet: the rows 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from soac import dialect as soac
-from soac.lowering.conversion.device_intrinsics import ballot, lowest_set_bit, shuffle
+from soac.lowering.conversion.device_intrinsics import (
+    ballot,
+    lowest_set_bit,
+    pack_status,
+    shuffle,
+    spin_status,
+    status_flag,
+    store_status,
+    unpack_value,
+)
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, tensor_element
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at, tensor_element
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
-from soac.lowering.kernel import BarrierOp, GroupIdOp, LocalAllocOp, LocalIdOp
+from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp
 from soac.lowering.kernel.memory import AtomicOp, element_bytes
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import InsertPoint
 
 COUNTER_BYTES = 40 * 1024
 """The local memory a work-group's counter matrix may take (NVIDIA allows 48 KiB a work-group)."""
@@ -79,13 +90,18 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
     group, items = tile_shape(lw.options, classes)
     warps = _warps(lw.options) and group >= WARP
     tiles = m.ceildiv(width, m.c(group * items), "tiles")
-    tile_counts = lw.alloc(i32, [m.mul(m.c(classes), tiles)], "tile_counts")
     launch = (m.mul(tiles, m.c(group), "global_size"), m.c(group))
-    _count(lw, op, tile_counts, tiles, group, items, warps, launch)
-    scanned = _scan(lw, tile_counts, lower_scan)
     outs = [lw.alloc(tensor_element(r.type), [width], r.name_hint) for r in op.outs]
-    _rank(lw, op, tile_counts, scanned, outs, tiles, group, items, warps, launch)
-    lw.env[op.counts] = _counts(lw, op, scanned, tiles)
+    if op.known is not None and lw.scan_strategy == "lookback":
+        look_back = _LookBack.prepare(lw, op, tiles)
+        _rank(lw, op, look_back, outs, tiles, group, items, warps, launch)
+        lw.env[op.counts] = lw.array(op.known)
+    else:
+        tile_counts = lw.alloc(i32, [m.mul(m.c(classes), tiles)], "tile_counts")
+        _count(lw, op, tile_counts, tiles, group, items, warps, launch)
+        scanned = _scan(lw, tile_counts, lower_scan)
+        _rank(lw, op, _Scanned(tile_counts, scanned), outs, tiles, group, items, warps, launch)
+        lw.env[op.counts] = _counts(lw, op, scanned, tiles)
     for result, out in zip(op.outs, outs):
         lw.env[result] = out
 
@@ -93,13 +109,22 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
 class _Tile:
     """One tile's work-group: its ids, the rows of its columns, the class of a row and the matching of a warp."""
 
-    def __init__(self, lw: HostLowering, kb: KernelBuilder, op: soac.PartitionOp, group: int, items: int, warps: bool):
+    def __init__(
+        self,
+        lw: HostLowering,
+        kb: KernelBuilder,
+        op: soac.PartitionOp,
+        group: int,
+        items: int,
+        warps: bool,
+        tile: SSAValue | None = None,
+    ):
         m = kb.m
         self.kb, self.op, self.width = kb, op, kb.scalar(lw.scalar(op.width), "n")
         self.inputs = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
         self.inliner = Inliner(kb)
         self.classes = op.bucket_count + 1
-        self.tile = m.insert(GroupIdOp(0), "tile")
+        self.tile = tile if tile is not None else m.insert(GroupIdOp(0), "tile")
         self.tid = m.insert(LocalIdOp(0), "tid")
         kb.thread_id = kb.global_id()
         self.start = m.mul(self.tile, m.c(group * items), "tile_start")
@@ -281,8 +306,7 @@ def _scan(lw: HostLowering, source: HostArray, lower_scan: Scan) -> HostArray:
 def _rank(
     lw: HostLowering,
     op: soac.PartitionOp,
-    tile_counts: HostArray,
-    scanned: HostArray,
+    places: _Scanned | _LookBack,
     outs: list[HostArray],
     tiles: SSAValue,
     group: int,
@@ -291,17 +315,18 @@ def _rank(
     launch: tuple[SSAValue, SSAValue],
 ) -> None:
     """`partition_rank`: the stable ranks of a tile's rows (see the module docstring) and the moves."""
-    kb = lw.kernel("partition_rank")
+    kb = lw.kernel("partition_onesweep" if isinstance(places, _LookBack) else "partition_rank")
     m = kb.m
-    t = _Tile(lw, kb, op, group, items, warps)
+    t = _Tile(lw, kb, op, group, items, warps, places.tile_id(kb))
     classes, columns = t.classes, t.columns
-    counts_view, scanned_view = kb.array(tile_counts, "tile_counts"), kb.array(scanned, "scanned")
+    begin = places.begin(kb, t, kb.scalar(tiles, "tiles"))
     out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
-    k_tiles = kb.scalar(tiles, "tiles")
     counters = _local(kb, classes * columns, "counters")  # class c, column w at c * columns + w
     base = _local(kb, classes, "base")
+    totals = _local(kb, classes, "totals")
     one = m.const(1, i32)
-    stage = _Stage(t, [tensor_element(r.type) for r in op.outs]) if warps and stages(op, group, items) else None
+    elements = [tensor_element(r.type) for r in op.outs]
+    stage = _Stage(t, elements, totals) if warps and stages(op, group, items) else None
 
     def slot_of(c: SSAValue) -> SSAValue:
         return m.add(m.mul(c, m.c(columns)), t.column, "slot")
@@ -319,11 +344,7 @@ def _rank(
     t.warp_rows(count_round) if warps else t.each_row(count)
     _barrier(kb)
 
-    def begin(c: SSAValue) -> SSAValue:
-        at = m.add(m.mul(c, k_tiles), t.tile)
-        return m.insert(arith.SubiOp(kb.load(scanned_view, at), kb.load(counts_view, at)), "begin")
-
-    _class_places(t, counters, base, begin, stage)
+    _class_places(t, counters, base, totals, begin, places.publish(kb, t) if isinstance(places, _LookBack) else None)
     if stage is not None:
         stage.class_starts(base)
 
@@ -352,9 +373,17 @@ def _rank(
     lw.add_kernel(kb, *launch)
 
 
-def _class_places(t: _Tile, counters: View, base: View, begin: Callable[[SSAValue], SSAValue], stage: _Stage | None) -> None:
+def _class_places(
+    t: _Tile,
+    counters: View,
+    base: View,
+    totals: View,
+    begin: Callable[[SSAValue, SSAValue], SSAValue],
+    publish: Callable[[SSAValue, SSAValue], None] | None,
+) -> None:
     """Each class's counters become the places of each column's first row among the tile's rows of the class,
-    `base[c]` where they begin in the result (`begin(c)`), and with a stage `starts[c]` their number."""
+    `totals[c]` their number (published first, with a look-back), then `base[c]` where they begin in the result
+    (`begin(c, total)`)."""
     kb, m = t.kb, t.kb.m
 
     def class_places(c: SSAValue) -> None:
@@ -367,11 +396,13 @@ def _class_places(t: _Tile, counters: View, base: View, begin: Callable[[SSAValu
             return [_add(kb, acc[0], here, "running")]
 
         (total,) = kb.for_loop(m.c(0), m.c(t.columns), m.c(1), [m.const(0, i32)], "w", step)
-        kb.store(begin(c), base, c)
-        if stage is not None:
-            kb.store(total, stage.starts, c)
+        kb.store(total, totals, c)
+        if publish is not None:
+            publish(c, total)
 
     _loop(kb, t.tid, m.c(t.classes), m.c(t.group), "c", class_places)
+    _barrier(kb)
+    _loop(kb, t.tid, m.c(t.classes), m.c(t.group), "c", lambda c: kb.store(begin(c, kb.load(totals, c)), base, c))
     _barrier(kb)
 
 
@@ -389,11 +420,11 @@ class _Stage:
     the work-items then write consecutive places of the result, mostly within one class (coalesced), where the
     rows of a warp round would write up to 32 places far apart."""
 
-    def __init__(self, tile: _Tile, elements: list[Attribute]):
+    def __init__(self, tile: _Tile, elements: list[Attribute], totals: View):
         kb, m = tile.kb, tile.kb.m
         self.tile, self.kb, self.m = tile, kb, m
         self.rows = tile.group * tile.items
-        self.starts = _local(kb, tile.classes, "starts")
+        self.starts = totals
         self.values = [View(m.insert(LocalAllocOp(self.rows, e), "staged"), m.c(0), [m.c(self.rows)], e) for e in elements]
 
     def class_starts(self, base: View) -> None:
@@ -466,6 +497,136 @@ class _Stage:
                 kb.store(kb.load(view, j), out, to)
 
         _loop(kb, t.tid, count, m.c(t.group), "j", write)
+
+
+@dataclass
+class _Scanned:
+    """Where a tile's rows of a class begin, from the scan of the class-major tile counts."""
+
+    tile_counts: HostArray
+    scanned: HostArray
+
+    def tile_id(self, kb: KernelBuilder) -> SSAValue | None:
+        return None
+
+    def begin(self, kb: KernelBuilder, t: _Tile, tiles: SSAValue) -> Callable[[SSAValue, SSAValue], SSAValue]:
+        m = kb.m
+        counts, scanned = kb.array(self.tile_counts, "tile_counts"), kb.array(self.scanned, "scanned")
+
+        def begin(c: SSAValue, _total: SSAValue) -> SSAValue:
+            at = m.add(m.mul(c, tiles), t.tile)
+            return m.insert(arith.SubiOp(kb.load(scanned, at), kb.load(counts, at)), "begin")
+
+        return begin
+
+
+AGGREGATE, INCLUSIVE = 1, 2
+"""Status flags of a tile's class count: its own rows, or with those of every tile before it."""
+
+
+@dataclass
+class _LookBack:
+    """Onesweep: the bucket counts are known (`counts(...)`), so where each class begins is known before the rows are
+    read; a tile takes the next ticket, publishes its rows per class, and looks back over the tiles before it for the
+    rows of each class there (decoupled look-back, one status word per tile and class)."""
+
+    starts: HostArray
+    status: HostArray
+    ticket: HostArray
+
+    @classmethod
+    def prepare(cls, lw: HostLowering, op: soac.PartitionOp, tiles: SSAValue) -> _LookBack:
+        """`partition_init`: the status words cleared, the ticket at 0, and where each class begins (the known
+        counts' exclusive scan, by one work-item)."""
+        assert op.known is not None
+        m = lw.m
+        known = lw.array(op.known)
+        k, classes = op.bucket_count, op.bucket_count + 1
+        lw.check(
+            m.eq(known.dims[0], m.c(k)), op, "the known bucket counts have {0} entries, expected {1}", [known.dims[0], m.c(k)]
+        )
+        look_back = cls(
+            lw.alloc(i32, [m.c(classes)], "starts"),
+            lw.alloc(i64, [m.mul(tiles, m.c(classes))], "status"),
+            lw.alloc(i32, [m.c(1)], "ticket"),
+        )
+        kb = lw.kernel("partition_init")
+        km = kb.m
+        status, ticket = kb.array(look_back.status, "status"), kb.array(look_back.ticket, "ticket")
+        starts, counts = kb.array(look_back.starts, "starts"), kb.array(known, "known")
+        words = status.dims[0]
+        gid = kb.global_id()
+
+        def first() -> None:
+            kb.store(km.const(0, i32), ticket, km.c(0))
+
+            def step(c: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                kb.store(acc[0], starts, c)
+                return [_add(kb, acc[0], kb.load(counts, c))]
+
+            (total,) = kb.for_loop(km.c(0), km.c(k), km.c(1), [km.const(0, i32)], "c", step)
+            kb.store(total, starts, km.c(k))
+
+        kb.if_then(km.eq(gid, km.c(0)), first)
+        _loop(kb, gid, words, km.insert(GlobalSizeOp(0), "gsize"), "w", lambda w: kb.store(km.const(0, i64), status, w))
+        lw.add_kernel(kb, *lw.grid(m.add(m.mul(tiles, m.c(classes)), m.c(1))))
+        return look_back
+
+    def tile_id(self, kb: KernelBuilder) -> SSAValue:
+        """The work-group's ticket: tiles run in the order they start, so the tiles a tile waits for are running."""
+        m = kb.m
+        ticket, slot = kb.array(self.ticket, "ticket"), _local(kb, 1, "tile_slot")
+        kb.if_then(
+            m.eq(m.insert(LocalIdOp(0)), m.c(0)),
+            lambda: kb.store(m.insert(AtomicOp("add", ticket.buffer, m.c(0), m.const(1, i32))), slot, m.c(0)),
+        )
+        _barrier(kb)
+        return m.insert(arith.IndexCastOp(kb.load(slot, m.c(0)), IndexType()), "tile")
+
+    def _slot(self, kb: KernelBuilder, t: _Tile, tile: SSAValue, c: SSAValue) -> SSAValue:
+        return kb.m.add(kb.m.mul(tile, kb.m.c(t.classes)), c, "status_slot")
+
+    def publish(self, kb: KernelBuilder, t: _Tile) -> Callable[[SSAValue, SSAValue], None]:
+        """The tile's rows of class c: inclusive for the first tile, else an aggregate."""
+        m = kb.m
+        status = kb.array(self.status, "status")
+        first = m.eq(t.tile, m.c(0), "first_tile")
+
+        def publish(c: SSAValue, total: SSAValue) -> None:
+            word = m.select(first, pack_status(kb, INCLUSIVE, total), pack_status(kb, AGGREGATE, total), "word")
+            store_status(kb, word, status, self._slot(kb, t, t.tile, c))
+
+        return publish
+
+    def begin(self, kb: KernelBuilder, t: _Tile, tiles: SSAValue) -> Callable[[SSAValue, SSAValue], SSAValue]:
+        """Where the tile's rows of class c begin: the class's start plus the rows of class c in the tiles before
+        (summed back to the first inclusive word); then the tile's inclusive word."""
+        del tiles
+        m = kb.m
+        status, starts = kb.array(self.status, "status"), kb.array(self.starts, "starts")
+
+        def begin(c: SSAValue, total: SSAValue) -> SSAValue:
+            before = Block(arg_types=[IndexType(), i32, i1])
+            p, prefix, going = before.args
+            before.add_op(scf.ConditionOp(going, p, prefix))
+            after = Block(arg_types=[IndexType(), i32])
+            with building_at(kb.b, InsertPoint.at_end(after)):
+                (word,) = spin_status(kb, [status], self._slot(kb, t, after.args[0], c))
+                more = m.insert(arith.CmpiOp(status_flag(kb, word), m.const(INCLUSIVE, i32), "ne"), "more")
+                summed = _add(kb, after.args[1], unpack_value(kb, word, i32), "prefix")
+                kb.b.insert(scf.YieldOp(m.sub(after.args[0], m.c(1)), summed, more))
+            start = [m.sub(t.tile, m.c(1)), m.const(0, i32), m.lt(m.c(0), t.tile, "has_before")]
+            loop = kb.b.insert(scf.WhileOp(start, [IndexType(), i32], Region(before), Region(after)))
+            prefix_total = loop.results[1]
+            kb.if_then(
+                m.lt(m.c(0), t.tile),
+                lambda: store_status(
+                    kb, pack_status(kb, INCLUSIVE, _add(kb, prefix_total, total)), status, self._slot(kb, t, t.tile, c)
+                ),
+            )
+            return _add(kb, kb.load(starts, c), prefix_total, "begin")
+
+        return begin
 
 
 def _counts(lw: HostLowering, op: soac.PartitionOp, scanned: HostArray, tiles: SSAValue) -> HostArray:

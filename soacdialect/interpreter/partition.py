@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from soac import dialect as soac
 from soac.interpreter.core import SoacInterpreter
+from soac.interpreter.errors import fail
 from soac.interpreter.frame import Frame
 from soac.interpreter.registry import implements
 from soac.interpreter.soac_ops import full, rows, run_lambda, width
@@ -33,5 +34,11 @@ def partition(interp: SoacInterpreter, frame: Frame, op: soac.PartitionOp) -> li
     ys = run_lambda(interp, frame, op.body, rows(frame, op, op.inputs, n), (n,))
     bucket, *values = full(frame, ys, (n,))
     order, counts = stable_order(np.asarray(bucket), op.bucket_count)
+    if op.known is not None:
+        known, rank = frame.lookup(op.known)
+        given = np.broadcast_to(known, (*frame.batch[:rank], *known.shape[rank:]))
+        if given.shape[-1:] != counts.shape[-1:] or not np.array_equal(np.broadcast_to(given, counts.shape), counts):
+            shown = np.asarray(given).ravel()[:8].tolist()
+            raise fail(op, f"the known bucket counts {shown} differ from the rows' {counts.ravel()[:8].tolist()}")
     moved = [np.take_along_axis(np.asarray(v), order, axis=-1) for v in values]
     return [(counts, frame.rank), *((m, frame.rank) for m in moved)]
