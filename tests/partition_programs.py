@@ -67,3 +67,20 @@ def keys_of(kind: str, n: int, seed: int = 0) -> np.ndarray:
     if kind == "few":
         return rng.choice(np.array([0, 1, 4, 13, -2], np.int32), n)
     raise ValueError(kind)
+
+
+WITH_COUNTS = """
+func.func @main(%xs: tensor<?xi32>, %vs: tensor<?xf32>, %known: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %m = arith.constant 7 : i32
+  %counts, %ys, %ws = soac.partition %n buckets 5 counts(%known : tensor<?xi32>) (%xs, %vs : tensor<?xi32>, tensor<?xf32>)
+      -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) lambda(%x: i32, %v: f32) {
+    %d = arith.remsi %x, %m : i32
+    %b = arith.index_cast %d : i32 to index
+    soac.yield %b, %x, %v : index, i32, f32
+  }
+  func.return %counts, %ys, %ws : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+}
+"""
+"""BY_REMAINDER given its bucket counts ahead (the one-pass, look-back lowering on devices with forward progress)."""

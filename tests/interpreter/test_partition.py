@@ -13,7 +13,14 @@ from soac.interpreter import run_function
 from soac.parsing import parse_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from partition_programs import BY_REMAINDER, PER_ROW, keys_of, partition_reference, remainder_reference  # pyright: ignore[reportMissingImports]
+from partition_programs import (  # pyright: ignore[reportMissingImports]
+    BY_REMAINDER,
+    PER_ROW,
+    WITH_COUNTS,
+    keys_of,
+    partition_reference,
+    remainder_reference,
+)
 
 
 @pytest.mark.parametrize("kind", ["random", "equal", "sorted", "reversed", "few"])
@@ -39,3 +46,16 @@ def test_width_mismatch_is_reported_at_the_op():
     xs, vs = np.arange(4, dtype=np.int32), np.arange(3, dtype=np.float32)
     with pytest.raises(Exception, match=r"p.mlir:6:.*width 4 does not match the outer size 3 of input #1"):
         run_function(parse_module(make_context(), BY_REMAINDER, "p.mlir"), "main", [xs, vs])
+
+
+def test_known_counts_are_checked():
+    xs = keys_of("random", 300)
+    vs = np.arange(300, dtype=np.float32)
+    module = parse_module(make_context(), WITH_COUNTS, "k.mlir")
+    counts = remainder_reference(xs, vs)[0]
+    got = run_function(module, "main", [xs, vs, counts])
+    np.testing.assert_array_equal(got[1], remainder_reference(xs, vs)[1])
+    wrong = counts.copy()
+    wrong[2] += 1
+    with pytest.raises(Exception, match=r"k.mlir:6:.*the known bucket counts .* differ from the rows'"):
+        run_function(module, "main", [xs, vs, wrong])

@@ -17,7 +17,14 @@ from soac.lowering.strategies.partition import tile_shape
 from soac.parsing import parse_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from partition_programs import BY_REMAINDER, PER_ROW, keys_of, partition_reference, remainder_reference  # pyright: ignore[reportMissingImports]
+from partition_programs import (
+    BY_REMAINDER,
+    PER_ROW,
+    WITH_COUNTS,
+    keys_of,
+    partition_reference,
+    remainder_reference,
+)  # pyright: ignore[reportMissingImports]
 
 ITEMS = 3
 GROUP = 32
@@ -122,3 +129,31 @@ def test_nvidia_kernels_match_warps_and_stage_the_tile():
     assert "__local float staged" in rank
     assert "vote.sync" not in generic
     assert "staged" not in generic
+
+
+def known_counts(xs: np.ndarray) -> np.ndarray:
+    return remainder_reference(xs, xs.astype(np.float32))[0]
+
+
+@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+def test_known_counts(target: str):
+    """With the counts given: one pass with look-back where the target's scan has forward progress (emulated warps),
+    the counting kernels elsewhere (the counts then unused)."""
+    module = parse_module(make_context(), WITH_COUNTS, "known.mlir")
+    prog = compile_module(module, "pocl", **TARGETS[target])
+    onesweep = any("onesweep" in k for k in prog.kernels)
+    assert onesweep == (target == "emulated-warps")
+    for kind, n in [("random", 0), ("random", 1), ("random", TILE - 1), ("random", TILE + 1), ("few", 3001), ("equal", 500)]:
+        xs = keys_of(kind, n)
+        vs = np.arange(n, dtype=np.float32)
+        got = prog.call("main", [xs, vs, known_counts(xs)])
+        for g, w in zip(got, remainder_reference(xs, vs), strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=f"{kind}, n = {n}")
+
+
+def test_known_counts_of_the_wrong_length_are_reported():
+    module = parse_module(make_context(), WITH_COUNTS, "known.mlir")
+    prog = compile_module(module, "pocl", **TARGETS["emulated-warps"])
+    xs = keys_of("random", 10)
+    with pytest.raises(Exception, match=r"known.mlir:6:.*the known bucket counts have 4 entries, expected 5"):
+        prog.call("main", [xs, np.zeros(10, np.float32), known_counts(xs)[:4]])

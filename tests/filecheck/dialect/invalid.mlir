@@ -1622,3 +1622,15 @@ func.func @rows(%n: index, %xss: tensor<?x4xf32>) -> tensor<?x4xf32> {
 }
 
 // CHECK: error: 'soac.partition' moves scalars, but its lambda yields (tensor<4xf32>): partition the row indices (an iota) and gather the rows
+
+// -----
+
+func.func @known_type(%n: index, %xs: tensor<?xi32>, %known: tensor<?xi64>) -> tensor<?xi32> {
+  %c, %ys = soac.partition %n buckets 4 counts(%known : tensor<?xi64>) (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+    %b = arith.index_cast %x : i32 to index
+    soac.yield %b, %x : index, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.partition' takes known bucket counts as tensor<?xi32>, not tensor<?xi64>

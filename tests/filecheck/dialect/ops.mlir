@@ -1278,7 +1278,7 @@ func.func @by_digit(%n: index, %ks: tensor<?xi32>, %vs: tensor<?xf32>) -> (tenso
 // CHECK-NEXT:  }
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "by_digit"
-// CHECK-GENERIC:         %counts, %ys, %ws = "soac.partition"(%n, %ks, %vs) <{buckets = 256 : i64}> ({
+// CHECK-GENERIC:         %counts, %ys, %ws = "soac.partition"(%n, %ks, %vs) <{buckets = 256 : i64, operandSegmentSizes = array<i32: 1, 2, 0>}> ({
 // CHECK-GENERIC-NEXT:    ^bb0(%k: i32, %v: f32):
 
 // -----
@@ -1299,3 +1299,20 @@ func.func @keep_positive(%n: index, %xs: tensor<?xf32>) -> (tensor<?xi32>, tenso
 // CHECK-LABEL: func.func @keep_positive
 // CHECK:         %counts, %ys = soac.partition %n buckets 1 (%xs : tensor<?xf32>) -> (tensor<?xi32>, tensor<?xf32>) lambda(%x: f32) {
 // CHECK:           soac.yield %b, %y : i32, f32
+
+// -----
+
+// Known bucket counts (Onesweep: a sort's upfront histogram) come before the inputs.
+func.func @known_counts(%n: index, %ks: tensor<?xi32>, %known: tensor<?xi32>) -> tensor<?xi32> {
+  %counts, %ys = soac.partition %n buckets 16 counts(%known : tensor<?xi32>) (%ks : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%k: i32) {
+    %b = arith.index_cast %k : i32 to index
+    soac.yield %b, %k : index, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+
+// CHECK-LABEL: func.func @known_counts
+// CHECK-NEXT:    %counts, %ys = soac.partition %n buckets 16 counts(%known : tensor<?xi32>) (%ks : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%k: i32) {
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "known_counts"
+// CHECK-GENERIC:         "soac.partition"(%n, %ks, %known) <{buckets = 16 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> ({

@@ -65,3 +65,22 @@ func.func @used_elsewhere(%xs: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) 
   }
   func.return %ds, %ys : tensor<?xi32>, tensor<?xi32>
 }
+
+// Fusion keeps the known counts.
+// CHECK-LABEL: func.func @keeps_known_counts
+// CHECK-NOT:     soac.map
+// CHECK:         soac.partition %n buckets 4 counts(%known : tensor<?xi32>) (%xs : tensor<?xi32>)
+func.func @keeps_known_counts(%xs: tensor<?xi32>, %known: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %m = arith.constant 3 : i32
+  %ds = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) {
+    %d = arith.andi %x, %m : i32
+    soac.yield %d : i32
+  }
+  %counts, %ys = soac.partition %n buckets 4 counts(%known : tensor<?xi32>) (%ds, %xs : tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%d: i32, %x: i32) {
+    %b = arith.index_cast %d : i32 to index
+    soac.yield %b, %x : index, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
