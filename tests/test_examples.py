@@ -161,7 +161,7 @@ def check_radix_sort(run: Runner) -> None:
         np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
 
 
-def check_radix_sort_partition(run: Runner) -> None:
+def check_radix_sort_partition(run: Runner, name: str = "radix_sort_partition.mlir") -> None:
     """The sort on soac.partition: u32 order, duplicates, n = 0 and 1."""
     rng = random()
     for xs in (
@@ -170,8 +170,13 @@ def check_radix_sort_partition(run: Runner) -> None:
         np.zeros(0, np.int32),
         np.array([-7], np.int32),
     ):
-        (out,) = run("radix_sort_partition.mlir", xs)
+        (out,) = run(name, xs)
         np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
+
+
+def check_radix_sort_onesweep(run: Runner) -> None:
+    """The same sort with an upfront histogram of all digit places, each partition given its counts."""
+    check_radix_sort_partition(run, "radix_sort_onesweep.mlir")
 
 
 def check_radix_sort_pairs(run: Runner) -> None:
@@ -296,6 +301,7 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
     "radix_sort.mlir": [check_radix_sort],
     "radix_sort_partition.mlir": [check_radix_sort_partition],
+    "radix_sort_onesweep.mlir": [check_radix_sort_onesweep],
     "radix_sort_pairs.mlir": [check_radix_sort_pairs],
     "histogram.mlir": [check_histogram],
     "matmul.mlir": [check_matmul],
