@@ -5,8 +5,10 @@
     python bench/sort.py --partition [--sizes 1000000,10000000,100000000] [--kinds keys,pairs]
                          [--distributions uniform,few,sorted] [--runs 9] [--json OUT] [--device gpu] [--breakdown]
 
-`--partition` (issue 28) times the sorts on the ranking primitive, examples/radix_sort_partition.mlir (keys) and
-examples/radix_sort_pairs.mlir (keys with i32 values 0..n-1: the stable argsort), for each size, kind and key
+`--partition` (issue 28) times the sorts on the ranking primitive, examples/radix_sort_onesweep.mlir (`keys`: one
+upfront histogram, then one partition per digit place given its counts: one pass each on GPUs),
+examples/radix_sort_pairs.mlir (`pairs`, the same with i32 values 0..n-1: the stable argsort) and, with `--kinds
+keys-counting`, examples/radix_sort_partition.mlir (partitions that count their tiles first), for each size, kind and key
 distribution (`uniform` 32-bit, `few`: 16 distinct values, `sorted`: the uniform keys sorted), checked against
 numpy (the stable sort and argsort of the keys as uint32), against `cub::DeviceRadixSort::SortKeys`/`SortPairs`
 (bench/cub_sort.cu, the same distributions of its own keys), `cupy.sort` / `cupy.argsort` then `take`, and
@@ -192,8 +194,9 @@ def show(t: float | None) -> str:
 
 
 PARTITION_PROGRAMS = {
-    "keys": ROOT.parent / "examples" / "radix_sort_partition.mlir",
+    "keys": ROOT.parent / "examples" / "radix_sort_onesweep.mlir",
     "pairs": ROOT.parent / "examples" / "radix_sort_pairs.mlir",
+    "keys-counting": ROOT.parent / "examples" / "radix_sort_partition.mlir",
 }
 
 
@@ -284,16 +287,17 @@ def partition_sorts(options: argparse.Namespace, device: Any, nvidia: bool) -> N
     """`--partition`: the sorts on soac.partition against the peers, one row per size, kind and distribution."""
     cub = build_cuda(ROOT / "cub_sort.cu") if nvidia else None
     header = ["soac kern", "soac wall", "CUB", "cupy", "torch", "soac/CUB", "soac/torch"]
-    print(f"{'n':>10} {'keys':>8} {'kind':>6} " + " ".join(f"{h:>10}" for h in header) + "  (ms)", flush=True)
+    print(f"{'n':>10} {'keys':>8} {'kind':>13} " + " ".join(f"{h:>10}" for h in header) + "  (ms)", flush=True)
     rows = []
     for n in (int(s) for s in options.sizes.split(",")):
         for distribution in options.distributions.split(","):
             keys, expected, order = keys_of(n, distribution)
             for kind in options.kinds.split(","):
                 if kind not in PARTITION_PROGRAMS:
-                    raise SystemExit(f"unknown kind {kind!r}: choose keys or pairs")
-                args = [keys] if kind == "keys" else [keys, np.arange(n, dtype=np.int32)]
-                want = [expected.view(np.int32)] if kind == "keys" else [expected.view(np.int32), order]
+                    raise SystemExit(f"unknown kind {kind!r}: choose {', '.join(PARTITION_PROGRAMS)}")
+                pairs = kind == "pairs"
+                args = [keys, np.arange(n, dtype=np.int32)] if pairs else [keys]
+                want = [expected.view(np.int32), order] if pairs else [expected.view(np.int32)]
                 soac = soac_times(device, keys, options.runs, options.breakdown, PARTITION_PROGRAMS[kind], args, want)
                 row: dict[str, Any] = {
                     "n": n,
@@ -302,13 +306,13 @@ def partition_sorts(options: argparse.Namespace, device: Any, nvidia: bool) -> N
                     "soac_kernels": soac["kernels"],
                     "soac_wall": soac["wall"],
                     "soac_launches": soac["launches"],
-                    "cub": cub_ms(cub, n, options.runs, kind, distribution),
-                    "cupy": cupy_pair_ms(keys, kind, expected, order, options.runs) if nvidia else None,
-                    "torch": torch_pair_ms(keys, kind, expected, order, options.runs) if nvidia else None,
+                    "cub": cub_ms(cub, n, options.runs, "pairs" if pairs else "keys", distribution),
+                    "cupy": cupy_pair_ms(keys, "pairs" if pairs else "keys", expected, order, options.runs) if nvidia else None,
+                    "torch": torch_pair_ms(keys, "pairs" if pairs else "keys", expected, order, options.runs) if nvidia else None,
                 }
                 ratios = [soac["kernels"] / row[p] if row[p] else None for p in ("cub", "torch")]
                 times = [row["soac_kernels"], row["soac_wall"], row["cub"], row["cupy"], row["torch"], *ratios]
-                print(f"{n:>10} {distribution:>8} {kind:>6} " + " ".join(f"{show(t):>10}" for t in times), flush=True)
+                print(f"{n:>10} {distribution:>8} {kind:>13} " + " ".join(f"{show(t):>10}" for t in times), flush=True)
                 if "breakdown" in soac:
                     row["breakdown"] = soac["breakdown"]
                     for name, ms in soac["breakdown"].items():
@@ -331,7 +335,7 @@ def main() -> None:
         "--scan-variants", default="", metavar="ITEMS:LAYOUT,...", help="also time soac with these scan settings (first size)"
     )
     parser.add_argument("--partition", action="store_true", help="time the sorts on soac.partition (issue 28)")
-    parser.add_argument("--kinds", default="keys,pairs", help="with --partition: keys, pairs")
+    parser.add_argument("--kinds", default="keys,pairs", help="with --partition: keys, pairs, keys-counting")
     parser.add_argument("--distributions", default="uniform,few,sorted", help="with --partition: uniform, few, sorted")
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
