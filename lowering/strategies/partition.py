@@ -27,8 +27,15 @@ How a tile is split into columns is the target's:
 * elsewhere: a column per work-item, whose `E` consecutive rows it counts and places alone (no atomics, no
   sub-groups); the matrix limits the work-group to what fits `COUNTER_BYTES` (32 work-items for 8-bit digits).
 
-Decoupled look-back (one pass per partition, Onesweep), an upfront histogram of every digit place for radix sorts and
-writes staged in local memory (coalesced per bucket) are not done yet: the rows are read twice and written once.
+With warps the ranked values are staged in local memory by class when they fit (`STAGE_BYTES`), so that consecutive
+work-items write consecutive places of the result (CUB's scatter through shared memory).
+
+Onesweep (Adinets and Merrill 2022): when the partition is given its bucket counts (`counts(...)`, e.g. from one
+upfront histogram of every digit place of a radix sort) and the target's scan has forward progress (`lookback`),
+there is no count kernel and no scan: `partition_init` clears one status word per tile and class and computes where
+each class begins; `partition_onesweep` takes tiles by ticket, ranks a tile as above, publishes its rows per class
+(an aggregate, or inclusive for the first tile) and looks back over the tiles before it for each class (decoupled
+look-back, `device_intrinsics.spin_status`), so each partition reads its rows once and writes them once.
 """
 
 from __future__ import annotations
