@@ -43,16 +43,16 @@ def keys(dtype: type, kind: str, n: int) -> np.ndarray:
     return xs
 
 
-def sorts(backend: str, digit_bits: int = 8):
-    @sl.jit(backend=backend)
+def sorts(backend: str, digit_bits: int = 8, lowering: dict | None = None):
+    @sl.jit(backend=backend, lowering=lowering)
     def sort(xs):
         return sl.sort(xs, digit_bits=digit_bits)
 
-    @sl.jit(backend=backend)
+    @sl.jit(backend=backend, lowering=lowering)
     def argsort(xs):
         return sl.argsort(xs, digit_bits=digit_bits)
 
-    @sl.jit(backend=backend)
+    @sl.jit(backend=backend, lowering=lowering)
     def by_key(ks, vs):
         return sl.sort_by_key(ks, vs, digit_bits=digit_bits)
 
@@ -98,6 +98,29 @@ def test_opencl_sorts_other_keys(dtype: type):
     functions = sorts("opencl")
     for kind, n in [("random", 1), ("random", 9001), ("equal", 4096), ("few", 4097)]:
         check(functions, keys(dtype, kind, n))
+
+
+def test_one_upfront_histogram_and_partitions_given_their_counts():
+    sort, _, _ = sorts("interp")
+    sort(keys(np.int32, "random", 10))
+    ir = str(sort.ir(optimized=True))
+    assert ir.count("soac.hist") == 1
+    assert ir.count("soac.partition") == 4
+    assert ir.count("buckets 256 counts(") == 4
+
+
+EMULATED_WARPS = {"target": "emulated-warps", "group_size": 32, "scan_group": 32, "scan_items": 8, "max_groups": 8}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_opencl_onesweep_on_emulated_warps(dtype: type):
+    """The NVIDIA kernels (ballots and shuffles through local memory) with the look-back scan: the upfront histogram
+    and one pass per digit place."""
+    functions = sorts("opencl", lowering=EMULATED_WARPS)
+    for kind, n in [("random", 0), ("random", 1), ("random", 4097), ("few", 3000), ("sorted", 2000)]:
+        check(functions, keys(dtype, kind, n))
+    assert "partition_onesweep" in functions[0].opencl()
 
 
 def test_partition_as_a_filter():
