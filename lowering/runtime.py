@@ -251,6 +251,8 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
+        self.error_read: tuple[cl.Event, np.ndarray] | None = None
+        """The read of the error buffer that the last call enqueued behind its kernels, and where it lands."""
         self.poison = False
         """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
         self.plans: dict[str, host_plan.FunctionPlan] = {}
@@ -294,6 +296,7 @@ class Program:
         if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
             cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
         self.errors_unread = True
+        self.error_read = None
         try:
             results = plan(flat)
         except Exception:
@@ -301,9 +304,14 @@ class Program:
             raise
         if device_results is None:
             device_results = any(type(arg) is DeviceNDArray for arg in args)
+        self.read_errors_later()
         if not device_results:
+            try:
+                outputs = tuple(self._unbind(source_type.outputs.data, results))
+            except Exception:
+                self.raise_device_error()  # a kernel failing first is the cause
+                raise
             self.raise_device_error()
-            outputs = tuple(self._unbind(source_type.outputs.data, results))
             self.queue.finish()
             self.memory.settle()  # done already: forgets the writes' events
             return outputs
@@ -323,14 +331,26 @@ class Program:
             plan = self.plans[name] = host_plan.compile_function(self, function)
         return plan
 
+    def read_errors_later(self) -> None:
+        """Enqueue the read of the error buffer behind the call's kernels, without waiting for it: by the time a
+        caller waits for the device (a read-back, the next call's check), the read is done and costs no round trip."""
+        if self.errors is not None:
+            recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+            self.error_read = (cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded)
+
     def raise_device_error(self) -> None:
         """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
         self.memory.unchecked.discard(self)
         if self.errors is None:
             return
-        recorded = np.empty(kd.ERROR_SLOTS, np.int64)
         self.memory.counts.error_checks += 1
-        cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
+        if self.error_read is not None:
+            event, recorded = self.error_read
+            self.error_read = None
+            event.wait()
+        else:
+            recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+            cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
         self.errors_unread = False
         code = int(recorded[:1].view(np.int32)[0])
         if code == 0:

@@ -36,8 +36,9 @@ becomes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from soac.dialect import HistOp, MapOp, PartitionOp, ScatterOp, StencilOp
+from soac.dialect import AssertOp, HistOp, MapOp, PartitionOp, ScatterOp, StencilOp
 from soac.passes.fuse_stencil import try_fuse_stencil
 from soac.passes.fusion_graph import BlockGraph, free_values
 from soac.passes.screma import SCREMA_OPS, Screma, as_screma
@@ -49,6 +50,8 @@ from soac.passes.screma_merge import (
     fuse_into_scatter,
     merge_scremas,
 )
+from soac.passes.simplify_sizes import has_size
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation, SSAValue
 
@@ -104,13 +107,43 @@ def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> F
     return None
 
 
+def check_widths(graph: BlockGraph, producer: Operation, consumer: Operation, anchor: Operation) -> None:
+    """Keep the consumer's check of the producer's width, before the fused op, where the two widths are two values.
+
+    The consumer takes a result of the producer as an input array, so its width must equal the producer's
+    (`soac.map %m (%ys)` with `%ys` of `soac.map %n` fails unless m == n); soac.lang writes `map2 (+) row (map f p)`
+    with the widths `dim row` and `dim p`. The fused op takes the consumer's width, and this check, with the
+    consumer's message and location, stands where the consumer checked its input, unless the fused op checks it
+    anyway: an input of the producer provably has the producer's width as its rows.
+
+        %ys = soac.map %n (%xs) ...
+        %zs = soac.map %m (%row, %ys) ...
+    becomes
+        %same = arith.cmpi eq, %m, %n : index
+        soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %n : index, index)
+        %zs = soac.map %m (%row, %xs) ...
+    """
+    width, produced = consumer.operands[0], producer.operands[0]
+    if width == produced:
+        return
+    start, end = input_operands(producer)
+    if any(has_size(producer, x, 0, produced) for x in producer.operands[start:end]):
+        return  # the fused op checks that input against the width
+    start, end = input_operands(consumer)
+    position = next(i - start for i in range(start, end) if consumer.operands[i].owner is producer)
+    same = arith.CmpiOp(width, produced, "eq")
+    check = AssertOp(
+        same, f"'{consumer.name}': width {{0}} does not match the outer size {{1}} of input #{position}", [width, produced]
+    )
+    check.location = consumer.location
+    graph.insert_before([same, check], anchor)
+
+
 def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operation) -> Operation | None:
     """Fuse `producer` into `consumer` (both ops of `graph.block`); return the fused op or None."""
     if isinstance(producer, StencilOp) or isinstance(consumer, StencilOp):
         return try_fuse_stencil(graph, producer, consumer)
     if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, HistOp, PartitionOp, *SCREMA_OPS)):
-        return None
-    if producer.operands[0] != consumer.operands[0]:
         return None
     consumed = consumed_inputs(producer, consumer)
     if not consumed:
@@ -119,8 +152,9 @@ def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operatio
         return None
     p = as_screma(producer)
     assert p is not None
-    if (fused := build_vertical(p, consumer, consumed)) is None:
+    if (fused := build_vertical(replace(p, width=consumer.operands[0]), consumer, consumed)) is None:
         return None
+    check_widths(graph, producer, consumer, anchor)
     return replace_pair(graph, fused, anchor, consumer, producer)
 
 

@@ -106,6 +106,12 @@ class BlockGraph:
             if (top := self.top(use.operation)) is not None:
                 yield top, use.operation
 
+    def insert_before(self, ops: Iterable[Operation], anchor: Operation) -> None:
+        """Insert `ops` (reading nothing the block defines at or after `anchor`) right before `anchor`."""
+        for op in ops:
+            self.block.insert_op_before(op, anchor)
+            self.pos[op] = self.pos[anchor] - 0.5
+
     def replaced(self, old: Operation, new: Operation) -> None:
         self.pos[new] = self.pos[old]
 

@@ -46,9 +46,9 @@ from soac import dialect as soac
 from soac.passes.simplify_cse import possibly_consumed
 from soac.passes.simplify_sizes import SizeResolver, constant_index, rows_match_width, same_size
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
@@ -212,3 +212,62 @@ class HoistInvariantCode(RewritePattern):
                     continue
                 candidate.detach()
                 rewriter.insert(candidate, InsertPoint.before(op))
+
+
+class HoistInvariantAssert(RewritePattern):
+    """Moves a `soac.assert` whose operands all come from outside a SOAC's element lambda out of it, holding also
+    when the SOAC has no element (then the lambda never checked it). The check then runs once, and the lambda no longer
+    holds an op that flattening would give a kernel of its own. Only a check that nothing before it in the lambda
+    can fail moves, so the first failure stays the first:
+
+        %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+          soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+          ...
+      becomes
+        %c0 = arith.constant 0 : index
+        %empty = arith.cmpi eq, %n, %c0 : index
+        %checked = arith.ori %same, %empty : i1
+        soac.assert %checked, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+        %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+          ...
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.AssertOp, rewriter: PatternRewriter, /) -> None:
+        holder = op.parent_op()
+        if not isinstance(holder, _SOACS_OVER_ELEMENTS) or op.parent_block() is not holder.body.block:
+            return
+        if any(soac.defined_inside(operand, holder) for operand in op.operands):
+            return
+        if not all(cannot_fail(earlier) or isinstance(earlier, soac.AssertOp) for earlier in _ops_before(op)):
+            return
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        empty = arith.CmpiOp(holder.width, zero, "eq")
+        checked = arith.OrIOp(op.ok, empty)
+        hoisted = soac.AssertOp(checked, op.message.data, op.values)
+        hoisted.location = op.location
+        for new in (zero, empty, checked, hoisted):
+            rewriter.insert(new, InsertPoint.before(holder))
+        rewriter.erase(op)
+
+
+class EraseRepeatedAssert(RewritePattern):
+    """Erases a `soac.assert` that repeats an earlier one of its block: the same condition, message and values."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: soac.AssertOp, rewriter: PatternRewriter, /) -> None:
+        for earlier in _ops_before(op):
+            if isinstance(earlier, soac.AssertOp) and earlier.operands == op.operands and earlier.message == op.message:
+                rewriter.erase(op)
+                return
+
+
+def _ops_before(op: Operation) -> list[Operation]:
+    block = op.parent_block()
+    assert block is not None
+    earlier: list[Operation] = []
+    for other in block.ops:
+        if other is op:
+            return earlier
+        earlier.append(other)
+    return earlier

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from soac.passes.simplify_copies import ForwardCopiedRows
 from soac.passes.simplify_cse import ConsumptionAwareCSE
-from soac.passes.simplify_hoist import HoistInvariantCode
+from soac.passes.simplify_hoist import EraseRepeatedAssert, HoistInvariantAssert, HoistInvariantCode
 from soac.passes.simplify_sizes import PropagateKnownSizes
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -52,7 +52,7 @@ def simplify(module: builtin.ModuleOp, ctx: Context | None = None, hoist: bool =
     """Simplify `module` in place to a fixpoint (see the module's docstring)."""
     patterns: list[RewritePattern] = [CanonicalizationRewritePattern(), PropagateKnownSizes(), ForwardCopiedRows()]
     if hoist:
-        patterns.append(HoistInvariantCode())
+        patterns += [HoistInvariantCode(), HoistInvariantAssert(), EraseRepeatedAssert()]
     applier = GreedyRewritePatternApplier(patterns, ctx=ctx, folding_enabled=True)
     for _ in range(MAX_ROUNDS):
         changed = PatternRewriteWalker(applier, post_walk_func=region_dce).rewrite_module(module)

@@ -256,6 +256,7 @@ class KernelPrinter:
         self.op_printers = self._op_printers()
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
+        self.next_suffix: dict[str, int] = {}
         self.indent = 1
         self.lanes: str | None = None
         """The local array that emulated shuffles and ballots go through (`DeviceTarget.emulated_subgroups`)."""
@@ -268,10 +269,11 @@ class KernelPrinter:
             base = "v" + base
         if base in C_KEYWORDS or base.startswith("get_"):
             base += "_"
-        name, k = base, 1
-        while name in self.used:
-            name = f"{base}_{k}"
-            k += 1
+        name, k = base, self.next_suffix.get(base, 1)  # names are only added: the ones before k are taken
+        if name in self.used:
+            while (name := f"{base}_{k}") in self.used:
+                k += 1
+            self.next_suffix[base] = k + 1
         self.used.add(name)
         return name
 

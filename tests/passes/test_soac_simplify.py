@@ -158,3 +158,39 @@ def test_pass_options(options: str, iotas: int, in_loop: int) -> None:
     loops = [op for op in module.walk() if op.name == "scf.for"]
     assert sum(op.name == "soac.iota" for op in module.walk()) == iotas
     assert sum(op.name == "soac.iota" for loop in loops for op in loop.walk()) == in_loop
+
+
+INVARIANT_CHECK = """
+func.func @main(%m: index, %k: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xf32>
+  %same = arith.cmpi eq, %m, %k : index
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+    %y = arith.mulf %x, %x : f32
+    soac.yield %y : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["interp", "opencl"])
+def test_a_hoisted_check_fails_where_the_lambda_failed(backend: str) -> None:
+    """The check leaves the lambda: it still fails for a non-empty map and still holds for an empty one."""
+    from soac.dialect import AssertOp
+    from soac.interpreter.errors import SoacRuntimeError
+
+    module = transformed(INVARIANT_CHECK, DEFAULT_PIPELINE)
+    checks = [op for op in module.walk() if isinstance(op, AssertOp)]
+    assert [check.parent_op().name for check in checks] == ["func.func"], str(module)  # type: ignore[union-attr]
+    compiled = compile_module(module) if backend == "opencl" else None
+
+    def run(*args: object) -> tuple[object, ...]:
+        return compiled.call("main", args) if compiled else run_function(module, "main", args)
+
+    xs, empty = np.arange(4, dtype=np.float32), np.zeros(0, np.float32)
+    assert_same(run(3, 3, xs), (xs * xs,), "m = k")
+    assert_same(run(3, 4, empty), (empty,), "m != k, no element")
+    with pytest.raises(SoacRuntimeError, match="width 3 does not match the outer size 4 of input #1"):
+        run(3, 4, xs)

@@ -262,3 +262,43 @@ func.func @chain(%n: index, %xs: tensor<?xf64>, %zero: f64) -> f64 {
   }
   func.return %s : f64
 }
+
+// Two widths that the consumer's input check makes one (soac.lang's `row + map f p`, widths `dim row` and `dim p`):
+// the fused op takes the consumer's width and checks the producer's input against it, which keeps the check.
+// CHECK-LABEL: func.func @widths_checked_by_input(%row: tensor<?xf32>, %p: tensor<?xf32>) -> tensor<?xf32> {
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %m = tensor.dim %row, %c0 : tensor<?xf32>
+// CHECK-NEXT:    %n = tensor.dim %p, %c0 : tensor<?xf32>
+// CHECK-NEXT:    %zs = soac.map %m (%p, %row : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32, %r: f32) {
+func.func @widths_checked_by_input(%row: tensor<?xf32>, %p: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %row, %c0 : tensor<?xf32>
+  %n = tensor.dim %p, %c0 : tensor<?xf32>
+  %ys = soac.map %n (%p : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    %y = arith.mulf %x, %x : f32
+    soac.yield %y : f32
+  }
+  %zs = soac.map %m (%row, %ys : tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32> lambda(%r: f32, %y: f32) {
+    %z = arith.addf %r, %y : f32
+    soac.yield %z : f32
+  }
+  func.return %zs : tensor<?xf32>
+}
+
+// Two widths and no input of the producer known to have its width as rows: the consumer's check of its input stays,
+// as a `soac.assert` with its message and location, before the fused op.
+// CHECK-LABEL: func.func @widths_asserted(%m: index, %n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+// CHECK-NEXT:    %0 = arith.cmpi eq, %m, %n : index
+// CHECK-NEXT:    soac.assert %0, "'soac.map': width {0} does not match the outer size {1} of input #0" (%m, %n : index, index)
+// CHECK-NEXT:    %zs = soac.map %m (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+func.func @widths_asserted(%m: index, %n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    %y = arith.mulf %x, %x : f32
+    soac.yield %y : f32
+  }
+  %zs = soac.map %m (%ys : tensor<?xf32>) -> tensor<?xf32> lambda(%y: f32) {
+    %z = arith.addf %y, %y : f32
+    soac.yield %z : f32
+  }
+  func.return %zs : tensor<?xf32>
+}

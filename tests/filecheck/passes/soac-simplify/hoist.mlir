@@ -218,3 +218,36 @@ func.func @operator_parameter_read(%ys: tensor<?xf32>, %k: index) -> index {
   }
   func.return %s : index
 }
+
+// -----
+
+// An invariant check leaves the element lambda, holding also where the map has no element; a repeated one goes.
+// A check after a read that may fail stays in the lambda, so the first failure stays the first.
+// CHECK-LABEL: func.func @invariant_assert
+// CHECK-NEXT:    %same = arith.cmpi eq, %m, %k : index
+// CHECK-NEXT:    %0 = arith.constant 0 : index
+// CHECK-NEXT:    %1 = arith.cmpi eq, %n, %0 : index
+// CHECK-NEXT:    %2 = arith.ori %same, %1 : i1
+// CHECK-NEXT:    soac.assert %2, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+// CHECK-NEXT:    %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+// CHECK-NEXT:      %y = arith.mulf %x, %x : f32
+// CHECK-NEXT:      soac.yield %y : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %s = soac.map %n (%is : tensor<?xindex>) -> tensor<?xf32> lambda(%i: index) {
+// CHECK-NEXT:      %z = soac.index %xs[%i] : tensor<?xf32> -> f32
+// CHECK-NEXT:      soac.assert %same
+func.func @invariant_assert(%m: index, %n: index, %k: index, %xs: tensor<?xf32>, %is: tensor<?xindex>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %same = arith.cmpi eq, %m, %k : index
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+    soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+    %y = arith.mulf %x, %x : f32
+    soac.yield %y : f32
+  }
+  %s = soac.map %n (%is : tensor<?xindex>) -> tensor<?xf32> lambda(%i: index) {
+    %z = soac.index %xs[%i] : tensor<?xf32> -> f32
+    soac.assert %same, "'soac.map': width {0} does not match the outer size {1} of input #1" (%m, %k : index, index)
+    soac.yield %z : f32
+  }
+  func.return %r, %s : tensor<?xf32>, tensor<?xf32>
+}
