@@ -25,7 +25,8 @@ from xdsl.dialects import arith
 
 DIGIT_BITS = 8
 """Bits of a digit by default: 256 buckets, 4 passes over 32-bit keys (CUB's Onesweep uses 8)."""
-MAX_DIGIT_BITS = 16
+MAX_DIGIT_BITS = 11
+"""2048 buckets: the most whose counters a GPU work-group holds (`strategies/partition.py`)."""
 SORTABLE = (dtypes.int32, dtypes.uint32, dtypes.int64, dtypes.uint64, dtypes.float32, dtypes.float64)
 
 

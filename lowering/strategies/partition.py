@@ -25,7 +25,7 @@ How a tile is split into columns is the target's:
   old value to the others by a shuffle, each adding its rank among them (the set lanes below it). The counter
   matrix is small (C x G / 32), so work-groups stay large;
 * elsewhere: a column per work-item, whose `E` consecutive rows it counts and places alone (no atomics, no
-  sub-groups); the matrix limits the work-group to what fits `COUNTER_BYTES` (32 work-items for 8-bit digits).
+  sub-groups); the matrix limits the work-group to what fits `LOCAL_BYTES` (32 work-items for 8-bit digits).
 
 With warps the ranked values are staged in local memory by class when they fit (`STAGE_BYTES`), so that consecutive
 work-items write consecutive places of the result (CUB's scatter through shared memory).
@@ -55,7 +55,15 @@ from soac.lowering.conversion.device_intrinsics import (
     unpack_value,
 )
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View, building_at, tensor_element
+from soac.lowering.conversion.kernel_builder import (
+    HostArray,
+    KernelBuilder,
+    LoweringError,
+    View,
+    building_at,
+    describe,
+    tensor_element,
+)
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp
@@ -65,8 +73,9 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorT
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-COUNTER_BYTES = 40 * 1024
-"""The local memory a work-group's counter matrix may take (NVIDIA allows 48 KiB a work-group)."""
+LOCAL_BYTES = 44 * 1024
+"""The local memory a partition's work-group may take: its counter matrix, two arrays of a count per class and any
+staged values (NVIDIA allows 48 KiB a work-group)."""
 TILE_ROWS = 4096
 """The rows of a tile, when the options do not say how many per work-item."""
 WARP = 32
@@ -74,19 +83,28 @@ WARP = 32
 Scan = Callable[[HostLowering, soac.ScanOp], None]
 
 
+def local_bytes(classes: int, columns: int, staged: int = 0) -> int:
+    """The local memory of a rank kernel: the counter matrix, the classes' bases and totals, `staged` bytes."""
+    return 4 * classes * (columns + 2) + staged + 64
+
+
+def columns_of(options: LoweringOptions, group: int) -> int:
+    """Counter columns of a work-group: one per warp where the target has warps, else one per work-item."""
+    return group // WARP if _warps(options, group) else group
+
+
 def tile_shape(options: LoweringOptions, classes: int) -> tuple[int, int]:
-    """(work-items, rows per work-item) of a tile. With warps: the group size (a column per warp); else as many
-    work-items as counter columns fit `COUNTER_BYTES` (a power of two, at most the group size)."""
-    group = 1
-    per_column = classes * 4
-    while group * 2 <= options.group_size and group * 2 * per_column <= COUNTER_BYTES * (WARP if _warps(options) else 1):
-        group *= 2
+    """(work-items, rows per work-item) of a tile: the group size, halved until the counters fit `LOCAL_BYTES` (with
+    warps a column per warp, so 8-bit digits keep 256 work-items; else a column per work-item)."""
+    group = options.group_size
+    while group > 1 and local_bytes(classes, columns_of(options, group)) > LOCAL_BYTES:
+        group //= 2
     items = options.partition_items or max(1, TILE_ROWS // group)
     return group, items
 
 
-def _warps(options: LoweringOptions) -> bool:
-    return options.device_target.subgroup_width >= WARP and options.group_size >= WARP
+def _warps(options: LoweringOptions, group: int) -> bool:
+    return options.device_target.subgroup_width >= WARP and group >= WARP
 
 
 def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) -> None:
@@ -95,7 +113,13 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
     lw.check_rows(op, width, op.inputs)
     classes = op.bucket_count + 1
     group, items = tile_shape(lw.options, classes)
-    warps = _warps(lw.options) and group >= WARP
+    warps = _warps(lw.options, group)
+    if local_bytes(classes, columns_of(lw.options, group)) > LOCAL_BYTES:
+        most = (LOCAL_BYTES - 64) // 12 - 1
+        raise LoweringError(
+            f"{describe(op)}: {op.bucket_count} buckets need more local memory for their counters than a work-group "
+            f"has; a partition outside a lambda takes at most {most} buckets (partition by digits, in several passes)"
+        )
     tiles = m.ceildiv(width, m.c(group * items), "tiles")
     launch = (m.mul(tiles, m.c(group), "global_size"), m.c(group))
     outs = [lw.alloc(tensor_element(r.type), [width], r.name_hint) for r in op.outs]
@@ -333,7 +357,7 @@ def _rank(
     totals = _local(kb, classes, "totals")
     one = m.const(1, i32)
     elements = [tensor_element(r.type) for r in op.outs]
-    stage = _Stage(t, elements, totals) if warps and stages(op, group, items) else None
+    stage = _Stage(t, elements, totals) if warps and stages(op, group, items, columns) else None
 
     def slot_of(c: SSAValue) -> SSAValue:
         return m.add(m.mul(c, m.c(columns)), t.column, "slot")
@@ -417,9 +441,10 @@ STAGE_BYTES = 36 * 1024
 """The local memory a tile's staged values may take (with warps, beside the counters: 8 KiB for 8-bit digits)."""
 
 
-def stages(op: soac.PartitionOp, group: int, items: int) -> bool:
-    """Whether a tile's moved values fit `STAGE_BYTES` of local memory."""
-    return sum(element_bytes(tensor_element(r.type)) or 8 for r in op.outs) * group * items <= STAGE_BYTES
+def stages(op: soac.PartitionOp, group: int, items: int, columns: int) -> bool:
+    """Whether a tile's moved values fit `STAGE_BYTES` of local memory beside the counters."""
+    staged = sum(element_bytes(tensor_element(r.type)) or 8 for r in op.outs) * group * items
+    return staged <= STAGE_BYTES and local_bytes(op.bucket_count + 1, columns, staged) <= LOCAL_BYTES
 
 
 class _Stage:

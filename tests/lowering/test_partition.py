@@ -157,3 +157,17 @@ def test_known_counts_of_the_wrong_length_are_reported():
     xs = keys_of("random", 10)
     with pytest.raises(Exception, match=r"known.mlir:6:.*the known bucket counts have 4 entries, expected 5"):
         prog.call("main", [xs, np.zeros(10, np.float32), known_counts(xs)[:4]])
+
+
+def test_local_memory_bounds_the_tile_and_the_buckets():
+    """The counters of 8-bit digits keep 256 work-items with warps (a column per warp) and 32 without; 10-bit digits
+    keep their counters but not a staged tile; too many buckets for any work-group are refused by name."""
+    from soac.lowering.strategies.partition import LOCAL_BYTES, columns_of, local_bytes
+
+    nvidia = LoweringOptions(target="nvidia")
+    assert tile_shape(nvidia, 257) == (256, 16)
+    assert local_bytes(1025, columns_of(nvidia, 256), 4 * 4096) > LOCAL_BYTES
+    assert tile_shape(LoweringOptions(), 257) == (32, 128)
+    text = BY_REMAINDER.replace("buckets 5", "buckets 5000")
+    with pytest.raises(Exception, match=r"'soac.partition' at many.mlir:\d+:\d+: 5000 buckets need more local memory"):
+        compile_module(parse_module(make_context(), text, "many.mlir"), "pocl")
