@@ -50,6 +50,11 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
     soac.yield %j, %v : index, f32
   }
   %bins = soac.replicate %n, %z : f32 -> tensor<?xf32>
+  %pcounts, %parts = soac.partition %n buckets 4 (%xs : tensor<?xf32>) -> (tensor<?xi32>, tensor<?xf32>) lambda(%px: f32) {
+    %pi = arith.fptosi %px : f32 to i32
+    %pb = arith.index_cast %pi : i32 to index
+    soac.yield %pb, %px : index, f32
+  }
   %hst = soac.hist %n (%is, %xs : tensor<?xindex>, tensor<?xf32>) into(%bins : tensor<?xf32>) neutral(%z : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
     soac.yield %c : f32

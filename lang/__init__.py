@@ -88,6 +88,7 @@ from soac.lang.soacs import (
     unflatten,
 )
 from soac.lang.soacs import map_ as map
+from soac.lang.sorting import argsort, partition, sort, sort_by_key
 from soac.lang.stencil import Window, stencil
 from soac.lang.values import Array, Scalar
 
@@ -110,6 +111,7 @@ __all__ = [
     "arange",
     "argmax",
     "argmin",
+    "argsort",
     "array",
     "atan",
     "atan2",
@@ -166,6 +168,7 @@ __all__ = [
     "ones",
     "ones_like",
     "pad",
+    "partition",
     "power",
     "prod",
     "reduce",
@@ -178,6 +181,8 @@ __all__ = [
     "searchsorted",
     "shift_right_logical",
     "sin",
+    "sort",
+    "sort_by_key",
     "sqrt",
     "square",
     "squeeze",

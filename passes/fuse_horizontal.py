@@ -28,7 +28,7 @@ becomes
 
 from __future__ import annotations
 
-from soac.dialect import HistOp, ScatterOp, StencilOp
+from soac.dialect import HistOp, PartitionOp, ScatterOp, StencilOp
 from soac.passes.fuse_vertical import input_operands, replace_pair
 from soac.passes.fusion_graph import BlockGraph
 from soac.passes.hist_merge import merge_hists, same_bin, same_length
@@ -44,7 +44,7 @@ def inputs_of(op: Operation) -> list[SSAValue]:
 
 
 def is_fusible(op: Operation) -> bool:
-    return isinstance(op, (ScatterOp, HistOp, StencilOp, *SCREMA_OPS))
+    return isinstance(op, (ScatterOp, HistOp, PartitionOp, StencilOp, *SCREMA_OPS))
 
 
 def build_horizontal(first: Operation, second: Operation) -> Fused | None:

@@ -38,11 +38,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from soac.dialect import AssertOp, HistOp, MapOp, ScatterOp, StencilOp
+from soac.dialect import AssertOp, HistOp, MapOp, PartitionOp, ScatterOp, StencilOp
 from soac.passes.fuse_stencil import try_fuse_stencil
 from soac.passes.fusion_graph import BlockGraph, free_values
 from soac.passes.screma import SCREMA_OPS, Screma, as_screma
-from soac.passes.screma_merge import Fused, fuse_into_hist, fuse_into_post, fuse_into_scatter, merge_scremas
+from soac.passes.screma_merge import (
+    Fused,
+    fuse_into_hist,
+    fuse_into_partition,
+    fuse_into_post,
+    fuse_into_scatter,
+    merge_scremas,
+)
 from soac.passes.simplify_sizes import has_size
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import UnknownLoc
@@ -51,7 +58,7 @@ from xdsl.ir import Operation, SSAValue
 
 def input_operands(op: Operation) -> tuple[int, int]:
     """The operand index range `[start, end)` of `op`'s input arrays."""
-    if isinstance(op, ScatterOp | HistOp | MapOp):
+    if isinstance(op, ScatterOp | HistOp | MapOp | PartitionOp):
         return 1, 1 + len(op.inputs)
     if isinstance(op, StencilOp):
         return len(op.dims), len(op.dims) + len(op.inputs)
@@ -80,6 +87,10 @@ def used_elsewhere(values: Sequence[SSAValue], consumer: Operation) -> set[SSAVa
 
 def build_vertical(p: Screma, consumer: Operation, consumed: set[SSAValue]) -> Fused | None:
     """The fused op, if some rule applies to this producer/consumer pair."""
+    if isinstance(consumer, PartitionOp):
+        if p.kind != "map" or used_elsewhere(list(p.op.results), consumer):
+            return None
+        return fuse_into_partition(p, consumer)
     if isinstance(consumer, ScatterOp | HistOp):
         if p.kind != "map" or used_elsewhere(list(p.op.results), consumer):
             return None
@@ -132,7 +143,7 @@ def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operatio
     """Fuse `producer` into `consumer` (both ops of `graph.block`); return the fused op or None."""
     if isinstance(producer, StencilOp) or isinstance(consumer, StencilOp):
         return try_fuse_stencil(graph, producer, consumer)
-    if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, HistOp, *SCREMA_OPS)):
+    if not isinstance(producer, SCREMA_OPS) or not isinstance(consumer, (ScatterOp, HistOp, PartitionOp, *SCREMA_OPS)):
         return None
     consumed = consumed_inputs(producer, consumer)
     if not consumed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac.dialect import HistOp, ScatterOp, YieldOp
+from soac.dialect import HistOp, PartitionOp, ScatterOp, YieldOp
 from soac.passes.screma import (
     Combining,
     InputList,
@@ -225,6 +225,20 @@ def fuse_into_hist(p: Screma, hist: HistOp) -> Fused:
     inputs, body = _map_into_lambda(p, hist.inputs, hist.body.block)
     op = HistOp(hist.width, inputs, hist.dests, hist.neutral, hist.combine.clone(), Region(body))
     return op, dict(zip(hist.outs, op.outs, strict=True))
+
+
+def fuse_into_partition(p: Screma, partition: PartitionOp) -> Fused:
+    """map->partition fusion: the map computes the rows the partition reads (its keys or the values it moves), as
+    hist takes its map; the moved values are what the lambda yields, so nothing else changes.
+
+        %ds = soac.map %n (%xs : tensor<?xi32>) -> tensor<?xi32> lambda(%x: i32) { ... yield %d }
+        %c, %ys = soac.partition %n buckets 256 (%ds, %xs : ...) -> (...) lambda(%d: i32, %x: i32) {...}
+    becomes
+        %c, %ys = soac.partition %n buckets 256 (%xs : ...) -> (...) lambda(%x: i32) { ... the map's body, then ... }
+    """
+    inputs, body = _map_into_lambda(p, partition.inputs, partition.body.block)
+    op = PartitionOp(partition.width, inputs, partition.bucket_count, list(partition.outs.types), Region(body), partition.known)
+    return op, dict(zip(partition.results, op.results, strict=True))
 
 
 def merge_scatters(a: ScatterOp, b: ScatterOp) -> Fused:

@@ -149,6 +149,8 @@ class SizeResolver:
                 return self._of_scanomap(op, index, dim, depth)
             case soac.ScatterOp() | soac.HistOp():
                 return self.size(op.dests[index], dim, depth)
+            case soac.PartitionOp():
+                return self._rows_then(op, None, dim, depth) if index > 0 else None
             case soac.IotaOp():
                 return self._rows_then(op, None, dim, depth)
             case soac.ReplicateOp():
@@ -213,7 +215,7 @@ class SizeResolver:
         region = arg.block.parent
         position = arg.index
         match op:
-            case soac.MapOp() | soac.RedomapOp() | soac.ScatterOp() | soac.HistOp() if region is op.body:
+            case soac.MapOp() | soac.RedomapOp() | soac.ScatterOp() | soac.HistOp() | soac.PartitionOp() if region is op.body:
                 return self.size(op.inputs[position], dim + 1, depth)
             case soac.ScanomapOp() if region is op.body:
                 return self.size(op.inputs[position], dim + 1, depth)

@@ -161,6 +161,34 @@ def check_radix_sort(run: Runner) -> None:
         np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
 
 
+def check_radix_sort_partition(run: Runner, name: str = "radix_sort_partition.mlir") -> None:
+    """The sort on soac.partition: u32 order, duplicates, n = 0 and 1."""
+    rng = random()
+    for xs in (
+        rng.integers(0, 2**32, 1000, dtype=np.uint32).view(np.int32),
+        rng.choice(np.array([5, -1, 1 << 20, 5, -(2**31)], np.int32), 300),
+        np.zeros(0, np.int32),
+        np.array([-7], np.int32),
+    ):
+        (out,) = run(name, xs)
+        np.testing.assert_array_equal(np.asarray(out).view(np.uint32), np.sort(xs.view(np.uint32)))
+
+
+def check_radix_sort_onesweep(run: Runner) -> None:
+    """The same sort with an upfront histogram of all digit places, each partition given its counts."""
+    check_radix_sort_partition(run, "radix_sort_onesweep.mlir")
+
+
+def check_radix_sort_pairs(run: Runner) -> None:
+    """Pairs sorted stably by u32 key: with values 0..n-1, numpy's stable argsort."""
+    rng = random()
+    for xs in (rng.integers(0, 2**32, 1000, dtype=np.uint32).view(np.int32), np.full(77, 9, np.int32)):
+        keys, values = run("radix_sort_pairs.mlir", xs, np.arange(len(xs), dtype=np.int32))
+        order = np.argsort(xs.view(np.uint32), kind="stable")
+        np.testing.assert_array_equal(keys, xs[order])
+        np.testing.assert_array_equal(values, order)
+
+
 def check_matmul(run: Runner) -> None:
     rng = random()
     a = rng.standard_normal((13, 7), dtype=np.float32)
@@ -272,6 +300,9 @@ CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
     "radix_sort.mlir": [check_radix_sort],
+    "radix_sort_partition.mlir": [check_radix_sort_partition],
+    "radix_sort_onesweep.mlir": [check_radix_sort_onesweep],
+    "radix_sort_pairs.mlir": [check_radix_sort_pairs],
     "histogram.mlir": [check_histogram],
     "matmul.mlir": [check_matmul],
     "all_pairs.mlir": [check_all_pairs],

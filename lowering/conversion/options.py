@@ -91,6 +91,8 @@ class LoweringOptions:
     """On 32-lane targets, short rows of at most 32 vectors get a loop of their own in the vector segred."""
     scan_reduce_fan_in: int = 0
     """Tiles per block when the look-back kernel combines a scanomap's reduced values; 0: the group size."""
+    partition_items: int = 0
+    """Rows per work-item of a partition's tile (`strategies/partition.py`); 0: 4096 rows a tile."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
     chunk_align: int = 16

@@ -771,6 +771,56 @@ class Inliner:
         for result, dest in zip(op.outs, dests):
             self.env[result] = dest
 
+    def emit_partition(self, op: soac.PartitionOp) -> None:
+        """A partition inside a lambda, by its work-item alone: a counting sort in its scratch memory. One pass counts
+        the rows per bucket (out-of-range buckets as bucket k), the counts' exclusive scan gives each bucket's first
+        place, a second pass moves each row's values to its bucket's next place."""
+        kb, m = self.kb, self.kb.m
+        k = op.bucket_count
+        width = self.checked_width(op, op.inputs)
+        i32 = IntegerType(32)
+        cursor = kb.alloc_scratch(i32, [m.c(k + 1)], op)
+        counts = kb.alloc_scratch(i32, [m.c(k)], op)
+        outs = [kb.alloc_scratch(tensor_element(r.type), [self.scalar(op.width)], op) for r in op.outs]
+        zero, one = m.const(0, i32), m.const(1, i32)
+
+        def bucket_of(i: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
+            bucket, *values = self.inline_scalars(op.body, self._rows(op.inputs, i))
+            j = _to_index(self.b, bucket)
+            return m.select(scatter_in_bounds(kb, j, m.c(k)), j, m.c(k), "bucket"), values
+
+        def clear(b: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            kb.store(zero, cursor, b)
+            return []
+
+        def count(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            b, _values = bucket_of(i)
+            kb.store(m.insert(arith.AddiOp(kb.load(cursor, b), one)), cursor, b)
+            return []
+
+        def start(b: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            here = kb.load(cursor, b, "here")
+            kb.when(m.lt(b, m.c(k)), lambda: kb.store(here, counts, b))
+            kb.store(acc[0], cursor, b)
+            return [m.insert(arith.AddiOp(acc[0], here), "next")]
+
+        def place(i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            b, values = bucket_of(i)
+            at = kb.load(cursor, b, "at")
+            kb.store(m.insert(arith.AddiOp(at, one)), cursor, b)
+            to = _to_index(self.b, at)
+            for value, out in zip(values, outs):
+                kb.store(value, out, to)
+            return []
+
+        kb.for_loop(m.c(0), m.c(k + 1), m.c(1), [], "b", clear)
+        kb.for_loop(m.c(0), width, m.c(1), [], "i", count)
+        kb.for_loop(m.c(0), m.c(k + 1), m.c(1), [zero], "b", start)
+        kb.for_loop(m.c(0), width, m.c(1), [], "i", place)
+        self.env[op.counts] = counts
+        for result, out in zip(op.outs, outs):
+            self.env[result] = out
+
     def emit_segmap(self, op: soac.SegmapOp) -> None:
         sizes = [self.scalar(d) for d in op.dims]
         outs = [self.kb.alloc_scratch(tensor_element(r.type), list(sizes), op) for r in op.outs]
@@ -885,6 +935,7 @@ _HANDLERS = {
     soac.ScanomapOp: Inliner.emit_scan,
     soac.ScatterOp: Inliner.emit_scatter,
     soac.HistOp: Inliner.emit_hist,
+    soac.PartitionOp: Inliner.emit_partition,
     soac.SegmapOp: Inliner.emit_segmap,
     soac.SegredOp: Inliner.emit_segcombine,
     soac.SegscanOp: Inliner.emit_segcombine,

@@ -48,7 +48,7 @@ DIVISIONS = (
 )
 UNSIGNED_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp)
 
-LAMBDA_OPS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
+LAMBDA_OPS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp, soac.PartitionOp)
 """The SOACs whose lambda takes a row of each input."""
 BUILDERS = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp, soac.StencilOp)
 """The SOACs whose array results have their width (a stencil: its index space), then the sizes of their rows."""
@@ -131,11 +131,23 @@ class Sizes:
             return None if sizes is None else [self.at_least_zero(size) for size in sizes]
         if isinstance(owner, BUILDERS):
             return self._built_dims(owner, value, depth)
-        if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp):
-            return self.dims(owner.dests[list(owner.outs).index(value)], depth + 1)
+        if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp | soac.PartitionOp):
+            return self._permuting_dims(owner, value, depth)
         if isinstance(owner, SEGMENTED):
             return self._segmented_dims(owner, value, depth)
         return None
+
+    def _permuting_dims(
+        self, op: soac.ScatterOp | soac.HistOp | soac.SeghistOp | soac.PartitionOp, value: SSAValue, depth: int
+    ) -> list[SSAValue] | None:
+        """A result of a scatter or hist (its destination's sizes), or of a partition: its bucket counts (one per
+        bucket) or values it moved (one per row)."""
+        if not isinstance(op, soac.PartitionOp):
+            return self.dims(op.dests[list(op.outs).index(value)], depth + 1)
+        if value is op.counts:
+            return [self.place.c(op.bucket_count)]
+        width = self.scalar(op.width, depth + 1)
+        return None if width is None else [width]
 
     def scalar(self, value: SSAValue, depth: int = 0) -> SSAValue | None:
         """The scalar `value` (a width, a size) at the place."""

@@ -85,7 +85,16 @@ def lowered_types(t: Attribute) -> list[Attribute]:
     return [t]
 
 
-WIDE_SOACS = (soac.MapOp, soac.ScatterOp, soac.HistOp, soac.ReduceOp, soac.RedomapOp, soac.ScanOp, soac.ScanomapOp)
+WIDE_SOACS = (
+    soac.MapOp,
+    soac.ScatterOp,
+    soac.HistOp,
+    soac.PartitionOp,
+    soac.ReduceOp,
+    soac.RedomapOp,
+    soac.ScanOp,
+    soac.ScanomapOp,
+)
 """The SOACs with a width, checked before their launches."""
 
 

@@ -19,6 +19,7 @@ allocate the op's outputs (`outputs.py`), pick one strategy, and bind the result
 
 Segred and segscan at function level are run by the whole device (level `thread`; nested in a group-level segmap's
 lambda they are the group's, `intragroup.py`); soac-to-kernel's `segred`/`segscan` options force one strategy.
+    partition          partition.py: tiles ranked with local counters, the tiles' class counts scanned by `scan`
     hist               histogram.py: local subhistograms | global copies | passes | the bins (see there)
     seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
@@ -45,6 +46,7 @@ from soac.lowering.strategies import (
     lookback_scan,
     maps,
     outputs,
+    partition,
     reduce,
     reduce_then_scan,
     scan_scatter,
@@ -73,6 +75,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.MapOp: maps.lower_map,
         soac.ScatterOp: maps.lower_scatter,
         soac.HistOp: histogram.lower_hist,
+        soac.PartitionOp: lambda lw, op: partition.lower_partition(lw, op, lower_scan),
         soac.SeghistOp: seghist.lower_seghist,
         soac.IotaOp: maps.lower_iota,
         soac.ReplicateOp: maps.lower_replicate,

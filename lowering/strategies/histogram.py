@@ -44,6 +44,7 @@ from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, Vi
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.kernel.memory import element_bytes
+from soac.lowering.strategies.hist_generated import Row, row_source
 from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kinds, choose_update
 from soac.lowering.strategies.maps import consumed_target, grid_stride
 from xdsl.dialects import arith
@@ -218,14 +219,15 @@ def _merge_copies(
 class RowUpdates:
     """The update of row `i`: run the lambda and, if the index is inside the bins, hand the index and values on."""
 
-    def __init__(self, kb: KernelBuilder, op: soac.HistOp, inputs: list[View], update: BinUpdate):
+    def __init__(self, kb: KernelBuilder, op: soac.HistOp, inputs: list[View | Row], update: BinUpdate):
         self.kb, self.op, self.inputs, self.update = kb, op, inputs, update
         self.inliner = Inliner(kb)
 
     def apply(self, i: SSAValue, count: SSAValue, target: Update) -> None:
         """Run row `i`; `target(j, values)` applies its values to bin `j` if `j < count` (unsigned)."""
         kb = self.kb
-        index, *values = self.inliner.inline(self.op.body, [kb.row(v, i) for v in self.inputs])
+        rows = [v(i) if callable(v) else kb.row(v, i) for v in self.inputs]
+        index, *values = self.inliner.inline(self.op.body, rows)
         assert isinstance(index, SSAValue)
         assert all(isinstance(v, SSAValue) for v in values)
         j = _to_index(kb.b, index)
@@ -252,7 +254,8 @@ class HistKernel:
     def _begin(self, strategy: str) -> tuple[KernelBuilder, RowUpdates, list[View], View | None]:
         lw = self.lw
         kb = lw.kernel(f"hist_{strategy}")
-        rows = RowUpdates(kb, self.op, [kb.array(lw.array(x), x.name_hint) for x in self.op.inputs], self.update)
+        inputs = [row_source(lw, kb, x) or kb.array(lw.array(x), x.name_hint) for x in self.op.inputs]
+        rows = RowUpdates(kb, self.op, inputs, self.update)
         names = ["bins"] if self.update.method == "packed" else [r.name_hint for r in self.op.outs]
         bins = [kb.array(s, n) for s, n in zip(self.storage, names)]
         locks = kb.array(self.locks, "locks") if self.locks is not None else None

@@ -35,6 +35,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
+from soac.lowering.strategies import hist_generated
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
@@ -189,6 +190,9 @@ def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
 
 
 def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
+    if hist_generated.generates(op):  # the hists that read it compute its rows
+        hist_generated.placeholder(lw, op)
+        return
     width = lw.scalar(op.width)
     element = tensor_element(op.result.type)
     (out,) = _outputs(lw, width, [op.result], [[]])
@@ -198,6 +202,9 @@ def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
 
 
 def lower_replicate(lw: HostLowering, op: soac.ReplicateOp) -> None:
+    if hist_generated.generates(op):
+        hist_generated.placeholder(lw, op)
+        return
     width = lw.scalar(op.width)
     source = lw.lookup(op.value)
     inner = source.dims if isinstance(source, HostArray) else []

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from soac.interpreter import arith, hist, math_ops, scf, soac_ops, stencil, tensor  # noqa: F401  (registers the op implementations)
+from soac.interpreter import arith, hist, math_ops, partition, scf, soac_ops, stencil, tensor  # noqa: F401  (registers the op implementations)
 from soac.interpreter.core import SoacInterpreter
 from soac.interpreter.errors import SoacRuntimeError
 from xdsl.dialects.builtin import ModuleOp

@@ -84,3 +84,21 @@ def test_variant_scripts_check_and_time_every_configuration(script: str, options
     checked = sum(" ok " in line for line in timed)
     assert checked == rows - ("nolookback" in " ".join(options))
     assert lines[-1] == "0 failures"
+
+
+@pytest.mark.slow
+def test_partition_sort_bench_smoke(tmp_path: Path) -> None:
+    """bench/sort.py --partition on PoCL: both sorts on soac.partition, every distribution, checked inside."""
+    out = tmp_path / "partition.json"
+    command = [sys.executable, str(ROOT / "bench" / "sort.py"), "--partition", "--sizes", "3001,0", "--runs", "1"]
+    result = subprocess.run(
+        [*command, "--device", "cpu", "--breakdown", "--json", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert {(r["n"], r["distribution"], r["kind"]) for r in rows} == {
+        (n, d, k) for n in (3001, 0) for d in ("uniform", "few", "sorted") for k in ("keys", "pairs")
+    }
+    first = rows[0]
+    assert first["soac_kernels"] > 0
+    assert any("partition_" in name for name in first["breakdown"])

@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap', 'soac.stencil'
+// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.partition', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap', 'soac.stencil'
 
 // -----
 
@@ -1542,3 +1542,95 @@ func.func @threshold_device_generic(%par: index) -> i1 {
 }
 
 // CHECK: error: 'soac.threshold': device default 'warp' is none of resident, group
+
+// -----
+
+// partition: bucket count
+func.func @no_buckets(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c, %ys = soac.partition %n buckets 0 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+
+// CHECK:      {{.*}}invalid.mlir:{{[0-9]+}}:3
+// CHECK:      error: 'soac.partition' needs between 1 and 65536 buckets, got 0
+
+// -----
+
+func.func @float_bucket(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %c, %ys = soac.partition %n buckets 4 (%xs : tensor<?xf32>) -> (tensor<?xi32>, tensor<?xf32>) lambda(%x: f32) {
+    soac.yield %x, %x : f32, f32
+  }
+  func.return %ys : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.partition' lambda yields (f32, f32), expected an integer bucket first, then the values to move
+
+// -----
+
+func.func @nothing_moved(%n: index, %is: tensor<?xindex>) -> tensor<?xi32> {
+  %c = soac.partition %n buckets 4 (%is : tensor<?xindex>) -> (tensor<?xi32>) lambda(%i: index) {
+    soac.yield %i : index
+  }
+  func.return %c : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.partition' lambda yields only a bucket: it must yield at least one value to move
+
+// -----
+
+func.func @arity(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c, %ys = soac.partition %n buckets 4 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32, %y: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.partition' lambda takes 2 parameters but 1 is expected (the input rows: (i32))
+
+// -----
+
+func.func @result_types(%n: index, %xs: tensor<?xi32>) -> tensor<?xf32> {
+  %c, %ys = soac.partition %n buckets 4 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xf32>) lambda(%x: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  func.return %ys : tensor<?xf32>
+}
+
+// CHECK: error: 'soac.partition' has result types (tensor<?xf32>), expected (tensor<?xi32>) from its lambdas
+
+// -----
+
+func.func @counts_type(%n: index, %xs: tensor<?xi32>) -> tensor<?xindex> {
+  %c, %ys = soac.partition %n buckets 4 (%xs : tensor<?xi32>) -> (tensor<?xindex>, tensor<?xi32>) lambda(%x: i32) {
+    soac.yield %x, %x : i32, i32
+  }
+  func.return %c : tensor<?xindex>
+}
+
+// CHECK: error: 'soac.partition' gives its bucket counts as tensor<?xi32>, not tensor<?xindex>
+
+// -----
+
+func.func @rows(%n: index, %xss: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c, %ys = soac.partition %n buckets 2 (%xss : tensor<?x4xf32>) -> (tensor<?xi32>, tensor<?x4xf32>) lambda(%row: tensor<4xf32>) {
+    %b = arith.constant 0 : index
+    soac.yield %b, %row : index, tensor<4xf32>
+  }
+  func.return %ys : tensor<?x4xf32>
+}
+
+// CHECK: error: 'soac.partition' moves scalars, but its lambda yields (tensor<4xf32>): partition the row indices (an iota) and gather the rows
+
+// -----
+
+func.func @known_type(%n: index, %xs: tensor<?xi32>, %known: tensor<?xi64>) -> tensor<?xi32> {
+  %c, %ys = soac.partition %n buckets 4 counts(%known : tensor<?xi64>) (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+    %b = arith.index_cast %x : i32 to index
+    soac.yield %b, %x : index, i32
+  }
+  func.return %ys : tensor<?xi32>
+}
+
+// CHECK: error: 'soac.partition' takes known bucket counts as tensor<?xi32>, not tensor<?xi64>

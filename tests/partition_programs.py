@@ -1,0 +1,86 @@
+"""Programs around `soac.partition` shared by the interpreter and OpenCL tests, and their numpy reference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+BY_REMAINDER = """
+func.func @main(%xs: tensor<?xi32>, %vs: tensor<?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %m = arith.constant 7 : i32
+  %counts, %ys, %ws = soac.partition %n buckets 5 (%xs, %vs : tensor<?xi32>, tensor<?xf32>)
+      -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) lambda(%x: i32, %v: f32) {
+    %d = arith.remsi %x, %m : i32
+    %b = arith.index_cast %d : i32 to index
+    soac.yield %b, %x, %v : index, i32, f32
+  }
+  func.return %counts, %ys, %ws : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+}
+"""
+"""Buckets `x rem 7` (signed) of 5: remainders 5 and 6 and the negative ones are outside and come last."""
+
+PER_ROW = """
+func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %k = arith.constant 7 : i32
+  %cs, %ys = soac.map %m (%xss : tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) lambda(%xs: tensor<?xi32>) {
+    %counts, %zs = soac.partition %n buckets 5 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+      %d = arith.remsi %x, %k : i32
+      %b = arith.index_cast %d : i32 to index
+      soac.yield %b, %x : index, i32
+    }
+    soac.yield %counts, %zs : tensor<?xi32>, tensor<?xi32>
+  }
+  func.return %cs, %ys : tensor<?x?xi32>, tensor<?x?xi32>
+}
+"""
+"""A partition in every row of a map (stays a segmap of partitions, each by one work-item)."""
+
+
+def partition_reference(buckets: np.ndarray, k: int, *values: np.ndarray) -> list[np.ndarray]:
+    """numpy's stable argsort by bucket (outside [0, k) last) and the counts: what soac.partition gives."""
+    key = np.where((buckets >= 0) & (buckets < k), buckets, k)
+    order = np.argsort(key, kind="stable")
+    counts = np.array([np.count_nonzero(key == b) for b in range(k)], np.int32)
+    return [counts, *(v[order] for v in values)]
+
+
+def remainder_reference(xs: np.ndarray, vs: np.ndarray) -> list[np.ndarray]:
+    return partition_reference(np.fmod(xs, 7), 5, xs, vs)
+
+
+def keys_of(kind: str, n: int, seed: int = 0) -> np.ndarray:
+    """i32 keys: random, all equal, already sorted, reversed, few distinct values."""
+    rng = np.random.default_rng(seed + n)
+    if kind == "random":
+        return rng.integers(-1000, 1000, n).astype(np.int32)
+    if kind == "equal":
+        return np.full(n, 3, np.int32)
+    if kind == "sorted":
+        return np.sort(rng.integers(0, 1000, n)).astype(np.int32)
+    if kind == "reversed":
+        return np.sort(rng.integers(0, 1000, n))[::-1].astype(np.int32).copy()
+    if kind == "few":
+        return rng.choice(np.array([0, 1, 4, 13, -2], np.int32), n)
+    raise ValueError(kind)
+
+
+WITH_COUNTS = """
+func.func @main(%xs: tensor<?xi32>, %vs: tensor<?xf32>, %known: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %m = arith.constant 7 : i32
+  %counts, %ys, %ws = soac.partition %n buckets 5 counts(%known : tensor<?xi32>) (%xs, %vs : tensor<?xi32>, tensor<?xf32>)
+      -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>) lambda(%x: i32, %v: f32) {
+    %d = arith.remsi %x, %m : i32
+    %b = arith.index_cast %d : i32 to index
+    soac.yield %b, %x, %v : index, i32, f32
+  }
+  func.return %counts, %ys, %ws : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>
+}
+"""
+"""BY_REMAINDER given its bucket counts ahead (the one-pass, look-back lowering on devices with forward progress)."""
