@@ -63,11 +63,12 @@ from soac.parsing import location_of
 from soac.passes.flatten_analysis import in_lambda
 from soac.passes.thresholds import MAX_THRESHOLD, guard
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, scf
-from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.dialects import builtin, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 
 def default_sizes(rank: int) -> TileSizes:
@@ -126,49 +127,56 @@ class TiledNest:
 
 
 def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
-    """`segmap thread (dims) { reads; constants; redomap; yield }`."""
+    """`segmap thread (dims) { scalar code; redomap; scalar code; yield }`: the redomap's inputs are rows read by
+    the indices or whole arrays from outside; what its lambda uses from the segmap (element reads by the indices
+    and scalar code computed from them) is read and recomputed in the tiled op's lambda."""
     block = op.body.block
     nest = TiledNest(op, {arg: d for d, arg in enumerate(block.args)})
-    *ops, last = block.ops
-    redomaps = [o for o in ops if isinstance(o, RedomapOp)]
-    if len(redomaps) != 1 or len(op.outs) != 1 or not isinstance(last, YieldOp):
+    redomaps = [o for o in block.ops if isinstance(o, RedomapOp)]
+    if len(redomaps) != 1:
         raise NotTileable
     (red,) = redomaps
-    if len(red.outs) != 1 or last.operands[0] is not red.outs[0] or defined_inside(red.width, op):
+    if len(red.outs) != len(red.neutral) or defined_inside(red.width, op):
         raise NotTileable
-    rows, scalars = _index_ops(ops)
     lam = red.body.block
     for param, value in zip(lam.args, red.inputs):
-        if (row := rows.get(value)) is not None:
+        row = value.owner
+        if isinstance(row, IndexOp) and row.parent_block() is block and isinstance(value.type, TensorType):
             nest.mapping[param] = nest.read(row.array, row.indices, param, (REDUCED,))
         elif not defined_inside(value, op) and isinstance(value.type, TensorType) and value.type.get_num_dims() == 1:
             nest.mapping[param] = nest.read(value, [], param, (REDUCED,))
         else:
             raise NotTileable
     for used in _free_values(red.body, op):
-        if (element := scalars.get(used)) is not None:
-            nest.mapping[used] = nest.read(element.array, element.indices, used)
-        elif isinstance(used.owner, arith.ConstantOp):
-            nest.clone(used.owner)
-            nest.mapping[used] = nest.body.last_op.results[0]  # pyright: ignore[reportOptionalMemberAccess]
-        else:
-            raise NotTileable
+        _recompute(nest, used, block)
     for inner in lam.ops:
         nest.clone(inner)
     return nest, red
 
 
-def _index_ops(ops: Sequence[Operation]) -> tuple[dict[SSAValue, IndexOp], dict[SSAValue, IndexOp]]:
-    """The row reads and the element reads among the ops of a segmap lambda, which may also hold constants and
-    the redomap."""
-    rows: dict[SSAValue, IndexOp] = {}
-    scalars: dict[SSAValue, IndexOp] = {}
-    for inner in ops:
-        if isinstance(inner, IndexOp):
-            (rows if isinstance(inner.result.type, TensorType) else scalars)[inner.result] = inner
-        elif not isinstance(inner, arith.ConstantOp | RedomapOp):
-            raise NotTileable
-    return rows, scalars
+def _recompute(nest: TiledNest, value: SSAValue, block: Block) -> None:
+    """Make `value`, computed in the segmap's lambda `block`, available in the tiled op's lambda: an element read by
+    the indices becomes a read, scalar code is cloned after what it uses."""
+    if value in nest.mapping:
+        return
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.parent_block() is not block:
+        raise NotTileable  # an index used as a value, or a value from a nested region
+    if isinstance(owner, IndexOp) and not isinstance(value.type, TensorType):
+        nest.mapping[value] = nest.read(owner.array, owner.indices, value)
+        return
+    if owner.regions or not _is_scalar_code(owner):
+        raise NotTileable
+    for operand in owner.operands:
+        if defined_inside(operand, nest.nest):
+            _recompute(nest, operand, block)
+    nest.clone(owner)
+
+
+def _is_scalar_code(op: Operation) -> bool:
+    """Pure `arith` or `math` code on scalars, which a work-item may compute again at every step."""
+    scalar = all(not isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
+    return scalar and op.dialect_name() in ("arith", "math")
 
 
 def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
@@ -184,12 +192,11 @@ def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
 
 
 def _from_segred(op: SegredOp) -> TiledNest:
-    """`segred thread (dims, k) { element reads by the indices; scalar code; yield one value }`."""
+    """`segred thread (dims, k) { element reads by the indices; scalar code; yield the values reduced }`."""
     block = op.body.block
     *outer, k = block.args
     nest = TiledNest(op, {arg: d for d, arg in enumerate(outer)} | {k: REDUCED})
-    yielded = block.last_op
-    if len(op.neutral) != 1 or not isinstance(yielded, YieldOp) or len(yielded.operands) != 1:
+    if not isinstance(block.last_op, YieldOp):
         raise NotTileable
     for inner in block.ops:
         if isinstance(inner, IndexOp) and not isinstance(inner.result.type, TensorType) and nest.by_symbols(inner):
@@ -210,32 +217,71 @@ class TileNest(RewritePattern):
     def match_and_rewrite(self, op: SegmapOp | SegredOp, rewriter: PatternRewriter, /) -> None:
         if op.level.data != Level.THREAD or in_lambda(op):
             return
+        red: RedomapOp | None = None
         try:
             if isinstance(op, SegmapOp):
                 if len(op.dims) not in (1, 2):
                     return
                 nest, red = _from_segmap(op)
-                dims, width, neutral, combine = list(op.dims), red.width, red.neutral[0], red.combine
+                dims, width, neutral, combine = list(op.dims), red.width, list(red.neutral), red.combine
             else:
                 if len(op.dims) not in (2, 3):
                     return
                 nest = _from_segred(op)
-                dims, width, neutral, combine = list(op.dims[:-1]), op.dims[-1], op.neutral[0], op.combine
+                dims, width, neutral, combine = list(op.dims[:-1]), op.dims[-1], list(op.neutral), op.combine
         except NotTileable:
             return
         rank = len(dims)
-        if not nest.reuses(rank) or defined_inside(neutral, op) or any(defined_inside(v, op) for v in _free_in(combine)):
+        if not nest.reuses(rank) or any(defined_inside(ne, op) for ne in neutral):
+            return
+        if any(defined_inside(v, op) for v in _free_in(combine)):
             return
         if problem := self.sizes[rank].problem(rank):
             raise ValueError(f"soac-tile: {location_of(op) or op.name}: for this {rank}-dimensional nest, {problem}")
         name = f"tile_{self.counter[0]}"
         self.counter[0] += 1
+        types = [TensorType(ne.type, [DYNAMIC_INDEX] * rank) for ne in neutral]
         tiled = TiledRedomapOp(
-            dims, width, nest.reads, neutral, op.outs[0].type, combine.clone(), Region(nest.body), name, self.sizes[rank]
+            dims, width, nest.reads, neutral, types, combine.clone(), Region(nest.body), name, self.sizes[rank]
         )
-        tiled.out.name_hint = op.outs[0].name_hint
-        rewriter.replace(op, tiled)
+        if red is None or _yields_exactly(op, red):
+            for result, replaced in zip(tiled.outs, op.outs):
+                result.name_hint = replaced.name_hint
+            rewriter.replace_op(op, tiled)
+        else:
+            rewriter.insert_op(tiled, InsertPoint.before(op))
+            _read_results(op, red, tiled, rewriter)
         prefer_tiled_version(tiled)
+
+
+def _yields_exactly(op: SegmapOp, red: RedomapOp) -> bool:
+    """The segmap yields the redomap's results, in order, and does nothing else with them."""
+    block = op.body.block
+    last = block.last_op
+    return isinstance(last, YieldOp) and list(last.operands) == list(red.outs) and last.prev_op is red
+
+
+def _read_results(op: SegmapOp, red: RedomapOp, tiled: TiledRedomapOp, rewriter: PatternRewriter) -> None:
+    """The segmap keeps the scalar code around the redomap, which it now reads from the tiled op's results:
+
+        %r = soac.segmap thread (%n) lambda(%i) { %x = ...; %s = soac.redomap ...; %t = f(%s, %x); soac.yield %t }
+
+    becomes
+
+        %s_all = soac.tiled_redomap (%n) ...
+        %r = soac.segmap thread (%n) lambda(%i) { %s = soac.index %s_all[%i]; %x = ...; %t = f(%s, %x); soac.yield %t }
+
+    and what only the redomap used is dropped."""
+    block = op.body.block
+    reads = [IndexOp(result, list(block.args)) for result in tiled.outs]
+    for read, replaced in zip(reads, red.outs):
+        read.result.name_hint = replaced.name_hint
+    rewriter.replace_op(red, reads, [read.result for read in reads])
+    for inner in reversed(list(block.ops)):
+        if isinstance(inner, YieldOp) or any(result.uses for result in inner.results):
+            continue
+        if isinstance(inner, IndexOp) or _is_scalar_code(inner):
+            rewriter.erase_op(inner)
 
 
 def prefer_tiled_version(op: TiledRedomapOp) -> None:

@@ -1566,9 +1566,11 @@ def _print_symbol(symbol: int) -> str:
 class TiledRedomapOp(IRDLOperation):
     """A thread-level segmap whose work-items each fold a redomap over arrays they share, tiled for locality.
 
-    `result[d0, d1] = redomap combine lambda neutral` over `k < width`, where the lambda's
+    `results[d0, d1] = redomap combine lambda neutral` over `k < width`, where the lambda's
     parameter #r is the element of read #r at the symbols it is indexed by (`d0`, `d1`: the
-    index space, `k`: the reduced dimension). This is matrix multiplication:
+    index space, `k`: the reduced dimension). The accumulator may be a tuple: one neutral
+    element, one value the lambda yields and one result array per component (nbody's
+    `(ax, ay, az)`). This is matrix multiplication:
 
         %c = soac.tiled_redomap (%n, %m) reduce %k tile "tile_0" block [64, 64] reg [4, 4] chunk 16
             reads(%a[d0, k], %bt[d1, k] : tensor<?x?xf32>, tensor<?x?xf32>) neutral(%zero : f32) -> tensor<?x?xf32>
@@ -1588,8 +1590,8 @@ class TiledRedomapOp(IRDLOperation):
     dims = var_operand_def(IndexType)
     width = operand_def(IndexType)
     reads = var_operand_def(TensorType)
-    neutral = operand_def()
-    out = result_def(TensorType)
+    neutral = var_operand_def()
+    outs = var_result_def(TensorType)
     tile = prop_def(StringAttr)
     access = prop_def(ArrayAttr[DenseArrayBase])
     block = prop_def(DenseArrayBase.constr(i64))
@@ -1606,8 +1608,8 @@ class TiledRedomapOp(IRDLOperation):
         dims: Sequence[SSAValue | Operation],
         width: SSAValue | Operation,
         reads: Sequence[tuple[SSAValue, Sequence[int]]],
-        neutral: SSAValue | Operation,
-        result_type: Attribute,
+        neutral: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
         combine: Region,
         body: Region,
         tile: str,
@@ -1615,7 +1617,7 @@ class TiledRedomapOp(IRDLOperation):
     ):
         super().__init__(
             operands=[dims, width, [r for r, _ in reads], neutral],
-            result_types=[result_type],
+            result_types=[result_types],
             properties={
                 "tile": StringAttr(tile),
                 "access": ArrayAttr([DenseArrayBase.from_list(i64, list(a)) for _, a in reads]),
@@ -1663,10 +1665,10 @@ class TiledRedomapOp(IRDLOperation):
                     f"'{self.name}' read #{r} is indexed by [{named}]: each of k, d0..d{rank - 1} may appear once"
                 )
             elements.append(array.type.get_element_type())
-        (ne_type,) = _check_operator(self, self.combine, [self.neutral])
+        ne_types = _check_operator(self, self.combine, self.neutral)
         _check_params(self, self.body, "lambda", elements, "the elements of the reads")
-        _check_yields(self, self.body, "lambda", [ne_type], "the neutral element")
-        _check_results(self, [self.out.type], [TensorType(ne_type, [-1] * rank)])
+        _check_yields(self, self.body, "lambda", ne_types, "the neutral elements")
+        _check_results(self, self.outs.types, [TensorType(t, [-1] * rank) for t in ne_types])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -1685,8 +1687,8 @@ class TiledRedomapOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_list(self.reads.types, printer.print_attribute)
         printer.print_string(") neutral")
-        print_operand_list(printer, [self.neutral])
-        print_result_types(printer, [self.out.type])
+        print_operand_list(printer, self.neutral)
+        print_result_types(printer, self.outs.types)
         print_lambda(printer, "combine", self.combine)
         print_lambda(printer, "lambda", self.body)
         printer.print_op_attributes(self.attributes, print_keyword=True)
@@ -1721,12 +1723,10 @@ class TiledRedomapOp(IRDLOperation):
         arrays = parser.resolve_operands(unresolved, types, pos)
         parser.parse_keyword("neutral")
         neutral = parse_operand_list(parser)
-        if len(neutral) != 1:
-            parser.raise_error(f"'{cls.name}' takes one neutral element, got {len(neutral)}")
-        (result_type,) = parse_result_types(parser)
+        result_types = parse_result_types(parser)
         combine = parse_lambda(parser, "combine")
         body = parse_lambda(parser, "lambda")
-        op = cls(dims, width, list(zip(arrays, accesses)), neutral[0], result_type, combine, body, tile, sizes)
+        op = cls(dims, width, list(zip(arrays, accesses)), neutral, result_types, combine, body, tile, sizes)
         return with_parsed_attributes(parser, op)
 
 

@@ -90,15 +90,14 @@ def per_result(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
     dims = [lw.scalar(d) for d in op.dims]
     width = lw.scalar(op.width)
     check_reads(lw, op, dims, width)
-    out = lw.alloc(op.out.type.get_element_type(), dims, op.out.name_hint)  # pyright: ignore[reportAttributeAccessIssue]
-    lw.env[op.out] = out
+    outs = alloc_results(lw, op, dims)
     kb = lw.kernel("tiled")
     inliner = Inliner(kb)
     m = kb.m
     kdims, kwidth = [kb.scalar(d) for d in dims], kb.scalar(width)
     views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
-    out_view = kb.array(out, op.out.name_hint)
-    neutral = kb.scalar(lw.scalar(op.neutral), op.neutral.name_hint or "ne")
+    out_views = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
+    neutral = kernel_neutral(lw, kb, op)
 
     def result(p: SSAValue) -> None:
         coords = m.unflatten(p, kdims, [f"i{d}" for d in range(len(kdims))])
@@ -110,10 +109,26 @@ def per_result(lw: HostLowering, op: soac.TiledRedomapOp) -> None:
                 args.append(kb.load(view, m.row_major(indices, view.dims)))
             return inliner.inline_scalars(op.combine, [*acc, *inliner.inline_scalars(op.body, args)])
 
-        (acc,) = kb.for_loop(m.c(0), kwidth, m.c(1), [neutral], "k", step)
-        kb.store(acc, out_view, p)
+        accs = kb.for_loop(m.c(0), kwidth, m.c(1), neutral, "k", step)
+        for acc, out_view in zip(accs, out_views):
+            kb.store(acc, out_view, p)
 
     grid_stride(lw, kb, lw.m.product(dims, "count"), "p", result)
+
+
+def alloc_results(lw: HostLowering, op: soac.TiledRedomapOp, dims: Sequence[SSAValue]) -> list[SSAValue]:
+    """One result array per component of the accumulator, bound to the op's results."""
+    outs = []
+    for result in op.outs:
+        out = lw.alloc(_element(result.type), dims, result.name_hint)
+        lw.env[result] = out
+        outs.append(out)
+    return outs
+
+
+def kernel_neutral(lw: HostLowering, kb: KernelBuilder, op: soac.TiledRedomapOp) -> list[SSAValue]:
+    """The neutral elements as kernel scalars."""
+    return [kb.scalar(lw.scalar(ne), ne.name_hint or "ne") for ne in op.neutral]
 
 
 def check_reads(lw: HostLowering, op: soac.TiledRedomapOp, dims: Sequence[SSAValue], width: SSAValue) -> None:
@@ -156,8 +171,7 @@ class TiledKernel:
         dims = [lw.scalar(d) for d in op.dims]
         width = lw.scalar(op.width)
         check_reads(lw, op, dims, width)
-        out = lw.alloc(op.out.type.get_element_type(), dims, op.out.name_hint)  # pyright: ignore[reportAttributeAccessIssue]
-        lw.env[op.out] = out
+        outs = alloc_results(lw, op, dims)
         group_counts = [hm.ceildiv(d, hm.c(b)) for d, b in zip(dims, self.sizes.block)]
         groups = hm.max(hm.product(group_counts), hm.c(1), "num_groups")
 
@@ -169,12 +183,15 @@ class TiledKernel:
         self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
         self.fixed = self.read_fixed()
         accs = self.fold_chunks()
-        out_view = kb.array(out, op.out.name_hint)
-        for cell, acc in zip(self.cells, accs):
-            kb.when(
-                self.in_space[cell],
-                lambda cell=cell, acc=acc: kb.store(acc, out_view, kb.m.row_major(self.coords[cell], self.dims)),
-            )
+        out_views = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
+        for cell, cell_accs in zip(self.cells, self.per_cell(accs)):
+
+            def store(cell: tuple[int, ...] = cell, cell_accs: list[SSAValue] = cell_accs) -> None:
+                place = kb.m.row_major(self.coords[cell], self.dims)
+                for acc, out_view in zip(cell_accs, out_views):
+                    kb.store(acc, out_view, place)
+
+            kb.when(self.in_space[cell], store)
         contract_multiply_adds(kb.block)
         group_size = self.sizes.group_size
         lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
@@ -215,8 +232,8 @@ class TiledKernel:
         """The accumulators after every chunk: full chunks in a loop that loads each next chunk ahead, then the
         partial one."""
         kb, m = self.kb, self.kb.m
-        neutral = kb.scalar(self.lw.scalar(self.op.neutral), self.op.neutral.name_hint or "ne")
-        count = len(self.cells)
+        neutral = kernel_neutral(self.lw, kb, self.op)
+        count = len(self.cells) * len(neutral)
         chunk = m.c(self.sizes.chunk)
         full = m.mul(m.div(self.width, chunk), chunk, "full")
 
@@ -225,7 +242,7 @@ class TiledKernel:
             ahead = self.load_chunk(m.add(c0, chunk))
             return [*self.fold_chunk(c0, carried[:count], chunk), *ahead]
 
-        carried = kb.for_loop(m.c(0), full, chunk, [neutral] * count + self.load_chunk(m.c(0)), "c0", full_chunk)
+        carried = kb.for_loop(m.c(0), full, chunk, neutral * len(self.cells) + self.load_chunk(m.c(0)), "c0", full_chunk)
         accs, ahead = carried[:count], carried[count:]
         tail = m.sub(self.width, full, "tail")
 
@@ -234,6 +251,11 @@ class TiledKernel:
             return self.fold_chunk(full, accs, tail)
 
         return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
+
+    def per_cell(self, accs: Sequence[SSAValue]) -> list[list[SSAValue]]:
+        """The flat list of accumulators (cell by cell, each a tuple) split by cell."""
+        size = len(self.op.neutral)
+        return [list(accs[c * size : (c + 1) * size]) for c in range(len(self.cells))]
 
     # -- the reads -------------------------------------------------------------
 
@@ -351,12 +373,13 @@ class TiledKernel:
         return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
 
     def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-        """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item."""
+        """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item (each
+        accumulator a tuple of `len(neutral)` values)."""
         m = self.kb.m
         tile_values = {r: self.tile_row(shared, kk) for r, shared in self.tiles.items()}
         k = m.add(c0, kk, "k")
         new: list[SSAValue] = []
-        for cell, acc in zip(self.cells, accs):
+        for cell, acc in zip(self.cells, self.per_cell(accs)):
             args: list[SSAValue] = []
             for r, access in enumerate(self.op.accesses):
                 if r in tile_values:
@@ -367,7 +390,7 @@ class TiledKernel:
                 else:
                     args.append(self.fixed[(r, tuple(cell[s] for s in access))])
             mapped = self.inliner.inline_scalars(self.op.body, args)
-            new.extend(self.inliner.inline_scalars(self.op.combine, [acc, *mapped]))
+            new.extend(self.inliner.inline_scalars(self.op.combine, [*acc, *mapped]))
         return new
 
     def tile_row(self, shared: SharedRead, kk: SSAValue) -> list[SSAValue]:

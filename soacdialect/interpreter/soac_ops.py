@@ -235,7 +235,7 @@ def threshold(interp: SoacInterpreter, frame: Frame, op: soac.ThresholdOp) -> li
 
 @implements("soac.tiled_redomap")
 def tiled_redomap(interp: SoacInterpreter, frame: Frame, op: soac.TiledRedomapOp) -> list[Val]:
-    """`result[d...] = redomap` over `k`: every read gathered over the whole space `dims x width`, then reduced."""
+    """`results[d...] = redomap` over `k`: every read gathered over the whole space `dims x width`, then reduced."""
     dims = sizes(frame, op, op.dims, "dimension")
     (width,) = sizes(frame, op, [op.width], "width")
     space = (*dims, width)
@@ -244,9 +244,9 @@ def tiled_redomap(interp: SoacInterpreter, frame: Frame, op: soac.TiledRedomapOp
         for r, (array, symbols) in enumerate(zip(op.reads, op.accesses))
     ]
     ys = run_lambda(interp, frame, op.body, args, space)
-    neutral = [frame.lookup(op.neutral)]
-    (reduced,) = reduce_axis(interp, frame, op.combine, neutral, full(frame, ys, space), frame.batch + tuple(dims))
-    return [(reduced, frame.rank)]
+    neutral = [frame.lookup(ne) for ne in op.neutral]
+    reduced = reduce_axis(interp, frame, op.combine, neutral, full(frame, ys, space), frame.batch + tuple(dims))
+    return [(r, frame.rank) for r in reduced]
 
 
 def _read_elements(
