@@ -36,7 +36,7 @@ from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, loca
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, argument_values, as_value
 from soac.lowering.device_arrays import DeviceNDArray
-from soac.passes import DEFAULT_PIPELINE
+from soac.passes import DEFAULT_PIPELINE, standard_pipeline
 from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
@@ -198,7 +198,7 @@ class JitFunction:
         self,
         fn: Callable[..., Any],
         backend: str = "opencl",
-        pipeline: str = DEFAULT_PIPELINE,
+        pipeline: str | None = None,
         tuning: str | None = None,
         thresholds: Mapping[str, int] | None = None,
         device: str | None = None,
@@ -209,11 +209,12 @@ class JitFunction:
     ):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}: choose one of {', '.join(BACKENDS)}")
-        if pipeline != DEFAULT_PIPELINE:
+        if pipeline is not None and pipeline != DEFAULT_PIPELINE:
             _check_pipeline(pipeline)
         self.fn = fn
         self.backend = backend
         self.pipeline = pipeline
+        """The pass pipeline given; None: the standard one for the device's target (`soac.passes.standard_pipeline`)."""
         self.device = device
         self.lowering = _checked_lowering(lowering or {})
         self.device_results = device_results
@@ -301,20 +302,21 @@ class JitFunction:
         result_types = _result_types(traced)
         erase_signedness(traced)
         cache.STATS.traces += 1
-        device_info, device = self._device()
+        device_info, device, local_tiles = self._device()
+        pipeline = self.pipeline if self.pipeline is not None else standard_pipeline(local_tiles)
         from soac.passes.tile_sizes import tile_values
 
         tiles = repr(tile_values(traced, self.thresholds))
         lowering = "".join(f" {k}={v}" for k, v in sorted(self.lowering.items()))
-        key = cache.cache_key(print_module(traced, locations=True), self.pipeline + lowering, tiles, self.backend, device_info)
+        key = cache.cache_key(print_module(traced, locations=True), pipeline + lowering, tiles, self.backend, device_info)
         entry = cache.load(key)
         if entry is not None:
             cache.STATS.disk_hits += 1
             log.debug("%s%s: cache miss in memory, hit on disk (%s)", self.name, _signature(types), key[:12])
         else:
-            log.debug("%s%s: cache miss; running %s", self.name, _signature(types), self.pipeline)
+            log.debug("%s%s: cache miss; running %s", self.name, _signature(types), pipeline)
             cache.STATS.compiles += 1
-            entry = self._build_entry(traced)
+            entry = self._build_entry(traced, pipeline)
             cache.store(key, entry)
         cache.STATS.keys.append(key)
         runner = self._runner(entry, device)
@@ -327,18 +329,19 @@ class JitFunction:
         self.specializations[types] = compiled
         return compiled
 
-    def _device(self) -> tuple[str, Any]:
+    def _device(self) -> tuple[str, Any, bool]:
+        """The device's description for the cache key, the device, and whether its target has local-memory tiles."""
         if self.backend == "interp":
-            return "interp", None
+            return "interp", None, False
         from soac.lowering.runtime import choose_device, options_for
 
         device = choose_device(self.device)
         # Every lowering option as compile_module will use it (given, from the environment, or the device's).
-        options = options_for(device, **self.lowering).option_text()
-        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{options}"
-        return info, device
+        options = options_for(device, **self.lowering)
+        info = f"{device.platform.name}|{device.name}|{device.driver_version}|{options.option_text()}"
+        return info, device, options.device_target.local_tiles
 
-    def _build_entry(self, traced: ModuleOp) -> dict[str, Any]:
+    def _build_entry(self, traced: ModuleOp, pipeline: str) -> dict[str, Any]:
         from soac.context import make_context
         from soac.parsing import verify_after
         from soac.passes.pipelines import all_passes
@@ -346,8 +349,8 @@ class JitFunction:
         from xdsl.passes import PassPipeline
 
         optimized = traced.clone()
-        PassPipeline.parse_spec(all_passes(), self.pipeline).apply(make_context(), optimized)
-        verify_after(optimized, self.pipeline)
+        PassPipeline.parse_spec(all_passes(), pipeline).apply(make_context(), optimized)
+        verify_after(optimized, pipeline)
         entry: dict[str, Any] = {"optimized": print_module(optimized, locations=True), "_optimized": optimized}
         if self.backend == "opencl":
             from soac.lowering.runtime import compile_module
@@ -472,7 +475,7 @@ def jit(
     fn: Callable[..., Any] | None = None,
     *,
     backend: str = "opencl",
-    pipeline: str = DEFAULT_PIPELINE,
+    pipeline: str | None = None,
     tuning: str | None = None,
     thresholds: Mapping[str, int] | None = None,
     device: str | None = None,
@@ -483,16 +486,18 @@ def jit(
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
-    `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
-    "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering; `tuning` a
-    tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
-    `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
-    "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
-    may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
-    `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
-    With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
-    (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
-    reports each search and its cost.
+        `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
+        "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
+    `soac.passes.TILED_PIPELINE` for targets whose work-groups share local memory, GPUs and `lowering={"target":
+    "generic"}`, else `DEFAULT_PIPELINE`: block tiling pays only on GPUs); `tuning` a
+        tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
+        `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
+        "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
+        may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+        `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
+        With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
+        (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
+        reports each search and its cost.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:

@@ -17,6 +17,18 @@ their elements, which the flattening rules take. `soac-coalesce` (reads through 
 H200 it made batched 16x16 products slower (see bench/RESULTS.md).
 The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
+TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile"
+"""The standard pipeline for targets whose work-groups share local memory (GPUs): `DEFAULT_PIPELINE`, then block and
+register tiling of the thread-level nests that reuse what they read (`soac-tile`). Tiling is correct at every size;
+on CPUs (PoCL) a tiled op lowers to a result per work-item, so soac.lang leaves it out there (`standard_pipeline`).
+`soac-opt -p soac-standard` runs it (`soac-standard{tile=false}`: `DEFAULT_PIPELINE`)."""
+
+
+def standard_pipeline(local_tiles: bool) -> str:
+    """soac.lang's pipeline for a target: `TILED_PIPELINE` where work-groups share local memory, else
+    `DEFAULT_PIPELINE`."""
+    return TILED_PIPELINE if local_tiles else DEFAULT_PIPELINE
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901 (one lazy getter per pass)
     """The passes this package defines, by pipeline name, imported lazily."""
@@ -76,6 +88,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901
 
         return VectorisedOperatorsPass
 
+    def get_soac_standard() -> type[ModulePass]:
+        from soac.passes.soac_standard import SoacStandardPass
+
+        return SoacStandardPass
+
     def get_soac_hist_rows() -> type[ModulePass]:
         from soac.passes.hist_rows import HistRowsPass
 
@@ -91,6 +108,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901
         "soac-coalesce": get_soac_coalesce,
         "soac-split-scan-reduce": get_soac_split_scan_reduce,
         "soac-split-unfused-scan-reduce": get_soac_split_unfused_scan_reduce,
+        "soac-standard": get_soac_standard,
         "soac-tile": get_soac_tile,
         "soac-to-kernel": get_soac_to_kernel,
         "soac-vectorised-operators": get_soac_vectorised_operators,

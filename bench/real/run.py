@@ -44,7 +44,6 @@ for cache in ("PYOPENCL_NO_CACHE", "POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE"):
 from peers import available_peers  # noqa: E402
 from probe import Probe, thresholds_of  # noqa: E402
 from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIES  # noqa: E402
-from soac.passes import DEFAULT_PIPELINE  # noqa: E402
 from suite import PROGRAMS, Program, agree  # noqa: E402
 
 NEVER = 2**62
@@ -133,7 +132,7 @@ def run_program(
     device: str | None,
     peers: list[Any],
     runs: int,
-    pipeline: str,
+    pipeline: str | None,
     lowering: dict[str, str] | None = None,
     autotune: bool = False,
 ) -> Row:
@@ -254,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=None, help="OpenCL device (SOAC_OPENCL_DEVICE's forms; small: pocl)")
     parser.add_argument("--out", default=str(HERE.parent / "out_real"), help="folder for results.json and table.txt")
     parser.add_argument("--no-peers", action="store_true", help="time soac only")
-    parser.add_argument("--pipeline", default=DEFAULT_PIPELINE, help=f"soac.lang's pass pipeline (default {DEFAULT_PIPELINE})")
+    parser.add_argument(
+        "--pipeline", default=None, help="soac.lang's pass pipeline (default: soac.lang's for the device's target)"
+    )
     parser.add_argument("--segred", default="auto", choices=SEGRED_STRATEGIES, help="soac-to-kernel's segred strategy")
     parser.add_argument("--segscan", default="auto", choices=SEGSCAN_STRATEGIES, help="soac-to-kernel's segscan strategy")
     parser.add_argument(
