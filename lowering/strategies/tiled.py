@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import KernelBuilder, View
+from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
 from xdsl.dialects import arith
@@ -54,6 +54,11 @@ VECTOR_WIDTHS = (4, 2)
 GLOBAL_VECTOR = 4
 """Elements of `k` a work-item copies with one vector load when a read's rows run along `k` (and `k` is a
 multiple of it, so the loads are aligned)."""
+SPLIT_RANKS = (1,)
+"""Ranks of index space whose reduction is split into slices when the launch would have too few work-items: a
+1-D space (nbody's bodies) has far fewer results than a GPU has threads; a 2-D one (matrix products) has enough."""
+SPLIT_ITEMS = 1 << 17
+"""Work-items a split launch aims at (about 1000 per streaming multiprocessor of an H100 or H200)."""
 BANK_PADDING = 4
 """Extra elements per tile row when the group stores a chunk along `k`: consecutive work-items then hit
 different memory banks. A multiple of every vector width, so vector reads stay aligned."""
@@ -131,6 +136,35 @@ def kernel_neutral(lw: HostLowering, kb: KernelBuilder, op: soac.TiledRedomapOp)
     return [kb.scalar(lw.scalar(ne), ne.name_hint or "ne") for ne in op.neutral]
 
 
+def combine_slices(
+    lw: HostLowering,
+    op: soac.TiledRedomapOp,
+    partials: Sequence[HostArray],
+    outs: Sequence[HostArray],
+    slices: SSAValue,
+    count: SSAValue,
+) -> None:
+    """The second kernel of a split reduction: each result combines its slices' partial results in order."""
+    from soac.lowering.strategies.maps import grid_stride
+
+    kb = lw.kernel("tiled_slices")
+    inliner, m = Inliner(kb), kb.m
+    views = [kb.array(p, "partial") for p in partials]
+    out_views = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
+    kslices, kcount = kb.scalar(slices), kb.scalar(count)
+    neutral = kernel_neutral(lw, kb, op)
+
+    def result(p: SSAValue) -> None:
+        def step(piece: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+            place = m.add(m.mul(piece, kcount), p)
+            return inliner.inline_scalars(op.combine, [*acc, *(kb.load(v, place) for v in views)])
+
+        for acc, out_view in zip(kb.for_loop(m.c(0), kslices, m.c(1), neutral, "slice", step), out_views):
+            kb.store(acc, out_view, p)
+
+    grid_stride(lw, kb, count, "p", result)
+
+
 def check_reads(lw: HostLowering, op: soac.TiledRedomapOp, dims: Sequence[SSAValue], width: SSAValue) -> None:
     """Each read's reduced dimension has the reduction's width and its outer dimensions cover the index space."""
     m = lw.m
@@ -173,28 +207,63 @@ class TiledKernel:
         check_reads(lw, op, dims, width)
         outs = alloc_results(lw, op, dims)
         group_counts = [hm.ceildiv(d, hm.c(b)) for d, b in zip(dims, self.sizes.block)]
-        groups = hm.max(hm.product(group_counts), hm.c(1), "num_groups")
+        body_groups = hm.product(group_counts, "body_groups")
+        group_size = self.sizes.group_size
+        split = self.rank in SPLIT_RANKS
+        if split:
+            slices, slice_length = self.slices(hm.mul(body_groups, hm.c(group_size)), width)
+            groups = hm.max(hm.mul(body_groups, slices), hm.c(1), "num_groups")
+        else:
+            groups = hm.max(body_groups, hm.c(1), "num_groups")
 
         self.dims = [kb.scalar(d) for d in dims]
         self.width = kb.scalar(width)
         self.k_aligned = kb.m.eq(kb.m.rem(self.width, kb.m.c(GLOBAL_VECTOR)), kb.m.c(0), "k_aligned")
         self.tiles = self.alloc_tiles()
-        self.place(kb.m.insert(GroupIdOp(0), "group"), [kb.scalar(g) for g in group_counts])
+        group = kb.m.insert(GroupIdOp(0), "group")
+        if split:
+            kbody_groups = kb.scalar(body_groups)
+            self.place(kb.m.rem(group, kbody_groups), [kb.scalar(g) for g in group_counts])
+            piece = kb.m.div(group, kbody_groups, "slice")
+            lo = kb.m.mul(piece, kb.scalar(slice_length), "lo")
+            hi = kb.m.min(kb.m.add(lo, kb.scalar(slice_length)), self.width, "hi")
+        else:
+            self.place(group, [kb.scalar(g) for g in group_counts])
+            piece, lo, hi = None, kb.m.c(0), self.width
         self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
         self.fixed = self.read_fixed()
-        accs = self.fold_chunks()
-        out_views = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
+        accs = self.fold_chunks(lo, hi)
+        count = hm.product(dims, "count")
+        if split:
+            partials = [lw.alloc(_element(r.type), [slices, count], "partial") for r in op.outs]
+            targets = [kb.array(p, "partial") for p in partials]
+            offset = kb.m.mul(piece, kb.scalar(count)) if piece is not None else None
+        else:
+            partials, offset = [], None
+            targets = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
         for cell, cell_accs in zip(self.cells, self.per_cell(accs)):
 
             def store(cell: tuple[int, ...] = cell, cell_accs: list[SSAValue] = cell_accs) -> None:
                 place = kb.m.row_major(self.coords[cell], self.dims)
-                for acc, out_view in zip(cell_accs, out_views):
-                    kb.store(acc, out_view, place)
+                if offset is not None:
+                    place = kb.m.add(offset, place)
+                for acc, target in zip(cell_accs, targets):
+                    kb.store(acc, target, place)
 
             kb.when(self.in_space[cell], store)
         contract_multiply_adds(kb.block)
-        group_size = self.sizes.group_size
         lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
+        if split:
+            combine_slices(lw, op, partials, outs, slices, count)
+
+    def slices(self, items: SSAValue, width: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """Into how many slices of whole chunks the reduction is split, and their length: enough for the launch to
+        have `SPLIT_ITEMS` work-items, no empty slice, and one slice of `chunk` when the width is 0."""
+        hm, chunk = self.lw.m, self.lw.m.c(self.sizes.chunk)
+        wanted = hm.ceildiv(hm.c(SPLIT_ITEMS), hm.max(items, hm.c(1)), "wanted_slices")
+        length = hm.mul(hm.ceildiv(hm.ceildiv(width, wanted), chunk), chunk)
+        length = hm.max(length, chunk, "slice_length")
+        return hm.max(hm.ceildiv(width, length), hm.c(1), "slices"), length
 
     def place(self, group_id: SSAValue, group_counts: list[SSAValue]) -> None:
         """The work-group's block of the index space, the work-item's register block in it, and its cells'
@@ -228,23 +297,23 @@ class TiledKernel:
         span = self.sizes.block[d] // (self.sizes.reg[d] // w)
         return (r // w) * span + r % w
 
-    def fold_chunks(self) -> list[SSAValue]:
-        """The accumulators after every chunk: full chunks in a loop that loads each next chunk ahead, then the
-        partial one."""
+    def fold_chunks(self, lo: SSAValue, hi: SSAValue) -> list[SSAValue]:
+        """The accumulators after every chunk of `lo <= k < hi`: full chunks in a loop that loads each next chunk
+        ahead, then the partial one."""
         kb, m = self.kb, self.kb.m
         neutral = kernel_neutral(self.lw, kb, self.op)
         count = len(self.cells) * len(neutral)
         chunk = m.c(self.sizes.chunk)
-        full = m.mul(m.div(self.width, chunk), chunk, "full")
+        full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             self.store_chunk(carried[count:])
             ahead = self.load_chunk(m.add(c0, chunk))
             return [*self.fold_chunk(c0, carried[:count], chunk), *ahead]
 
-        carried = kb.for_loop(m.c(0), full, chunk, neutral * len(self.cells) + self.load_chunk(m.c(0)), "c0", full_chunk)
+        carried = kb.for_loop(lo, full, chunk, neutral * len(self.cells) + self.load_chunk(lo), "c0", full_chunk)
         accs, ahead = carried[:count], carried[count:]
-        tail = m.sub(self.width, full, "tail")
+        tail = m.sub(hi, full, "tail")
 
         def last_chunk() -> list[SSAValue]:
             self.store_chunk(ahead)
