@@ -249,6 +249,8 @@ class TileNest(RewritePattern):
                 result.name_hint = replaced.name_hint
             rewriter.replace_op(op, tiled)
         else:
+            for result, replaced in zip(tiled.outs, red.outs):
+                result.name_hint = replaced.name_hint
             rewriter.insert_op(tiled, InsertPoint.before(op))
             _read_results(op, red, tiled, rewriter)
         prefer_tiled_version(tiled)

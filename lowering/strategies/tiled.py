@@ -304,7 +304,10 @@ class TiledKernel:
         neutral = kernel_neutral(self.lw, kb, self.op)
         count = len(self.cells) * len(neutral)
         chunk = m.c(self.sizes.chunk)
-        full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
+        if m.constant_of(lo) == 0:
+            full = m.mul(m.div(hi, chunk), chunk, "full")
+        else:
+            full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             self.store_chunk(carried[count:])
