@@ -247,7 +247,7 @@ class TileNest(RewritePattern):
         if red is None or _yields_exactly(op, red):
             for result, replaced in zip(tiled.outs, op.outs):
                 result.name_hint = replaced.name_hint
-            rewriter.replace_op(op, tiled)
+            rewriter.replace(op, tiled)
         else:
             for result, replaced in zip(tiled.outs, red.outs):
                 result.name_hint = replaced.name_hint
@@ -278,7 +278,7 @@ def _read_results(op: SegmapOp, red: RedomapOp, tiled: TiledRedomapOp, rewriter:
     reads = [IndexOp(result, list(block.args)) for result in tiled.outs]
     for read, replaced in zip(reads, red.outs):
         read.result.name_hint = replaced.name_hint
-    rewriter.replace_op(red, reads, [read.result for read in reads])
+    rewriter.replace(red, reads, [read.result for read in reads])
     for inner in reversed(list(block.ops)):
         if isinstance(inner, YieldOp) or any(result.uses for result in inner.results):
             continue
