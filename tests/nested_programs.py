@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from hypothesis import strategies as st
-from programs import T1, T2, Draw, Generator, Program  # pyright: ignore[reportMissingImports]
+from programs import BINOPS, OPERATORS, T1, T2, Draw, Generator, Program  # pyright: ignore[reportMissingImports]
 
 T3 = "tensor<?x?x?xi32>"
 
@@ -45,6 +45,11 @@ class NestedGenerator:
     cubes: list[str] = field(default_factory=lambda: ["%x3"])
     by_l: list[str] = field(default_factory=list)
     """n x l matrices (per-row results of the 3-D nests): results only, never mapped over as n x m."""
+    all_pairs: bool = False
+    """Also make all-pairs nests (`stmt_all_pairs`), which soac-tile rewrites, and return their results; off, the
+    programs are those made before it existed."""
+    returned: list[str] = field(default_factory=list)
+    """Arrays the function returns whatever else it chooses."""
 
     def __post_init__(self) -> None:
         self.top = RowGenerator(self.draw, arrays=[], matrices=["%xss", "%yss"], scalars=[], lines=[], width="%n")
@@ -149,7 +154,48 @@ class NestedGenerator:
         ]
         self.top.matrices.append(out)
 
+    def stmt_all_pairs(self, indent: str = "  ") -> None:
+        """A map over per-row results whose lambda folds all of them, the shape of seed 004's all-pairs and of
+        nbody: a redomap of a 1- or 2-tuple over one or two of the arrays, scalar code before it that its lambda
+        uses, and scalar code after it."""
+        arrays = self.top.arrays
+        sources, inputs = self.top.picks(arrays, 1, 2), self.top.picks(arrays, 1, 2)
+        params, elements = [self.fresh("p") for _ in sources], [self.fresh("q") for _ in inputs]
+        pre, c = self.fresh("pre"), self.fresh("c")
+        combines = [sorted(OPERATORS)[self.draw(0, len(OPERATORS) - 1)] for _ in range(self.draw(1, 2))]
+        neutral = [self.fresh("ne") for _ in combines]
+        folded, post = [self.fresh("s") for _ in combines], self.fresh("post")
+        left, right = [self.fresh("a") for _ in combines], [self.fresh("b") for _ in combines]
+        merged, terms = [self.fresh("m") for _ in combines], [self.fresh("f") for _ in combines]
+        types = ", ".join(["i32"] * len(combines))
+        lines = [f"{indent}  {c} = arith.constant {self.draw(-3, 3)} : i32"]
+        lines.append(f"{indent}  {pre} = arith.{self.binop()} {params[-1]}, {c} : i32")
+        lines += [f"{indent}  {ne} = arith.constant {OPERATORS[op]} : i32" for ne, op in zip(neutral, combines)]
+        lines.append(
+            f"{indent}  {', '.join(folded)} = soac.redomap %n ({', '.join(inputs)} : {', '.join([T1] * len(inputs))}) "
+            f"neutral({', '.join(neutral)} : {types}) -> ({types}) "
+            f"combine({', '.join(f'{v}: i32' for v in left + right)}) {{"
+        )
+        lines += [f"{indent}    {m} = arith.{op} {a}, {b} : i32" for m, op, a, b in zip(merged, combines, left, right)]
+        lines.append(f"{indent}    soac.yield {', '.join(merged)} : {types}")
+        lines.append(f"{indent}  }} lambda({', '.join(f'{q}: i32' for q in elements)}) {{")
+        for j, term in enumerate(terms):
+            own = (params[0], pre)[self.draw(0, 1)]
+            lines.append(f"{indent}    {term} = arith.{self.binop()} {elements[j % len(elements)]}, {own} : i32")
+        lines.append(f"{indent}    soac.yield {', '.join(terms)} : {types}")
+        lines.append(f"{indent}  }}")
+        lines.append(f"{indent}  {post} = arith.{self.binop()} {folded[0]}, {params[0]} : i32")
+        results = [(post, "i32"), *((s, "i32") for s in folded[1:])]
+        self.emit_map(sources, T1, params, "i32", lines, results, indent, "%n")
+        self.returned += self.top.arrays[-len(results) :]
+
+    def binop(self) -> str:
+        return BINOPS[self.draw(0, len(BINOPS) - 1)]
+
     def statement(self) -> None:
+        if self.all_pairs and self.top.arrays and self.draw(0, 2) == 0:
+            self.stmt_all_pairs()
+            return
         choice = self.draw(0, 9)
         if choice <= 3:
             self.stmt_nest2()
@@ -173,6 +219,7 @@ class NestedGenerator:
         live = [(v, T1) for v in self.top.arrays] + [(v, T2) for v in self.top.matrices[2:]]
         live += [(v, T2) for v in self.by_l] + [(v, T3) for v in self.cubes[1:]] + [(v, "i32") for v in self.top.scalars]
         chosen = [v for v in live if self.draw(0, 2) == 0] or [live[-1]]
+        chosen += [(v, T1) for v in self.returned if (v, T1) not in chosen]
         params = f"%n: index, %m: index, %l: index, %xss: {T2}, %yss: {T2}, %x3: {T3}"
         return "\n".join(
             [
@@ -201,9 +248,10 @@ def nested_args(n: int, m: int, depth: int, seed: int) -> list[object]:
 
 
 @st.composite
-def nested_programs(draw: st.DrawFn, max_statements: int = 4) -> Program:
-    """Random nested programs and arguments; sizes include 0 rows, 0 columns and single elements."""
-    generator = NestedGenerator(lambda lo, hi: draw(st.integers(lo, hi)))
+def nested_programs(draw: st.DrawFn, max_statements: int = 4, all_pairs: bool = False) -> Program:
+    """Random nested programs and arguments; sizes include 0 rows, 0 columns and single elements. With `all_pairs`,
+    also maps whose lambdas fold whole arrays of per-row results (`NestedGenerator.stmt_all_pairs`)."""
+    generator = NestedGenerator(lambda lo, hi: draw(st.integers(lo, hi)), all_pairs=all_pairs)
     text = generator.function(draw(st.integers(1, max_statements)))
     n, m, depth = draw(st.integers(0, 5)), draw(st.integers(0, 4)), draw(st.integers(0, 3))
     return Program(text, nested_args(n, m, depth, draw(st.integers(0, 2**16))))
