@@ -258,9 +258,11 @@ class TiledKernel:
 
     def slices(self, items: SSAValue, width: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Into how many slices of whole chunks the reduction is split, and their length: enough for the launch to
-        have `SPLIT_ITEMS` work-items, no empty slice, and one slice of `chunk` when the width is 0."""
+        have `SPLIT_ITEMS` work-items (the `tile-split-items` option), no empty slice, and one slice of `chunk` when
+        the width is 0."""
         hm, chunk = self.lw.m, self.lw.m.c(self.sizes.chunk)
-        wanted = hm.ceildiv(hm.c(SPLIT_ITEMS), hm.max(items, hm.c(1)), "wanted_slices")
+        target_items = self.lw.options.tile_split_items or SPLIT_ITEMS
+        wanted = hm.ceildiv(hm.c(target_items), hm.max(items, hm.c(1)), "wanted_slices")
         length = hm.mul(hm.ceildiv(hm.ceildiv(width, wanted), chunk), chunk)
         length = hm.max(length, chunk, "slice_length")
         return hm.max(hm.ceildiv(width, length), hm.c(1), "slices"), length
