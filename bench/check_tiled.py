@@ -6,6 +6,10 @@ examples/matmul.mlir (retyped for f64 and i32) and examples/all_pairs.mlir go th
 `soac-flatten,soac-tile{...}`; every version of each is forced by its thresholds, so the
 tiled ops of the outer-parallel and fully flattened versions both run. Prints one line per
 program, type and tile sizes, and the failing cases.
+
+nbody (bench/real/suite/nbody.py, issue 27) runs through soac.lang's own pipeline for the device (soac-tile in it on
+GPUs; `--target generic` forces tiles elsewhere): f32 and f64, tuple accumulators, awkward sizes, several tile sizes
+and split targets, both versions forced, against numpy in float64.
 """
 
 from __future__ import annotations
@@ -41,7 +45,13 @@ def retyped(text: str, element: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default=None)
+    parser.add_argument("--target", default=None, help="nbody: soac-to-kernel's target (generic: tiles on PoCL)")
+    parser.add_argument("--only-nbody", action="store_true", help="check nbody only")
     options = parser.parse_args()
+    if options.only_nbody:
+        failures = check_nbody(options.device, options.target)
+        print(f"{failures} failure(s)")
+        return 1 if failures else 0
     device = choose_device(options.device)
     print(f"device {device.name}")
     rng = np.random.default_rng(0)
@@ -73,8 +83,73 @@ def main() -> int:
                     bad.append(f"{case} {dict(zip(names, values))}")
         failures += len(bad)
         print(f"{'ok  ' if not bad else 'FAIL'} {name} {element} {tile or 'defaults'}" + "".join(f"\n     {b}" for b in bad))
+    failures += check_nbody(options.device, options.target)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
+
+
+NBODY_SIZES = [1, 2, 127, 128, 129, 1000, 4099, 16385]
+"""Awkward sizes around the default tiles (128 bodies per work-group, chunks of 128) and one beyond 2^14."""
+NBODY_TILES = [
+    {},
+    {"block": 64, "reg": 2, "chunk": 32},
+    {"block": 256, "reg": 4, "chunk": 64},
+    {"block": 16, "reg": 1, "chunk": 8},
+]
+NBODY_SPLITS = [0, 1, 1 << 20]
+"""`tile-split-items`: the default, no split, and slices of a single chunk where the sizes allow."""
+
+
+def check_nbody(device: str | None, target: str | None) -> int:
+    """nbody's tiled step against numpy (float64) for every type, tile size, split target, size and version."""
+    import soac.lang as sl
+
+    sys.path.insert(0, str(ROOT / "bench" / "real"))
+    from suite.nbody import inputs, nbody  # pyright: ignore[reportMissingImports]
+
+    failures = 0
+    for element, tile, split in itertools.product(("f32", "f64"), NBODY_TILES, NBODY_SPLITS):
+        if split and tile:
+            continue
+        dtype = TYPES[element]
+        sizes = {f"tile_{t}_{k}_0" if k != "chunk" else f"tile_{t}_chunk": v for t in (0, 1) for k, v in tile.items()}
+        lowering = {"tile-split-items": split, **({"target": target} if target else {})}
+        f = sl.jit(nbody, device=device, lowering=lowering, thresholds=sizes)
+        bad: list[str] = []
+        for n in NBODY_SIZES:
+            args = inputs(np.random.default_rng(n), {"n": n})
+            args = (*(a.astype(dtype) for a in args[:-1]), dtype(args[-1]))
+            compiled = f.specialize(*args)
+            if compiled.optimized_text.count("soac.tiled_redomap") != 2:
+                bad.append(f"n={n}: not tiled (a GPU, or --target generic, takes soac.lang's tiled pipeline)")
+                break
+            expected = _nbody_reference(*(np.asarray(a, np.float64) for a in args))
+            for version in (0, MAX_THRESHOLD):
+                got = compiled.run(args, {"suff_outer_par_0": version}, False)
+                tolerance = 1e-3 if element == "f32" else 1e-9
+                if not all(np.allclose(g, e, rtol=tolerance, atol=tolerance) for g, e in zip(got, expected)):
+                    bad.append(f"n={n} suff_outer_par_0={version}")
+        failures += len(bad)
+        label = f"{tile or 'defaults'} tile-split-items={split or 'default'}"
+        print(f"{'ok  ' if not bad else 'FAIL'} nbody {element} {label}" + "".join(f"\n     {b}" for b in bad), flush=True)
+    return failures
+
+
+def _nbody_reference(*args: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The step in float64, 1024 bodies at a time."""
+    from suite.nbody import EPSILON  # pyright: ignore[reportMissingImports]
+
+    xs, ys, zs, ms, vx, vy, vz, dt = args
+    acc = [np.zeros_like(xs) for _ in range(3)]
+    for lo in range(0, xs.size, 1024):
+        part = slice(lo, lo + 1024)
+        d = [c[None, :] - c[part, None] for c in (xs, ys, zs)]
+        r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + EPSILON
+        s = ms[None, :] / (r2 * np.sqrt(r2))
+        for a, dc in zip(acc, d):
+            a[part] = (dc * s).sum(1)
+    vx, vy, vz = vx + acc[0] * dt, vy + acc[1] * dt, vz + acc[2] * dt
+    return xs + vx * dt, ys + vy * dt, zs + vz * dt, vx, vy, vz
 
 
 def _random(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
