@@ -121,6 +121,14 @@ class TiledNest:
                         raise NotTileable
         self.body.add_op(op.clone(value_mapper=self.mapping))
 
+    def reads_alone(self, rank: int) -> bool:
+        """Some read of the reduction has every index of the outer space: each work-item reads it alone.
+
+        A segred with such a read (matvec's `a[d0, k]`, backprop's weights) is not tiled: its own lowering reads the
+        rows by teams of work-items along k, coalesced, where the tiled kernel would give each work-item its own rows
+        (neighbours a row apart) to save reads of a vector that the caches hold anyway."""
+        return any(REDUCED in access and len(access) == rank + 1 for _, access in self.reads)
+
     def reuses(self, rank: int) -> bool:
         """Some read of the reduction is shared by the work-items along an index of the outer space."""
         return any(REDUCED in access and len(access) <= rank for _, access in self.reads)
@@ -217,25 +225,11 @@ class TileNest(RewritePattern):
     def match_and_rewrite(self, op: SegmapOp | SegredOp, rewriter: PatternRewriter, /) -> None:
         if op.level.data != Level.THREAD or in_lambda(op):
             return
-        red: RedomapOp | None = None
-        try:
-            if isinstance(op, SegmapOp):
-                if len(op.dims) not in (1, 2):
-                    return
-                nest, red = _from_segmap(op)
-                dims, width, neutral, combine = list(op.dims), red.width, list(red.neutral), red.combine
-            else:
-                if len(op.dims) not in (2, 3):
-                    return
-                nest = _from_segred(op)
-                dims, width, neutral, combine = list(op.dims[:-1]), op.dims[-1], list(op.neutral), op.combine
-        except NotTileable:
+        found = _tileable(op)
+        if found is None:
             return
+        nest, red, (dims, width, neutral, combine) = found
         rank = len(dims)
-        if not nest.reuses(rank) or any(defined_inside(ne, op) for ne in neutral):
-            return
-        if any(defined_inside(v, op) for v in _free_in(combine)):
-            return
         if problem := self.sizes[rank].problem(rank):
             raise ValueError(f"soac-tile: {location_of(op) or op.name}: for this {rank}-dimensional nest, {problem}")
         name = f"tile_{self.counter[0]}"
@@ -254,6 +248,35 @@ class TileNest(RewritePattern):
             rewriter.insert_op(tiled, InsertPoint.before(op))
             _read_results(op, red, tiled, rewriter)
         prefer_tiled_version(tiled)
+
+
+NestParts = tuple[list[SSAValue], SSAValue, list[SSAValue], Region]
+"""The index space's sizes, the reduction's width, the neutral elements and the combining operator of a nest."""
+
+
+def _tileable(op: SegmapOp | SegredOp) -> tuple[TiledNest, RedomapOp | None, NestParts] | None:
+    """The nest of `op` in the terms of a tiled op (and a segmap's redomap), if it has a shape soac-tile tiles and
+    its work-items share a read."""
+    red: RedomapOp | None = None
+    try:
+        if isinstance(op, SegmapOp):
+            if len(op.dims) not in (1, 2):
+                return None
+            nest, red = _from_segmap(op)
+            parts = (list(op.dims), red.width, list(red.neutral), red.combine)
+        else:
+            if len(op.dims) not in (2, 3):
+                return None
+            nest = _from_segred(op)
+            parts = (list(op.dims[:-1]), op.dims[-1], list(op.neutral), op.combine)
+    except NotTileable:
+        return None
+    rank = len(parts[0])
+    if not nest.reuses(rank) or (isinstance(op, SegredOp) and nest.reads_alone(rank)):
+        return None
+    if any(defined_inside(ne, op) for ne in parts[2]) or any(defined_inside(v, op) for v in _free_in(parts[3])):
+        return None
+    return nest, red, parts
 
 
 def _yields_exactly(op: SegmapOp, red: RedomapOp) -> bool:

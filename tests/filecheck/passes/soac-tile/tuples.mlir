@@ -163,3 +163,46 @@ func.func @index_as_value(%n: index, %xs: tensor<?xi32>) -> tensor<?xi32> {
   }
   func.return %r : tensor<?xi32>
 }
+
+// -----
+
+// matvec's fully flattened version: each work-item would read its own row of %a (a[d0, k]) to share %x, which the
+// caches hold anyway; the segred's own lowering reads the rows coalesced, so it is not tiled. The outer-parallel
+// segmap of the same nest is (its rows are read a row apart either way).
+// CHECK-LABEL: func.func @matvec_segred(
+// CHECK-NOT:     soac.tiled_redomap
+// CHECK:         soac.segred thread (%n, %k)
+func.func @matvec_segred(%n: index, %k: index, %a: tensor<?x?xf32>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = soac.segred thread (%n, %k) neutral(%zero : f32) -> tensor<?xf32> combine(%s: f32, %t: f32) {
+    %u = arith.addf %s, %t : f32
+    soac.yield %u : f32
+  } lambda(%i: index, %j: index) {
+    %aij = soac.index %a[%i, %j] : tensor<?x?xf32> -> f32
+    %xj = soac.index %x[%j] : tensor<?xf32> -> f32
+    %p = arith.mulf %aij, %xj : f32
+    soac.yield %p : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matvec_segmap(
+// CHECK-NEXT:    %zero = arith.constant
+// CHECK-NEXT:    %r = soac.tiled_redomap (%n) reduce %k tile "tile_0" block [128] reg [2] chunk 128 reads(%a[d0, k], %x[k] :
+func.func @matvec_segmap(%n: index, %k: index, %a: tensor<?x?xf32>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
+    %row = soac.index %a[%i] : tensor<?x?xf32> -> tensor<?xf32>
+    %s = soac.redomap %k (%row, %x : tensor<?xf32>, tensor<?xf32>) neutral(%zero : f32) -> f32 combine(%p: f32, %q: f32) {
+      %t = arith.addf %p, %q : f32
+      soac.yield %t : f32
+    } lambda(%y: f32, %z: f32) {
+      %m = arith.mulf %y, %z : f32
+      soac.yield %m : f32
+    }
+    soac.yield %s : f32
+  }
+  func.return %r : tensor<?xf32>
+}
