@@ -7,6 +7,11 @@
 // work-items all read xs, ys, zs and ms: soac-tile (in `soac-standard`) makes each a soac.tiled_redomap, so that a
 // work-group stages a chunk of the four arrays in local memory for all its bodies.
 //
+//   soac-run examples/nbody.mlir --input '[0, 1]' '[0, 0]' '[0, 0]' '[1, 1]' '[0, 0]' '[0, 0]' '[0, 0]' '1'
+//   result #0 : tensor<?xf32> = [ 0.99985003 -0.99985003]
+//   result #1 : tensor<?xf32> = [0. 0.]
+//   result #2 : tensor<?xf32> = [0. 0.]
+//
 // ==
 // input { [0f32, 1f32] [0f32, 0f32] [0f32, 0f32] [1f32, 1f32] [0f32, 0f32] [0f32, 0f32] [0f32, 0f32] 1f32 }
 // output { [0.99985003f32, -0.99985003f32] [0f32, 0f32] [0f32, 0f32] }
