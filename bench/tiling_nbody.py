@@ -4,8 +4,9 @@ step in the same run (issue 27: n = 16384 at <= 0.5x JAX's time, n = 65536 at >=
     python bench/tiling.py --only nbody [--runs 10] [--variants] [--nbody-sizes 16384,65536] [--target generic]
 
 soac runs through soac.lang: `default` is `sl.jit`'s own pipeline for the device (TILED_PIPELINE on GPUs: soac-tile
-in it), `untiled` is DEFAULT_PIPELINE; each with its default version and with each version forced (`outer`: a
-work-item per body, `segred`: the fully flattened version over all pairs; both tiled in `default`). `--variants` also
+in it; DEFAULT_PIPELINE on CPUs), `tiled` is TILED_PIPELINE and `untiled` DEFAULT_PIPELINE, each with its default
+version and with each version forced (`outer`: a work-item per body, `segred`: the fully flattened version over all
+pairs; both tiled in `tiled`). `--variants` also
 times tile sizes (block, reg, chunk of both tiled ops) and split targets (`tile-split-items`). Every soac time is
 the summed OpenCL kernel time of one call (median of --runs, after a warm-up), plus `resident`: the wall time of a
 call on device-resident inputs, comparable with JAX's (wall clock around `block_until_ready`). Rates count 20
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import soac.lang as sl
-from soac.passes import DEFAULT_PIPELINE
+from soac.passes import DEFAULT_PIPELINE, TILED_PIPELINE
 from soac.passes.thresholds import MAX_THRESHOLD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
@@ -48,16 +49,21 @@ def configurations(options: argparse.Namespace) -> dict[str, Any]:
     lowering = {"target": options.target} if options.target else {}
     made: dict[str, Any] = {
         "default": sl.jit(nbody, device=options.device, lowering=lowering),
+        "tiled": sl.jit(nbody, device=options.device, lowering=lowering, pipeline=TILED_PIPELINE),
         "untiled": sl.jit(nbody, device=options.device, lowering=lowering, pipeline=DEFAULT_PIPELINE),
     }
     if options.variants:
         for block, reg, chunk in TILE_VARIANTS:
             made[f"tiled b{block} r{reg} c{chunk}"] = sl.jit(
-                nbody, device=options.device, lowering=lowering, thresholds=tile_thresholds(block, reg, chunk)
+                nbody,
+                device=options.device,
+                lowering=lowering,
+                thresholds=tile_thresholds(block, reg, chunk),
+                pipeline=TILED_PIPELINE,
             )
         for items in SPLIT_VARIANTS:
             made[f"tiled split-items {items}"] = sl.jit(
-                nbody, device=options.device, lowering={**lowering, "tile-split-items": items}
+                nbody, device=options.device, lowering={**lowering, "tile-split-items": items}, pipeline=TILED_PIPELINE
             )
     return made
 
@@ -75,7 +81,7 @@ def bench_nbody(options: argparse.Namespace, rows: list[dict[str, Any]]) -> None
             compiled = f.specialize(*args)
             check(f(*args), expected, f"soac {label}, n = {n}")
             probe = Probe(compiled.runner, compiled.name, args)
-            for suffix, thresholds in VERSIONS.items() if label in ("default", "untiled") else {"": {}}.items():
+            for suffix, thresholds in VERSIONS.items() if label in ("tiled", "untiled") else {"": {}}.items():
                 if suffix:
                     check(compiled.run(args, thresholds, False), expected, f"soac {label}{suffix}, n = {n}")
                 row[f"soac {label}{suffix}"], _ = probe.kernel_ms(thresholds, options.runs)

@@ -214,7 +214,7 @@ class JitFunction:
         self.fn = fn
         self.backend = backend
         self.pipeline = pipeline
-        """The pass pipeline given; None: the standard one for the device's target (`soac.passes.standard_pipeline`)."""
+        """The pass pipeline given; None: the standard one for the device (`soac.passes.standard_pipeline`)."""
         self.device = device
         self.lowering = _checked_lowering(lowering or {})
         self.device_results = device_results
@@ -330,16 +330,18 @@ class JitFunction:
         return compiled
 
     def _device(self) -> tuple[str, Any, bool]:
-        """The device's description for the cache key, the device, and whether its target has local-memory tiles."""
+        """The device's description for the cache key, the device, and whether tiling pays there: a GPU whose target
+        shares reads through local memory (on a CPU, PoCL, even the `generic` target's tiles only cost barriers)."""
         if self.backend == "interp":
             return "interp", None, False
+        import pyopencl as cl
         from soac.lowering.runtime import choose_device, options_for
 
         device = choose_device(self.device)
         # Every lowering option as compile_module will use it (given, from the environment, or the device's).
         options = options_for(device, **self.lowering)
         info = f"{device.platform.name}|{device.name}|{device.driver_version}|{options.option_text()}"
-        return info, device, options.device_target.local_tiles
+        return info, device, options.device_target.local_tiles and bool(device.type & cl.device_type.GPU)
 
     def _build_entry(self, traced: ModuleOp, pipeline: str) -> dict[str, Any]:
         from soac.context import make_context
@@ -486,18 +488,18 @@ def jit(
 ) -> Any:
     """Compile a Python function written with soac.lang's combinators; use as `@jit` or `@jit(backend="interp")`.
 
-        `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
-        "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
-    `soac.passes.TILED_PIPELINE` for targets whose work-groups share local memory, GPUs and `lowering={"target":
-    "generic"}`, else `DEFAULT_PIPELINE`: block tiling pays only on GPUs); `tuning` a
-        tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
-        `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
-        "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
-        may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
-        `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
-        With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
-        (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
-        reports each search and its cost.
+    `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
+    "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
+    `soac.passes.TILED_PIPELINE` on GPUs whose target shares reads through local memory, else `DEFAULT_PIPELINE`: block
+    tiling pays only there; pass `pipeline=TILED_PIPELINE` to tile elsewhere); `tuning` a
+    tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
+    `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
+    "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
+    may be device arrays (`sl.device_put`); array results stay on the device when an argument is one, or always with
+    `device_results=True` (never with False). The interpreter reads device arrays back and returns numpy arrays.
+    With `autotune` (OpenCL only), the first call for each size class times the program's versions on the arguments
+    (uploaded once) and keeps the fastest, on disk beside the compile cache (`soac.lang.autotune`); `f.tunings`
+    reports each search and its cost.
     """
 
     def decorate(f: Callable[..., Any]) -> JitFunction:

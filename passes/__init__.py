@@ -20,12 +20,12 @@ The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lo
 TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile"
 """The standard pipeline for targets whose work-groups share local memory (GPUs): `DEFAULT_PIPELINE`, then block and
 register tiling of the thread-level nests that reuse what they read (`soac-tile`). Tiling is correct at every size;
-on CPUs (PoCL) a tiled op lowers to a result per work-item, so soac.lang leaves it out there (`standard_pipeline`).
+on CPUs (PoCL) it does not pay, so soac.lang leaves it out there (`standard_pipeline`).
 `soac-opt -p soac-standard` runs it (`soac-standard{tile=false}`: `DEFAULT_PIPELINE`)."""
 
 
 def standard_pipeline(local_tiles: bool) -> str:
-    """soac.lang's pipeline for a target: `TILED_PIPELINE` where work-groups share local memory, else
+    """soac.lang's pipeline for a device: `TILED_PIPELINE` on GPUs whose work-groups share local memory, else
     `DEFAULT_PIPELINE`."""
     return TILED_PIPELINE if local_tiles else DEFAULT_PIPELINE
 

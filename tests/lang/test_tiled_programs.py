@@ -1,5 +1,5 @@
 """Block tiling in soac.lang (issue 27): programs whose nests read invariant arrays, through the pipeline soac.lang
-takes for GPUs (`TILED_PIPELINE`), forced on PoCL by the `generic` target (local-memory tiles), against numpy.
+takes on GPUs (`TILED_PIPELINE`), lowered for the `generic` target (local-memory tiles) on PoCL, against numpy.
 
 Sizes are awkward for the tiles (block 16, 2 bodies per work-item, chunks of 8, or the defaults: 128, 2, 128):
 1, primes, chunk and block and 2 blocks plus and minus one. Every version soac-flatten makes is forced; both are
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import soac.lang as sl
+from soac.passes import TILED_PIPELINE
 from soac.passes.thresholds import MAX_THRESHOLD
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "real"))
@@ -67,7 +68,7 @@ def nbody_args(n: int, dtype: type) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_nbody_at_awkward_sizes(dtype: type) -> None:
-    f = sl.jit(nbody, lowering=GENERIC, thresholds=tile_sizes(2, 1, SMALL))
+    f = sl.jit(nbody, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(2, 1, SMALL))
     tolerance = 1e-4 if dtype == np.float32 else 1e-12
     for n in AWKWARD:
         args = nbody_args(n, dtype)
@@ -80,7 +81,7 @@ def test_nbody_at_awkward_sizes(dtype: type) -> None:
 
 @pytest.mark.slow
 def test_nbody_at_the_default_tile_sizes() -> None:
-    f = sl.jit(nbody, lowering=GENERIC)
+    f = sl.jit(nbody, lowering=GENERIC, pipeline=TILED_PIPELINE)
     for n in (127, 128, 129, 257):
         args = nbody_args(n, np.float32)
         expected = reference(*args)
@@ -117,7 +118,7 @@ def near_by_hand(xs: np.ndarray, ys: np.ndarray, r: int) -> tuple[np.ndarray, ..
 
 def test_i32_triple_accumulator_over_an_invariant_array() -> None:
     """Two arrays (the bodies and the points they count), a 3-tuple of sum, maximum and sum: exact."""
-    f = sl.jit(near, lowering=GENERIC, thresholds=tile_sizes(2, 1, SMALL))
+    f = sl.jit(near, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(2, 1, SMALL))
     rng = np.random.default_rng(5)
     for n, m in [(1, 1), (7, 9), (16, 8), (17, 33), (33, 16), (5, 0)]:
         xs, ys = rng.integers(-20, 20, n).astype(np.int32), rng.integers(-20, 20, m).astype(np.int32)
@@ -138,7 +139,7 @@ def weighted_rows(a: Any, w: Any) -> Any:
 
 
 def test_rows_of_a_2d_array_against_a_shared_vector() -> None:
-    f = sl.jit(weighted_rows, lowering=GENERIC, thresholds=tile_sizes(1, 1, SMALL))
+    f = sl.jit(weighted_rows, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(1, 1, SMALL))
     rng = np.random.default_rng(6)
     for n, k in [(1, 1), (9, 8), (16, 17), (31, 7)]:
         a, w = rng.integers(-9, 9, (n, k)).astype(np.int32), rng.integers(-9, 9, k).astype(np.int32)
@@ -165,7 +166,7 @@ def products(a: Any, bt: Any) -> Any:
 @pytest.mark.slow
 def test_two_dimensional_index_space_with_a_tuple() -> None:
     sizes = {"block": 8, "reg": 2, "chunk": 4}
-    f = sl.jit(products, lowering=GENERIC, thresholds=tile_sizes(1, 2, sizes))
+    f = sl.jit(products, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(1, 2, sizes))
     rng = np.random.default_rng(7)
     for n, k, m in [(1, 1, 1), (9, 5, 7), (8, 8, 8), (17, 3, 9)]:
         a, bt = rng.uniform(-1, 1, (n, k)), rng.uniform(-1, 1, (m, k))
