@@ -21,11 +21,20 @@ After:
 
 Two shapes of nest are tiled, wherever they are (also inside the versions of soac-flatten):
 
-* a `segmap thread` over 1 or 2 dimensions whose lambda reads rows and elements of arrays
-  from outside (`soac.index` by its indices) and yields one `soac.redomap` over those rows
-  or over whole arrays (seed 004: `map (\\x -> redomap (+) (\\y -> y + x) 0 xs) xs`);
+* a `segmap thread` over 1 or 2 dimensions whose lambda computes one `soac.redomap` over rows
+  of arrays from outside read by its indices, or over whole 1-D arrays from outside (seed 004:
+  `map (\\x -> redomap (+) (\\y -> y + x) 0 xs) xs`; nbody's `map (\\b -> reduce vadd (0,0,0)
+  (map (force b) xs ys zs ms)) bodies`). The accumulator may be a tuple. What the redomap's
+  lambda uses from the segmap, element reads by the indices and `arith`/`math` code computed
+  from them, becomes reads and code of the tiled lambda; code after the redomap stays in the
+  segmap, which then reads the tiled op's results by its indices (nbody's velocity update):
+
+      %ax, %ay, %az = soac.tiled_redomap (%n) reduce %n ... reads(%xs[k], %ys[k], %zs[k], %ms[k], %xs[d0], ...)
+      %vx, ... = soac.segmap thread (%n) lambda(%i) { %a = soac.index %ax[%i]; ...; soac.yield ... }
+
 * a `segred thread` over 2 or 3 dimensions whose lambda reads elements by its indices and
-  computes scalars from them (the fully flattened version of the same nests).
+  computes scalars from them (the fully flattened version of the same nests), unless a read
+  has every index (matvec's `a[d0, k]`: its own lowering reads such rows coalesced).
 
 A nest is tiled only when it reuses data: some read of the reduction lacks an index of the
 outer space, so the work-items along that index share it. The steps of seed 004's
