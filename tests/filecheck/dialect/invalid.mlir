@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap', 'soac.stencil'
+// CHECK: error: 'soac.yield' expects parent op to be a SOAC with lambdas, not 'func.func'
 
 // -----
 
