@@ -31,6 +31,7 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 | `tiled.py` | `tiled_redomap` and `TileSizes` |
 | `array_ops.py` | `iota`, `replicate`, `transpose`, `reshape`, `reverse`, `index`, `slice`, `update` |
 | `control.py` | `threshold`, `assert` |
+| `sizes.py` | `ResultDimsInterface`: where the dimensions of each op's results come from |
 """
 
 from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, SliceOp, TransposeOp, UpdateOp
@@ -42,6 +43,7 @@ from soac.dialect.histograms import HistogramOp, HistOp, SeghistOp
 from soac.dialect.scatter import ScatterOp
 from soac.dialect.screma import MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
 from soac.dialect.segmented import SegmapOp, SegredOp, SegscanOp
+from soac.dialect.sizes import DimOf, Extent, ResultDimsInterface
 from soac.dialect.stencil import (
     STENCIL_BOUNDARIES,
     STENCIL_DEFAULT_TILES,
@@ -105,6 +107,8 @@ __all__ = [
     "STENCIL_MAX_ROWS",
     "AssertOp",
     "Canonicalization",
+    "DimOf",
+    "Extent",
     "HistOp",
     "HistogramOp",
     "IndexOp",
@@ -117,6 +121,7 @@ __all__ = [
     "ReduceOp",
     "ReplicateOp",
     "ReshapeOp",
+    "ResultDimsInterface",
     "ReverseOp",
     "ScanOp",
     "ScanomapOp",

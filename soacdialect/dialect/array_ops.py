@@ -9,6 +9,7 @@ from typing import ClassVar, Self
 from soac.dialect.base import Canonicalization
 from soac.dialect.consumption import check_consumed
 from soac.dialect.lambdas import check_results
+from soac.dialect.sizes import DimOf, Extent, ResultDimsInterface, dims_of, rows_of
 from soac.types import array_of, compatible, is_integer_like, peel, row_type
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
 from xdsl.ir import Operation, SSAValue
@@ -31,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_op_definition
-class IotaOp(IRDLOperation):
+class IotaOp(IRDLOperation, ResultDimsInterface):
     """`iota n` = `[0, 1, ..., n-1]`.
 
     %is = soac.iota %n : tensor<?xi32>
@@ -48,6 +49,10 @@ class IotaOp(IRDLOperation):
     def __init__(self, width: SSAValue | Operation, result_type: TensorType):
         super().__init__(operands=[width], result_types=[result_type])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return [self.width]
+
     def verify_(self) -> None:
         result = self.result.type
         assert isinstance(result, TensorType)
@@ -56,7 +61,7 @@ class IotaOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReplicateOp(IRDLOperation):
+class ReplicateOp(IRDLOperation, ResultDimsInterface):
     """`replicate n v` = `[v, v, ..., v]` (n times; `v` may be an array).
 
     %zs = soac.replicate %n, %zero : f32 -> tensor<?xf32>
@@ -74,12 +79,16 @@ class ReplicateOp(IRDLOperation):
     def __init__(self, width: SSAValue | Operation, value: SSAValue | Operation):
         super().__init__(operands=[width, value], result_types=[array_of(SSAValue.get(value).type)])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return rows_of(self.width, self.value)
+
     def verify_(self) -> None:
         check_results(self, [self.result.type], [array_of(self.value.type)], "its operands")
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(IRDLOperation, ResultDimsInterface):
     """Rearranges the dimensions of an array: result dimension `i` is input dimension `perm[i]`.
 
     %t = soac.transpose %m [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
@@ -106,6 +115,10 @@ class TransposeOp(IRDLOperation):
     @property
     def perm(self) -> tuple[int, ...]:
         return self.permutation.get_values()  # pyright: ignore[reportReturnType]
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return [DimOf(self.array, p) for p in self.perm]
 
     def verify_(self) -> None:
         source, result = self.array.type, self.result.type
@@ -147,7 +160,7 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(IRDLOperation, ResultDimsInterface):
     """The elements of an array, in row-major order, as an array of the sizes given (Futhark's `flatten`,
     `unflatten` and reshape). The sizes must hold as many elements as the array, checked when it runs.
 
@@ -168,6 +181,10 @@ class ReshapeOp(IRDLOperation):
         assert isinstance(source, TensorType)
         result = TensorType(source.get_element_type(), [DYNAMIC_INDEX] * len(sizes))
         super().__init__(operands=[array, sizes], result_types=[result])
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return list(self.sizes)
 
     def verify_(self) -> None:
         source, result = self.array.type, self.result.type
@@ -223,7 +240,7 @@ class ReshapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReverseOp(IRDLOperation):
+class ReverseOp(IRDLOperation, ResultDimsInterface):
     """The array with the order of its elements reversed along each of the dimensions given (JAX's `lax.rev`;
     `[0]`: Futhark's `reverse`, the rows last to first).
 
@@ -249,6 +266,10 @@ class ReverseOp(IRDLOperation):
     @property
     def dims(self) -> tuple[int, ...]:
         return self.dimensions.get_values()  # pyright: ignore[reportReturnType]
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.array)
 
     def verify_(self) -> None:
         source = self.array.type
@@ -284,7 +305,7 @@ class ReverseOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IndexOp(IRDLOperation):
+class IndexOp(IRDLOperation, ResultDimsInterface):
     """Reads an element (all indices given) or a row (fewer indices) of an array.
 
     %x = soac.index %xs[%i, %j] : tensor<?x?xf32> -> f32
@@ -304,6 +325,10 @@ class IndexOp(IRDLOperation):
         assert element is not None
         super().__init__(operands=[array, indices], result_types=[element])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.array, len(self.indices))
+
     def verify_(self) -> None:
         element = peel(self.array.type, len(self.indices))
         if element is None or not self.indices:
@@ -312,7 +337,7 @@ class IndexOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SliceOp(IRDLOperation):
+class SliceOp(IRDLOperation, ResultDimsInterface):
     """The rows `start` to `end - 1` of an array.
 
     %ys = soac.slice %xs[%start : %end] : tensor<?xf32> -> tensor<?xf32>
@@ -334,6 +359,10 @@ class SliceOp(IRDLOperation):
         assert element is not None
         super().__init__(operands=[array, start, end], result_types=[array_of(element)])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return [None, *dims_of(self.array, 1)]
+
     def verify_(self) -> None:
         if (element := row_type(self.array.type)) is None:
             raise VerifyException(f"'{self.name}' needs an array with at least one dimension, not {self.array.type}")
@@ -341,7 +370,7 @@ class SliceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class UpdateOp(IRDLOperation):
+class UpdateOp(IRDLOperation, ResultDimsInterface):
     """`xs with [i] = v`: an in-place update that consumes `xs`.
 
     %ys = soac.update %xs[%i] = %v : tensor<?xf32>, f32
@@ -362,6 +391,10 @@ class UpdateOp(IRDLOperation):
 
     def __init__(self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], value: SSAValue | Operation):
         super().__init__(operands=[array, indices, value], result_types=[SSAValue.get(array).type])
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.array)
 
     def verify_(self) -> None:
         element = peel(self.array.type, len(self.indices))

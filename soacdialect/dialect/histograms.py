@@ -20,6 +20,7 @@ from soac.dialect.base import YieldOp
 from soac.dialect.consumption import check_consumed
 from soac.dialect.lambdas import check_operator, check_params, check_results, input_rows, yielded_types
 from soac.dialect.segmented import parse_level
+from soac.dialect.sizes import Extent, ResultDimsInterface, dims_of, row_parameter_dims
 from soac.syntax import (
     parse_index_operand,
     parse_lambda,
@@ -34,7 +35,7 @@ from soac.syntax import (
 )
 from soac.types import all_compatible, format_types, is_integer_like, peel
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i32
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -52,7 +53,7 @@ from xdsl.traits import RecursiveMemoryEffect, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
 
 
-class HistogramOp(IRDLOperation):
+class HistogramOp(IRDLOperation, ResultDimsInterface):
     """What `soac.hist` and `soac.seghist` share: destinations they consume and give back as results, one neutral
     element and one operator over the elements of all destinations together (associative and commutative: the
     program's promise), and a lambda that yields an integer position and a value per destination.
@@ -86,6 +87,16 @@ class HistogramOp(IRDLOperation):
 
     def _check_destinations(self, dest_types: Sequence[Attribute]) -> None:
         raise NotImplementedError
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.dests[index])
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        """A parameter of the operator has its neutral element's sizes."""
+        if parameter.block.parent is not self.combine:
+            return None
+        return dims_of(self.neutral[parameter.index % len(self.neutral)])
 
     def verify_(self) -> None:
         self._check_space()
@@ -198,6 +209,12 @@ class HistOp(HistogramOp):
             result_types=[[SSAValue.get(d).type for d in dests]],
             regions=[combine, body],
         )
+
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        if parameter.block.parent is self.body:
+            return row_parameter_dims(self.inputs, self.body, parameter)
+        return super().parameter_dims(parameter)
 
     def bin_types(self) -> list[Attribute]:
         return input_rows(self, self.dests, "destination")

@@ -8,6 +8,7 @@ from typing import Self
 from soac.dialect.base import YieldOp
 from soac.dialect.consumption import check_consumed
 from soac.dialect.lambdas import check_params, check_results, input_rows, yielded_types
+from soac.dialect.sizes import Extent, ResultDimsInterface, dims_of, row_parameter_dims
 from soac.syntax import (
     parse_index_operand,
     parse_lambda,
@@ -20,7 +21,7 @@ from soac.syntax import (
 )
 from soac.types import all_compatible, format_types, is_integer_like
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i32
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -55,7 +56,7 @@ def parse_width_inputs_into(parser: Parser) -> tuple[SSAValue, list[SSAValue], l
 
 
 @irdl_op_definition
-class ScatterOp(IRDLOperation):
+class ScatterOp(IRDLOperation, ResultDimsInterface):
     """`scatter dests (map f xs)`: writes values into consumed destination arrays.
 
     The lambda yields one index per destination, then one value per
@@ -92,6 +93,13 @@ class ScatterOp(IRDLOperation):
             result_types=[[SSAValue.get(d).type for d in dests]],
             regions=[body],
         )
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.dests[index])
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        return row_parameter_dims(self.inputs, self.body, parameter)
 
     def verify_(self) -> None:
         check_params(self, self.body, "lambda", input_rows(self, self.inputs), "the input rows")

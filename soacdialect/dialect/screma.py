@@ -16,6 +16,7 @@ from soac.dialect.lambdas import (
     lambda_block,
     yielded_types,
 )
+from soac.dialect.sizes import Extent, ResultDimsInterface, dims_of, row_parameter_dims, rows_of, yielded
 from soac.syntax import (
     parse_index_operand,
     parse_lambda,
@@ -29,7 +30,7 @@ from soac.syntax import (
 )
 from soac.types import array_of, format_types
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, UnitAttr, i32
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -49,7 +50,7 @@ from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_op_definition
-class MapOp(IRDLOperation):
+class MapOp(IRDLOperation, ResultDimsInterface):
     """`map f xs...`: applies `lambda` to the rows of its inputs, giving one array per yielded value.
 
     %ys = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) { ... }
@@ -77,6 +78,13 @@ class MapOp(IRDLOperation):
     ):
         super().__init__(operands=[width, inputs], result_types=[result_types], regions=[body])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return rows_of(self.width, yielded(self.body, index))
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        return row_parameter_dims(self.inputs, self.body, parameter)
+
     def verify_(self) -> None:
         check_params(self, self.body, "lambda", input_rows(self, self.inputs), "the input rows")
         yielded = yielded_types(self, self.body, "lambda")
@@ -101,7 +109,7 @@ class MapOp(IRDLOperation):
         return with_parsed_attributes(parser, op)
 
 
-class _CombiningOp(IRDLOperation):
+class _CombiningOp(IRDLOperation, ResultDimsInterface):
     """Shared syntax of reduce, scan, redomap and scanomap."""
 
     HAS_LAMBDA: ClassVar[bool] = False
@@ -136,6 +144,12 @@ class _CombiningOp(IRDLOperation):
         for keyword, region in self.named_regions():
             print_lambda(printer, keyword, region)
         printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        """A parameter of the combine operator has its neutral element's sizes."""
+        if parameter.block.parent is not self.regions[0]:
+            return None
+        return dims_of(self.neutral[parameter.index % len(self.neutral)])
 
     def named_regions(self) -> list[tuple[str, Region]]:
         """The regions in the order of the custom syntax, keyword first; an empty post region is left out."""
@@ -213,6 +227,10 @@ class ReduceOp(_CombiningOp):
             regions=[combine],
         )
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.neutral[index])
+
     def verify_(self) -> None:
         ne_types = check_operator(self, self.combine, self.neutral)
         check_inputs_match_neutral(self, self.inputs, ne_types)
@@ -243,6 +261,10 @@ class ScanOp(_CombiningOp):
             result_types=[[array_of(SSAValue.get(v).type) for v in neutral]],
             regions=[combine],
         )
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return rows_of(self.width, self.neutral[index])
 
     def verify_(self) -> None:
         ne_types = check_operator(self, self.combine, self.neutral)
@@ -289,6 +311,17 @@ class RedomapOp(_CombiningOp):
             properties={"commutative": UnitAttr()} if commutative else {},
             regions=[combine, body],
         )
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        if index < len(self.neutral):
+            return dims_of(self.neutral[index])
+        return rows_of(self.width, yielded(self.body, index))
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        if parameter.block.parent is self.body:
+            return row_parameter_dims(self.inputs, self.body, parameter)
+        return super().parameter_dims(parameter)
 
     def verify_(self) -> None:
         ne_types = check_operator(self, self.combine, self.neutral)
@@ -403,6 +436,31 @@ class ScanomapOp(_CombiningOp):
         if self.reduce_combine is not None:
             named.insert(1, ("reduce_combine", self.reduce_combine))
         return named
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        scanned, reduced = self.num_scanned, len(self.reduce_neutral)
+        if index < scanned:
+            return rows_of(self.width, yielded(self.post, index) if self.post.blocks else self.neutral[index])
+        if index < scanned + reduced:
+            return dims_of(self.reduce_neutral[index - scanned])
+        return rows_of(self.width, yielded(self.body, len(self.neutral) + index - scanned))
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        region, position = parameter.block.parent, parameter.index
+        if region is self.body:
+            return row_parameter_dims(self.inputs, self.body, parameter)
+        if region is self.reduce_combine:
+            return dims_of(self.reduce_neutral[position % len(self.reduce_neutral)])
+        if region is not self.post:
+            return super().parameter_dims(parameter)
+        scanned, rows = len(self.neutral), len(self.inputs)
+        if position < scanned:
+            return dims_of(self.neutral[position])
+        if position < scanned + rows:
+            return dims_of(self.inputs[position - scanned], 1)
+        forwarded = scanned + len(self.reduce_neutral) + self.num_map_outs + position - scanned - rows
+        return dims_of(yielded(self.body, forwarded))
 
     def verify_(self) -> None:
         ne_types = check_operator(self, self.combine, self.neutral)

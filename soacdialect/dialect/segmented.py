@@ -8,6 +8,7 @@ from typing import ClassVar, Self
 from soac.dialect.attributes import Level, LevelAttr
 from soac.dialect.base import YieldOp
 from soac.dialect.lambdas import check_operator, check_params, check_reduce_lambda, check_results, yielded_types
+from soac.dialect.sizes import Extent, ResultDimsInterface, dims_of, yielded
 from soac.syntax import (
     parse_lambda,
     parse_operand_list,
@@ -21,7 +22,7 @@ from soac.syntax import (
 )
 from soac.types import array_of_rank
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i32
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -47,7 +48,7 @@ def parse_level(parser: Parser) -> Level:
     return Level(level_name)
 
 
-class _SegOp(IRDLOperation):
+class _SegOp(IRDLOperation, ResultDimsInterface):
     """Shared syntax of segmap, segred and segscan."""
 
     level = prop_def(LevelAttr)
@@ -116,6 +117,10 @@ class SegmapOp(_SegOp):
     def __init__(self, level: Level, dims: Sequence[SSAValue | Operation], result_types: Sequence[Attribute], body: Region):
         super().__init__(operands=[dims], result_types=[result_types], properties={"level": LevelAttr(level)}, regions=[body])
 
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return [*self.dims, *dims_of(yielded(self.body, index))]
+
     def verify_(self) -> None:
         yielded = self._check_index_lambda()
         check_results(self, self.outs.types, [array_of_rank(t, len(self.dims)) for t in yielded])
@@ -146,6 +151,19 @@ class _SegCombiningOp(_SegOp):
             properties={"level": LevelAttr(level)},
             regions=[combine, body],
         )
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        """The index space (less its innermost dimension for a segred's reduced results), then the rows yielded."""
+        space: list[Extent] = list(self.dims)
+        if index < len(self.neutral) and not self.SCANNED_DIMS:
+            space.pop()
+        return [*space, *dims_of(yielded(self.body, index))]
+
+    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        if parameter.block.parent is not self.combine:
+            return None
+        return dims_of(self.neutral[parameter.index % len(self.neutral)])
 
     def verify_(self) -> None:
         if self.level.data != Level.THREAD:

@@ -8,6 +8,7 @@ from typing import Self
 
 from soac.dialect.base import YieldOp
 from soac.dialect.lambdas import check_params, check_results, lambda_block, yielded_types
+from soac.dialect.sizes import Extent, ResultDimsInterface
 from soac.syntax import (
     parse_lambda,
     parse_operand_list,
@@ -90,7 +91,7 @@ def stencil_offsets(window: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 @irdl_op_definition
-class StencilOp(IRDLOperation):
+class StencilOp(IRDLOperation, ResultDimsInterface):
     """A map whose lambda sees a fixed neighbourhood of each element (Accelerate's `stencil`/`stencil2`).
 
     The inputs (one or more arrays of the index space's shape, of rank 1 to 3) are read in a window of odd
@@ -147,6 +148,10 @@ class StencilOp(IRDLOperation):
     @property
     def offsets(self) -> list[tuple[int, ...]]:
         return stencil_offsets(self.window_shape)
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return list(self.dims)
 
     def verify_(self) -> None:
         rank, window = len(self.dims), self.window_shape

@@ -8,6 +8,7 @@ from typing import ClassVar, Self
 
 from soac.dialect.base import YieldOp
 from soac.dialect.lambdas import check_operator, check_params, check_results, check_yields
+from soac.dialect.sizes import Extent, ResultDimsInterface
 from soac.syntax import (
     parse_index_operand,
     parse_lambda,
@@ -47,7 +48,7 @@ def _print_symbol(symbol: int) -> str:
 
 
 @irdl_op_definition
-class TiledRedomapOp(IRDLOperation):
+class TiledRedomapOp(IRDLOperation, ResultDimsInterface):
     """A thread-level segmap whose work-items each fold a redomap over arrays they share, tiled for locality.
 
     `result[d0, d1] = redomap combine lambda neutral` over `k < width`, where the lambda's
@@ -123,6 +124,10 @@ class TiledRedomapOp(IRDLOperation):
     @property
     def tile_name(self) -> str:
         return self.tile.data
+
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return list(self.dims)
 
     def verify_(self) -> None:
         rank = len(self.dims)
