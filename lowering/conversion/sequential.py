@@ -111,6 +111,21 @@ class Inliner(ControlFlowInliner):
         self.kb.for_loop(m.c(0), m.product(source.dims), m.c(1), [], "q", body)
         self.env[op.result] = out
 
+    def emit_rotate(self, op: soac.RotateOp) -> None:
+        """A copy in the work-item's scratch memory whose row `i` is the source's row `(i + amount) mod n`."""
+        source, m = self.view(op.array), self.kb.m
+        amount = self.scalar(op.amount)
+        out = self.kb.alloc_scratch(source.element, source.dims, op)
+
+        def body(q: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            coords = m.unflatten(q, source.dims, [None] * len(source.dims))
+            at = [rotated_row(self.kb, coords[0], amount, source.dims[0]), *coords[1:]]
+            self.kb.store(self.kb.load(source, m.row_major(at, source.dims)), out, q)
+            return []
+
+        self.kb.for_loop(m.c(0), m.product(source.dims), m.c(1), [], "q", body)
+        self.env[op.result] = out
+
     def emit_reshape(self, op: soac.ReshapeOp) -> None:
         """The same elements under the new sizes, once they are checked (all 0 when a check fails, so that nothing
         reads through the view); not owned, since the source shares its memory."""
@@ -348,6 +363,15 @@ class Inliner(ControlFlowInliner):
 
 
 
+def rotated_row(kb: KernelBuilder, row: SSAValue, amount: SSAValue, rows: SSAValue) -> SSAValue:
+    """`(row + amount) mod rows` for a row in `[0, rows)` and any amount (computed where a row exists, so `rows` is
+    not 0)."""
+    m = kb.m
+    rest = m.insert(arith.RemSIOp(amount, rows), "rest")
+    shift = m.select(m.cmp(rest, m.c(0), "slt"), m.add(rest, rows), rest, "shift")
+    moved = m.add(row, shift)
+    return m.select(m.lt(moved, rows), moved, m.sub(moved, rows), "row")
+
 def scatter_in_bounds(kb: KernelBuilder, index: SSAValue, size: SSAValue) -> SSAValue:
     """Whether a scatter writes its row: its index is inside the destination (compared unsigned, so negative indices
     are outside). Futhark's partial scatter: a row with any other index, such as -1, is dropped."""
@@ -386,6 +410,7 @@ Inliner.HANDLERS = {
     soac.ReplicateOp: Inliner.emit_replicate,
     soac.TransposeOp: Inliner.emit_transpose,
     soac.ReverseOp: Inliner.emit_reverse,
+    soac.RotateOp: Inliner.emit_rotate,
     soac.ReshapeOp: Inliner.emit_reshape,
     soac.MapOp: Inliner.emit_map,
     soac.ReduceOp: Inliner.emit_reduce,

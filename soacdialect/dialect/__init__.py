@@ -29,12 +29,12 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 | `segmented.py` | `segmap`, `segred`, `segscan` |
 | `stencil.py` | `stencil` and its tile limits |
 | `tiled.py` | `tiled_redomap` and `TileSizes` |
-| `array_ops.py` | `iota`, `replicate`, `transpose`, `reshape`, `reverse`, `index`, `slice`, `update` |
+| `array_ops.py` | `iota`, `replicate`, `transpose`, `reshape`, `reverse`, `rotate`, `index`, `slice`, `update` |
 | `control.py` | `threshold`, `assert` |
 | `sizes.py` | `ResultDimsInterface`: where the dimensions of each op's results come from |
 """
 
-from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, SliceOp, TransposeOp, UpdateOp
+from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, RotateOp, SliceOp, TransposeOp, UpdateOp
 from soac.dialect.attributes import Level, LevelAttr, OnDevice
 from soac.dialect.base import Canonicalization, YieldOp, runs_lambdas
 from soac.dialect.consumption import aliases, check_consumed, defined_inside, later_in_block
@@ -86,6 +86,7 @@ Soac = Dialect(
         TransposeOp,
         ReshapeOp,
         ReverseOp,
+        RotateOp,
         IndexOp,
         SliceOp,
         UpdateOp,
@@ -123,6 +124,7 @@ __all__ = [
     "ReshapeOp",
     "ResultDimsInterface",
     "ReverseOp",
+    "RotateOp",
     "ScanOp",
     "ScanomapOp",
     "ScatterOp",

@@ -1,4 +1,4 @@
-"""The supporting array ops: iota, replicate, transpose, reshape, reverse, index, slice and update."""
+"""The supporting array ops: iota, replicate, transpose, reshape, reverse, rotate, index, slice and update."""
 
 from __future__ import annotations
 
@@ -302,6 +302,37 @@ class ReverseOp(IRDLOperation, ResultDimsInterface):
             properties={"dimensions": DenseArrayBase.from_list(i64, dims)},
             attributes=attrs,
         )
+
+
+@irdl_op_definition
+class RotateOp(IRDLOperation, ResultDimsInterface):
+    """The rows of an array rotated left by `amount` (Futhark's `rotate`): row `i` of the result is row
+    `(i + amount) mod n` of the array, for any amount (negative: to the right; `np.roll(xs, s)` is a rotation by
+    `-s`). An array without rows stays empty.
+
+    %r = soac.rotate %xs by %k : tensor<?xf32>
+    """
+
+    name = "soac.rotate"
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+
+    array = operand_def(T)
+    amount = operand_def(IndexType)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+    assembly_format = "$array `by` $amount attr-dict `:` type($array)"
+
+    def __init__(self, array: SSAValue | Operation, amount: SSAValue | Operation):
+        super().__init__(operands=[array, amount], result_types=[SSAValue.get(array).type])
+
+    def result_dims(self, index: int) -> list[Extent]:
+        return dims_of(self.array)
+
+    def verify_(self) -> None:
+        if row_type(self.array.type) is None:
+            raise VerifyException(f"'{self.name}' needs an array with at least one dimension, not {self.array.type}")
 
 
 @irdl_op_definition

@@ -1437,6 +1437,16 @@ func.func @reshape_count(%m: tensor<2x3xf32>, %a: index, %b: index) -> tensor<4x
 
 // -----
 
+// rotate: an array with rows
+func.func @rotate_scalar_array(%m: tensor<f32>, %k: index) -> tensor<f32> {
+  %r = soac.rotate %m by %k : tensor<f32>
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.rotate' needs an array with at least one dimension, not tensor<f32>
+
+// -----
+
 // reverse: distinct dimensions of the array
 func.func @reverse_dims(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = soac.reverse %m [0, 2] : tensor<?x?xf32>
