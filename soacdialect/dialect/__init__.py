@@ -21,6 +21,7 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 |---|---|
 | `attributes.py` | `Level` (`#soac<level thread>`), `OnDevice` |
 | `base.py` | `soac.yield`, the `Canonicalization` trait |
+| `canonicalization.py` | the patterns `canonicalize` applies to the ops (named by their `Canonicalization` trait) |
 | `lambdas.py` | the checks of lambdas every verifier shares |
 | `consumption.py` | the uniqueness rules of ops that consume an array (`check_consumed`, `aliases`) |
 | `screma.py` | `map`, `reduce`, `scan`, `redomap`, `scanomap` |
@@ -34,6 +35,7 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 | `sizes.py` | `ResultDimsInterface`: where the dimensions of each op's results come from |
 """
 
+from soac.dialect import canonicalization  # registers the patterns that the ops' Canonicalization traits name
 from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, RotateOp, SliceOp, TransposeOp, UpdateOp
 from soac.dialect.attributes import Level, LevelAttr, OnDevice
 from soac.dialect.base import Canonicalization, YieldOp, runs_lambdas
@@ -142,6 +144,7 @@ __all__ = [
     "UpdateOp",
     "YieldOp",
     "aliases",
+    "canonicalization",
     "check_consumed",
     "defined_inside",
     "later_in_block",

@@ -4,6 +4,7 @@ canonicalisation patterns."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects.utils import AbstractYieldOperation
 from xdsl.ir import Attribute, Operation
@@ -39,17 +40,27 @@ class YieldOp(AbstractYieldOperation[Attribute]):
     traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), InLambda()))
 
 
+CANONICALIZATION_PATTERNS: dict[str, type[RewritePattern]] = {}
+"""The canonicalisation patterns of the dialect by name (`canonicalization.py` registers them; the package imports it
+after every op, so an op names its patterns without importing them)."""
+
+PatternT = TypeVar("PatternT", bound=type[RewritePattern])
+
+
+def canonicalization_pattern(pattern: PatternT) -> PatternT:
+    """Registers a pattern that an op's `Canonicalization` trait may name."""
+    CANONICALIZATION_PATTERNS[pattern.__name__] = pattern
+    return pattern
+
+
 @dataclass(frozen=True)
 class Canonicalization(HasCanonicalizationPatternsTrait):
-    """The op's patterns, named in `soac.passes.canonicalization_patterns` (imported when `canonicalize` asks for
-    them: the passes import this module)."""
+    """The op's patterns, by their names in `soac.dialect.canonicalization`."""
 
     patterns: tuple[str, ...] = ()
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        from soac.passes import canonicalization_patterns
-
-        return tuple(getattr(canonicalization_patterns, name)() for name in self.patterns)
+        return tuple(CANONICALIZATION_PATTERNS[name]() for name in self.patterns)
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
