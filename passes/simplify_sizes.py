@@ -175,7 +175,8 @@ class SizeResolver:
     def _of_parameter(self, arg: BlockArgument, dim: int, depth: int) -> Size | None:
         match op := arg.block.parent_op():
             case soac.ResultDimsInterface() if not isinstance(op, NOT_FOLLOWED):
-                return self._of_extent(op.parameter_dims(arg), dim, depth)
+                extents = op.parameter_dims(arg)
+                return self._of_extent(op.operator_parameter_dims(arg) if extents is None else extents, dim, depth)
             case scf.ForOp() if arg.index > 0:
                 return self._of_carried(op, arg, dim, depth)
             case _:

@@ -92,7 +92,7 @@ class HistogramOp(IRDLOperation, ResultDimsInterface):
     def result_dims(self, index: int) -> list[Extent]:
         return dims_of(self.dests[index])
 
-    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+    def operator_parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
         """A parameter of the operator has its neutral element's sizes."""
         if parameter.block.parent is not self.combine:
             return None
@@ -212,9 +212,7 @@ class HistOp(HistogramOp):
 
 
     def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
-        if parameter.block.parent is self.body:
-            return row_parameter_dims(self.inputs, self.body, parameter)
-        return super().parameter_dims(parameter)
+        return row_parameter_dims(self.inputs, self.body, parameter)
 
     def bin_types(self) -> list[Attribute]:
         return input_rows(self, self.dests, "destination")

@@ -145,7 +145,7 @@ class _CombiningOp(IRDLOperation, ResultDimsInterface):
             print_lambda(printer, keyword, region)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
-    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+    def operator_parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
         """A parameter of the combine operator has its neutral element's sizes."""
         if parameter.block.parent is not self.regions[0]:
             return None
@@ -319,9 +319,7 @@ class RedomapOp(_CombiningOp):
         return rows_of(self.width, yielded(self.body, index))
 
     def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
-        if parameter.block.parent is self.body:
-            return row_parameter_dims(self.inputs, self.body, parameter)
-        return super().parameter_dims(parameter)
+        return row_parameter_dims(self.inputs, self.body, parameter)
 
     def verify_(self) -> None:
         ne_types = check_operator(self, self.combine, self.neutral)
@@ -447,13 +445,16 @@ class ScanomapOp(_CombiningOp):
         return rows_of(self.width, yielded(self.body, len(self.neutral) + index - scanned))
 
     def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        return row_parameter_dims(self.inputs, self.body, parameter)
+
+    def operator_parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        """The reduce operator's parameters have the reduce neutral elements' sizes; the post lambda's the scanned
+        values', then the input rows', then the forwarded values'."""
         region, position = parameter.block.parent, parameter.index
-        if region is self.body:
-            return row_parameter_dims(self.inputs, self.body, parameter)
         if region is self.reduce_combine:
             return dims_of(self.reduce_neutral[position % len(self.reduce_neutral)])
         if region is not self.post:
-            return super().parameter_dims(parameter)
+            return super().operator_parameter_dims(parameter)
         scanned, rows = len(self.neutral), len(self.inputs)
         if position < scanned:
             return dims_of(self.neutral[position])

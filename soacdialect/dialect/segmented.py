@@ -160,7 +160,7 @@ class _SegCombiningOp(_SegOp):
             space.pop()
         return [*space, *dims_of(yielded(self.body, index))]
 
-    def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+    def operator_parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
         if parameter.block.parent is not self.combine:
             return None
         return dims_of(self.neutral[parameter.index % len(self.neutral)])

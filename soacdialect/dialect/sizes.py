@@ -11,7 +11,8 @@ obtain each extent where it needs it (the host before a launch, a kernel before 
     }
 
 `map.result_dims(0)` is `[%n, DimOf(%y, 0)]`; `reverse.result_dims(0)` is `[DimOf(%row, 0)]`; and a lambda's
-row parameter is a row of its input: `map.parameter_dims(%row)` is `[DimOf(%xss, 1)]`. The callers
+row parameter is a row of its input: `map.parameter_dims(%row)` is `[DimOf(%xss, 1)]`. An operator's parameters have
+its neutral elements' sizes (`operator_parameter_dims`), which only the passes rely on. The callers
 (`soac.lowering.conversion.sizes.Sizes`, `soac.passes.simplify_sizes.SizeResolver`) follow these answers and add
 only what is not an op's to say: loops, branches and the values a place already has.
 """
@@ -72,7 +73,14 @@ class ResultDimsInterface(Operation, abc.ABC):
         raise NotImplementedError()
 
     def parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
-        """One extent per dimension of a parameter of one of the op's lambdas (None: the op does not say)."""
+        """One extent per dimension of an array parameter that the op gives one of its lambdas, as it gives it (a row
+        of an input); None where the op does not say."""
+        return None
+
+    def operator_parameter_dims(self, parameter: BlockArgument) -> list[Extent] | None:
+        """One extent per dimension of a parameter of an operator (or a post lambda), as the op's neutral elements
+        promise it (the arguments of an operator are its neutral elements and values of the same sizes: the program's
+        promise, which a pass may rely on but memory must not be sized by); None where the op does not say."""
         return None
 
 
