@@ -161,6 +161,7 @@ class Sizes:
         parent = block.parent_op()
         index = block.args.index(value)
         if isinstance(parent, soac.ResultDimsInterface):
+            assert isinstance(value.type, TensorType)
             extents = parent.parameter_dims(block.args[index])
             return None if extents is None else self._reified(parent, extents, value.type.get_shape(), depth)
         if isinstance(parent, scf.ForOp):
