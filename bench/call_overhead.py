@@ -66,7 +66,7 @@ def profile_program(name: str, scale: str, device: str | None, runs: int, top: i
     compiled = f.specialize(*args).runner
     probe = Probe(compiled, program.soac.__name__, args)
     resident = probe.resident_ms({}, runs)
-    kernels, names = probe.kernel_ms({}, runs)
+    kernels, _ = probe.kernel_ms({}, runs)
     each = ", ".join(f"{n} {(e.profile.end - e.profile.start) * 1e-3:.1f}" for n, e in probe.events)
     on_device, queue = probe._resident_args(), compiled.queue
     profiler = cProfile.Profile()

@@ -86,6 +86,7 @@ func.func @all(%n: index, %xs: tensor<?xf32>, %ys: tensor<?xf32>, %is: tensor<?x
   %nn = arith.muli %n, %n : index
   %flat = soac.reshape %m (%nn) : tensor<?x?xf32> -> tensor<?xf32>
   %back = soac.reverse %t [0, 1] : tensor<?x?xf32>
+  %turned = soac.rotate %back by %n : tensor<?x?xf32>
   %tiled = soac.tiled_redomap (%n, %n) reduce %n tile "tile_0" block [64, 64] reg [4, 4] chunk 16 reads(%m[d0, k], %t[d1, k] : tensor<?x?xf32>, tensor<?x?xf32>) neutral(%z : f32) -> tensor<?x?xf32> combine(%a: f32, %b: f32) {
     %c = arith.addf %a, %b : f32
     soac.yield %c : f32

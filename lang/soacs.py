@@ -337,6 +337,34 @@ def replicate(n: Any, value: Any, dtype: DType | None = None) -> Array:
     return result
 
 
+def rotate(array: Any, amount: Any) -> Array:
+    """The rows of the array rotated left by `amount` (Futhark's `rotate`): row `i` of the result is row
+    `(i + amount) mod n`; a negative amount rotates right. `amount` is an int or an integer scalar."""
+    where = user_location()
+    a = as_array(array, "the array of sl.rotate")
+    op = soac.RotateOp(use(a), as_index(amount, "sl.rotate's amount"))
+    _emit(op, where)
+    result = wrap(op.results[0], Tracer.current("").scope, dims=list(a._dims))
+    assert isinstance(result, Array)
+    return result
+
+
+def roll(array: Any, shift: Any, axis: int | None = None) -> Array:
+    """numpy's `roll` along the rows: row `i` of the result is row `(i - shift) mod n` (`sl.rotate(xs, -shift)`).
+    `axis` must be 0, or None for a one-dimensional array (numpy rolls a flattened copy otherwise)."""
+    a = as_array(array, "the array of sl.roll")
+    if not (axis == 0 or (axis is None and a.rank == 1)):
+        raise SoacTypeError(
+            located(
+                f"sl.roll rolls the rows (axis=0) only, not axis {axis} of a {a.describe()}; "
+                "move the axis first with sl.transpose"
+            )
+        )
+    if isinstance(shift, bool | np.bool_):
+        raise SoacTypeError(located("sl.roll's shift must be an integer, not a bool"))
+    return rotate(a, -shift)
+
+
 def transpose(array: Any, perm: Sequence[int] | None = None) -> Array:
     """The array with its dimensions rearranged: result dimension i is dimension perm[i] (reversed by default)."""
     where = user_location()

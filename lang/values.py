@@ -85,6 +85,7 @@ _INSTEAD = {name: f"sl.{name}" for name in _SAME_NAME} | {
     "amin": "sl.min",
     "amax": "sl.max",
     "flip": "sl.reverse",
+    "roll": "sl.roll",
 }
 """What soac.lang offers for a numpy function (or ufunc) of this name."""
 

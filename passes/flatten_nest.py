@@ -148,7 +148,7 @@ class Nest:
 def _op_shape_varies(nest: Nest, op: Operation, value: SSAValue) -> bool:
     """Shape variance of a result of `op` from its size operands; unknown ops vary."""
     name = op.name
-    if name in ("soac.index", "soac.transpose", "soac.reverse", "tensor.cast"):
+    if name in ("soac.index", "soac.transpose", "soac.reverse", "soac.rotate", "tensor.cast"):
         return nest.shape_varies(op.operands[0])
     if name == "soac.reshape":
         return any(nest.varies(size) for size in op.operands[1:])

@@ -18,9 +18,9 @@ moves it before the SOAC or loop, so that it is computed once and fusion sees it
 
 A lambda may run for no element and a loop for no iteration, so only code that cannot fail moves: scalar arithmetic
 other than integer division by a value that may be zero, `tensor.dim`, thresholds, `iota` and `replicate` of sizes
-that cannot be negative, `transpose`, `reverse`, branches and loops of such code, and SOACs of such code whose inputs provably
-have the SOAC's width as their rows; and no array that is consumed (each element or iteration updates a fresh
-one). A `soac.slice` may be out of bounds and a `soac.reshape` may not fit: they stay, as do in-place updates,
+that cannot be negative, `transpose`, `reverse`, `rotate`, branches and loops of such code, and SOACs of such code
+whose inputs provably have the SOAC's width as their rows; and no array that is consumed (each element or iteration
+updates a fresh one). A `soac.slice` may be out of bounds and a `soac.reshape` may not fit: they stay, as do in-place updates,
 scatters and histograms (they consume an array) and `soac.assert`. The first block of an `scf.while` runs at least
 once, so from there every invariant op but those that consume an array moves.
 
@@ -89,7 +89,7 @@ def cannot_fail(op: Operation) -> bool:
             return True
         case soac.IotaOp() | soac.ReplicateOp():
             return _non_negative(op.width)
-        case soac.TransposeOp() | soac.ReverseOp() | soac.ThresholdOp():
+        case soac.TransposeOp() | soac.ReverseOp() | soac.RotateOp() | soac.ThresholdOp():
             return True
         case _ if isinstance(op, _INTEGER_DIVISIONS):
             divisor = constant_index(op.operands[1])

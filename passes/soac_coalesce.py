@@ -133,12 +133,12 @@ def _index_instead(
 
 
 class SinkIntoBranch(RewritePattern):
-    """A transpose, reverse, iota or replicate whose every use is inside one branch of a later `scf.if` in its block
+    """A transpose, reverse, rotate, iota or replicate whose every use is inside one branch of a later `scf.if` in its block
     moves to the start of that branch: the other branch, a version that does not need it, no longer computes it."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
-        self, op: soac.TransposeOp | soac.ReverseOp | soac.IotaOp | soac.ReplicateOp, rewriter: PatternRewriter
+        self, op: soac.TransposeOp | soac.ReverseOp | soac.RotateOp | soac.IotaOp | soac.ReplicateOp, rewriter: PatternRewriter
     ) -> None:
         target = _single_branch(op, op.parent_block())
         if target is None:

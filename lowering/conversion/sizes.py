@@ -4,9 +4,9 @@ The host allocates the outputs of a launch, and a kernel its per-work-item scrat
 builds the arrays runs. `Sizes` finds their sizes from the values the place already has and from how each array
 is built:
 
-- a row of a SOAC's input has the input's inner sizes; an indexed, updated or transposed array its source's;
-- a SOAC's result has its width, then the sizes of the rows its lambda yields (a segmented op: its index space);
-  a scatter's or hist's result its destination's;
+- a soac op's result, or an array parameter of its lambdas, has the sizes the op says
+  (`soac.dialect.sizes.ResultDimsInterface`: a map's result its width, then the sizes of the rows its lambda
+  yields; a row of an input the input's inner sizes; a transposed array its source's, permuted; ...);
 - an array a loop carries has its initial sizes (on the host only if each iteration provably keeps them; a kernel
   checks them at run time); a branch's, the `then` branch's if known, else the `else` branch's (the branch taken is
   checked);
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from soac import dialect as soac
+from soac.dialect.sizes import DimOf, Extent
 from soac.lowering.kernel import BufferType
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
@@ -48,11 +49,6 @@ DIVISIONS = (
 )
 UNSIGNED_DIVISIONS = (arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp)
 
-LAMBDA_OPS = (soac.MapOp, soac.RedomapOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp, soac.PartitionOp)
-"""The SOACs whose lambda takes a row of each input."""
-BUILDERS = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp, soac.StencilOp)
-"""The SOACs whose array results have their width (a stencil: its index space), then the sizes of their rows."""
-SEGMENTED = (soac.SegmapOp, soac.SegredOp, soac.SegscanOp)
 MAX_DEPTH = 32
 
 
@@ -124,30 +120,9 @@ class Sizes:
             return self._parameter_dims(owner, value, depth)
         if isinstance(owner, scf.ForOp | scf.WhileOp | scf.IfOp):
             return self._control_flow_dims(owner, list(owner.results).index(value), depth)
-        if isinstance(owner, soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp):
-            return self._derived_dims(owner, depth)
-        if isinstance(owner, soac.ReshapeOp):
-            sizes = self._all_scalars(owner.sizes, depth)
-            return None if sizes is None else [self.at_least_zero(size) for size in sizes]
-        if isinstance(owner, BUILDERS):
-            return self._built_dims(owner, value, depth)
-        if isinstance(owner, soac.ScatterOp | soac.HistOp | soac.SeghistOp | soac.PartitionOp):
-            return self._permuting_dims(owner, value, depth)
-        if isinstance(owner, SEGMENTED):
-            return self._segmented_dims(owner, value, depth)
+        if isinstance(owner, soac.ResultDimsInterface):
+            return self._reified(owner, owner.result_dims(list(owner.results).index(value)), shape, depth)
         return None
-
-    def _permuting_dims(
-        self, op: soac.ScatterOp | soac.HistOp | soac.SeghistOp | soac.PartitionOp, value: SSAValue, depth: int
-    ) -> list[SSAValue] | None:
-        """A result of a scatter or hist (its destination's sizes), or of a partition: its bucket counts (one per
-        bucket) or values it moved (one per row)."""
-        if not isinstance(op, soac.PartitionOp):
-            return self.dims(op.dests[list(op.outs).index(value)], depth + 1)
-        if value is op.counts:
-            return [self.place.c(op.bucket_count)]
-        width = self.scalar(op.width, depth + 1)
-        return None if width is None else [width]
 
     def scalar(self, value: SSAValue, depth: int = 0) -> SSAValue | None:
         """The scalar `value` (a width, a size) at the place."""
@@ -181,12 +156,14 @@ class Sizes:
         return new.results[list(op.results).index(value)]
 
     def _parameter_dims(self, block: Block, value: SSAValue, depth: int) -> list[SSAValue] | None:
-        """A lambda's row parameter (a row of its input), or an array a loop carries."""
+        """An array parameter of a SOAC's lambda (what the op says: a row of its input, ...), or an array a loop
+        carries."""
         parent = block.parent_op()
         index = block.args.index(value)
-        if isinstance(parent, LAMBDA_OPS) and block is parent.body.block and index < len(parent.inputs):
-            outer = self.dims(parent.inputs[index], depth + 1)
-            return outer[1:] if outer is not None else None
+        if isinstance(parent, soac.ResultDimsInterface):
+            assert isinstance(value.type, TensorType)
+            extents = parent.parameter_dims(block.args[index])
+            return None if extents is None else self._reified(parent, extents, value.type.get_shape(), depth)
         if isinstance(parent, scf.ForOp):
             return self._loop_dims(parent, index - 1, depth) if index > 0 else None
         if isinstance(parent, scf.WhileOp):
@@ -216,59 +193,32 @@ class Sizes:
             return None
         return initial
 
-    def _derived_dims(
-        self, op: soac.IndexOp | soac.UpdateOp | soac.TransposeOp | soac.ReverseOp, depth: int
+    def _reified(
+        self, op: soac.ResultDimsInterface, extents: Sequence[Extent], shape: Sequence[int], depth: int
     ) -> list[SSAValue] | None:
-        """An array indexed out of, updated in, transposed or reversed from another."""
-        source = self.dims(op.array, depth + 1)
-        if source is None:
-            return None
-        if isinstance(op, soac.IndexOp):
-            return source[len(op.indices) :]
-        if isinstance(op, soac.TransposeOp):
-            return [source[p] for p in op.perm]
-        return source
-
-    def _built_dims(self, op: Operation, value: SSAValue, depth: int) -> list[SSAValue] | None:
-        """An array a SOAC builds: its width, then the sizes of its rows (a stencil's: its index space)."""
-        if isinstance(op, soac.StencilOp):
-            return self._all_scalars(op.dims, depth)
-        assert isinstance(op, BUILDERS)
-        assert not isinstance(op, soac.StencilOp)
-        if (width := self.scalar(op.width, depth + 1)) is None:
-            return None
-        assert isinstance(value.type, TensorType)
-        shape = value.type.get_shape()
-        if isinstance(op, soac.ReplicateOp):
-            inner = self.dims(op.value, depth + 1) if isinstance(op.value.type, TensorType) else []
-        elif all(s >= 0 for s in shape[1:]):
-            inner = [self.place.c(s) for s in shape[1:]]
-        elif isinstance(op, soac.MapOp):
-            inner = self.dims(yields_of(op.body)[list(op.outs).index(value)], depth + 1)
-        else:
-            inner = None
-        return [width, *inner] if inner is not None else None
-
-    def _segmented_dims(
-        self, op: soac.SegmapOp | soac.SegredOp | soac.SegscanOp, value: SSAValue, depth: int
-    ) -> list[SSAValue] | None:
-        """A result of a segmented op: its index space (less the reduced dimension of a segred's reduced results),
-        then the sizes of the rows its lambda yields."""
-        if (dims := self._all_scalars(op.dims, depth)) is None:
-            return None
-        k = list(op.outs).index(value)
-        if isinstance(op, soac.SegredOp) and k < len(op.neutral):
-            return dims[:-1]
-        row = yields_of(op.body)[k]
-        inner = self.dims(row, depth + 1) if isinstance(row.type, TensorType) else []
-        return [*dims, *inner] if inner is not None else None
-
-    def _all_scalars(self, values: Sequence[SSAValue], depth: int) -> list[SSAValue] | None:
+        """The sizes `op` says an array has (`extents`), at the place: a static size as a constant, a scalar where
+        the place has it, a dimension of another array from that array's sizes (each array's found once)."""
+        arrays: dict[SSAValue, list[SSAValue] | None] = {}
+        scalars: list[SSAValue] = []
         found: list[SSAValue] = []
-        for value in values:
-            if (here := self.scalar(value, depth + 1)) is None:
+        for extent, static in zip(extents, shape, strict=True):
+            if static >= 0:
+                found.append(self.place.c(static))
+            elif isinstance(extent, int):
+                found.append(self.place.c(extent))
+            elif isinstance(extent, DimOf):
+                if extent.array not in arrays:
+                    arrays[extent.array] = self.dims(extent.array, depth + 1)
+                if (dims := arrays[extent.array]) is None:
+                    return None
+                found.append(dims[extent.dim])
+            elif extent is None or (size := self.scalar(extent, depth + 1)) is None:
                 return None
-            found.append(here)
+            else:
+                found.append(size)
+                scalars.append(size)
+        if isinstance(op, soac.ReshapeOp):
+            found = [self.at_least_zero(size) if size in scalars else size for size in found]
         return found
 
 

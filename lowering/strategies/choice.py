@@ -81,6 +81,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.ReplicateOp: maps.lower_replicate,
         soac.TransposeOp: maps.lower_transpose,
         soac.ReverseOp: maps.lower_reverse,
+        soac.RotateOp: maps.lower_rotate,
         soac.ReshapeOp: maps.lower_reshape,
         soac.SegmapOp: intragroup.lower_segmap,
         soac.SegredOp: lower_segred,

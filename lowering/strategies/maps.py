@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.conversion.sequential import Inliner, _cast_index
+from soac.lowering.conversion.sequential import Inliner, _cast_index, rotated_row
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies import hist_generated
 from soac.lowering.strategies.scan_scatter import scatter_row
@@ -245,6 +245,25 @@ def lower_reverse(lw: HostLowering, op: soac.ReverseOp) -> None:
         kb.store(kb.load(src, kb.m.row_major(reversed_coords(kb, op, coords, src.dims), src.dims), "x"), dst, flat)
 
     grid_stride_indexed(lw, kb, source.dims, "p", [f"i{k}" for k in range(len(source.dims))], body)
+
+
+def lower_rotate(lw: HostLowering, op: soac.RotateOp) -> None:
+    """A copy whose row `i` is the source's row `(i + amount) mod n`."""
+    source = lw.array(op.array)
+    amount = lw.scalar(op.amount)
+    out = lw.alloc(source.element, source.dims, op.result.name_hint)
+    lw.env[op.result] = out
+    kb = lw.kernel("rotate")
+    src = kb.array(source, op.array.name_hint or "src")
+    dst = kb.array(out, op.result.name_hint or "dst")
+    shift = kb.scalar(amount)
+
+    def body(flat: SSAValue) -> None:
+        coords = kb.m.unflatten(flat, dst.dims, [f"i{k}" for k in range(len(dst.dims))])
+        at = [rotated_row(kb, coords[0], shift, src.dims[0]), *coords[1:]]
+        kb.store(kb.load(src, kb.m.row_major(at, src.dims), "x"), dst, flat)
+
+    grid_stride(lw, kb, lw.m.product(source.dims, "count"), "p", body)
 
 
 def reversed_coords(

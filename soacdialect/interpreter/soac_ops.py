@@ -193,6 +193,20 @@ def reverse(interp: SoacInterpreter, frame: Frame, op: soac.ReverseOp) -> list[V
     return [(np.flip(arr, [rank + d for d in op.dims]), rank)]
 
 
+@implements("soac.rotate")
+def rotate(interp: SoacInterpreter, frame: Frame, op: soac.RotateOp) -> list[Val]:
+    """Row `i` of the result is row `(i + amount) mod n` of the array, in each lane with its own amount."""
+    array, amount = frame.lookup(op.array), frame.lookup(op.amount)
+    arr, ra = array
+    n = arr.shape[ra]
+    if n == 0:
+        return [array]
+    if amount[1] == 0:
+        return [(np.roll(arr, -int(amount[0]), axis=ra), ra)]
+    rank = max(ra, amount[1])
+    rows_index = (expand(amount, frame.batch, rank)[..., None] + np.arange(n)) % n
+    return [(expand(array, frame.batch, rank)[(*grids(frame.batch, rank, rank + 1), rows_index)], rank)]
+
 @implements("soac.index")
 def index(interp: SoacInterpreter, frame: Frame, op: soac.IndexOp) -> list[Val]:
     return [gather(frame, op, frame.lookup(op.array), [frame.lookup(i) for i in op.indices])]

@@ -22,7 +22,7 @@ def positions(xs):
     n, m, k = xs.shape
     return sl.map(
         lambda i, plane: sl.map(
-            lambda j, row: sl.map(lambda l, x: x * 2 + i * 10000 + j * 100 + l, sl.iota(k), row), sl.iota(m), plane
+            lambda j, row: sl.map(lambda q, x: x * 2 + i * 10000 + j * 100 + q, sl.iota(k), row), sl.iota(m), plane
         ),
         sl.iota(n),
         xs,
@@ -38,8 +38,8 @@ def reversed_middle(xs):
 
 
 def numpy_positions(xs: np.ndarray) -> np.ndarray:
-    i, j, l = np.indices(xs.shape)
-    return xs * 2 + i * 10000 + j * 100 + l
+    i, j, q = np.indices(xs.shape)
+    return xs * 2 + i * 10000 + j * 100 + q
 
 
 CASES = {

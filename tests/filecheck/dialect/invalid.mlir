@@ -96,7 +96,7 @@ func.func @yield_outside(%x: f32) -> f32 {
   soac.yield %x : f32
 }
 
-// CHECK: error: 'soac.yield' expects parent op to be one of 'soac.map', 'soac.reduce', 'soac.scan', 'soac.redomap', 'soac.scanomap', 'soac.scatter', 'soac.hist', 'soac.partition', 'soac.segmap', 'soac.segred', 'soac.segscan', 'soac.seghist', 'soac.tiled_redomap', 'soac.stencil'
+// CHECK: error: 'soac.yield' expects parent op to be a SOAC with lambdas, not 'func.func'
 
 // -----
 
@@ -1434,6 +1434,16 @@ func.func @reshape_count(%m: tensor<2x3xf32>, %a: index, %b: index) -> tensor<4x
 }
 
 // CHECK: error: 'soac.reshape' cannot reshape tensor<2x3xf32> into tensor<4x2xf32>: the element counts differ
+
+// -----
+
+// rotate: an array with rows
+func.func @rotate_scalar_array(%m: tensor<f32>, %k: index) -> tensor<f32> {
+  %r = soac.rotate %m by %k : tensor<f32>
+  func.return %r : tensor<f32>
+}
+
+// CHECK: error: 'soac.rotate' needs an array with at least one dimension, not tensor<f32>
 
 // -----
 

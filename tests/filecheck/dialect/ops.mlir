@@ -878,6 +878,24 @@ func.func @reshape_reverse(%xs: tensor<?xf32>, %n: index, %k: index) -> (tensor<
 
 // -----
 
+func.func @rotate(%m: tensor<?x?xf32>, %k: index) -> tensor<?x?xf32> {
+  %r = soac.rotate %m by %k : tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @rotate(%m: tensor<?x?xf32>, %k: index) -> tensor<?x?xf32> {
+// CHECK-NEXT:    %r = soac.rotate %m by %k : tensor<?x?xf32>
+// CHECK-NEXT:    func.return %r : tensor<?x?xf32>
+// CHECK-NEXT:  }
+
+// CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "rotate", function_type = (tensor<?x?xf32>, index) -> tensor<?x?xf32>}> ({
+// CHECK-GENERIC-NEXT:  ^bb0(%m: tensor<?x?xf32>, %k: index):
+// CHECK-GENERIC-NEXT:    %r = "soac.rotate"(%m, %k) : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+// CHECK-GENERIC-NEXT:    "func.return"(%r) : (tensor<?x?xf32>) -> ()
+// CHECK-GENERIC-NEXT:  }) : () -> ()
+
+// -----
+
 func.func @index(%m: tensor<?x?xf32>, %i: index, %j: index) -> (f32, tensor<?xf32>) {
   %e = soac.index %m[%i, %j] : tensor<?x?xf32> -> f32
   %row = soac.index %m[%i] : tensor<?x?xf32> -> tensor<?xf32>

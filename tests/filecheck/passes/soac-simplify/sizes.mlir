@@ -120,3 +120,27 @@ func.func @size_after_an_update(%xs: tensor<?xi32>) -> (tensor<?xi32>, index) {
   %k = tensor.dim %u, %c0 : tensor<?xi32>
   func.return %u, %k : tensor<?xi32>, index
 }
+
+// -----
+
+// A rotation keeps its array's sizes (`soac.rotate`'s result_dims): the row length of a rotated row is the row
+// length of the matrix, from outside the map.
+// CHECK-LABEL: func.func @rotated_rows
+// CHECK:         [[W:%\w+]] = tensor.dim %xss, %c1 : tensor<?x?xf32>
+// CHECK:         soac.map %n (%xss : tensor<?x?xf32>)
+// CHECK-NEXT:      %r = soac.rotate %row by %k : tensor<?xf32>
+// CHECK-NEXT:      soac.map [[W]] (%r : tensor<?xf32>)
+func.func @rotated_rows(%xss: tensor<?x?xf32>, %k: index) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xf32>
+  %ys = soac.map %n (%xss : tensor<?x?xf32>) -> tensor<?x?xf32> lambda(%row: tensor<?xf32>) {
+    %r = soac.rotate %row by %k : tensor<?xf32>
+    %w = tensor.dim %r, %c0 : tensor<?xf32>
+    %d = soac.map %w (%r : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+      %y = arith.addf %x, %x : f32
+      soac.yield %y : f32
+    }
+    soac.yield %d : tensor<?xf32>
+  }
+  func.return %ys : tensor<?x?xf32>
+}

@@ -35,7 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from soac import dialect as soac
+from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, SliceOp
+from soac.dialect.base import YieldOp, canonicalization_pattern
+from soac.dialect.consumption import defined_inside
+from soac.dialect.screma import MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
 from soac.types import row_type
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
@@ -58,7 +61,7 @@ def _trimmed(region: Region, keep_args: Sequence[int], keep_yields: Sequence[int
     operands = list(terminator.operands)
     terminator.detach()
     terminator.erase()
-    block.add_op(soac.YieldOp(*(operands[k] for k in keep_yields)))
+    block.add_op(YieldOp(*(operands[k] for k in keep_yields)))
     region_dce(copy)
     dropped = [arg for k, arg in enumerate(block.args) if k not in keep_args]
     if any(arg.first_use is not None for arg in dropped):
@@ -105,7 +108,7 @@ def _removable(combine: Block, needed: set[int]) -> list[int]:
     return [i for i in range(k) if parts[i] not in kept_parts]
 
 
-def _removable_parts(op: soac.ReduceOp | soac.ScanOp | soac.RedomapOp) -> list[int]:
+def _removable_parts(op: ReduceOp | ScanOp | RedomapOp) -> list[int]:
     """The reduced (scanned) values that can go: unused, and in parts of the operator with no used value."""
     k = len(op.neutral)
     unused = set(_unused(list(op.outs)[:k]))
@@ -120,11 +123,12 @@ def _replace(rewriter: PatternRewriter, op: Operation, new: Operation, kept: Seq
     rewriter.replace(op, new, results)
 
 
+@canonicalization_pattern
 class RemoveUnusedMapParts(RewritePattern):
     """`soac.map` without the results nobody uses and the inputs its lambda ignores."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.MapOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: MapOp, rewriter: PatternRewriter) -> None:
         unused_results, ignored = _unused(list(op.outs)), _unused(list(op.body.block.args))
         if len(unused_results) == len(op.outs) or (not unused_results and not ignored):
             return
@@ -133,15 +137,16 @@ class RemoveUnusedMapParts(RewritePattern):
         body = _trimmed(op.body, inputs, kept)
         if body is None:
             return
-        new = soac.MapOp(op.width, [op.inputs[k] for k in inputs], [op.outs[k].type for k in kept], body)
+        new = MapOp(op.width, [op.inputs[k] for k in inputs], [op.outs[k].type for k in kept], body)
         _replace(rewriter, op, new, kept)
 
 
+@canonicalization_pattern
 class RemoveUnusedReduceParts(RewritePattern):
     """`soac.reduce` and `soac.scan` without the parts of their operator whose results nobody uses."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.ReduceOp | soac.ScanOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: ReduceOp | ScanOp, rewriter: PatternRewriter) -> None:
         k = len(op.neutral)
         removed = _removable_parts(op)
         if not removed or len(removed) == k:
@@ -151,18 +156,19 @@ class RemoveUnusedReduceParts(RewritePattern):
         if combine is None:
             return
         neutral, inputs = [op.neutral[i] for i in kept], [op.inputs[i] for i in kept]
-        if isinstance(op, soac.ScanOp):
-            new = soac.ScanOp(op.width, neutral, inputs, combine)
+        if isinstance(op, ScanOp):
+            new = ScanOp(op.width, neutral, inputs, combine)
         else:
-            new = soac.ReduceOp(op.width, neutral, inputs, combine, op.commutative is not None)
+            new = ReduceOp(op.width, neutral, inputs, combine, op.commutative is not None)
         _replace(rewriter, op, new, kept)
 
 
+@canonicalization_pattern
 class RemoveUnusedRedomapParts(RewritePattern):
     """`soac.redomap` without unused reduction parts, unused map-outs and ignored inputs."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.RedomapOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: RedomapOp, rewriter: PatternRewriter) -> None:
         k = len(op.neutral)
         removed = _removable_parts(op)
         unused_map_outs = [k + i for i in _unused(list(op.outs)[k:])]
@@ -176,7 +182,7 @@ class RemoveUnusedRedomapParts(RewritePattern):
         body = _trimmed(op.body, inputs, kept)
         if combine is None or body is None:
             return
-        new = soac.RedomapOp(
+        new = RedomapOp(
             op.width,
             [op.neutral[i] for i in reduced],
             [op.inputs[i] for i in inputs],
@@ -188,6 +194,7 @@ class RemoveUnusedRedomapParts(RewritePattern):
         _replace(rewriter, op, new, kept)
 
 
+@canonicalization_pattern
 class RemoveUnusedScanomapParts(RewritePattern):
     """`soac.scanomap` without unused map-outs, unused reduction parts (the whole reduction part when none is used),
     unused post results, forwarded values the post lambda does not use, and the scanned values that nothing needs
@@ -197,7 +204,7 @@ class RemoveUnusedScanomapParts(RewritePattern):
     """
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: ScanomapOp, rewriter: PatternRewriter) -> None:
         k, r, s, f = len(op.neutral), len(op.reduce_neutral), op.num_scanned, op.num_forwarded
         outs = list(op.outs)
         m, fixed = len(outs) - s - r, k + len(op.inputs)
@@ -242,7 +249,7 @@ class RemoveUnusedScanomapParts(RewritePattern):
             return
         firsts = post_keep if op.post.blocks else scans
         kept = [*firsts, *(s + i for i in reduces), *(s + r + j for j in maps)]
-        new = soac.ScanomapOp(
+        new = ScanomapOp(
             op.width,
             [op.neutral[i] for i in scans],
             op.inputs,
@@ -257,6 +264,7 @@ class RemoveUnusedScanomapParts(RewritePattern):
         _replace(rewriter, op, new, kept)
 
 
+@canonicalization_pattern
 class ForwardedRowsAsPostRows(RewritePattern):
     """A value a scanomap's lambda forwards that the post lambda has anyway, an input row (a lambda parameter) or a
     value defined outside the op, is read there instead (then `RemoveUnusedScanomapParts` drops the forwarding):
@@ -267,7 +275,7 @@ class ForwardedRowsAsPostRows(RewritePattern):
     """
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.ScanomapOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: ScanomapOp, rewriter: PatternRewriter) -> None:
         f = op.num_forwarded
         if not f:
             return
@@ -279,11 +287,11 @@ class ForwardedRowsAsPostRows(RewritePattern):
                 continue
             if isinstance(value, BlockArgument) and value.block is body:
                 rewriter.replace_all_uses_with(param, rows[value.index])
-            elif not soac.defined_inside(value, op):
+            elif not defined_inside(value, op):
                 rewriter.replace_all_uses_with(param, value)
 
 
-_ROWS_OF_WIDTH = (soac.MapOp, soac.ScanOp, soac.ScanomapOp, soac.RedomapOp, soac.IotaOp, soac.ReplicateOp)
+_ROWS_OF_WIDTH = (MapOp, ScanOp, ScanomapOp, RedomapOp, IotaOp, ReplicateOp)
 
 
 def _has_rows(array: SSAValue, width: SSAValue) -> bool:
@@ -313,6 +321,7 @@ def _as_positions(param: SSAValue) -> list[SSAValue]:
     return [use.operation.result for use in param.uses if isinstance(use.operation, arith.IndexCastOp)]
 
 
+@canonicalization_pattern
 class IotaIndexingToMapInput(RewritePattern):
     """Rows read by the iota index become map inputs (Futhark's FU-49), so that fusion sees them:
 
@@ -327,17 +336,17 @@ class IotaIndexingToMapInput(RewritePattern):
     """
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.MapOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: MapOp, rewriter: PatternRewriter) -> None:
         block = op.body.block
-        reads: list[soac.IndexOp] = []
+        reads: list[IndexOp] = []
         for input_, param in zip(op.inputs, block.args):
-            if not isinstance(iota := input_.owner, soac.IotaOp) or iota.width is not op.width:
+            if not isinstance(iota := input_.owner, IotaOp) or iota.width is not op.width:
                 continue
             for position in _as_positions(param):
                 for use in position.uses:
                     index = use.operation
                     if (
-                        isinstance(index, soac.IndexOp)
+                        isinstance(index, IndexOp)
                         and index.parent_block() is block
                         and list(index.indices) == [position]
                         and _rows_known(index.array, op.width)
@@ -358,11 +367,11 @@ class IotaIndexingToMapInput(RewritePattern):
             copy.results[0].replace_all_uses_with(params[array])
             copy.detach()
             copy.erase()
-        new = soac.MapOp(op.width, inputs, op.outs.types, body)
+        new = MapOp(op.width, inputs, op.outs.types, body)
         _replace(rewriter, op, new, range(len(op.outs)))
 
 
-def _without_scan(op: soac.ScanomapOp, rewriter: PatternRewriter, unused: set[int]) -> None:
+def _without_scan(op: ScanomapOp, rewriter: PatternRewriter, unused: set[int]) -> None:
     """Replace a scanomap whose scanned (post) results are unused by a redomap of its reduction part, or by a map."""
     k, s = len(op.neutral), op.num_scanned
     rest = list(range(s, len(op.outs)))
@@ -375,12 +384,13 @@ def _without_scan(op: soac.ScanomapOp, rewriter: PatternRewriter, unused: set[in
     if op.reduce_combine is not None:
         combine = op.reduce_combine.clone()
         commutative = op.reduce_commutative is not None
-        new: Operation = soac.RedomapOp(op.width, op.reduce_neutral, op.inputs, types, combine, body, commutative)
+        new: Operation = RedomapOp(op.width, op.reduce_neutral, op.inputs, types, combine, body, commutative)
     else:
-        new = soac.MapOp(op.width, op.inputs, types, body)
+        new = MapOp(op.width, op.inputs, types, body)
     _replace(rewriter, op, new, rest)
 
 
+@canonicalization_pattern
 class SliceOfMapToMapOfSlices(RewritePattern):
     """A slice of a map's only result, used nowhere else, becomes a map of slices of its inputs (FU-45/47), so that
     only the rows kept are computed and soac-fuse can fuse the map with its consumers of the slice's width. The
@@ -395,20 +405,20 @@ class SliceOfMapToMapOfSlices(RewritePattern):
     """
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: soac.SliceOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: SliceOp, rewriter: PatternRewriter) -> None:
         producer = op.array.owner
-        if not isinstance(producer, soac.MapOp) or len(producer.outs) != 1 or not op.array.has_one_use():
+        if not isinstance(producer, MapOp) or len(producer.outs) != 1 or not op.array.has_one_use():
             return
         # The map checks that its inputs have `width` rows; the slices of them would not, so that must be known.
         if not producer.inputs or not all(_rows_known(x, producer.width) for x in producer.inputs):
             return
-        slices = [soac.SliceOp(x, op.start, op.end) for x in producer.inputs]
+        slices = [SliceOp(x, op.start, op.end) for x in producer.inputs]
         for new_slice, x in zip(slices, producer.inputs):
             new_slice.location = op.location
             new_slice.result.name_hint = f"{x.name_hint or 'input'}_rows"
         width = arith.SubiOp(op.end, op.start)
         width.result.name_hint = "rows"
-        new = soac.MapOp(width, [x.result for x in slices], [op.result.type], producer.body.clone())
+        new = MapOp(width, [x.result for x in slices], [op.result.type], producer.body.clone())
         new.location = producer.location
         new.outs[0].name_hint = op.result.name_hint
         rewriter.replace(op, [*slices, width, new], [new.outs[0]])
