@@ -14,7 +14,7 @@ memory, plain loads and stores, and device assertions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Self
+from typing import Self
 
 from soac.lowering.kernel.types import (
     ERROR_VALUES,
@@ -131,9 +131,8 @@ class FuncOp(IRDLOperation):
 
 
 class WorkItemQuery(IRDLOperation):
-    """`%gid = kernel.global_id 0`: an OpenCL work-item function of dimension 0, 1 or 2."""
-
-    C_FUNCTION: ClassVar[str]
+    """`%gid = kernel.global_id 0`: where the work-item is in the grid, or how large the grid is, along dimension
+    0, 1 or 2 (an `index`)."""
 
     dim = prop_def(IntegerAttr[I64])
     result = result_def(IndexType)
@@ -164,37 +163,31 @@ class WorkItemQuery(IRDLOperation):
 @irdl_op_definition
 class GlobalIdOp(WorkItemQuery):
     name = "kernel.global_id"
-    C_FUNCTION: ClassVar[str] = "get_global_id"
 
 
 @irdl_op_definition
 class LocalIdOp(WorkItemQuery):
     name = "kernel.local_id"
-    C_FUNCTION: ClassVar[str] = "get_local_id"
 
 
 @irdl_op_definition
 class GroupIdOp(WorkItemQuery):
     name = "kernel.group_id"
-    C_FUNCTION: ClassVar[str] = "get_group_id"
 
 
 @irdl_op_definition
 class GlobalSizeOp(WorkItemQuery):
     name = "kernel.global_size"
-    C_FUNCTION: ClassVar[str] = "get_global_size"
 
 
 @irdl_op_definition
 class LocalSizeOp(WorkItemQuery):
     name = "kernel.local_size"
-    C_FUNCTION: ClassVar[str] = "get_local_size"
 
 
 @irdl_op_definition
 class NumGroupsOp(WorkItemQuery):
     name = "kernel.num_groups"
-    C_FUNCTION: ClassVar[str] = "get_num_groups"
 
 
 @irdl_op_definition

@@ -487,8 +487,7 @@ def _check_atomic_integer(op: Operation, buffer: BufferType) -> None:
 @irdl_op_definition
 class AtomicOp(IRDLOperation):
     """An atomic read-modify-write of one 32- or 64-bit integer element (global or local); gives the old value.
-    `add` also takes f32 elements (OpenCL C has no float atomics: a compare-and-swap loop on the element's bits, or
-    PTX's `atom.add.f32` on targets with `ptx_float_atomics`).
+    `add` also takes f32 elements (where a device has no float atomics, a compare-and-swap loop on the bits).
 
     %old = kernel.atomic add %counter[%i], %one : !kernel.buffer<global, i32>, i32
 

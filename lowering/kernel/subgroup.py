@@ -12,7 +12,7 @@ given. `kernel.ballot` gives an i32 whose bit `l` says whether lane `l`'s
 predicate holds.
 
 Whether a device has sub-groups of a width is a property of the target
-(`soac.lowering.opencl.target`): the OpenCL emitter refuses these ops for targets
+(`soac.lowering.kernel.target`): the OpenCL emitter refuses these ops for targets
 without them. On NVIDIA a sub-group narrower than the warp is a segment of it, and
 the whole warp must execute the shuffle; ballots are of whole warps only.
 """

@@ -29,7 +29,8 @@ from typing import IO, Any
 
 from soac.arith_remf import RemFOp
 from soac.lowering import kernel as kd
-from soac.lowering.opencl.target import TARGETS, DeviceTarget, target_of_module
+from soac.lowering.kernel.target import TARGETS, DeviceTarget, target_of_module
+from soac.lowering.opencl.target import opencl_spelling
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
@@ -153,7 +154,7 @@ PTX_MIN_MAX = """
 inline int soac_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 inline int soac_max_s32(int a, int b) { int r; asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 """
-"""Signed min and max for targets with `ptx_min_max` (see `DeviceTarget.ptx_min_max` for NVIDIA's miscompile)."""
+"""Signed min and max for targets with `ptx_min_max` (see `OpenCLSpelling.ptx_min_max` for NVIDIA's miscompile)."""
 CALLS = {
     arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin",
@@ -235,6 +236,15 @@ CMPI = {
 }
 CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
 CMPF_UNORDERED = {"ueq": "!=", "ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}
+WORK_ITEM_FUNCTIONS: dict[type[kd.WorkItemQuery], str] = {
+    kd.GlobalIdOp: "get_global_id",
+    kd.LocalIdOp: "get_local_id",
+    kd.GroupIdOp: "get_group_id",
+    kd.GlobalSizeOp: "get_global_size",
+    kd.LocalSizeOp: "get_local_size",
+    kd.NumGroupsOp: "get_num_groups",
+}
+"""The OpenCL C work-item function of each work-item query (its `size_t`, cast to `long`)."""
 FENCE_FLAGS = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 SPACES = {"local": "__local", "global": "__global"}
 UNSIGNED_ATOMICS = {"umin": "min", "umax": "max"}
@@ -253,12 +263,13 @@ class KernelPrinter:
     def __init__(self, out: IO[str], target: DeviceTarget = TARGETS["generic"]):
         self.out = out
         self.target = target
+        self.spelling = opencl_spelling(target)
         self.op_printers = self._op_printers()
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = set()
         self.indent = 1
         self.lanes: str | None = None
-        """The local array that emulated shuffles and ballots go through (`DeviceTarget.emulated_subgroups`)."""
+        """The local array that emulated shuffles and ballots go through (`OpenCLSpelling.emulated_subgroups`)."""
 
     # -- names and expressions -----------------------------------------------
 
@@ -304,7 +315,7 @@ class KernelPrinter:
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
-        if self.target.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
+        if self.spelling.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
             self.lanes = self.fresh("lanes")
             self.line(f"__local int {self.lanes}[{self.target.subgroup_width}];")
         self.print_block(kernel.body.block)
@@ -326,7 +337,7 @@ class KernelPrinter:
         if (printer := self.op_printers.get(type(op))) is not None:
             printer(op)
         elif isinstance(op, kd.WorkItemQuery):
-            self.assign(op.result, f"(long){op.C_FUNCTION}({op.dimension})")
+            self.assign(op.result, f"(long){WORK_ITEM_FUNCTIONS[type(op)]}({op.dimension})")
         else:
             self.assign(op.results[0], self.arith(op))
 
@@ -398,7 +409,7 @@ class KernelPrinter:
     def fence(self, spaces: Sequence[str], scope: str) -> str:
         """`mem_fence`, which NVIDIA compiles to a fence of the work-group only: a device-scope fence on global
         memory prints as PTX `membar.gl` on targets with `ptx_fences`."""
-        if scope == "device" and "global" in spaces and self.target.ptx_fences:
+        if scope == "device" and "global" in spaces and self.spelling.ptx_fences:
             return 'asm volatile("membar.gl;" ::: "memory");'
         return f"mem_fence({' | '.join(FENCE_FLAGS[f] for f in spaces)});"
 
@@ -656,7 +667,7 @@ class KernelPrinter:
             if op.operands[0] is op.operands[1]:
                 return a  # max(x, x): no self-comparison for the C compiler to warn about
             width = str(op.results[0].type)
-            if self.target.ptx_min_max and isinstance(op, arith.MaxSIOp | arith.MinSIOp) and width in PTX_MIN_MAX_TYPES:
+            if self.spelling.ptx_min_max and isinstance(op, arith.MaxSIOp | arith.MinSIOp) and width in PTX_MIN_MAX_TYPES:
                 function = "soac_max_s32" if isinstance(op, arith.MaxSIOp) else "soac_min_s32"
                 return f"({c_type(op.results[0].type)}){function}({a}, {b})"
             x, y = a, b
@@ -834,6 +845,7 @@ def _atomics_64(module: ModuleOp) -> set[str]:
 def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = None) -> None:
     """Print the OpenCL C source of every kernel in `module` for `target` (default: the module's `kernel.target`)."""
     target = target or target_of_module(module)
+    spelling = opencl_spelling(target)
     kernels = [op for op in module.walk() if isinstance(op, kd.FuncOp)]
     out.write("// OpenCL C generated by soac (soac-to-kernel, -t opencl)\n")
     if _needs(module, "f64"):
@@ -841,8 +853,8 @@ def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = No
     for extension in sorted(_atomics_64(module)):
         out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
     for space in sorted(_float_atomic_spaces(kernels)):
-        out.write(PTX_FLOAT_ATOMIC_ADD[space] if target.ptx_float_atomics else FLOAT_ATOMIC_ADD.format(space=space))
-    if target.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
+        out.write(PTX_FLOAT_ATOMIC_ADD[space] if spelling.ptx_float_atomics else FLOAT_ATOMIC_ADD.format(space=space))
+    if spelling.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
         out.write(PTX_MIN_MAX)
     for kernel in kernels:
         out.write("\n")

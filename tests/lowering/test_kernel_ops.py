@@ -23,8 +23,8 @@ from soac.lowering.kernel import (
     VectorLoadOp,
     VectorStoreOp,
 )
+from soac.lowering.kernel.target import TARGETS
 from soac.lowering.opencl.emitter import EmitError, opencl_source
-from soac.lowering.opencl.target import TARGETS
 from soac.lowering.runtime import Program, compile_module
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
@@ -1374,7 +1374,7 @@ MIN_MAX = """
 
 
 def test_signed_min_max_of_int_are_inline_ptx_on_nvidia() -> None:
-    """NVIDIA's OpenCL compiler drops the negation in `acc = min(acc, min(-x, y))` (DeviceTarget.ptx_min_max):
+    """NVIDIA's OpenCL compiler drops the negation in `acc = min(acc, min(-x, y))` (OpenCLSpelling.ptx_min_max):
     on that target signed i32 min/max go through `min.s32`/`max.s32`; i64 and unsigned ones, which it compiles
     right, stay ternaries, as does every min/max on the other targets."""
     nvidia = opencl_source(kernel_module(MIN_MAX, "nvidia"))
