@@ -200,6 +200,7 @@ class BarrierOp(IRDLOperation):
     global_fence = opt_prop_def(UnitAttr)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "(`local` $local_fence^)? (`global` $global_fence^)? attr-dict"
 
     def __init__(self, local: bool = True, global_: bool = False):
         properties: dict[str, Attribute] = {}
@@ -216,18 +217,6 @@ class BarrierOp(IRDLOperation):
     def verify_(self) -> None:
         if not self.fences:
             raise VerifyException(f"'{self.name}' needs at least one fence flag (local or global)")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" " + " ".join(self.fences))
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        flags: set[str] = set()
-        while (flag := parser.parse_optional_keyword("local") or parser.parse_optional_keyword("global")) is not None:
-            flags.add(flag)
-        op = cls("local" in flags, "global" in flags)
-        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
