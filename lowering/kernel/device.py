@@ -138,6 +138,7 @@ class WorkItemQuery(IRDLOperation):
     result = result_def(IndexType)
 
     traits = traits_def(Pure(), HasAncestor(FuncOp))
+    assembly_format = "$dim attr-dict"
 
     def __init__(self, dim: int = 0):
         super().__init__(properties={"dim": IntegerAttr(dim, i64)}, result_types=[IndexType()])
@@ -149,15 +150,6 @@ class WorkItemQuery(IRDLOperation):
     def verify_(self) -> None:
         if not 0 <= self.dimension <= 2:
             raise VerifyException(f"'{self.name}' dimension must be 0, 1 or 2, got {self.dimension}")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.dimension}")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        op = cls(parser.parse_integer())
-        return with_parsed_attributes(parser, op)
 
 
 @irdl_op_definition
@@ -232,6 +224,7 @@ class LocalAllocOp(IRDLOperation):
     result = result_def(BufferType)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$size attr-dict `:` type($result)"
 
     def __init__(self, size: int, element_type: Attribute):
         super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType("local", element_type)])
@@ -246,23 +239,6 @@ class LocalAllocOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' size must be positive, got {self.num_elements}")
         if not isinstance(self.parent_op(), FuncOp):
             raise VerifyException(f"'{self.name}' must be at the top level of a kernel.func")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.num_elements}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        size = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        result = parser.parse_type()
-        if not isinstance(result, BufferType):
-            parser.raise_error("expected a !kernel.buffer type", pos)
-        return cls.create(properties={"size": IntegerAttr(size, i64)}, result_types=[result], attributes=attrs)
 
 
 @irdl_op_definition

@@ -448,3 +448,32 @@ func.func @host(%xs: !kernel.buffer<global, i32>, %ws: !kernel.buffer<global, i6
 }
 
 // CHECK: error: 'kernel.ballot' expects ancestor op 'kernel.func'
+
+// -----
+// Work-items are queried along dimension 0, 1 or 2.
+
+kernel.func @k() {
+  %gid = kernel.global_id 3
+  kernel.return
+}
+
+// CHECK: error: 'kernel.global_id' dimension must be 0, 1 or 2, got 3
+
+// -----
+// Local memory has a positive size known when the kernel is built, in the local space.
+
+kernel.func @k() {
+  %tile = kernel.local_alloc 0 : !kernel.buffer<local, f32>
+  kernel.return
+}
+
+// CHECK: error: 'kernel.local_alloc' size must be positive, got 0
+
+// -----
+
+kernel.func @k() {
+  %tile = kernel.local_alloc 64 : !kernel.buffer<global, f32>
+  kernel.return
+}
+
+// CHECK: error: 'kernel.local_alloc' expects a local buffer, got !kernel.buffer<global, f32>
