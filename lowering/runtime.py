@@ -56,9 +56,9 @@ from soac.lowering.errors import SizeMismatchError as SizeMismatchError
 from soac.lowering.host_scalars import dtype_of as dtype_of
 from soac.lowering.host_scalars import eval_scalar as eval_scalar
 from soac.lowering.host_scalars import to_numpy, to_python
+from soac.lowering.kernel.target import TARGETS, DeviceTarget, get_target
 from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
 from soac.lowering.opencl.emitter import opencl_source
-from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
 from soac.messages import format_message
 from xdsl.context import Context
 from xdsl.dialects import func

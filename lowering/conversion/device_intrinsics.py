@@ -20,9 +20,6 @@ from xdsl.dialects.builtin import IntegerType, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-WARP = 32
-"""Lanes of the sub-groups the NVIDIA kernels use (a warp)."""
-
 # -- 32-bit round trips ---------------------------------------------------------
 
 
@@ -150,15 +147,26 @@ def _as_i32(kb: KernelBuilder, value: SSAValue) -> SSAValue:
     return kb.m.insert(arith.IndexCastOp(value, i32))
 
 
+def _warp(kb: KernelBuilder) -> int:
+    if not kb.warp:
+        raise ValueError(f"kernel {kb.name} uses warp shuffles or ballots, but its target has no sub-groups")
+    return kb.warp
+
+
+def log_warp(kb: KernelBuilder) -> int:
+    """log2 of the lanes of the kernel's warps."""
+    return _warp(kb).bit_length() - 1
+
+
 def shuffle(kb: KernelBuilder, mode: str, value: SSAValue, lane: SSAValue) -> SSAValue:
     """`kernel.shuffle` (`up`, `down`, `idx`, `xor`) of a scalar of at most 32 bits across the warp."""
-    bits = kb.m.insert(ShuffleOp(mode, to_bits32(kb, value), _as_i32(kb, lane), WARP))
+    bits = kb.m.insert(ShuffleOp(mode, to_bits32(kb, value), _as_i32(kb, lane), _warp(kb)))
     return from_bits32(kb, bits, value.type)
 
 
 def ballot(kb: KernelBuilder, predicate: SSAValue) -> SSAValue:
     """The warp's ballot of an i1: bit `l` is set when lane `l`'s predicate holds."""
-    return kb.m.insert(BallotOp(predicate, WARP))
+    return kb.m.insert(BallotOp(predicate, _warp(kb)))
 
 
 def lowest_set_bit(kb: KernelBuilder, bits: SSAValue) -> SSAValue:

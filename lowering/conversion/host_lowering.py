@@ -29,7 +29,7 @@ from soac.lowering.conversion.kernel_builder import (
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sizes import Sizes
 from soac.lowering.kernel import ERROR_VALUES, AllocOp, AssertOp, CheckEqOp, ErrorBufferOp, FuncOp
-from soac.lowering.opencl.target import DeviceTarget
+from soac.lowering.kernel.target import DeviceTarget
 from soac.messages import reshape_problem
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -134,6 +134,7 @@ class HostLowering:
             host_errors=self.error_buffer,
             host_nonneg=self.nonneg,
             host_checked=self.host_checked,
+            warp=self.target.subgroup_width,
         )
 
     def error_buffer(self) -> SSAValue:

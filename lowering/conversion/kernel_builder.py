@@ -365,6 +365,9 @@ class KernelBuilder:
     """Host values known not to be negative (array sizes, checked widths), shared with the host lowering."""
     host_checked: set[Operation] = field(default_factory=set)
     """Reads whose indices the host checked before the launch (`HostLowering.host_checked`): no check here."""
+    warp: int = 0
+    """Lanes of the target's sub-groups (`DeviceTarget.subgroup_width`; 0 where it has none): the width of the
+    kernel's shuffles and ballots."""
 
     def __post_init__(self) -> None:
         self.b = Builder(InsertPoint.at_end(self.block))

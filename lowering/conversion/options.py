@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
-from soac.lowering.opencl.target import DeviceTarget, get_target
+from soac.lowering.kernel.target import DeviceTarget, get_target
 
 TargetName = Literal["generic", "nvidia", "cpu", "emulated-warps"]
 ScanStrategy = Literal["auto", "reduce-then-scan", "lookback", "chunked"]
@@ -25,7 +25,7 @@ SCAN_STRATEGIES = ("reduce-then-scan", "lookback", "chunked")
 """Device-wide scan algorithms: reduce-then-scan (any device), single-pass decoupled look-back (`lookback`: needs
 forward progress of started work-groups; with warp shuffles on targets with sub-groups; see
 `strategies/lookback_scan.py`), and `chunked` for CPUs (one work-item per contiguous chunk, also used for reduce and
-redomap; see `strategies/chunked_scan.py`). Each target has its default (`opencl/target.py`)."""
+redomap; see `strategies/chunked_scan.py`). Each target has its default (`kernel/target.py`)."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class LoweringOptions:
     """
 
     target: TargetName = "generic"
-    """What the kernels may use (`opencl/target.py`): `generic`, `nvidia`, `cpu`, or `emulated-warps` (NVIDIA's
+    """What the kernels may use (`kernel/target.py`): `generic`, `nvidia`, `cpu`, or `emulated-warps` (NVIDIA's
     kernels with sub-groups emulated in local memory, for PoCL)."""
     group_size: int = 256
     """Work-group size, a power of two."""

@@ -63,7 +63,7 @@ from soac.lowering.conversion.kernel_builder import (
 from soac.lowering.conversion.options import SCAN_STRATEGIES as SCAN_STRATEGIES
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.kernel import AssertOp, FuncOp, Kernel, ThresholdOp, global_buffer
-from soac.lowering.opencl.target import set_target_of_module
+from soac.lowering.kernel.target import set_target_of_module
 from soac.lowering.strategies.choice import fuses_scan_reduce, strategies
 from soac.passes.hist_rows import check_hists_of_rows, hists_of_rows_to_elements
 from soac.passes.recompute_forwarded import recompute_all_forwarded

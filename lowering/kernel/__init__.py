@@ -3,6 +3,8 @@
 One dialect, in parts:
 
 - `types`: `!kernel.buffer<global|local, T>`, a flat array of scalars in an address space;
+- `attributes`: the enumerations (address space, memory order and scope, atomic kind, shuffle mode) as enum
+  attributes, which the ops' declarative formats print bare (`acquire device`);
 - `device`: `kernel.func`, `kernel.return`, work-item queries (`kernel.global_id` ...), `kernel.barrier`,
   `kernel.local_alloc`, `kernel.load`, `kernel.store`, `kernel.device_assert`;
 - `memory`: `kernel.vector_load`/`vector_store`, `kernel.atomic_load`/`atomic_store` (with a memory order and
@@ -40,6 +42,19 @@ The ops say what a kernel does, not how a target spells it: the OpenCL emitter
 (`soac.lowering.opencl.emitter`) is the only place that prints them.
 """
 
+from soac.lowering.kernel.attributes import (
+    ENUM_ATTRIBUTES,
+    AddressSpace,
+    AddressSpaceAttr,
+    AtomicKind,
+    AtomicKindAttr,
+    MemoryOrder,
+    MemoryOrderAttr,
+    MemoryScope,
+    MemoryScopeAttr,
+    ShuffleMode,
+    ShuffleModeAttr,
+)
 from soac.lowering.kernel.device import (
     BarrierOp,
     DeviceAssertOp,
@@ -105,7 +120,7 @@ DEVICE_OPS = (
 )
 HOST_OPS = (AllocOp, CopyOp, ReadOp, WriteOp, LaunchOp, ThresholdOp, CheckEqOp, AssertOp, ErrorBufferOp)
 
-Kernel = Dialect("kernel", [FuncOp, ReturnOp, *DEVICE_OPS, *HOST_OPS], [BufferType])
+Kernel = Dialect("kernel", [FuncOp, ReturnOp, *DEVICE_OPS, *HOST_OPS], [BufferType, *ENUM_ATTRIBUTES])
 
 __all__ = [
     "ATOMIC_KINDS",
@@ -113,9 +128,13 @@ __all__ = [
     "ERROR_SLOTS",
     "ERROR_VALUES",
     "HOST_OPS",
+    "AddressSpace",
+    "AddressSpaceAttr",
     "AllocOp",
     "AssertOp",
     "AtomicCmpxchgOp",
+    "AtomicKind",
+    "AtomicKindAttr",
     "AtomicLoadOp",
     "AtomicOp",
     "AtomicStoreOp",
@@ -137,9 +156,15 @@ __all__ = [
     "LocalAllocOp",
     "LocalIdOp",
     "LocalSizeOp",
+    "MemoryOrder",
+    "MemoryOrderAttr",
+    "MemoryScope",
+    "MemoryScopeAttr",
     "NumGroupsOp",
     "ReadOp",
     "ReturnOp",
+    "ShuffleMode",
+    "ShuffleModeAttr",
     "ShuffleOp",
     "StoreOp",
     "ThresholdOp",

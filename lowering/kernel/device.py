@@ -14,7 +14,7 @@ memory, plain loads and stores, and device assertions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Self
+from typing import Self
 
 from soac.lowering.kernel.types import (
     ERROR_VALUES,
@@ -131,14 +131,14 @@ class FuncOp(IRDLOperation):
 
 
 class WorkItemQuery(IRDLOperation):
-    """`%gid = kernel.global_id 0`: an OpenCL work-item function of dimension 0, 1 or 2."""
-
-    C_FUNCTION: ClassVar[str]
+    """`%gid = kernel.global_id 0`: where the work-item is in the grid, or how large the grid is, along dimension
+    0, 1 or 2 (an `index`)."""
 
     dim = prop_def(IntegerAttr[I64])
     result = result_def(IndexType)
 
     traits = traits_def(Pure(), HasAncestor(FuncOp))
+    assembly_format = "$dim attr-dict"
 
     def __init__(self, dim: int = 0):
         super().__init__(properties={"dim": IntegerAttr(dim, i64)}, result_types=[IndexType()])
@@ -151,50 +151,35 @@ class WorkItemQuery(IRDLOperation):
         if not 0 <= self.dimension <= 2:
             raise VerifyException(f"'{self.name}' dimension must be 0, 1 or 2, got {self.dimension}")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.dimension}")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        op = cls(parser.parse_integer())
-        return with_parsed_attributes(parser, op)
-
 
 @irdl_op_definition
 class GlobalIdOp(WorkItemQuery):
     name = "kernel.global_id"
-    C_FUNCTION: ClassVar[str] = "get_global_id"
 
 
 @irdl_op_definition
 class LocalIdOp(WorkItemQuery):
     name = "kernel.local_id"
-    C_FUNCTION: ClassVar[str] = "get_local_id"
 
 
 @irdl_op_definition
 class GroupIdOp(WorkItemQuery):
     name = "kernel.group_id"
-    C_FUNCTION: ClassVar[str] = "get_group_id"
 
 
 @irdl_op_definition
 class GlobalSizeOp(WorkItemQuery):
     name = "kernel.global_size"
-    C_FUNCTION: ClassVar[str] = "get_global_size"
 
 
 @irdl_op_definition
 class LocalSizeOp(WorkItemQuery):
     name = "kernel.local_size"
-    C_FUNCTION: ClassVar[str] = "get_local_size"
 
 
 @irdl_op_definition
 class NumGroupsOp(WorkItemQuery):
     name = "kernel.num_groups"
-    C_FUNCTION: ClassVar[str] = "get_num_groups"
 
 
 @irdl_op_definition
@@ -207,6 +192,7 @@ class BarrierOp(IRDLOperation):
     global_fence = opt_prop_def(UnitAttr)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "(`local` $local_fence^)? (`global` $global_fence^)? attr-dict"
 
     def __init__(self, local: bool = True, global_: bool = False):
         properties: dict[str, Attribute] = {}
@@ -224,18 +210,6 @@ class BarrierOp(IRDLOperation):
         if not self.fences:
             raise VerifyException(f"'{self.name}' needs at least one fence flag (local or global)")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" " + " ".join(self.fences))
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        flags: set[str] = set()
-        while (flag := parser.parse_optional_keyword("local") or parser.parse_optional_keyword("global")) is not None:
-            flags.add(flag)
-        op = cls("local" in flags, "global" in flags)
-        return with_parsed_attributes(parser, op)
-
 
 @irdl_op_definition
 class LocalAllocOp(IRDLOperation):
@@ -250,6 +224,7 @@ class LocalAllocOp(IRDLOperation):
     result = result_def(BufferType)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$size attr-dict `:` type($result)"
 
     def __init__(self, size: int, element_type: Attribute):
         super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType("local", element_type)])
@@ -264,23 +239,6 @@ class LocalAllocOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' size must be positive, got {self.num_elements}")
         if not isinstance(self.parent_op(), FuncOp):
             raise VerifyException(f"'{self.name}' must be at the top level of a kernel.func")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.num_elements}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        size = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        result = parser.parse_type()
-        if not isinstance(result, BufferType):
-            parser.raise_error("expected a !kernel.buffer type", pos)
-        return cls.create(properties={"size": IntegerAttr(size, i64)}, result_types=[result], attributes=attrs)
 
 
 @irdl_op_definition

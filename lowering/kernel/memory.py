@@ -31,9 +31,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, Self
 
+from soac.lowering.kernel.attributes import (
+    AddressSpace,
+    AtomicKind,
+    AtomicKindAttr,
+    MemoryOrder,
+    MemoryOrderAttr,
+    MemoryScope,
+    MemoryScopeAttr,
+)
 from soac.lowering.kernel.device import FuncOp
 from soac.lowering.kernel.types import BufferType, buffer_of, check_element
-from soac.syntax import with_parsed_attributes
 from xdsl.dialects.builtin import (
     I64,
     Float32Type,
@@ -41,14 +49,15 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
-    StringAttr,
     UnitAttr,
     f32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -64,8 +73,7 @@ from xdsl.traits import HasAncestor, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 VECTOR_WIDTHS = (2, 4, 8, 16)
-SCOPES = ("workgroup", "device")
-ATOMIC_KINDS = ("add", "sub", "min", "max", "umin", "umax", "and", "or", "xor", "xchg")
+ATOMIC_KINDS = tuple(kind.value for kind in AtomicKind)
 """`min`/`max` compare as signed integers, `umin`/`umax` as unsigned; `xchg` stores the value."""
 
 WORD_BYTES = (4, 8)
@@ -287,10 +295,8 @@ class VectorStoreOp(IRDLOperation):
 # ---------------------------------------------------------------------------
 
 
-def _check_scope(op: Operation, buffer: BufferType | None, scope: str) -> None:
-    if scope not in SCOPES:
-        raise VerifyException(f"'{op.name}' scope must be one of {', '.join(SCOPES)}, got '{scope}'")
-    if buffer is not None and buffer.space_name == "local" and scope != "workgroup":
+def _check_scope(op: Operation, buffer: BufferType | None, scope: MemoryScope) -> None:
+    if buffer is not None and buffer.space_name == "local" and scope != MemoryScope.WORKGROUP:
         raise VerifyException(f"'{op.name}' on a local buffer needs scope workgroup (only its work-group sees it), got '{scope}'")
 
 
@@ -302,9 +308,9 @@ def _check_word(op: Operation, buffer: BufferType) -> None:
 class _OrderedAccess(IRDLOperation):
     """A load or store of one element that other work-items may access at the same time."""
 
-    ORDERS: ClassVar[tuple[str, ...]]
+    ORDERS: ClassVar[tuple[MemoryOrder, ...]]
 
-    def verify_ordered(self, buffer_value: SSAValue, order: str, scope: str) -> BufferType:
+    def verify_ordered(self, buffer_value: SSAValue, order: MemoryOrder, scope: MemoryScope) -> BufferType:
         buffer = buffer_of(self, buffer_value)
         if order not in self.ORDERS:
             raise VerifyException(f"'{self.name}' order must be one of {', '.join(self.ORDERS)}, got '{order}'")
@@ -314,7 +320,7 @@ class _OrderedAccess(IRDLOperation):
 
     @staticmethod
     def order_properties(order: str, scope: str) -> dict[str, Attribute]:
-        return {"order": StringAttr(order), "scope": StringAttr(scope)}
+        return {"order": MemoryOrderAttr(MemoryOrder(order)), "scope": MemoryScopeAttr(MemoryScope(scope))}
 
 
 @irdl_op_definition
@@ -325,15 +331,16 @@ class AtomicLoadOp(_OrderedAccess):
     """
 
     name = "kernel.atomic_load"
-    ORDERS: ClassVar[tuple[str, ...]] = ("relaxed", "acquire")
+    ORDERS: ClassVar[tuple[MemoryOrder, ...]] = (MemoryOrder.RELAXED, MemoryOrder.ACQUIRE)
 
     buffer = operand_def(BufferType)
     index = operand_def(IndexType)
-    order = prop_def(StringAttr)
-    scope = prop_def(StringAttr)
+    order = prop_def(MemoryOrderAttr)
+    scope = prop_def(MemoryScopeAttr)
     result = result_def()
 
     traits = traits_def(MemoryReadEffect(), HasAncestor(FuncOp))
+    assembly_format = "$buffer `[` $index `]` $order $scope attr-dict `:` type($buffer) `->` type($result)"
 
     def __init__(self, buffer: SSAValue | Operation, index: SSAValue | Operation, order: str, scope: str = "device"):
         buffer_type = SSAValue.get(buffer).type
@@ -348,24 +355,6 @@ class AtomicLoadOp(_OrderedAccess):
         buffer = self.verify_ordered(self.buffer, self.order.data, self.scope.data)
         check_element(self, buffer, self.result.type, "result")
 
-    def print(self, printer: Printer) -> None:
-        _print_indexed(printer, self.buffer, self.index)
-        printer.print_string(f" {self.order.data} {self.scope.data}")
-        _print_attributes_and_types(printer, self, [self.buffer.type, self.result.type], " -> ")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        buffer, index = _parse_indexed(parser)
-        order, scope = parser.parse_identifier(), parser.parse_identifier()
-        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
-        parser.parse_punctuation("->")
-        return cls.create(
-            operands=[parser.resolve_operand(buffer, buffer_type), parser.resolve_operand(index, IndexType())],
-            result_types=[parser.parse_type()],
-            properties=cls.order_properties(order, scope),
-            attributes=attrs,
-        )
-
 
 @irdl_op_definition
 class AtomicStoreOp(_OrderedAccess):
@@ -375,15 +364,16 @@ class AtomicStoreOp(_OrderedAccess):
     """
 
     name = "kernel.atomic_store"
-    ORDERS: ClassVar[tuple[str, ...]] = ("relaxed", "release")
+    ORDERS: ClassVar[tuple[MemoryOrder, ...]] = (MemoryOrder.RELAXED, MemoryOrder.RELEASE)
 
     value = operand_def()
     buffer = operand_def(BufferType)
     index = operand_def(IndexType)
-    order = prop_def(StringAttr)
-    scope = prop_def(StringAttr)
+    order = prop_def(MemoryOrderAttr)
+    scope = prop_def(MemoryScopeAttr)
 
     traits = traits_def(MemoryWriteEffect(), HasAncestor(FuncOp))
+    assembly_format = "$value `,` $buffer `[` $index `]` $order $scope attr-dict `:` type($value) `,` type($buffer)"
 
     def __init__(
         self,
@@ -399,37 +389,8 @@ class AtomicStoreOp(_OrderedAccess):
         buffer = self.verify_ordered(self.buffer, self.order.data, self.scope.data)
         check_element(self, buffer, self.value.type, "value")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(",")
-        _print_indexed(printer, self.buffer, self.index)
-        printer.print_string(f" {self.order.data} {self.scope.data}")
-        _print_attributes_and_types(printer, self, [self.value.type, self.buffer.type])
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        buffer, index = _parse_indexed(parser)
-        order, scope = parser.parse_identifier(), parser.parse_identifier()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        buffer_type = _parse_buffer_type(parser)
-        return cls.create(
-            operands=[
-                parser.resolve_operand(value, value_type),
-                parser.resolve_operand(buffer, buffer_type),
-                parser.resolve_operand(index, IndexType()),
-            ],
-            properties=cls.order_properties(order, scope),
-            attributes=attrs,
-        )
-
-
-FENCE_SPACES = ("local", "global")
+FENCE_SPACES = (AddressSpace.LOCAL, AddressSpace.GLOBAL)
 
 
 @irdl_op_definition
@@ -441,36 +402,26 @@ class FenceOp(IRDLOperation):
 
     name = "kernel.fence"
 
-    spaces = prop_def(StringAttr)
-    scope = prop_def(StringAttr)
+    local_fence = opt_prop_def(UnitAttr)
+    global_fence = opt_prop_def(UnitAttr)
+    scope = prop_def(MemoryScopeAttr)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect(), HasAncestor(FuncOp))
+    assembly_format = "(`local` $local_fence^)? (`global` $global_fence^)? `scope` $scope attr-dict"
 
     def __init__(self, spaces: Sequence[str], scope: str):
-        super().__init__(properties={"spaces": StringAttr(" ".join(spaces)), "scope": StringAttr(scope)})
+        properties: dict[str, Attribute] = {f"{space}_fence": UnitAttr() for space in map(AddressSpace, spaces)}
+        super().__init__(properties={**properties, "scope": MemoryScopeAttr(MemoryScope(scope))})
 
     @property
     def space_names(self) -> list[str]:
-        return self.spaces.data.split()
+        """The address spaces fenced: `local` before `global`."""
+        return [space for space in FENCE_SPACES if self.properties.get(f"{space}_fence") is not None]
 
     def verify_(self) -> None:
-        names = self.space_names
-        if not names or any(s not in FENCE_SPACES for s in names) or len(set(names)) != len(names):
-            raise VerifyException(f"'{self.name}' fences one or both of local, global; got '{self.spaces.data}'")
+        if not self.space_names:
+            raise VerifyException(f"'{self.name}' fences one or both of local, global; got neither")
         _check_scope(self, None, self.scope.data)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.spaces.data} scope {self.scope.data}")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        spaces: list[str] = []
-        while (space := parser.parse_optional_keyword("local") or parser.parse_optional_keyword("global")) is not None:
-            spaces.append(space)
-        parser.parse_keyword("scope")
-        op = cls(spaces, parser.parse_identifier())
-        return with_parsed_attributes(parser, op)
 
 
 # ---------------------------------------------------------------------------
@@ -487,8 +438,7 @@ def _check_atomic_integer(op: Operation, buffer: BufferType) -> None:
 @irdl_op_definition
 class AtomicOp(IRDLOperation):
     """An atomic read-modify-write of one 32- or 64-bit integer element (global or local); gives the old value.
-    `add` also takes f32 elements (OpenCL C has no float atomics: a compare-and-swap loop on the element's bits, or
-    PTX's `atom.add.f32` on targets with `ptx_float_atomics`).
+    `add` also takes f32 elements (where a device has no float atomics, a compare-and-swap loop on the bits).
 
     %old = kernel.atomic add %counter[%i], %one : !kernel.buffer<global, i32>, i32
 
@@ -497,54 +447,29 @@ class AtomicOp(IRDLOperation):
 
     name = "kernel.atomic"
 
-    kind = prop_def(StringAttr)
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    kind = prop_def(AtomicKindAttr)
     buffer = operand_def(BufferType)
     index = operand_def(IndexType)
-    value = operand_def()
-    result = result_def()
+    value = operand_def(T)
+    result = result_def(T)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect(), HasAncestor(FuncOp))
+    assembly_format = "$kind $buffer `[` $index `]` `,` $value attr-dict `:` type($buffer) `,` type($value)"
 
     def __init__(self, kind: str, buffer: SSAValue | Operation, index: SSAValue | Operation, value: SSAValue | Operation):
         super().__init__(
             operands=[buffer, index, value],
-            properties={"kind": StringAttr(kind)},
+            properties={"kind": AtomicKindAttr(AtomicKind(kind))},
             result_types=[SSAValue.get(value).type],
         )
 
     def verify_(self) -> None:
-        if self.kind.data not in ATOMIC_KINDS:
-            raise VerifyException(f"'{self.name}' kind must be one of {', '.join(ATOMIC_KINDS)}, got '{self.kind.data}'")
         buffer = buffer_of(self, self.buffer)
-        if not (self.kind.data == "add" and buffer.element_type == f32):
+        if not (self.kind.data == AtomicKind.ADD and buffer.element_type == f32):
             _check_atomic_integer(self, buffer)
         check_element(self, buffer, self.value.type, "value")
-        check_element(self, buffer, self.result.type, "result")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data}")
-        _print_indexed(printer, self.buffer, self.index)
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        _print_attributes_and_types(printer, self, [self.buffer.type, self.value.type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        kind = parser.parse_identifier()
-        buffer, index = _parse_indexed(parser)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        attrs, buffer_type = _parse_attributes_and_buffer_type(parser)
-        parser.parse_punctuation(",")
-        value_type = parser.parse_type()
-        op = cls(
-            kind,
-            parser.resolve_operand(buffer, buffer_type),
-            parser.resolve_operand(index, IndexType()),
-            parser.resolve_operand(value, value_type),
-        )
-        op.attributes |= attrs
-        return op
 
 
 def cmpxchg_bits(element: Attribute) -> IntegerType | None:

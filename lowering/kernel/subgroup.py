@@ -12,26 +12,33 @@ given. `kernel.ballot` gives an i32 whose bit `l` says whether lane `l`'s
 predicate holds.
 
 Whether a device has sub-groups of a width is a property of the target
-(`soac.lowering.opencl.target`): the OpenCL emitter refuses these ops for targets
+(`soac.lowering.kernel.target`): the OpenCL emitter refuses these ops for targets
 without them. On NVIDIA a sub-group narrower than the warp is a segment of it, and
 the whole warp must execute the shuffle; ballots are of whole warps only.
 """
 
 from __future__ import annotations
 
-from typing import Self
+from typing import ClassVar
 
+from soac.lowering.kernel.attributes import ShuffleMode, ShuffleModeAttr
 from soac.lowering.kernel.device import FuncOp
-from soac.syntax import with_parsed_attributes
-from xdsl.dialects.builtin import I64, IntegerAttr, IntegerType, StringAttr, i1, i32, i64
+from xdsl.dialects.builtin import I32, I64, IntegerAttr, i1, i32, i64
 from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import HasAncestor
 from xdsl.utils.exceptions import VerifyException
 
-SHUFFLE_MODES = ("up", "down", "idx", "xor")
+SHUFFLE_MODES = tuple(mode.value for mode in ShuffleMode)
 MAX_SUBGROUP_WIDTH = 64
 
 
@@ -49,19 +56,22 @@ class ShuffleOp(IRDLOperation):
 
     name = "kernel.shuffle"
 
-    mode = prop_def(StringAttr)
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    mode = prop_def(ShuffleModeAttr)
     width = prop_def(IntegerAttr[I64])
-    value = operand_def()
-    lane = operand_def(IntegerType)
-    result = result_def()
+    value = operand_def(T)
+    lane = operand_def(I32)
+    result = result_def(T)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$mode $value `,` $lane `width` $width attr-dict `:` type($value)"
 
     def __init__(self, mode: str, value: SSAValue | Operation, lane: SSAValue | Operation, width: int = 32):
         super().__init__(
             operands=[value, lane],
             result_types=[SSAValue.get(value).type],
-            properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i64)},
+            properties={"mode": ShuffleModeAttr(ShuffleMode(mode)), "width": IntegerAttr(width, i64)},
         )
 
     @property
@@ -69,40 +79,9 @@ class ShuffleOp(IRDLOperation):
         return self.width.value.data
 
     def verify_(self) -> None:
-        if self.mode.data not in SHUFFLE_MODES:
-            raise VerifyException(f"'{self.name}' mode must be one of {', '.join(SHUFFLE_MODES)}, got '{self.mode.data}'")
         _check_width(self, self.lanes)
         if str(self.value.type) not in ("i32", "f32"):
             raise VerifyException(f"'{self.name}' moves 32-bit values (i32 or f32), not {self.value.type}")
-        if self.result.type != self.value.type:
-            raise VerifyException(f"'{self.name}' result has type {self.result.type} but the value is {self.value.type}")
-        if self.lane.type != i32:
-            raise VerifyException(f"'{self.name}' lane operand must be an i32, got {self.lane.type}")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.mode.data} ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.lane)
-        printer.print_string(f" width {self.lanes}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        mode = parser.parse_identifier()
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        lane = parser.parse_unresolved_operand()
-        parser.parse_keyword("width")
-        width = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        op = cls(mode, parser.resolve_operand(value, value_type), parser.resolve_operand(lane, i32), width)
-        op.attributes |= attrs
-        return op
 
 
 @irdl_op_definition
@@ -119,6 +98,7 @@ class BallotOp(IRDLOperation):
     result = result_def(i32)
 
     traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$predicate `width` $width attr-dict"
 
     def __init__(self, predicate: SSAValue | Operation, width: int = 32):
         super().__init__(operands=[predicate], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
@@ -131,16 +111,3 @@ class BallotOp(IRDLOperation):
         _check_width(self, self.lanes)
         if self.lanes > 32:
             raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.predicate)
-        printer.print_string(f" width {self.lanes}")
-        printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        predicate = parser.resolve_operand(parser.parse_unresolved_operand(), i1)
-        parser.parse_keyword("width")
-        op = cls(predicate, parser.parse_integer())
-        return with_parsed_attributes(parser, op)

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from soac.lowering.kernel.attributes import AddressSpace, AddressSpaceAttr
 from soac.messages import message_problem
-from xdsl.dialects.builtin import (
-    IndexType,
-    IntegerType,
-    StringAttr,
-    i64,
-)
+from xdsl.dialects.builtin import IndexType, IntegerType, i64
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     irdl_attr_definition,
@@ -19,40 +15,36 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-ADDRESS_SPACES = ("global", "local")
+ADDRESS_SPACES = tuple(space.value for space in AddressSpace)
 
 
 @irdl_attr_definition
 class BufferType(ParametrizedAttribute, TypeAttribute):
-    """A flat array of scalars in an OpenCL address space: `!kernel.buffer<global, f32>`."""
+    """A flat array of scalars in an address space (`AddressSpace`): `!kernel.buffer<global, f32>`."""
 
     name = "kernel.buffer"
 
-    space: StringAttr
+    space: AddressSpaceAttr
     element_type: Attribute
 
     def __init__(self, space: str, element_type: Attribute):
-        super().__init__(StringAttr(space), element_type)
+        super().__init__(AddressSpaceAttr(AddressSpace(space)), element_type)
 
     @property
     def space_name(self) -> str:
-        return self.space.data
-
-    def verify(self) -> None:
-        if self.space.data not in ADDRESS_SPACES:
-            raise VerifyException(f"buffer address space must be one of {ADDRESS_SPACES}, got '{self.space.data}'")
+        return self.space.data.value
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         parser.parse_punctuation("<")
-        space = parser.parse_identifier()
+        space = AddressSpaceAttr(AddressSpaceAttr.parse_parameter(parser))
         parser.parse_punctuation(",")
         element = parser.parse_type()
         parser.parse_punctuation(">")
-        return (StringAttr(space), element)
+        return (space, element)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.space.data}, ")
+        printer.print_string(f"<{self.space_name}, ")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 

@@ -21,30 +21,19 @@ iteration arguments and `scf.if` results become mutable variables.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from soac.arith_remf import RemFOp
 from soac.lowering import kernel as kd
-from soac.lowering.opencl.target import TARGETS, DeviceTarget, target_of_module
+from soac.lowering.c.operators import EmitError as EmitError
+from soac.lowering.c.printer import C_KEYWORDS, CPrinter
+from soac.lowering.kernel.target import TARGETS, DeviceTarget, target_of_module
+from soac.lowering.opencl.target import opencl_spelling
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import (
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    UnitAttr,
-    f32,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp, f32
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.target import Target
 
 C_TYPES = {
@@ -59,10 +48,8 @@ C_TYPES = {
     "index": "long",
 }
 UNSIGNED = {"i1": "uchar", "i8": "uchar", "i16": "ushort", "i32": "uint", "i64": "ulong", "index": "ulong"}
-C_KEYWORDS = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if int long register return "
-    "short signed sizeof static struct switch typedef union unsigned void volatile while bool half uchar ushort uint ulong "
-    "kernel global local constant private read_only write_only true false min max abs exp log sqrt sin cos pow select".split()
+OPENCL_KEYWORDS = C_KEYWORDS | frozenset(
+    "half uchar ushort uint ulong kernel global local constant private read_only write_only select".split()
 )
 
 
@@ -92,32 +79,6 @@ def storage_type(t: Attribute) -> str:
     return "uchar" if str(t) == "i1" else c_type(t)
 
 
-BINARY = {
-    arith.AddiOp: "+",
-    arith.SubiOp: "-",
-    arith.MuliOp: "*",
-    arith.DivSIOp: "/",
-    arith.RemSIOp: "%",
-    arith.AndIOp: "&",
-    arith.OrIOp: "|",
-    arith.XOrIOp: "^",
-    arith.AddfOp: "+",
-    arith.SubfOp: "-",
-    arith.MulfOp: "*",
-    arith.DivfOp: "/",
-}
-UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%"}
-WRAPPING = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}
-"""Integer add, sub and mul wrap (as in the interpreter); signed overflow is undefined in C, and compilers use that
-(PoCL folded `min(x, x + 3)` to `x`). On integer types they compute in unsigned arithmetic (`uint` for up to 32
-bits: `ushort * ushort` would overflow a promoted `int`); `index` arithmetic, the kernels' own, stays signed."""
-INTEGER_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", arith.MinUIOp: "<"}
-"""Integer max/min print as `a > b ? a : b` (compared as unsigned for maxui/minui): PoCL calls the `max`/`min`
-builtins out of line, which keeps a chunk fold with `max` from vectorising (23 ms against 3.0 ms for 2^24 int32).
-Float max/min are `fmax`/`fmin`, which return the other operand of a NaN: right for `maxnumf`/`minnumf`, while
-`maximumf`/`minimumf` (NaN wins, as numpy's maximum) print through `NAN_PROPAGATING`."""
-NAN_PROPAGATING = {arith.MaximumfOp: "fmax", arith.MinimumfOp: "fmin"}
-"""`maximumf(a, b)` prints as `isnan(a) || isnan(b) ? a + b : fmax(a, b)`: a NaN operand gives NaN."""
 FLOAT_ATOMIC_ADD = """
 inline float soac_atomic_add_f32_{space}(volatile __{space} float *p, float v) {{
   union {{ uint u; float f; }} old, next;
@@ -153,88 +114,16 @@ PTX_MIN_MAX = """
 inline int soac_min_s32(int a, int b) { int r; asm("min.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 inline int soac_max_s32(int a, int b) { int r; asm("max.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 """
-"""Signed min and max for targets with `ptx_min_max` (see `DeviceTarget.ptx_min_max` for NVIDIA's miscompile)."""
-CALLS = {
-    arith.MaxnumfOp: "fmax",
-    arith.MinnumfOp: "fmin",
-    mathd.ExpOp: "exp",
-    mathd.LogOp: "log",
-    mathd.SqrtOp: "sqrt",
-    mathd.SinOp: "sin",
-    mathd.CosOp: "cos",
-    mathd.TanOp: "tan",
-    mathd.TanhOp: "tanh",
-    mathd.AtanOp: "atan",
-    mathd.Atan2Op: "atan2",
-    mathd.AbsFOp: "fabs",
-    mathd.PowFOp: "pow",
-    mathd.FmaOp: "fma",
-    mathd.FloorOp: "floor",
-    mathd.CeilOp: "ceil",
-    mathd.ErfOp: "erf",
-    mathd.RsqrtOp: "rsqrt",
-    mathd.Exp2Op: "exp2",
-    mathd.Log2Op: "log2",
-    mathd.Log10Op: "log10",
-    mathd.Log1pOp: "log1p",
-    mathd.ExpM1Op: "expm1",
-    mathd.RoundOp: "round",
-    mathd.TruncOp: "trunc",
-    mathd.CopySignOp: "copysign",
-    RemFOp: "fmod",
-    mathd.SinhOp: "sinh",
-    mathd.CoshOp: "cosh",
-    mathd.AsinOp: "asin",
-    mathd.AcosOp: "acos",
-    mathd.CbrtOp: "cbrt",
-    mathd.AcoshOp: "acosh",
-    mathd.AsinhOp: "asinh",
-    mathd.AtanhOp: "atanh",
-    mathd.RoundEvenOp: "rint",
+"""Signed min and max for targets with `ptx_min_max` (see `OpenCLSpelling.ptx_min_max` for NVIDIA's miscompile)."""
+WORK_ITEM_FUNCTIONS: dict[type[kd.WorkItemQuery], str] = {
+    kd.GlobalIdOp: "get_global_id",
+    kd.LocalIdOp: "get_local_id",
+    kd.GroupIdOp: "get_group_id",
+    kd.GlobalSizeOp: "get_global_size",
+    kd.LocalSizeOp: "get_local_size",
+    kd.NumGroupsOp: "get_num_groups",
 }
-BOOLEAN_BINARY = {
-    arith.AddiOp: "^",
-    arith.SubiOp: "^",
-    arith.MuliOp: "&",
-    arith.MinSIOp: "|",
-    arith.MaxSIOp: "&",
-}
-"""`i1` ops as C operators on `bool`s (0 and 1): MLIR's `i1` wraps, and signed ops read true as -1 (so the signed
-minimum of true and false is true)."""
-BOOLEAN_DIVISIONS = (
-    arith.DivSIOp,
-    arith.DivUIOp,
-    arith.RemSIOp,
-    arith.RemUIOp,
-    arith.FloorDivSIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-)
-SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
-CASTS = (
-    arith.IndexCastOp,
-    arith.ExtSIOp,
-    arith.TruncIOp,
-    arith.SIToFPOp,
-    arith.FPToSIOp,
-    arith.ExtFOp,
-    arith.TruncFOp,
-)
-UNSIGNED_CASTS = (arith.ExtUIOp, arith.UIToFPOp)
-CMPI = {
-    "eq": "==",
-    "ne": "!=",
-    "slt": "<",
-    "sle": "<=",
-    "sgt": ">",
-    "sge": ">=",
-    "ult": "<",
-    "ule": "<=",
-    "ugt": ">",
-    "uge": ">=",
-}
-CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
-CMPF_UNORDERED = {"ueq": "!=", "ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}
+"""The OpenCL C work-item function of each work-item query (its `size_t`, cast to `long`)."""
 FENCE_FLAGS = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
 SPACES = {"local": "__local", "global": "__global"}
 UNSIGNED_ATOMICS = {"umin": "min", "umax": "max"}
@@ -243,54 +132,23 @@ EXTENDED_64_BIT_ATOMICS = ("min", "max", "umin", "umax", "and", "or", "xor")
 """64-bit atomics of `cl_khr_int64_extended_atomics`; the others are `cl_khr_int64_base_atomics`."""
 
 
-class EmitError(Exception):
-    """Something in a kernel that has no OpenCL C form."""
+class KernelPrinter(CPrinter):
+    """Prints one kernel function as OpenCL C; names are unique per kernel."""
 
-
-class KernelPrinter:
-    """Prints one kernel function; names are unique per kernel."""
+    LANGUAGE = "OpenCL C"
+    TYPES = C_TYPES
+    UNSIGNED_TYPES = UNSIGNED
+    KEYWORDS = OPENCL_KEYWORDS
 
     def __init__(self, out: IO[str], target: DeviceTarget = TARGETS["generic"]):
-        self.out = out
+        super().__init__(out)
         self.target = target
-        self.op_printers = self._op_printers()
-        self.names: dict[SSAValue, str] = {}
-        self.used: set[str] = set()
-        self.next_suffix: dict[str, int] = {}
-        self.indent = 1
+        self.spelling = opencl_spelling(target)
         self.lanes: str | None = None
-        """The local array that emulated shuffles and ballots go through (`DeviceTarget.emulated_subgroups`)."""
+        """The local array that emulated shuffles and ballots go through (`OpenCLSpelling.emulated_subgroups`)."""
 
-    # -- names and expressions -----------------------------------------------
-
-    def fresh(self, hint: str | None) -> str:
-        base = re.sub(r"[^A-Za-z0-9_]", "_", hint or "") or "v"
-        if base[0].isdigit():
-            base = "v" + base
-        if base in C_KEYWORDS or base.startswith("get_"):
-            base += "_"
-        name, k = base, self.next_suffix.get(base, 1)  # names are only added: the ones before k are taken
-        if name in self.used:
-            while (name := f"{base}_{k}") in self.used:
-                k += 1
-            self.next_suffix[base] = k + 1
-        self.used.add(name)
-        return name
-
-    def define(self, value: SSAValue, name: str | None = None) -> str:
-        self.names[value] = name or self.fresh(value.name_hint)
-        return self.names[value]
-
-    def expr(self, value: SSAValue) -> str:
-        if (name := self.names.get(value)) is not None:
-            return name
-        owner = value.owner
-        if isinstance(owner, arith.ConstantOp):
-            return literal(owner.value, value.type)
-        raise EmitError(f"value {value} is used before it is defined")
-
-    def line(self, text: str) -> None:
-        self.out.write("  " * self.indent + text + "\n")
+    def reserved(self, name: str) -> bool:
+        return super().reserved(name) or name.startswith("get_")  # the work-item functions
 
     # -- kernels ----------------------------------------------------------------
 
@@ -306,34 +164,18 @@ class KernelPrinter:
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
-        if self.target.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
+        if self.spelling.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
             self.lanes = self.fresh("lanes")
             self.line(f"__local int {self.lanes}[{self.target.subgroup_width}];")
         self.print_block(kernel.body.block)
         self.out.write("}\n")
 
-    def print_block(self, block: Block) -> None:
-        for op in block.ops:
-            if isinstance(op, kd.ReturnOp):
-                continue
-            self.print_op(op)
-
-    def assign(self, value: SSAValue, text: str) -> None:
-        name = self.define(value)
-        self.line(f"const {c_type(value.type)} {name} = {text};")
-
-    def print_op(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp):
-            return
-        if (printer := self.op_printers.get(type(op))) is not None:
-            printer(op)
-        elif isinstance(op, kd.WorkItemQuery):
-            self.assign(op.result, f"(long){op.C_FUNCTION}({op.dimension})")
-        else:
-            self.assign(op.results[0], self.arith(op))
-
     def _op_printers(self) -> dict[type[Operation], Callable[[Any], None]]:
+        work_items = {query: self.print_work_item_query for query in WORK_ITEM_FUNCTIONS}
         return {
+            **super()._op_printers(),
+            **work_items,
+            kd.ReturnOp: lambda op: None,
             kd.BarrierOp: lambda op: self.line(f"barrier({' | '.join(FENCE_FLAGS[f] for f in op.fences)});"),
             kd.LocalAllocOp: self.print_local_alloc,
             kd.LoadOp: self.print_load,
@@ -348,10 +190,10 @@ class KernelPrinter:
             kd.AtomicCmpxchgOp: self.print_atomic_cmpxchg,
             kd.ShuffleOp: self.print_shuffle,
             kd.BallotOp: self.print_ballot,
-            scf.ForOp: self.print_for,
-            scf.IfOp: self.print_if,
-            scf.WhileOp: self.print_while,
         }
+
+    def print_work_item_query(self, op: kd.WorkItemQuery) -> None:
+        self.assign(op.result, f"(long){WORK_ITEM_FUNCTIONS[type(op)]}({op.dimension})")
 
     def element(self, buffer: SSAValue, index: SSAValue) -> str:
         return f"{self.expr(buffer)}[{self.expr(index)}]"
@@ -400,7 +242,7 @@ class KernelPrinter:
     def fence(self, spaces: Sequence[str], scope: str) -> str:
         """`mem_fence`, which NVIDIA compiles to a fence of the work-group only: a device-scope fence on global
         memory prints as PTX `membar.gl` on targets with `ptx_fences`."""
-        if scope == "device" and "global" in spaces and self.target.ptx_fences:
+        if scope == "device" and "global" in spaces and self.spelling.ptx_fences:
             return 'asm volatile("membar.gl;" ::: "memory");'
         return f"mem_fence({' | '.join(FENCE_FLAGS[f] for f in spaces)});"
 
@@ -540,265 +382,41 @@ class KernelPrinter:
         self.indent -= 1
         self.line("}")
 
-    # -- structured control flow ---------------------------------------------
+    # -- OpenCL C's builtins ---------------------------------------------------------
 
-    def declare_results(self, op: Operation, inits: list[str] | None = None) -> list[str]:
-        names: list[str] = []
-        for k, result in enumerate(op.results):
-            name = self.define(result)
-            init = f" = {inits[k]}" if inits is not None else ""
-            self.line(f"{c_type(result.type)} {name}{init};")
-            names.append(name)
-        return names
+    def integer_min_max(self, op: Operation, a: str, b: str) -> str:
+        """Signed min and max of up to 32 bits as inline PTX on targets with `ptx_min_max`."""
+        signed = isinstance(op, arith.MaxSIOp | arith.MinSIOp) and str(op.results[0].type) in PTX_MIN_MAX_TYPES
+        if op.operands[0] is op.operands[1] or not (self.spelling.ptx_min_max and signed):
+            return super().integer_min_max(op, a, b)
+        function = "soac_max_s32" if isinstance(op, arith.MaxSIOp) else "soac_min_s32"
+        return f"({c_type(op.results[0].type)}){function}({a}, {b})"
 
-    def yield_to(self, names: list[str], values: list[SSAValue]) -> None:
-        exprs = [self.expr(v) for v in values]
-        if len(names) > 1:
-            temps = []
-            for value, text in zip(values, exprs):
-                temp = self.fresh("next")
-                self.line(f"const {c_type(value.type)} {temp} = {text};")
-                temps.append(temp)
-            exprs = temps
-        for name, text in zip(names, exprs):
-            if name != text:
-                self.line(f"{name} = {text};")
+    def bitcast(self, op: Operation, x: str) -> str:
+        return f"as_{c_type(op.results[0].type)}({x})"
 
-    def print_nested(self, block: Block, names: list[str]) -> None:
-        self.indent += 1
-        for op in block.ops:
-            if isinstance(op, scf.YieldOp):
-                self.yield_to(names, list(op.operands))
-            elif not isinstance(op, scf.ConditionOp):
-                self.print_op(op)
-        self.indent -= 1
+    def integer_power(self, op: Operation, x: str, n: str) -> str:
+        return f"pown({x}, (int){n})"
 
-    def print_for(self, op: scf.ForOp) -> None:
-        names = self.declare_results(op, [self.expr(v) for v in op.iter_args])
-        iv, *carried = op.body.block.args
-        for arg, name in zip(carried, names):
-            self.names[arg] = name
-        i = self.define(iv)
-        lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
-        increment = f"{i}++" if step == "1" or step == "1L" else f"{i} += {step}"
-        self.line(f"for ({c_type(iv.type)} {i} = {lb}; {i} < {ub}; {increment}) {{")
-        self.print_nested(op.body.block, names)
-        self.line("}")
+    def integer_abs(self, op: Operation, x: str) -> str:
+        return f"({c_type(op.results[0].type)})abs({x})"
 
-    def print_if(self, op: scf.IfOp) -> None:
-        names = self.declare_results(op)
-        self.line(f"if ({self.expr(op.cond)}) {{")
-        self.print_nested(op.true_region.block, names)
-        if op.false_region.blocks and (op.results or len(op.false_region.block.ops) > 1):
-            self.line("} else {")
-            self.print_nested(op.false_region.block, names)
-        self.line("}")
-
-    def print_while(self, op: scf.WhileOp) -> None:
-        before, after = op.before_region.block, op.after_region.block
-        state: list[str] = []
-        for arg, init in zip(before.args, op.arguments):
-            name = self.define(arg)
-            self.line(f"{c_type(arg.type)} {name} = {self.expr(init)};")
-            state.append(name)
-        results = self.declare_results(op)
-        for arg, name in zip(after.args, results):
-            self.names[arg] = name
-        self.line("while (1) {")
-        self.indent += 1
-        for inner in before.ops:
-            if isinstance(inner, scf.ConditionOp):
-                self.yield_to(results, list(inner.args))
-                self.line(f"if (!({self.expr(inner.condition)})) break;")
-            else:
-                self.print_op(inner)
-        self.indent -= 1
-        self.print_nested(after, state)
-        self.line("}")
-
-    # -- scalar code --------------------------------------------------------------
-
-    def arith(self, op: Operation) -> str:  # noqa: C901
-        kind = type(op)
-        operands = [self.expr(v) for v in op.operands]
-        result = op.results[0].type
-        if is_bool(result) and kind in BOOLEAN_BINARY:
-            return f"{operands[0]} {BOOLEAN_BINARY[kind]} {operands[1]}"
-        if is_bool(result) and isinstance(op, BOOLEAN_DIVISIONS):  # by true: -1 signed, 1 unsigned
-            return "false" if isinstance(op, arith.RemSIOp | arith.RemUIOp) else operands[0]
-        if isinstance(op, SHIFTS):
-            return self.shift(op, *operands)
-        if kind in WRAPPING and isinstance(result, IntegerType) and result.width.data > 1:
-            u = "ulong" if result.width.data == 64 else "uint"
-            return f"({c_type(result)})(({u}){operands[0]} {WRAPPING[kind]} ({u}){operands[1]})"
-        if kind in BINARY:
-            return f"{operands[0]} {BINARY[kind]} {operands[1]}"
-        if kind in UNSIGNED_BINARY:
-            u = UNSIGNED[str(op.results[0].type)]
-            return f"({c_type(op.results[0].type)})(({u}){operands[0]} {UNSIGNED_BINARY[kind]} ({u}){operands[1]})"
-        if kind in NAN_PROPAGATING:
-            a, b = operands
-            return f"isnan({a}) || isnan({b}) ? {a} + {b} : {NAN_PROPAGATING[kind]}({a}, {b})"
-        if kind in CALLS:
-            return f"{CALLS[kind]}({', '.join(operands)})"
-        if isinstance(op, CASTS):
-            return self.cast(op, operands[0])
-        if isinstance(op, UNSIGNED_CASTS):
-            return f"({c_type(op.results[0].type)})({UNSIGNED[str(op.operands[0].type)]}){operands[0]}"
-        if isinstance(op, arith.FPToUIOp):
-            if is_bool(result):
-                return f"(bool)((ulong){operands[0]} & 1)"
-            return f"({c_type(op.results[0].type)})({UNSIGNED[str(op.results[0].type)]}){operands[0]}"
-        if isinstance(op, arith.NegfOp):
-            return f"-{operands[0]}"
-        if isinstance(op, arith.SelectOp):
-            return f"{operands[0]} ? {operands[1]} : {operands[2]}"
-        if kind in INTEGER_MIN_MAX:
-            a, b = operands
-            if op.operands[0] is op.operands[1]:
-                return a  # max(x, x): no self-comparison for the C compiler to warn about
-            width = str(op.results[0].type)
-            if self.target.ptx_min_max and isinstance(op, arith.MaxSIOp | arith.MinSIOp) and width in PTX_MIN_MAX_TYPES:
-                function = "soac_max_s32" if isinstance(op, arith.MaxSIOp) else "soac_min_s32"
-                return f"({c_type(op.results[0].type)}){function}({a}, {b})"
-            x, y = a, b
-            if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
-                u = UNSIGNED[str(op.results[0].type)]
-                x, y = f"({u}){a}", f"({u}){b}"
-            return f"{x} {INTEGER_MIN_MAX[kind]} {y} ? {a} : {b}"
-        if isinstance(op, arith.CmpiOp):
-            return self.cmpi(op, operands)
-        if isinstance(op, arith.CmpfOp):
-            return self.cmpf(op, operands)
-        if isinstance(op, arith.FloorDivSIOp):
-            a, b = operands
-            return f"({a} / {b} - (({a} % {b} != 0) && (({a} < 0) != ({b} < 0))))"
-        if isinstance(op, arith.CeilDivSIOp):
-            a, b = operands
-            return f"({a} / {b} + (({a} % {b} != 0) && (({a} < 0) == ({b} < 0))))"
-        if isinstance(op, arith.CeilDivUIOp):
-            a, b = operands
-            u = UNSIGNED[str(op.results[0].type)]
-            return f"({c_type(op.results[0].type)})(({u}){a} / ({u}){b} + (({u}){a} % ({u}){b} != 0))"
-        if isinstance(op, mathd.AbsIOp):
-            return f"({c_type(op.results[0].type)})abs({operands[0]})"
-        if isinstance(op, arith.BitcastOp):
-            return f"as_{c_type(op.results[0].type)}({operands[0]})"
-        if isinstance(op, mathd.FPowIOp | mathd.IPowIOp):
-            return f"pown({operands[0]}, (int){operands[1]})"
-        if isinstance(op, mathd.CountLeadingZerosOp | mathd.CtPopOp | mathd.CountTrailingZerosOp):
-            return self.bit_count(op, operands[0])
-        raise EmitError(f"'{op.name}' has no OpenCL C form")
-
-    @staticmethod
-    def shift(op: Operation, a: str, b: str) -> str:
-        """Shifts by the width or more (poison in MLIR, the count masked in OpenCL C) give what the interpreter
-        gives: 0, or the sign for `shrsi`. The count is read unsigned; `shli` shifts the unsigned bits (a negative
-        signed value shifted left is undefined in C)."""
-        t = op.results[0].type
-        if is_bool(t):  # the count is 0 or 1, the width
-            return a if isinstance(op, arith.ShRSIOp) else f"({a} && !{b})"
-        width, u, name = bit_width(t), UNSIGNED[str(t)], c_type(t)
-        count = constant_value(op.operands[1])
-        fits = count is not None and 0 <= count < width
-        if isinstance(op, arith.ShRSIOp):
-            return f"{a} >> {b}" if fits else f"({name})({a} >> (({u}){b} < {width} ? ({u}){b} : {width - 1}))"
-        moved = f"({name})(({u}){a} {'<<' if isinstance(op, arith.ShLIOp) else '>>'} ({u}){b})"
-        return moved if fits else f"(({u}){b} < {width} ? {moved} : 0)"
-
-    @staticmethod
-    def cast(op: Operation, x: str) -> str:
-        """A C cast, but for `i1`: signed casts from it read true as -1, casts to it keep the lowest bit."""
-        source, result = op.operands[0].type, op.results[0].type
-        if is_bool(result) and not is_bool(source):
-            return f"(bool)(((long){x}) & 1)"
-        if is_bool(source) and isinstance(op, arith.ExtSIOp | arith.IndexCastOp | arith.SIToFPOp):
-            return f"({c_type(result)})(-(int){x})"
-        return f"({c_type(result)}){x}"
-
-    @staticmethod
-    def bit_count(op: Operation, x: str) -> str:
+    def bit_count(self, op: Operation, x: str) -> str:
         """`clz`, `popcount`, and trailing zeros through `clz` of the lowest set bit (OpenCL C 1.2 has no `ctz`)."""
         t = op.results[0].type
         cast = f"({c_type(t)})"
-        if isinstance(op, mathd.CountLeadingZerosOp):
+        if isinstance(op, math.CountLeadingZerosOp):
             return f"{cast}clz({x})"
-        if isinstance(op, mathd.CtPopOp):
+        if isinstance(op, math.CtPopOp):
             return f"{cast}popcount({x})"
         assert isinstance(t, IntegerType)
         width, u = t.width.data, UNSIGNED[str(t)]
         return f"{x} == 0 ? {width} : {cast}({width - 1} - clz(({u}){x} & -({u}){x}))"
 
-    @staticmethod
-    def cmpi(op: arith.CmpiOp, operands: list[str]) -> str:
-        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = operands
-        if predicate.startswith("s") and is_bool(op.lhs.type):  # signed, true (-1) is below false
-            a, b = b, a
-        if predicate.startswith("u"):
-            u = UNSIGNED[str(op.lhs.type)]
-            a, b = f"({u}){a}", f"({u}){b}"
-        return f"{a} {CMPI[predicate]} {b}"
-
-    @staticmethod
-    def cmpf(op: arith.CmpfOp, operands: list[str]) -> str:
-        predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = operands
-        if predicate in CMPF:
-            return f"{a} {CMPF[predicate]} {b}"
-        if predicate in CMPF_UNORDERED:
-            return f"!({a} {CMPF_UNORDERED[predicate]} {b})"
-        return {
-            "one": f"({a} < {b} || {a} > {b})",
-            "ord": f"!(isnan({a}) || isnan({b}))",
-            "uno": f"(isnan({a}) || isnan({b}))",
-            "true": "true",
-            "false": "false",
-        }[predicate]
-
 
 def _buffer_type(value: SSAValue) -> kd.BufferType:
     assert isinstance(value.type, kd.BufferType)
     return value.type
-
-
-def is_bool(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def bit_width(t: Attribute) -> int:
-    return 64 if isinstance(t, IndexType) else t.width.data  # pyright: ignore[reportAttributeAccessIssue]
-
-
-def constant_value(value: SSAValue) -> int | None:
-    if isinstance(op := value.owner, arith.ConstantOp) and isinstance(attr := op.value, IntegerAttr):
-        return attr.value.data
-    return None
-
-
-def literal(attr: Attribute, t: Attribute) -> str:
-    """A C literal for a constant."""
-    if isinstance(attr, IntegerAttr):
-        value = attr.value.data
-        if isinstance(t, IntegerType) and t.width.data == 1:
-            return "true" if value else "false"
-        if isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.width.data == 64):
-            return f"({value + 1}L - 1)" if value == -(2**63) else f"{value}L"
-        if value == -(2**31):  # `-2147483648` is a long in C (the literal is 2147483648, negated)
-            return "(-2147483647 - 1)"
-        return str(value)
-    if isinstance(attr, FloatAttr):
-        value = attr.value.data
-        suffix = "f" if str(t) == "f32" else ""
-        if math.isnan(value):
-            return "NAN"
-        if math.isinf(value):
-            return "INFINITY" if value > 0 else "-INFINITY"
-        text = repr(float(value))
-        return text + suffix
-    if isinstance(attr, UnitAttr):
-        return "true"
-    raise EmitError(f"no C literal for {attr}")
 
 
 def _needs(module: ModuleOp, type_name: str) -> bool:
@@ -836,6 +454,7 @@ def _atomics_64(module: ModuleOp) -> set[str]:
 def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = None) -> None:
     """Print the OpenCL C source of every kernel in `module` for `target` (default: the module's `kernel.target`)."""
     target = target or target_of_module(module)
+    spelling = opencl_spelling(target)
     kernels = [op for op in module.walk() if isinstance(op, kd.FuncOp)]
     out.write("// OpenCL C generated by soac (soac-to-kernel, -t opencl)\n")
     if _needs(module, "f64"):
@@ -843,8 +462,8 @@ def emit_opencl(module: ModuleOp, out: IO[str], target: DeviceTarget | None = No
     for extension in sorted(_atomics_64(module)):
         out.write(f"#pragma OPENCL EXTENSION {extension} : enable\n")
     for space in sorted(_float_atomic_spaces(kernels)):
-        out.write(PTX_FLOAT_ATOMIC_ADD[space] if target.ptx_float_atomics else FLOAT_ATOMIC_ADD.format(space=space))
-    if target.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
+        out.write(PTX_FLOAT_ATOMIC_ADD[space] if spelling.ptx_float_atomics else FLOAT_ATOMIC_ADD.format(space=space))
+    if spelling.ptx_min_max and any(isinstance(op, arith.MaxSIOp | arith.MinSIOp) for kernel in kernels for op in kernel.walk()):
         out.write(PTX_MIN_MAX)
     for kernel in kernels:
         out.write("\n")

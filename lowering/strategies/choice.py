@@ -24,7 +24,7 @@ lambda they are the group's, `intragroup.py`); soac-to-kernel's `segred`/`segsca
     seghist            seghist.py: an atomic per point (operators with atomics) | a work-item per segment
 
 The scan strategy `lw.scan_strategy` (`SCAN_STRATEGIES` in conversion/options.py) is the pass's `scan` option or
-its target's default (`opencl/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
+its target's default (`kernel/target.py`); whether kernels may use warp shuffles and ballots (`lw.warps`) is
 the target's too. Group-level segmaps choose in `intragroup.lower_segmap`.
 """
 

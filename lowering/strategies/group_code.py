@@ -107,7 +107,7 @@ class GroupCode:
         of at most a warp, at every member)."""
         kb, m = self.kb, self.kb.m
         types = [v.type for v in values]
-        log_warp = m.c(LOG_WARP, "log_warp")
+        log_warp = m.c(ix.log_warp(kb), "log_warp")
         in_warp = m.min(log_team, log_warp, "log_in_warp")
 
         def shuffle_step(e: SSAValue, current: list[SSAValue]) -> list[SSAValue]:
@@ -261,10 +261,6 @@ def componentwise_commutative(combine: Region) -> bool:
         if not isinstance(op, _COMMUTATIVE) or set(op.operands) != {args[j], args[k + j]}:
             return False
     return list(ops[-1].operands) == [op.results[0] for op in computed]
-
-
-LOG_WARP = 5
-"""log2 of the warp width that `ix.shuffle` exchanges values across."""
 
 
 def shuffles_values(lw: HostLowering, types: Sequence[Attribute]) -> bool:

@@ -57,7 +57,6 @@ Combine = Callable[[Values, Values], Values]
 REDUCED_TYPES = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "index")
 """Types a reduction part carried by the look-back kernel may have (scalars a partial can hold)."""
 
-WARP = ix.WARP
 
 
 def fan_in(group: int, forced: int = 0) -> int:
@@ -154,7 +153,7 @@ class GroupCombine:
     def __init__(self, kb: KernelBuilder, red: TileReduction, t: SSAValue, group: int, warps: bool, name: str):
         self.kb, self.red, self.t, self.group = kb, red, t, group
         self.shuffles = warps and all(ix.fits_32(ty) for ty in red.types)
-        size = group // WARP if self.shuffles else group
+        size = group // kb.warp if self.shuffles else group
         self.locals = [_local(kb, size, ty, f"{name}_{j}") for j, ty in enumerate(red.types)]
 
     def start(self, values: Values) -> None:
@@ -162,12 +161,12 @@ class GroupCombine:
         if not self.shuffles:
             self._tree(values)
             return
-        lane = m.insert(arith.AndIOp(self.t, m.c(WARP - 1)), "lane")
-        warp = m.insert(arith.ShRUIOp(self.t, m.c(5)), "warp")
+        lane = m.insert(arith.AndIOp(self.t, m.c(kb.warp - 1)), "lane")
+        warp = m.insert(arith.ShRUIOp(self.t, m.c(ix.log_warp(kb))), "warp")
         step = 1
-        while step < WARP:  # lane l ends with lanes l ... l + 2 step - 1 combined, in order
+        while step < kb.warp:  # lane l ends with lanes l ... l + 2 step - 1 combined, in order
             other = [ix.shuffle(kb, "down", v, m.c(step)) for v in values]
-            inside = m.lt(m.add(lane, m.c(step)), m.c(WARP))
+            inside = m.lt(m.add(lane, m.c(step)), m.c(kb.warp))
             combined = self.red.combine(values, other)
             values = [m.insert(arith.SelectOp(inside, c, v)) for c, v in zip(combined, values)]
             step *= 2
@@ -177,7 +176,7 @@ class GroupCombine:
         m = self.kb.m
         if not self.shuffles:
             return self._load(m.c(0))
-        return self.red.fold([self._load(m.c(w)) for w in range(self.group // WARP)])
+        return self.red.fold([self._load(m.c(w)) for w in range(self.group // self.kb.warp)])
 
     def _tree(self, values: Values) -> None:
         """At stride 1, 2, 4, ... work-item `t` combines with `t + stride` when `t` is a multiple of twice the stride."""

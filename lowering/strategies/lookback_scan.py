@@ -61,7 +61,6 @@ ROWS_MIN_SEGMENTS = 64
 rows of 2^20 row-major tiles gave 0.61 of memcpy bandwidth against 0.54 flat; with 32 rows of 2^22, 0.46 against
 0.53."""
 
-WARP = 32
 
 Values = list[SSAValue]
 Combine = Callable[[Values, Values], Values]
@@ -260,8 +259,8 @@ def _tile_shape(lw: HostLowering, body: ScanBody, kb: KernelBuilder, warps: bool
     two_values = _two_value_tiles(body)
     forced_group, forced_items = lw.options.scan_group, lw.options.scan_items
     group = (forced_group or (128 if len(body.published(kb).types) == 1 or two_values else 256)) if warps else lw.group_size
-    if warps and group % WARP:
-        raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {WARP}, not {group}")
+    if warps and group % kb.warp:
+        raise ValueError(f"the NVIDIA look-back scan needs a group size that is a multiple of {kb.warp}, not {group}")
     items = forced_items or ((96 if two_values else _nvidia_items(len(body.types))) if warps else 16)
     if items % 4 or items <= 0:
         raise ValueError(f"look-back scan: items per work-item must be a positive multiple of 4, not {items}")
@@ -346,8 +345,8 @@ def _build_scan(  # noqa: C901
         # Warp-striped: vector q of lane l of warp w starts at element w*items*32 + q*128 + l*4 of the tile, so each
         # vector load of a warp reads 512 contiguous bytes; scan order is (warp, q, lane, element of the vector).
         lane, warp = _lane_and_warp(kb, t)
-        warp_base = kb.m.add(tile_base, kb.m.mul(warp, kb.m.c(items * WARP)), "warp_base")
-        bases = [kb.m.add(warp_base, kb.m.add(kb.m.c(q * 4 * WARP), kb.m.mul(lane, kb.m.c(4)))) for q in range(items // 4)]
+        warp_base = kb.m.add(tile_base, kb.m.mul(warp, kb.m.c(items * kb.warp)), "warp_base")
+        bases = [kb.m.add(warp_base, kb.m.add(kb.m.c(q * 4 * kb.warp), kb.m.mul(lane, kb.m.c(4)))) for q in range(items // 4)]
         full = kb.m.insert(arith.CmpiOp(kb.m.add(tile_base, kb.m.c(tile_size)), tile_end, "ule"), "full")
     else:
         bases = [kb.m.add(tile_base, kb.m.mul(t, kb.m.c(items)), "base")]
@@ -380,7 +379,7 @@ def _build_scan(  # noqa: C901
             shifted = [ix.shuffle(kb, "up", v, kb.m.c(1)) for v in inclusive]
             exclusive = select(kb, kb.m.eq(lane, zero), body.neutral(), shifted)
             starts.append(body.combine(running, exclusive))
-            running = body.combine(running, [ix.shuffle(kb, "idx", v, kb.m.c(WARP - 1)) for v in inclusive])
+            running = body.combine(running, [ix.shuffle(kb, "idx", v, kb.m.c(kb.warp - 1)) for v in inclusive])
         warp_prefix, total = _block_scan_warps(kb, body, t, running, group, inclusive=False)
         thread_prefixes = [body.combine(warp_prefix, start) for start in starts]
     else:
@@ -478,15 +477,15 @@ def _block_scan_local(kb: KernelBuilder, body: ScanBody, t: SSAValue, aggregate:
 
 
 def _lane_and_warp(kb: KernelBuilder, t: SSAValue) -> tuple[SSAValue, SSAValue]:
-    lane = kb.m.insert(arith.AndIOp(t, kb.m.c(WARP - 1)), "lane")
-    warp = kb.m.insert(arith.ShRUIOp(t, kb.m.c(5)), "warp")
+    lane = kb.m.insert(arith.AndIOp(t, kb.m.c(kb.warp - 1)), "lane")
+    warp = kb.m.insert(arith.ShRUIOp(t, kb.m.c(ix.log_warp(kb))), "warp")
     return lane, warp
 
 
 def _warp_scan(kb: KernelBuilder, body: ScanBody, lane: SSAValue, values: Values) -> Values:
     """Inclusive scan across the warp with `shfl.sync.up`."""
     step = 1
-    while step < WARP:
+    while step < kb.warp:
         other = [ix.shuffle(kb, "up", v, kb.m.c(step)) for v in values]
         has = kb.m.insert(arith.CmpiOp(lane, kb.m.c(step), "uge"))
         values = select(kb, has, body.combine(other, values), values)
@@ -503,10 +502,10 @@ def _block_scan_warps(
     result is the exclusive prefix of the warp.
     """
     lane, warp = _lane_and_warp(kb, t)
-    warps = group // WARP
+    warps = group // kb.warp
     scanned = _warp_scan(kb, body, lane, aggregate) if inclusive else aggregate
     sums = [local_array(kb, warps, ty, f"warp_sums_{j}") for j, ty in enumerate(body.types)]
-    last = kb.m.eq(lane, kb.m.c(WARP - 1))
+    last = kb.m.eq(lane, kb.m.c(kb.warp - 1))
     kb.if_then(last, lambda: [lstore(kb, v, s, warp) for v, s in zip(scanned, sums)] and None)
     barrier(kb)
     running = body.neutral()
@@ -650,15 +649,15 @@ def _look_back_warp(lb: _LookBack, t: SSAValue) -> None:
         nearest = ix.lowest_set_bit(kb, votes)
         values = select(kb, cmp(kb, lane, nearest, "ule"), values, body.neutral())
         step_size = 1
-        while step_size < WARP:
+        while step_size < kb.warp:
             other = [ix.shuffle(kb, "down", v, kb.m.c(step_size)) for v in values]
-            inside = cmp(kb, kb.m.add(lane, kb.m.c(step_size)), kb.m.c(WARP), "ult")
+            inside = cmp(kb, kb.m.add(lane, kb.m.c(step_size)), kb.m.c(kb.warp), "ult")
             values = select(kb, inside, body.combine(other, values), values)
             step_size *= 2
         window = [ix.shuffle(kb, "idx", v, zero) for v in values]
         prefix = body.combine(window, prefix)
         go_on = kb.m.insert(arith.CmpiOp(votes, kb.m.const(0, i32), "eq"))
-        return go_on, [kb.m.sub(position, kb.m.mul(lb.stride, kb.m.c(WARP))), *prefix]
+        return go_on, [kb.m.sub(position, kb.m.mul(lb.stride, kb.m.c(kb.warp))), *prefix]
 
     def walk() -> None:
         start = kb.m.sub(lb.tile, kb.m.mul(lb.stride, kb.m.add(lane, kb.m.c(1))), "position")

@@ -78,7 +78,8 @@ LOCAL_BYTES = 44 * 1024
 staged values (NVIDIA allows 48 KiB a work-group)."""
 TILE_ROWS = 4096
 """The rows of a tile, when the options do not say how many per work-item."""
-WARP = 32
+BALLOT_LANES = 32
+"""The ranking matches a warp's lanes by 32-bit ballots: it takes warps where the target's sub-group is that wide."""
 
 Scan = Callable[[HostLowering, soac.ScanOp], None]
 
@@ -90,7 +91,7 @@ def local_bytes(classes: int, columns: int, staged: int = 0) -> int:
 
 def columns_of(options: LoweringOptions, group: int) -> int:
     """Counter columns of a work-group: one per warp where the target has warps, else one per work-item."""
-    return group // WARP if _warps(options, group) else group
+    return group // BALLOT_LANES if _warps(options, group) else group
 
 
 def tile_shape(options: LoweringOptions, classes: int) -> tuple[int, int]:
@@ -104,7 +105,7 @@ def tile_shape(options: LoweringOptions, classes: int) -> tuple[int, int]:
 
 
 def _warps(options: LoweringOptions, group: int) -> bool:
-    return options.device_target.subgroup_width >= WARP and group >= WARP
+    return options.device_target.subgroup_width == BALLOT_LANES and group >= BALLOT_LANES
 
 
 def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) -> None:
@@ -160,11 +161,11 @@ class _Tile:
         kb.thread_id = kb.global_id()
         self.start = m.mul(self.tile, m.c(group * items), "tile_start")
         self.group, self.items, self.warps = group, items, warps
-        self.columns = group // WARP if warps else group
+        self.columns = group // BALLOT_LANES if warps else group
         if warps:
-            self.lane = m.rem(self.tid, m.c(WARP), "lane")
-            self.column = m.div(self.tid, m.c(WARP), "warp")
-            self.first = m.add(self.start, m.mul(self.column, m.c(WARP * items)), "warp_start")
+            self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
+            self.column = m.div(self.tid, m.c(BALLOT_LANES), "warp")
+            self.first = m.add(self.start, m.mul(self.column, m.c(BALLOT_LANES * items)), "warp_start")
         else:
             self.column = self.tid
             self.first = m.add(self.start, m.mul(self.tid, m.c(items)), "first")
@@ -172,7 +173,7 @@ class _Tile:
     def row_at(self, e: SSAValue) -> SSAValue:
         """The row of round `e` of this work-item: consecutive rows per round in a warp, else per work-item."""
         m = self.kb.m
-        return m.add(self.first, m.add(m.mul(e, m.c(WARP)), self.lane) if self.warps else e, "row")
+        return m.add(self.first, m.add(m.mul(e, m.c(BALLOT_LANES)), self.lane) if self.warps else e, "row")
 
     def row(self, i: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
         """Row `i`'s class (its bucket, or `k` outside the buckets) and the values it moves."""
@@ -465,7 +466,7 @@ class _Stage:
         place of the tile's row j of class c is `base[c] + j`."""
         t, kb, m = self.tile, self.kb, self.m
         classes = t.classes
-        per = -(-classes // WARP)
+        per = -(-classes // BALLOT_LANES)
 
         def scan() -> None:
             first = m.mul(t.lane, m.c(per), "first_class")

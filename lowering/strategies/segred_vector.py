@@ -53,7 +53,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import SSAValue
 
-WARP = 32
 PART_MIN_VECTORS = 16
 """Vectors per work-item below which a row is not split over several teams."""
 # soac-to-kernel's options (`LoweringOptions`) set the short rows: `seg-short-rows` (8) rows that a team reads at
@@ -185,14 +184,14 @@ class VectorPlan:
 
 
 def plan(lw: HostLowering, segments: SSAValue, n: SSAValue) -> VectorPlan:
-    m = lw.m
+    m, warp = lw.m, lw.target.team_width
     quads = m.div(n, m.c(4), "quads")
     multiple_of_4 = m.eq(m.rem(n, m.c(4)), m.c(0))
     power_of_2 = m.eq(m.insert(arith.AndIOp(n, m.sub(n, m.c(1)))), m.c(0))
-    long_or_pow2 = m.insert(arith.OrIOp(m.insert(arith.CmpiOp(n, m.c(4 * WARP), "uge")), power_of_2))
+    long_or_pow2 = m.insert(arith.OrIOp(m.insert(arith.CmpiOp(n, m.c(4 * warp), "uge")), power_of_2))
     at_least_4 = m.insert(arith.CmpiOp(n, m.c(4), "uge"))
     chosen = m.insert(arith.AndIOp(m.insert(arith.AndIOp(multiple_of_4, long_or_pow2)), at_least_4), "vector_ok")
-    team, log_team = rd.pow2_at_most(m, quads, 1, WARP)
+    team, log_team = rd.pow2_at_most(m, quads, 1, warp)
     team.name_hint, log_team.name_hint = "vector_team", "log_vector_team"
     teams_wanted = m.mul(m.c(lw.max_groups), m.div(m.c(lw.group_size), team))
     by_count = m.ceildiv(teams_wanted, m.max(segments, m.c(1)))
@@ -255,10 +254,11 @@ class VectorKernel:
 
     def build(self) -> None:
         lw, m, kb, km = self.lw, self.lw.m, self.kb, self.kb.m
-        short = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, 2 * WARP)), "ule"), "short_rows")
+        warp = lw.target.team_width
+        short = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, 2 * warp)), "ule"), "short_rows")
         two = short
         if lw.options.seg_one_vector_rows and self.lw.warps:
-            one = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, WARP)), "ule"), "one_vector_rows")
+            one = km.insert(arith.CmpiOp(self.quads, km.c(min(lw.options.seg_short_vectors, warp)), "ule"), "one_vector_rows")
             kb.if_then(one, lambda: self.short_rows(two_vectors=False))
             two = km.insert(arith.AndIOp(short, km.insert(arith.XOrIOp(one, km.const(1, i1)))), "two_vector_rows")
         kb.if_then(two, lambda: self.short_rows(two_vectors=True))

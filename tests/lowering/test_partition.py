@@ -110,8 +110,8 @@ def test_width_mismatch_is_reported_at_the_op():
 def test_nvidia_kernels_match_warps_and_stage_the_tile():
     """On the nvidia target the rank kernel matches each round's classes with ballots, hands counters back by
     shuffles and stages the tile's values in local memory; the generic one does neither."""
+    from soac.lowering.kernel.target import get_target
     from soac.lowering.opencl.emitter import opencl_source
-    from soac.lowering.opencl.target import get_target
     from soac.passes import get_all_passes
     from xdsl.passes import PassPipeline
 

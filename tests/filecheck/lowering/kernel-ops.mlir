@@ -42,14 +42,14 @@
 
 // GENERIC:      %a, %b, %c, %d = "kernel.vector_load"(%xs, %gid) <{align = 16 : i64}> : (!kernel.buffer<global, i32>, index) -> (i32, i32, i32, i32)
 // GENERIC-NEXT: "kernel.vector_store"(%d, %c, %b, %a, %xs, %gid) <{align = 16 : i64}> : (i32, i32, i32, i32, !kernel.buffer<global, i32>, index) -> ()
-// GENERIC:      %w = "kernel.atomic_load"(%ws, %gid) <{order = "acquire", scope = "device"}> : (!kernel.buffer<global, i64>, index) -> i64
-// GENERIC-NEXT: "kernel.atomic_store"(%w, %ws, %gid) <{order = "release", scope = "device"}> : (i64, !kernel.buffer<global, i64>, index) -> ()
+// GENERIC:      %w = "kernel.atomic_load"(%ws, %gid) <{order = #kernel<order acquire>, scope = #kernel<scope device>}> : (!kernel.buffer<global, i64>, index) -> i64
+// GENERIC-NEXT: "kernel.atomic_store"(%w, %ws, %gid) <{order = #kernel<order release>, scope = #kernel<scope device>}> : (i64, !kernel.buffer<global, i64>, index) -> ()
 // GENERIC-NEXT: %w0, %w1 = "kernel.vector_load"(%ws, %gid) <{align = 16 : i64, volatile}> : (!kernel.buffer<global, i64>, index) -> (i64, i64)
 // GENERIC-NEXT: "kernel.vector_store"(%w1, %w0, %ws, %gid) <{align = 16 : i64, volatile}> : (i64, i64, !kernel.buffer<global, i64>, index) -> ()
-// GENERIC:      "kernel.fence"() <{spaces = "local global", scope = "workgroup"}> : () -> ()
-// GENERIC:      %umin = "kernel.atomic"(%xs, %gid, %b) <{kind = "umin"}> : (!kernel.buffer<global, i32>, index, i32) -> i32
+// GENERIC:      "kernel.fence"() <{local_fence, global_fence, scope = #kernel<scope workgroup>}> : () -> ()
+// GENERIC:      %umin = "kernel.atomic"(%xs, %gid, %b) <{kind = #kernel<atomic_kind umin>}> : (!kernel.buffer<global, i32>, index, i32) -> i32
 // GENERIC:      %was = "kernel.atomic_cmpxchg"(%xs, %gid, %a, %d) : (!kernel.buffer<global, i32>, index, i32, i32) -> i32
-// GENERIC:      %down = "kernel.shuffle"(%f0, %lane) <{mode = "down", width = 16 : i64}> : (f32, i32) -> f32
+// GENERIC:      %down = "kernel.shuffle"(%f0, %lane) <{mode = #kernel<shuffle_mode down>, width = 16 : i64}> : (f32, i32) -> f32
 // GENERIC:      %mask = "kernel.ballot"(%p) <{width = 32 : i64}> : (i1) -> i32
 
 // OPENCL:      #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
