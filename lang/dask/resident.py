@@ -29,7 +29,7 @@ from soac.lang.dask.plan import SoacDaskError
 from soac.lang.dask.workers import chosen_devices, in_distributed_worker, put, transfer_lock, worker_device
 from soac.lang.device import DeviceArray
 from soac.lang.errors import located
-from soac.lowering.device_arrays import storage_dtype
+from soac.lowering.runtime.device_arrays import storage_dtype
 
 RESIDENT: set[str] = set()
 """The names of the dask arrays whose blocks are device arrays (persisted ones, and maps over them)."""

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from soac.context import make_context
 from soac.interpreter import run_function as interpret
-from soac.lowering.errors import ProgramError
 from soac.lowering.runtime import compile_module
+from soac.lowering.runtime.errors import ProgramError
 from soac.parsing import parse_module
 from soac.passes import DEFAULT_PIPELINE, get_all_passes
 from soac.passes.hist_rows import HistRowsError, HistRowsPass

@@ -1,4 +1,4 @@
-"""Host loops over kernels (soac.lowering.host_plan): no host sync per iteration, and the scalars that are the same in
+"""Host loops over kernels (soac.lowering.runtime.host_plan): no host sync per iteration, and the scalars that are the same in
 every iteration (launch sizes) computed once, before the first iteration only."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import soac.lang as sl
-from soac.lowering.errors import ProgramError
-from soac.lowering.host_plan import PlanBuilder
+from soac.lowering.runtime.errors import ProgramError
+from soac.lowering.runtime.host_plan import PlanBuilder
 from xdsl.dialects import func, scf
 
 

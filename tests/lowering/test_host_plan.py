@@ -1,4 +1,4 @@
-"""Host plans (soac.lowering.host_plan): scalar ops on Python ints give `eval_scalar`'s results (the interpreter's
+"""Host plans (soac.lowering.runtime.host_plan): scalar ops on Python ints give `eval_scalar`'s results (the interpreter's
 fixed-width arithmetic on numpy scalars, overflow and edges included), a function's plan is built once, and whole
 host functions (loops, branches, calls, kernel arguments of every scalar type) agree with the interpreter."""
 
@@ -11,10 +11,9 @@ import pytest
 from soac.context import make_context
 from soac.interpreter import run_function as interpret
 from soac.interpreter.errors import SoacRuntimeError
-from soac.lowering import host_plan
-from soac.lowering.errors import OpenCLRuntimeError, ProgramError
-from soac.lowering.host_scalars import eval_scalar, python_int_function, scalar_function, to_numpy, to_python
-from soac.lowering.runtime import compile_module
+from soac.lowering.runtime import compile_module, host_plan
+from soac.lowering.runtime.errors import OpenCLRuntimeError, ProgramError
+from soac.lowering.runtime.host_scalars import eval_scalar, python_int_function, scalar_function, to_numpy, to_python
 from soac.parsing import parse_module
 from xdsl.dialects import func
 from xdsl.ir import Operation

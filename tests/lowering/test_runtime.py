@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 import pytest
-from soac.lowering import runtime
 from soac.lowering.kernel import Kernel
 from soac.lowering.runtime import (
     AllocationError,
@@ -17,6 +16,7 @@ from soac.lowering.runtime import (
     compile_module,
     run_function,
 )
+from soac.lowering.runtime import program as runtime
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser

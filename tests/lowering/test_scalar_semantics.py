@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from soac.interpreter import run_function as interpret
 from soac.interpreter.errors import SoacRuntimeError
-from soac.lowering.errors import ProgramError
 from soac.lowering.runtime import compile_module
+from soac.lowering.runtime.errors import ProgramError
 from xdsl.dialects.builtin import ModuleOp
 
 from .conftest import parse

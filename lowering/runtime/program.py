@@ -9,7 +9,7 @@
 `compile_module` lowers the module with soac-to-kernel (unless it already is
 lowered), prints its kernels as one OpenCL C source and builds it once per
 device (cached by source hash and device). `call` runs a host function as its
-plan, built once on the function's first call (`soac.lowering.host_plan`):
+plan, built once on the function's first call (`soac.lowering.runtime.host_plan`):
 arrays live in device buffers, scalars on the host (integers as Python ints),
 and the `kernel.*` host ops allocate, copy, launch and read back.
 
@@ -39,25 +39,25 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
-from soac.lowering import host_plan
 from soac.lowering import kernel as kd
 from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
-from soac.lowering.device_arrays import DeviceNDArray, storage_dtype
-from soac.lowering.device_arrays import device_put as put_on_device
-from soac.lowering.device_memory import BufferPool as BufferPool
-from soac.lowering.device_memory import DeviceArray as DeviceArray
-from soac.lowering.device_memory import DeviceMemory, device_memory
-from soac.lowering.errors import AllocationError as AllocationError
-from soac.lowering.errors import OpenCLBuildError as OpenCLBuildError
-from soac.lowering.errors import OpenCLRuntimeError as OpenCLRuntimeError
-from soac.lowering.errors import ProgramError as ProgramError
-from soac.lowering.errors import SizeMismatchError as SizeMismatchError
-from soac.lowering.host_scalars import dtype_of as dtype_of
-from soac.lowering.host_scalars import eval_scalar as eval_scalar
-from soac.lowering.host_scalars import to_numpy, to_python
 from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.opencl.target import TARGETS, DeviceTarget, get_target
+from soac.lowering.runtime import host_plan
+from soac.lowering.runtime.device_arrays import DeviceNDArray, storage_dtype
+from soac.lowering.runtime.device_arrays import device_put as put_on_device
+from soac.lowering.runtime.device_memory import BufferPool as BufferPool
+from soac.lowering.runtime.device_memory import DeviceArray as DeviceArray
+from soac.lowering.runtime.device_memory import DeviceMemory, device_memory
+from soac.lowering.runtime.errors import AllocationError as AllocationError
+from soac.lowering.runtime.errors import OpenCLBuildError as OpenCLBuildError
+from soac.lowering.runtime.errors import OpenCLRuntimeError as OpenCLRuntimeError
+from soac.lowering.runtime.errors import ProgramError as ProgramError
+from soac.lowering.runtime.errors import SizeMismatchError as SizeMismatchError
+from soac.lowering.runtime.host_scalars import dtype_of as dtype_of
+from soac.lowering.runtime.host_scalars import eval_scalar as eval_scalar
+from soac.lowering.runtime.host_scalars import to_numpy, to_python
 from soac.messages import format_message
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -221,7 +221,7 @@ class Program:
         self.device = device
         self.context, self.queue = _context(device)
         self.memory = memory_of(device)
-        """The device's memory, shared with its other programs and device arrays (`soac.lowering.device_memory`)."""
+        """The device's memory, shared with its other programs and device arrays (`soac.lowering.runtime.device_memory`)."""
         self.source = opencl_source(module)
         self.max_alloc_size: int = device.max_mem_alloc_size
         self.pool = self.memory.pool

@@ -1,6 +1,6 @@
 """One OpenCL device's memory as the runtime holds it: buffers from a pool, and the moves between numpy and buffers.
 
-Every `Program` built for a device, and every device array (`soac.lowering.device_arrays`), shares the device's
+Every `Program` built for a device, and every device array (`soac.lowering.runtime.device_arrays`), shares the device's
 `DeviceMemory`: its context, its one in-order queue (so nothing needs events to be ordered), its buffer pool and its
 transfer counts. How an array moves depends on the device (`mode`):
 
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
-from soac.lowering.errors import AllocationError
+from soac.lowering.runtime.errors import AllocationError
 
 SMALL_TRANSFER = 1 << 20
 """Arrays below this many bytes skip the pinned ring: the driver's own staging is as fast for them."""

@@ -4,7 +4,7 @@
     ys = program.call("main", [xs])[0]               # a device array in, device arrays out: nothing moves
     ys.get()                                         # one read-back: array([...], dtype=int32); np.asarray(ys) too
 
-A `DeviceNDArray` holds a pooled buffer of its device (`soac.lowering.device_memory`): when the last reference to it
+A `DeviceNDArray` holds a pooled buffer of its device (`soac.lowering.runtime.device_memory`): when the last reference to it
 goes, Python frees it and its buffer goes back to the device's pool for the next array of the same byte size. A call
 with device results does not wait for its kernels: a run-time failure of one (an index out of bounds) is raised by the
 next call on the device, or by reading or waiting for an array. Device arrays are immutable: `device_put` copies the
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
-from soac.lowering.device_memory import DeviceArray, DeviceMemory
+from soac.lowering.runtime.device_memory import DeviceArray, DeviceMemory
 
 
 class DeviceNDArray:

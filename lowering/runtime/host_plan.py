@@ -24,8 +24,8 @@ from typing import Any, Protocol
 from soac.dialect import OnDevice
 from soac.lowering import kernel as kd
 from soac.lowering.conversion.sizes import DIVISIONS
-from soac.lowering.errors import ProgramError, SizeMismatchError
-from soac.lowering.host_scalars import eval_scalar, scalar_function, to_python
+from soac.lowering.runtime.errors import ProgramError, SizeMismatchError
+from soac.lowering.runtime.host_scalars import eval_scalar, scalar_function, to_python
 from soac.messages import format_message
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr
