@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from soac.interpreter.arith import constant_array, elementwise
 from soac.interpreter.math_ops import FUNCTIONS as MATH_FUNCTIONS
-from soac.lowering.conversion.kernel_builder import DIVISION_PROBLEM, error_message
 from soac.lowering.conversion.sizes import DIVISIONS
 from soac.lowering.runtime.errors import OpenCLRuntimeError, ProgramError
+from soac.messages import DIVISION_PROBLEM, error_message
 from soac.types import numpy_dtype
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
