@@ -42,7 +42,6 @@ from soac.passes.fuse_stencil import try_fuse_stencil
 from soac.passes.fusion_graph import BlockGraph, free_values
 from soac.passes.screma import SCREMA_OPS, Screma, as_screma
 from soac.passes.screma_merge import Fused, fuse_into_hist, fuse_into_post, fuse_into_scatter, merge_scremas
-from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation, SSAValue
 
 
@@ -110,19 +109,4 @@ def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operatio
     assert p is not None
     if (fused := build_vertical(p, consumer, consumed)) is None:
         return None
-    return replace_pair(graph, fused, anchor, consumer, producer)
-
-
-def replace_pair(graph: BlockGraph, fused: Fused, anchor: Operation, later: Operation, earlier: Operation) -> Operation:
-    """Insert the fused op before `anchor`, rewire the old results and erase both old ops."""
-    new_op, replacements = fused
-    if isinstance(new_op.location, UnknownLoc):  # errors of the fused op name the first combinator's line
-        new_op.location = earlier.location
-    graph.block.insert_op_before(new_op, anchor)
-    graph.replaced(anchor, new_op)
-    graph.forget_users(replacements)
-    for old, new in replacements.items():
-        old.replace_all_uses_with(new)
-    graph.block.erase_op(later)
-    graph.block.erase_op(earlier)
-    return new_op
+    return graph.replace_pair(fused, anchor, consumer, producer)
