@@ -290,7 +290,7 @@ PIPELINES = ["", "soac-fuse", "soac-flatten", "soac-fuse,soac-flatten", "soac-fu
 
 
 # The flattened programs also run on OpenCL (tests/lowering/test_examples_opencl.py runs them as written;
-# tests/lowering/test_flattened.py forces every version).
+# tests/lowering/conversion/test_flattened.py forces every version).
 BACKENDS = [(pipeline, "interp") for pipeline in PIPELINES] + [(p, "opencl") for p in PIPELINES if "soac-flatten" in p]
 
 

@@ -14,7 +14,7 @@ from soac.lowering.strategies import group_code
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SIZES = [0, 1, 5, 1023, 1024, 1025, 4096 * 3 + 7]
 
 

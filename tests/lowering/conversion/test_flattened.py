@@ -27,7 +27,7 @@ from soac.passes.soac_flatten import SoacFlattenPass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 Args = Callable[[np.random.Generator, tuple[int, ...]], list[Any]]
 
@@ -150,7 +150,7 @@ def test_irregular_rows_are_rejected(parse: Callable[[str], ModuleOp]) -> None:
 
 def _nest_generator() -> Callable[[str, int], str]:
     """The random nests of tests/passes/test_soac_flatten.py: maps down to rows, then an inner SOAC per row."""
-    path = Path(__file__).resolve().parents[1] / "passes" / "test_soac_flatten.py"
+    path = Path(__file__).resolve().parents[2] / "passes" / "test_soac_flatten.py"
     spec = importlib.util.spec_from_file_location("soac_flatten_nests", path)
     assert spec is not None
     assert spec.loader is not None

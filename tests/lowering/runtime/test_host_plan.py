@@ -18,7 +18,7 @@ from soac.parsing import parse_module
 from xdsl.dialects import func
 from xdsl.ir import Operation
 
-from .conftest import assert_same
+from ..conftest import assert_same
 
 INTEGER_TYPES = ["i8", "i16", "i32", "i64", "index"]
 BINARY_OPS = [

@@ -21,7 +21,7 @@ from soac.lowering.conversion.kernel_builder import LoweringError
 from soac.lowering.runtime import Program, compile_module
 from soac.parsing import parse_module
 
-from .conftest import assert_same
+from ..conftest import assert_same
 
 SHAPES = [(1, 100000), (16, 65536), (1000, 7), (300, 3), (0, 5), (4, 0), (0, 0)]
 

@@ -17,7 +17,7 @@ from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import compile_module, lower_module
 from soac.parsing import parse_module
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hist_programs import (  # pyright: ignore[reportMissingImports]
     ABS_SUM,
     ARGMAX,

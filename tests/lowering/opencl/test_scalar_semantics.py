@@ -20,7 +20,7 @@ from soac.lowering.runtime import compile_module
 from soac.lowering.runtime.errors import ProgramError
 from xdsl.dialects.builtin import ModuleOp
 
-from .conftest import parse
+from ..conftest import parse
 
 INTEGER_TYPES = ["i1", "i8", "i16", "i32", "i64", "index"]
 PLAIN_OPS = ["addi", "subi", "muli", "andi", "ori", "xori", "shli", "shrsi", "shrui", "minsi", "maxsi", "minui", "maxui"]

@@ -16,7 +16,7 @@ from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import compile_module
 from xdsl.utils.exceptions import VerifyException
 
-from .conftest import parse
+from ..conftest import parse
 
 WIDTHS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 

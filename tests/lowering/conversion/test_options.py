@@ -19,7 +19,7 @@ from soac.passes.pipelines import all_passes, check_pipeline
 from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ParseError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def lowered_source(path: str, pipeline: str) -> str:

@@ -20,7 +20,7 @@ from soac.passes.soac_tile import SoacTilePass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 sys.path.insert(0, str(ROOT / "bench"))
 from check_tiled import retyped  # noqa: E402  # pyright: ignore[reportMissingImports]

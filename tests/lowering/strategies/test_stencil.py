@@ -17,7 +17,7 @@ from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import ProgramError, compile_module
 from soac.passes.tile_sizes import with_tile_sizes
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from stencil_programs import (  # pyright: ignore[reportMissingImports]
     AWKWARD_SHAPES,
     BOUNDARIES,
@@ -30,7 +30,7 @@ from stencil_programs import (  # pyright: ignore[reportMissingImports]
     stencil_program,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 STRATEGIES = {
     "streamed": {"target": "generic"},

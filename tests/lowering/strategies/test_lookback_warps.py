@@ -17,7 +17,7 @@ from soac.lowering.runtime import compile_module, lower_module
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SIZES = [1, 255, 257, 256 * 40 + 5]  # part of a tile, one and a bit, many tiles with a partial last one
 
 

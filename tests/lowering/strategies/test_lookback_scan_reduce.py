@@ -28,10 +28,10 @@ from soac.passes.soac_flatten import SoacFlattenPass
 from soac.passes.soac_fuse import SoacFusePass
 from xdsl.context import Context
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from programs import Program, make_args, programs  # pyright: ignore[reportMissingImports]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GROUP = 32
 TILE = GROUP * 16
 SIZES = [0, 1, TILE - 1, TILE, TILE + 1, 3 * TILE + 7, 32 * TILE, 32 * TILE + 1, 70 * TILE + 300]

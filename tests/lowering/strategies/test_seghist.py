@@ -24,7 +24,7 @@ from soac.passes.soac_fuse import SoacFusePass
 from soac.passes.thresholds import MAX_THRESHOLD
 from xdsl.dialects.func import FuncOp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hist_programs import (  # pyright: ignore[reportMissingImports]
     ABS_ADD,
     ADD,

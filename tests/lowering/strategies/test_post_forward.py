@@ -22,7 +22,7 @@ from soac.tools.soac_test import all_passes
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from programs import Generator, Program, make_args  # pyright: ignore[reportMissingImports]
 
 PROGRAMS = 10

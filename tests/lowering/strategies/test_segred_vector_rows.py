@@ -18,7 +18,7 @@ from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import ProgramError
 from soac.parsing import parse_module
 
-from .conftest import assert_same
+from ..conftest import assert_same
 from .test_device_segmented import compile_for, recording
 
 PROGRAM = """

@@ -21,7 +21,7 @@ from soac.passes.soac_flatten import SoacFlattenPass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hist_programs import (  # pyright: ignore[reportMissingImports]
     ROWS_BY_POSITION,
     ROWS_PER_BATCH,
