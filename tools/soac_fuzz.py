@@ -75,7 +75,7 @@ SUITES = (
         name="simplify",
         path="passes/test_soac_simplify.py",
         variables=("SOAC_FUZZ_EXAMPLES", "SOAC_NESTED_EXAMPLES"),
-        ci=100,
+        ci=60,
         local=2000,
         checks="soac-simplify keeps results and never adds a kernel (interpreter and OpenCL)",
     ),

@@ -1,7 +1,7 @@
 """Differential testing of soac-simplify: random programs give the same results after it, alone and in the default
 pipeline with every version forced, and never launch more kernels.
 
-CI runs 100 flat and 100 nested programs on the interpreter and 40 of each on OpenCL (PoCL) for the kernel counts;
+CI runs 60 flat and 60 nested programs on the interpreter and 40 of each on OpenCL (PoCL) for the kernel counts;
 `soac-fuzz simplify` runs thousands (or set SOAC_FUZZ_EXAMPLES and SOAC_NESTED_EXAMPLES; about 1 s per 10 programs on
 OpenCL).
 """
