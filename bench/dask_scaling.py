@@ -253,7 +253,7 @@ def compute_bound(
 
 def h2d_bandwidth(device_spec: str, nbytes: int) -> float:
     """Bytes per second of one pageable host array copied to a new buffer on the device (what the runtime does)."""
-    from soac.lowering.runtime import _context, choose_device
+    from soac.lowering.runtime.program import _context, choose_device
 
     context, queue = _context(choose_device(device_spec))
     host = np.ones(nbytes // 4, np.float32)

@@ -51,7 +51,7 @@ def configure(config: str) -> tuple[bool, dict[str, object]]:
 def ptxas_info(source: str, device: object) -> str:
     """The register and spill lines of the NVIDIA compiler's verbose log for the look-back kernels of `source`."""
     import pyopencl as cl
-    from soac.lowering.runtime import _context  # pyright: ignore[reportPrivateUsage]
+    from soac.lowering.runtime.program import _context  # pyright: ignore[reportPrivateUsage]
 
     try:
         program = cl.Program(_context(device)[0], source).build(options=["-cl-nv-verbose"])

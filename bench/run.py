@@ -422,7 +422,7 @@ def variant_inputs(options: argparse.Namespace) -> tuple[Any, np.random.Generato
 
 def copy_ms(device: Any, nbytes: int, runs: int) -> float:
     import pyopencl as cl
-    from soac.lowering.runtime import _context  # pyright: ignore[reportPrivateUsage]
+    from soac.lowering.runtime.program import _context  # pyright: ignore[reportPrivateUsage]
 
     context, _ = _context(device)
     queue = cl.CommandQueue(context, device, properties=cl.command_queue_properties.PROFILING_ENABLE)

@@ -7,7 +7,7 @@ pyopencl floor, what chained calls on device arrays move, and what a host loop c
 For one program, `f = map (* 2)` over f32 (`--mb` MiB in and out), each median of `--runs` wall times in ms:
 
 - `numpy call`: `f(x)` as a user writes it: the runtime's transfers (`pinned` ring on a GPU, `zero-copy` on a CPU;
-  see soac.lowering.device_memory), the kernels, the read-back into a new numpy array.
+  see soac.lowering.runtime.device_memory), the kernels, the read-back into a new numpy array.
 - `numpy call, direct`: the same with every array written and read straight from numpy memory (pooled buffers, the
   driver's staging); on a CPU device also `numpy call, pinned` (the GPU path, for comparison).
 - `device call`: `f(d)` on a device array, its result left on the device (`block_until_ready`).
@@ -55,7 +55,7 @@ def median_ms(fn: Callable[[], Any], runs: int) -> float:
 
 def soac_figures(x: np.ndarray, device: str | None, runs: int) -> dict[str, Any]:
     import soac.lang as sl
-    from soac.lowering.device_arrays import DeviceNDArray
+    from soac.lowering.runtime.device_arrays import DeviceNDArray
 
     @sl.jit(device=device)
     def double(xs):

@@ -54,13 +54,13 @@ def cache_dir() -> Path | None:
 def compiler_fingerprint() -> str:
     """A hash of what decides the compiled code: the soac package's sources and the versions of xDSL and numpy."""
     import numpy
-    import soac
     import soac.lowering
     import soac.passes
     import xdsl
+    from soac import parsing  # the dialect's folder, by one of its modules
 
     digest = hashlib.sha256(f"{getattr(xdsl, '__version__', '?')} {numpy.__version__}".encode())
-    roots = sorted({os.path.dirname(os.path.abspath(m.__file__ or "")) for m in (soac, soac.passes, soac.lowering)})
+    roots = sorted({os.path.dirname(os.path.abspath(m.__file__ or "")) for m in (parsing, soac.passes, soac.lowering)})
     roots.append(os.path.dirname(os.path.abspath(__file__)))
     for root in roots:
         for folder, dirs, files in sorted(os.walk(root)):

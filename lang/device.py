@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from soac.lowering.device_arrays import DeviceNDArray as DeviceArray
-from soac.lowering.device_memory import TransferCounts
+from soac.lowering.runtime.device_arrays import DeviceNDArray as DeviceArray
+from soac.lowering.runtime.device_memory import TransferCounts
 
 
 def device_put(x: Any, device: str | None = None) -> DeviceArray:

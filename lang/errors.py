@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from types import CodeType, FrameType
 
-import soac
+from soac import parsing
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,7 +29,7 @@ class SourceLocation:
 
 
 _LIBRARY_DIRS = tuple(
-    {_PACKAGE_DIR, os.path.dirname(os.path.abspath(soac.__file__ or "")), sys.prefix, sys.base_prefix, sys.exec_prefix}
+    {_PACKAGE_DIR, os.path.dirname(os.path.abspath(parsing.__file__)), sys.prefix, sys.base_prefix, sys.exec_prefix}
 )
 """Where code is not the user's: this package, soac's dialect, Python's and the environment's libraries."""
 _USER_CODE: dict[CodeType, bool] = {}

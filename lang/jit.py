@@ -35,7 +35,7 @@ from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
 from soac.lang.values import Value, argument_values, as_value
-from soac.lowering.device_arrays import DeviceNDArray
+from soac.lowering.runtime.device_arrays import DeviceNDArray
 from soac.passes import DEFAULT_PIPELINE, standard_pipeline
 from soac.signless import erase_signedness
 from xdsl.dialects import func, scf

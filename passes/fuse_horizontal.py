@@ -29,7 +29,7 @@ becomes
 from __future__ import annotations
 
 from soac.dialect import HistOp, PartitionOp, ScatterOp, StencilOp
-from soac.passes.fuse_vertical import input_operands, replace_pair
+from soac.passes.fuse_vertical import input_operands
 from soac.passes.fusion_graph import BlockGraph
 from soac.passes.hist_merge import merge_hists, same_bin, same_length
 from soac.passes.hist_rows import has_row_bins
@@ -82,4 +82,4 @@ def try_fuse_horizontal(graph: BlockGraph, first: Operation, second: Operation) 
         return None
     if (fused := build_horizontal(first, second)) is None:
         return None
-    return replace_pair(graph, fused, anchor, second, first)
+    return graph.replace_pair(fused, anchor, second, first)

@@ -237,6 +237,4 @@ def try_fuse_stencil(graph: BlockGraph, producer: Operation, consumer: Operation
         return None
     if (fused := build(producer, consumer)) is None:  # pyright: ignore[reportArgumentType]
         return None
-    from soac.passes.fuse_vertical import replace_pair
-
-    return replace_pair(graph, fused, anchor, consumer, producer)
+    return graph.replace_pair(fused, anchor, consumer, producer)

@@ -52,7 +52,6 @@ from soac.passes.screma_merge import (
 )
 from soac.passes.simplify_sizes import has_size
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Operation, SSAValue
 
 
@@ -155,19 +154,4 @@ def try_fuse_vertical(graph: BlockGraph, producer: Operation, consumer: Operatio
     if (fused := build_vertical(replace(p, width=consumer.operands[0]), consumer, consumed)) is None:
         return None
     check_widths(graph, producer, consumer, anchor)
-    return replace_pair(graph, fused, anchor, consumer, producer)
-
-
-def replace_pair(graph: BlockGraph, fused: Fused, anchor: Operation, later: Operation, earlier: Operation) -> Operation:
-    """Insert the fused op before `anchor`, rewire the old results and erase both old ops."""
-    new_op, replacements = fused
-    if isinstance(new_op.location, UnknownLoc):  # errors of the fused op name the first combinator's line
-        new_op.location = earlier.location
-    graph.block.insert_op_before(new_op, anchor)
-    graph.replaced(anchor, new_op)
-    graph.forget_users(replacements)
-    for old, new in replacements.items():
-        old.replace_all_uses_with(new)
-    graph.block.erase_op(later)
-    graph.block.erase_op(earlier)
-    return new_op
+    return graph.replace_pair(fused, anchor, consumer, producer)

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from soac.dialect import HistOp, ScatterOp, SeghistOp, UpdateOp
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import TensorType, UnknownLoc
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 
@@ -174,3 +174,19 @@ class BlockGraph:
         if self.can_hoist(consumer, producer, producer.results):
             return producer
         return None
+
+    def replace_pair(
+        self, fused: tuple[Operation, dict[SSAValue, SSAValue]], anchor: Operation, later: Operation, earlier: Operation
+    ) -> Operation:
+        """Insert the fused op before `anchor`, rewire the old results and erase both old ops."""
+        new_op, replacements = fused
+        if isinstance(new_op.location, UnknownLoc):  # errors of the fused op name the first combinator's line
+            new_op.location = earlier.location
+        self.block.insert_op_before(new_op, anchor)
+        self.replaced(anchor, new_op)
+        self.forget_users(replacements)
+        for old, new in replacements.items():
+            old.replace_all_uses_with(new)
+        self.block.erase_op(later)
+        self.block.erase_op(earlier)
+        return new_op

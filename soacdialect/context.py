@@ -1,7 +1,7 @@
 """The xDSL context that every soac tool, pass and test parses programs in."""
 
 from soac.arith_remf import ArithWithRemf
-from soac.dialects import get_all_dialects
+from soac.tools.registry import get_all_dialects
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
@@ -13,7 +13,7 @@ from xdsl.dialects.tensor import Tensor
 def make_context() -> Context:
     """A context with builtin, func, arith (with `arith.remf`), math, scf, tensor and every soac dialect loaded.
 
-    The soac dialects (see `soac.dialects.get_all_dialects`) are registered
+    The soac dialects (see `soac.tools.registry.get_all_dialects`) are registered
     lazily, so they are only imported when a program uses them.
     """
     ctx = Context()

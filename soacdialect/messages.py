@@ -4,6 +4,10 @@ A message is a template whose fields `{0}`, `{1}`... name the integers the check
 integer format spec (`{0:d}`, `{1:x}`, `{0:>8}`, `{2:08b}`). The verifiers reject every other field, so that
 the interpreter and the OpenCL runtime, which both fill a message in with `format_message`, can format any
 reported value.
+
+`error_message(op, problem)` places a problem at its op (`f.mlir:3:5: 'soac.index': index {0} is out of bounds ...`),
+as the lowering's checks and the runtime's host arithmetic report it; `describe(op)` names an op and its place for
+compile-time errors.
 """
 
 from __future__ import annotations
@@ -11,6 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from string import Formatter
+
+from soac.parsing import location_of
+from xdsl.dialects import func
+from xdsl.ir import Operation
 
 INTEGER_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?#?0?[0-9]{0,3}[,_]?[bdoxXn]?")
 """A format spec for integers: fill and alignment, sign, `#`, `0`, a width below 1000, grouping and the type
@@ -45,6 +53,55 @@ def reshape_problem(rank: int) -> str:
 def format_message(message: str, values: Sequence[int]) -> str:
     """`message` with the reported `values` filled in (a message that `message_problem` accepts)."""
     return message.format(*(int(value) for value in values))
+
+
+def describe(op: Operation) -> str:
+    """`'soac.map' at f.mlir:3:5` for messages."""
+    where = location_of(op)
+    return f"'{op.name}'" + (f" at {where}" if where else "")
+
+
+def where(op: Operation) -> str:
+    """`file:line:col` of `op`, or `in @function` when it was not parsed from a file (as the interpreter says)."""
+    if (location := location_of(op)) is not None:
+        return location
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return f"in @{parent.sym_name.data}" if parent is not None else "<unknown location>"
+
+
+def error_message(op: Operation, problem: str) -> str:
+    """The message template of a failed check at `op`: `problem` may use `{0}`, `{1}`... for the reported values."""
+    return located_message(op, f"'{op.name}': {problem}")
+
+
+def located_message(op: Operation, message: str) -> str:
+    """`message` (a template of `{0}`, `{1}`...) after the place of `op`: what a `soac.assert` reports."""
+    place = where(op).replace("{", "{{").replace("}", "}}")
+    return f"{place}: {message}"
+
+
+def index_problem(dimension: int) -> str:
+    return f"index {{0}} is out of bounds for dimension {dimension} of size {{1}}"
+
+
+def shape_problem(rank: int) -> str:
+    """A value of the wrong shape for a row of rank `rank` (the values: the value's sizes, then the row's)."""
+
+    def shape(first: int) -> str:
+        items = ", ".join(f"{{{first + k}}}" for k in range(rank))
+        return f"({items},)" if rank == 1 else f"({items})"
+
+    return f"a value of shape {shape(0)} does not fit a row of shape {shape(rank)}"
+
+
+def width_problem(input_number: int) -> str:
+    return f"width {{0}} does not match the outer size {{1}} of input #{input_number}"
+
+
+SLICE_PROBLEM = "slice [{0}:{1}] is out of bounds for an array of outer size {2}"
+DIVISION_PROBLEM = "integer division by zero"
 
 
 def _spec_fails(spec: str) -> bool:

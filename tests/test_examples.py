@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from soac.interpreter import run_function
 from soac.parsing import parse_module
 from soac.passes import get_all_passes
 from soac.tools.soac_opt import SoacOptMain
+from soac.tools.soac_run import run as soac_run
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
@@ -33,7 +33,6 @@ import stencil_reference  # pyright: ignore[reportMissingImports]
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 EXAMPLE_NAMES = sorted(path.name for path in EXAMPLES.glob("*.mlir"))
-SOAC_RUN = [sys.executable, "-m", "soac.tools.soac_run"]
 
 # Runs an example's @main on some inputs: run("map_scan.mlir", xs) -> results.
 Runner = Callable[..., tuple[Any, ...]]
@@ -95,13 +94,16 @@ def documented_run(name: str) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("backend", ["interp", "opencl"])
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)
 @pytest.mark.slow
-def test_documented_command(name: str, backend: str) -> None:
+def test_documented_command(name: str, backend: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command runs in-process (`soac-run`'s own `run`, as `soac_opt` above): a new Python per command would
+    spend more time importing than running."""
     args, shown = documented_run(name)
-    done = subprocess.run([*SOAC_RUN, *args, "--backend", backend], capture_output=True, text=True, cwd=ROOT)
-    if "opencl backend is not available" in done.stderr:
-        pytest.skip(done.stderr.strip())
-    assert done.returncode == 0, done.stderr
-    printed = [re.sub(r"\s+", " ", line) for line in re.split(r"\n(?=result #)", done.stdout.strip())]
+    monkeypatch.chdir(ROOT)
+    try:
+        soac_run([*args, "--backend", backend])
+    except SystemExit as exit:
+        pytest.fail(f"soac-run exited with {exit.code}: {capsys.readouterr().err}")
+    printed = [re.sub(r"\s+", " ", line) for line in re.split(r"\n(?=result #)", capsys.readouterr().out.strip())]
     assert printed == [re.sub(r"\s+", " ", line) for line in shown]
 
 
@@ -321,7 +323,7 @@ PIPELINES = ["", "soac-fuse", "soac-flatten", "soac-fuse,soac-flatten", "soac-fu
 
 
 # The flattened programs also run on OpenCL (tests/lowering/test_examples_opencl.py runs them as written;
-# tests/lowering/test_flattened.py forces every version).
+# tests/lowering/conversion/test_flattened.py forces every version).
 BACKENDS = [(pipeline, "interp") for pipeline in PIPELINES] + [(p, "opencl") for p in PIPELINES if "soac-flatten" in p]
 
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from soac.lowering.conversion.kernel_builder import LoweringError
+from soac.lowering.conversion.errors import LoweringError
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 
 

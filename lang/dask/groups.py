@@ -39,7 +39,7 @@ from soac.lang.dask.resident import device_of_chunk, is_resident
 from soac.lang.dask.timeline import span
 from soac.lang.dask.workers import Program, StageCall, chosen_devices, data_device, put, worker_device
 from soac.lang.device import DeviceArray
-from soac.lowering.device_arrays import storage_dtype
+from soac.lowering.runtime.device_arrays import storage_dtype
 
 JOIN_BYTES_KEY = "soac.join-bytes"
 JOIN_BYTES = 64 << 20

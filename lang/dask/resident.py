@@ -28,10 +28,10 @@ import pyopencl as cl
 from dask.array.dispatch import concatenate_lookup
 from soac.lang.dask.plan import SoacDaskError
 from soac.lang.dask.timeline import span
-from soac.lang.dask.workers import chosen_devices, host_copy, in_distributed_worker, put, worker_device
+from soac.lang.dask.workers import chosen_devices, device_spec, host_copy, in_distributed_worker, put, worker_device
 from soac.lang.device import DeviceArray
 from soac.lang.errors import located
-from soac.lowering.device_arrays import storage_dtype
+from soac.lowering.runtime.device_arrays import storage_dtype
 
 RESIDENT: set[str] = set()
 """The names of the dask arrays whose blocks are device arrays (persisted ones, and maps over them)."""
@@ -104,15 +104,6 @@ def stage(x: da.Array, devices: Sequence[str] = ()) -> da.Array:
     uploads one chunk while another computes on the chunk before."""
     meta = np.empty((0,) * x.ndim, x.dtype)
     return x.map_blocks(Put(tuple(devices), runs=False), dtype=x.dtype, meta=meta, token="soac-stage")
-
-
-def device_spec(device: cl.Device) -> str:
-    """The `platform:device` spec (`SOAC_OPENCL_DEVICE`) of `device`."""
-    for p, platform in enumerate(cl.get_platforms()):
-        for d, candidate in enumerate(platform.get_devices()):
-            if candidate.int_ptr == device.int_ptr:
-                return f"{p}:{d}"
-    raise SoacDaskError(f"the device {device.name} is not among this process's OpenCL devices")
 
 
 def last_row(block: DeviceArray) -> np.ndarray:

@@ -27,7 +27,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
@@ -35,6 +35,9 @@ from soac.lang.dask.stages import stage_function
 from soac.lang.dask.timeline import NamedLock, span
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
+
+if TYPE_CHECKING:
+    import pyopencl as cl
 
 _LOCK = NamedLock("soac.lang.dask tracing and compiling", reentrant=True)
 """Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads), and for the
@@ -150,6 +153,17 @@ def all_gpus() -> tuple[str, ...]:
     return gpus if len(gpus) > 1 else ()
 
 
+def device_spec(device: cl.Device) -> str:
+    """The `platform:device` spec (`SOAC_OPENCL_DEVICE`) of `device`."""
+    import pyopencl as cl
+
+    for p, platform in enumerate(cl.get_platforms()):
+        for d, candidate in enumerate(platform.get_devices()):
+            if candidate.int_ptr == device.int_ptr:
+                return f"{p}:{d}"
+    raise SoacDaskError(f"the device {device.name} is not among this process's OpenCL devices")
+
+
 _IDLE: dict[tuple[str, str, str | None], list[JitFunction]] = {}
 """The idle stage programs of this process, by (program key, role, device): a task borrows one (`borrowed`) and
 gives it back, so that the threads that drive a device share its compiled programs (a dask thread may drive any
@@ -206,8 +220,6 @@ def data_device(args: tuple[Any, ...]) -> str | None:
         return None
     specs: dict[int, str] = _LOCAL.__dict__.setdefault("specs", {})
     if (spec := specs.get(held.device.int_ptr)) is None:
-        from soac.lang.dask.resident import device_spec
-
         spec = specs[held.device.int_ptr] = device_spec(held.device)
     return spec
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from soac.lowering.conversion.errors import LoweringError as LoweringError
 from soac.lowering.conversion.sizes import Sizes
 from soac.lowering.kernel import (
     AllocOp,
@@ -37,65 +38,19 @@ from soac.lowering.kernel import (
     error_buffer_type,
     global_buffer,
 )
-from soac.parsing import location_of
+from soac.messages import DIVISION_PROBLEM as DIVISION_PROBLEM
+from soac.messages import SLICE_PROBLEM as SLICE_PROBLEM
+from soac.messages import describe, error_message
+from soac.messages import index_problem as index_problem
+from soac.messages import located_message as located_message
+from soac.messages import shape_problem as shape_problem
+from soac.messages import where as where
+from soac.messages import width_problem as width_problem
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
-
-
-class LoweringError(Exception):
-    """A soac program that soac-to-kernel cannot lower, with the op's location in the message."""
-
-
-def describe(op: Operation) -> str:
-    """`'soac.map' at f.mlir:3:5` for messages."""
-    where = location_of(op)
-    return f"'{op.name}'" + (f" at {where}" if where else "")
-
-
-def where(op: Operation) -> str:
-    """`file:line:col` of `op`, or `in @function` when it was not parsed from a file (as the interpreter says)."""
-    if (location := location_of(op)) is not None:
-        return location
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    return f"in @{parent.sym_name.data}" if parent is not None else "<unknown location>"
-
-
-def error_message(op: Operation, problem: str) -> str:
-    """The message template of a failed check at `op`: `problem` may use `{0}`, `{1}`... for the reported values."""
-    return located_message(op, f"'{op.name}': {problem}")
-
-
-def located_message(op: Operation, message: str) -> str:
-    """`message` (a template of `{0}`, `{1}`...) after the place of `op`: what a `soac.assert` reports."""
-    place = where(op).replace("{", "{{").replace("}", "}}")
-    return f"{place}: {message}"
-
-
-def index_problem(dimension: int) -> str:
-    return f"index {{0}} is out of bounds for dimension {dimension} of size {{1}}"
-
-
-def shape_problem(rank: int) -> str:
-    """A value of the wrong shape for a row of rank `rank` (the values: the value's sizes, then the row's)."""
-
-    def shape(first: int) -> str:
-        items = ", ".join(f"{{{first + k}}}" for k in range(rank))
-        return f"({items},)" if rank == 1 else f"({items})"
-
-    return f"a value of shape {shape(0)} does not fit a row of shape {shape(rank)}"
-
-
-def width_problem(input_number: int) -> str:
-    return f"width {{0}} does not match the outer size {{1}} of input #{input_number}"
-
-
-SLICE_PROBLEM = "slice [{0}:{1}] is out of bounds for an array of outer size {2}"
-DIVISION_PROBLEM = "integer division by zero"
 
 
 @dataclass

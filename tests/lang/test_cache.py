@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soac.lang as sl
-import soac.lowering.runtime as runtime
+import soac.lowering.runtime.program as runtime
 from soac.lang.cache import STATS
 from soac.passes import DEFAULT_PIPELINE
 

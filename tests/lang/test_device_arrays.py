@@ -9,9 +9,10 @@ import numpy as np
 import pyopencl as cl
 import pytest
 import soac.lang as sl
-from soac.lowering import device_memory, runtime
-from soac.lowering.device_memory import DeviceMemory
-from soac.lowering.errors import OpenCLRuntimeError, ProgramError
+from soac.lowering.runtime import device_memory
+from soac.lowering.runtime import program as runtime
+from soac.lowering.runtime.device_memory import DeviceMemory
+from soac.lowering.runtime.errors import OpenCLRuntimeError, ProgramError
 
 
 @sl.jit

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import io
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pytest
 from soac.context import make_context
 from soac.interpreter import run_function as interpret
-from soac.lowering.runtime import compile_module
+from soac.lowering.runtime import Program, compile_module
 from soac.parsing import parse_module
 from soac.types import numpy_dtype
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute
+from xdsl.printer import Printer
 
 
 def parse(text: str, name: str = "test.mlir") -> ModuleOp:
@@ -61,8 +64,22 @@ def check(
 ) -> None:
     """The OpenCL results of `@name` equal the interpreter's."""
     expected = interpret(module, name, args, thresholds)
-    program = compile_module(module, **options)  # pyright: ignore[reportArgumentType]
-    assert_same(expected, program.call(name, args, thresholds))
+    assert_same(expected, compiled(module, **options).call(name, args, thresholds))
+
+
+_COMPILED: dict[tuple[str, ...], Program] = {}
+
+
+def compiled(module: ModuleOp, **options: object) -> Program:
+    """`compile_module(module, **options)`, once per session for each module (its text with locations, which its
+    run-time errors report), options and `SOAC_*` environment: a test run on several inputs lowers and builds once."""
+    text = io.StringIO()
+    Printer(stream=text, print_debuginfo=True).print_op(module)
+    environment = sorted((k, v) for k, v in os.environ.items() if k.startswith("SOAC_"))
+    key = (text.getvalue(), repr(sorted(options.items())), repr(environment))
+    if (program := _COMPILED.get(key)) is None:
+        program = _COMPILED[key] = compile_module(module, **options)  # pyright: ignore[reportArgumentType]
+    return program
 
 
 @pytest.fixture

@@ -1,14 +1,14 @@
 """Random nested programs (tests/nested_programs.py) keep their results through soac-fuse and soac-flatten (every
 mode; every version of `incremental` forced), on the interpreter and on OpenCL (PoCL in CI).
 
-CI runs 200 programs; set SOAC_NESTED_EXAMPLES to run more, or use bench/check_nested.py for thousands by seed
-(10,000 on PoCL, seeds 8600..18599, 0 mismatches and 0 internal errors; the counts are in bench/RESULTS.md).
+CI runs a few (`soac-fuzz --list`); `soac-fuzz nested` runs a thousand (or set SOAC_NESTED_EXAMPLES), and
+bench/check_nested.py runs thousands by seed (10,000 on PoCL, seeds 8600..18599, 0 mismatches and 0 internal errors;
+the counts are in bench/RESULTS.md).
 Programs run in batches of ten functions per module, so that each pipeline's module is built once per batch.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes import DEFAULT_PIPELINE, get_all_passes
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
+from soac.tools.soac_fuzz import ci_count
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
@@ -30,7 +31,7 @@ from nested_programs import nested_programs  # pyright: ignore[reportMissingImpo
 from programs import Program  # pyright: ignore[reportMissingImports]
 
 BATCH = 10
-EXAMPLES = int(os.environ.get("SOAC_NESTED_EXAMPLES", "200"))
+EXAMPLES = ci_count("nested", "SOAC_NESTED_EXAMPLES")
 PIPELINES = [
     "soac-fuse",
     "soac-fuse,soac-flatten{mode=moderate}",

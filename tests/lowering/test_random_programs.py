@@ -1,12 +1,11 @@
 """Random SOAC programs (tests/programs.py) give the interpreter's results on OpenCL (PoCL in CI).
 
-CI runs 200 programs; set SOAC_FUZZ_EXAMPLES to run more. PoCL takes about a
+CI runs a few (`soac-fuzz --list`); `soac-fuzz random` runs thousands (or set SOAC_FUZZ_EXAMPLES). PoCL takes about a
 second to build a source, so programs run in batches of ten functions per module.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,12 +17,13 @@ from soac.context import make_context
 from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
+from soac.tools.soac_fuzz import ci_count
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from programs import Program, programs  # pyright: ignore[reportMissingImports]
 
 BATCH = 10
-EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "200"))
+EXAMPLES = ci_count("random", "SOAC_FUZZ_EXAMPLES")
 
 
 @settings(max_examples=max(EXAMPLES // BATCH, 1), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

@@ -3,12 +3,11 @@
 after `canonicalize`, which drops unused SOAC results, ignored inputs, unused map-outs and post results, and unused
 operator parts.
 
-CI runs 300 programs; set SOAC_FUZZ_EXAMPLES to run more.
+CI runs a few hundred programs (`soac-fuzz --list`); `soac-fuzz canonicalize` runs thousands (or set SOAC_FUZZ_EXAMPLES).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from soac.dialect import IndexOp, MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
 from soac.interpreter import SoacRuntimeError, run_function
 from soac.parsing import parse_module
 from soac.passes.soac_fuse import SoacFusePass
+from soac.tools.soac_fuzz import ci_count
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block
 from xdsl.transforms.canonicalize import CanonicalizePass
@@ -28,7 +28,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from programs import Program, programs
 
-EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "300"))
+EXAMPLES = ci_count("canonicalize", "SOAC_FUZZ_EXAMPLES")
 
 
 def soac_parts(module: ModuleOp) -> int:

@@ -1,11 +1,10 @@
 """Differential testing of soac-fuse: random SOAC programs give the same results before and after.
 
-CI runs 500 programs; set SOAC_FUZZ_EXAMPLES=10000 to run more locally.
+CI runs a few hundred programs (`soac-fuzz --list`); `soac-fuzz fuse` runs 10,000 (or set SOAC_FUZZ_EXAMPLES).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -17,11 +16,12 @@ from soac.context import make_context
 from soac.interpreter import run_function
 from soac.parsing import parse_module
 from soac.passes.soac_fuse import SoacFusePass
+from soac.tools.soac_fuzz import ci_count
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from programs import T1, T2, Generator, Program, make_args, module_of_soacs, programs
 
-EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "500"))
+EXAMPLES = ci_count("fuse", "SOAC_FUZZ_EXAMPLES")
 OPTIONS = st.sampled_from([(True, True), (True, True), (True, False), (False, True)])
 
 

@@ -1,13 +1,13 @@
 """Differential testing of soac-simplify: random programs give the same results after it, alone and in the default
 pipeline with every version forced, and never launch more kernels.
 
-CI runs 200 flat and 100 nested programs on the interpreter and 40 of each on OpenCL (PoCL) for the kernel counts;
-set SOAC_FUZZ_EXAMPLES and SOAC_NESTED_EXAMPLES to run more (about 1 s per 10 programs on OpenCL).
+CI runs 60 flat and 60 nested programs on the interpreter and 40 of each on OpenCL (PoCL) for the kernel counts;
+`soac-fuzz simplify` runs thousands (or set SOAC_FUZZ_EXAMPLES and SOAC_NESTED_EXAMPLES; about 1 s per 10 programs on
+OpenCL).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +25,7 @@ from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
 from soac.passes import DEFAULT_PIPELINE
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
+from soac.tools.soac_fuzz import ci_count
 from soac.tools.soac_test import all_passes
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
@@ -33,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from nested_programs import nested_programs  # pyright: ignore[reportMissingImports]
 from programs import Program, programs  # pyright: ignore[reportMissingImports]
 
-EXAMPLES = int(os.environ.get("SOAC_FUZZ_EXAMPLES", "200"))
-NESTED = int(os.environ.get("SOAC_NESTED_EXAMPLES", "100"))
+EXAMPLES = ci_count("simplify", "SOAC_FUZZ_EXAMPLES")
+NESTED = ci_count("simplify", "SOAC_NESTED_EXAMPLES")
 BATCH = 10
 UNSIMPLIFIED = "canonicalize,soac-fuse,soac-flatten"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,10 +17,13 @@ import pytest
 from soac.dialect import MapOp
 from soac.tools.diagnostics import run_cleanly
 from soac.tools.soac_opt import SoacOptMain
+from soac.tools.soac_opt import main as soac_opt_main
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, f64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
+
+from .conftest import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "tests" / "broken"
@@ -29,16 +31,9 @@ BROKEN_FILES = sorted(BROKEN.glob("*.mlir"))
 
 
 def soac_opt(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `python -m soac.tools.soac_opt` (what the `soac-opt` console script runs)."""
-    return subprocess.run(
-        [sys.executable, "-m", "soac.tools.soac_opt", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        env={k: v for k, v in os.environ.items() if k != "SOAC_TRACEBACK"},
-    )
+    """`soac-opt ARGS...` (the console script's entry, run in this process by `run_tool`), without SOAC_TRACEBACK."""
+    environment = {k: v for k, v in os.environ.items() if k != "SOAC_TRACEBACK"}
+    return run_tool(soac_opt_main, args, cwd=cwd, stdin=stdin, environment=environment)
 
 
 @dataclass

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from soac.tools.soac_bench import main as soac_bench_main
+
+from .conftest import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = ROOT / "examples" / "map_scan.mlir"
 
 
 def soac_bench(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "soac.tools.soac_bench", *(str(a) for a in args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=600)
+    """`soac-bench ARGS...` in `cwd`, run in this process (`run_tool`)."""
+    return run_tool(soac_bench_main, args, cwd=cwd)
 
 
 def stanza_program(stanzas: str) -> str:

@@ -11,6 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from soac.tools.futhark_data import format_binary, parse_data
+from soac.tools.soac_run import main as soac_run_main
+
+from .conftest import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 MAP_SCAN = str(ROOT / "examples" / "map_scan.mlir")
@@ -56,8 +59,8 @@ func.func @main(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
 
 
 def soac_run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "soac.tools.soac_run", *(str(a) for a in args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=120)
+    """`soac-run ARGS...` in `cwd`, run in this process (`run_tool`)."""
+    return run_tool(soac_run_main, args, cwd=cwd)
 
 
 def ok(*args: str | Path) -> list[str]:

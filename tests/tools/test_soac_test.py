@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from soac.passes import DEFAULT_PIPELINE
 from soac.tools.futhark_data import format_binary
+from soac.tools.soac_test import main as soac_test_main
+
+from .conftest import run_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,8 +68,8 @@ def program(stanzas: str, body: str = MAP_SCAN_BODY) -> str:
 
 
 def soac_test(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "soac.tools.soac_test", *(str(a) for a in args)]
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=600)
+    """`soac-test ARGS...` in `cwd`, run in this process (`run_tool`)."""
+    return run_tool(soac_test_main, args, cwd=cwd)
 
 
 def summary(done: subprocess.CompletedProcess[str]) -> tuple[int, int, int]:

@@ -1,0 +1,758 @@
+"""Running soac programs on OpenCL devices (a GPU, or the CPU through PoCL) with pyopencl.
+
+    from soac.lowering.runtime import compile_module, run_function
+
+    results = run_function(module, "main", [xs, np.float32(0)])          # like soac.interpreter
+    program = compile_module(module)                                       # compile once ...
+    results = program.call("main", [xs, np.float32(0)], {"suff_outer_par_0": 1})  # ... call often
+
+`compile_module` lowers the module with soac-to-kernel (unless it already is
+lowered), prints its kernels as one OpenCL C source and builds it once per
+device (cached by source hash and device). `call` runs a host function as its
+plan, built once on the function's first call (`soac.lowering.runtime.host_plan`):
+arrays live in device buffers, scalars on the host (integers as Python ints),
+and the `kernel.*` host ops allocate, copy, launch and read back.
+
+Run-time errors are the interpreter's: a failing check raises `ProgramError`
+(both an `OpenCLRuntimeError` and the interpreter's `SoacRuntimeError`) with
+the message `file:line:col: 'soac.index': index 7 is out of bounds for
+dimension 0 of size 5`. Host checks (`kernel.assert`, `kernel.check_eq`) fail
+at once; kernels record their first failure in the call's error buffer, which
+is read once when a call ends (and before any other error of the call is
+reported, since a device failure comes first) and cleared only after a failure.
+
+The device is the first GPU, else the PoCL CPU device, else the first device;
+`device=` or the environment variable SOAC_OPENCL_DEVICE overrides the choice
+with a `platform:device` index pair (`0:1`), `gpu`, `cpu`, or a piece of the
+platform or device name (`pocl`, `nvidia`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+from soac.lowering import kernel as kd
+from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
+from soac.lowering.kernel.target import TARGETS, DeviceTarget, get_target
+from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
+from soac.lowering.opencl.emitter import opencl_source
+from soac.lowering.runtime import host_plan
+from soac.lowering.runtime.device_arrays import DeviceNDArray, storage_dtype
+from soac.lowering.runtime.device_arrays import device_put as put_on_device
+from soac.lowering.runtime.device_memory import BufferPool as BufferPool
+from soac.lowering.runtime.device_memory import DeviceArray as DeviceArray
+from soac.lowering.runtime.device_memory import DeviceMemory, device_memory
+from soac.lowering.runtime.errors import AllocationError as AllocationError
+from soac.lowering.runtime.errors import OpenCLBuildError as OpenCLBuildError
+from soac.lowering.runtime.errors import OpenCLRuntimeError as OpenCLRuntimeError
+from soac.lowering.runtime.errors import ProgramError as ProgramError
+from soac.lowering.runtime.errors import SizeMismatchError as SizeMismatchError
+from soac.lowering.runtime.host_scalars import dtype_of as dtype_of
+from soac.lowering.runtime.host_scalars import eval_scalar as eval_scalar
+from soac.lowering.runtime.host_scalars import to_numpy, to_python
+from soac.messages import format_message
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation
+
+# ---------------------------------------------------------------------------
+# Devices and the program cache
+# ---------------------------------------------------------------------------
+
+
+def _all_devices() -> list[cl.Device]:
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as error:
+        raise OpenCLRuntimeError(
+            f"no OpenCL platform found ({error}); install pocl-binary-distribution for a CPU device"
+        ) from None
+    return [d for p in platforms for d in p.get_devices()]
+
+
+def choose_device(spec: str | None = None) -> cl.Device:
+    """The device to run on: `spec`, else $SOAC_OPENCL_DEVICE, else the first GPU, else PoCL, else the first device."""
+    spec = spec or os.environ.get("SOAC_OPENCL_DEVICE") or None
+    devices = _all_devices()
+    if not devices:
+        raise OpenCLRuntimeError("no OpenCL device found")
+    if spec is None:
+        if gpus := [d for d in devices if d.type & cl.device_type.GPU]:
+            return gpus[0]
+        if not (pocl := [d for d in devices if "portable computing language" in d.platform.name.lower()]):
+            return devices[0]
+        if (device := _first_usable(pocl)) is None:
+            raise OpenCLRuntimeError(
+                "no PoCL installation here can compile OpenCL C for this CPU "
+                f"({pocl[0].platform.version}: {_build_failure(pocl[0])}); "
+                "on Debian or Ubuntu, `apt-get install pocl-opencl-icd` adds a PoCL built on a newer LLVM"
+            )
+        return device
+    if ":" in spec and all(part.isdigit() for part in spec.split(":")):
+        p, d = (int(part) for part in spec.split(":"))
+        try:
+            return cl.get_platforms()[p].get_devices()[d]
+        except IndexError:
+            raise OpenCLRuntimeError(f"SOAC_OPENCL_DEVICE={spec}: no device {d} on platform {p}") from None
+    wanted = spec.lower()
+    kinds = {"gpu": cl.device_type.GPU, "cpu": cl.device_type.CPU}
+    matches = [
+        device
+        for device in devices
+        if (wanted in kinds and device.type & kinds[wanted])
+        or wanted in device.name.lower()
+        or wanted in device.platform.name.lower()
+        or (wanted == "pocl" and "portable" in device.platform.name.lower())
+    ]
+    if matches:  # a PoCL that cannot compile for this CPU is the last choice
+        return _first_usable(matches) or matches[0]
+    names = ", ".join(f"{d.platform.name}: {d.name}" for d in devices)
+    raise OpenCLRuntimeError(f"no OpenCL device matches '{spec}' (devices: {names})")
+
+
+_BUILD_FAILURES: dict[int, str] = {}
+
+
+def _build_failure(device: cl.Device) -> str:
+    """Why `device` cannot build a trivial kernel ("" if it can): a PoCL whose LLVM predates the CPU fails them all."""
+    key = device.int_ptr
+    if key not in _BUILD_FAILURES:
+        try:
+            cl.Program(_context(device)[0], "__kernel void probe(__global int *a) { a[0] = 1; }").build()
+            _BUILD_FAILURES[key] = ""
+        except cl.Error as error:
+            lines = [line for line in str(error).splitlines() if "error:" in line]
+            _BUILD_FAILURES[key] = lines[0].strip() if lines else str(error).splitlines()[0]
+    return _BUILD_FAILURES[key]
+
+
+def _first_usable(devices: Sequence[cl.Device]) -> cl.Device | None:
+    """The first of `devices` that is not a CPU device which fails to compile a trivial kernel."""
+    return next((d for d in devices if not (d.type & cl.device_type.CPU) or not _build_failure(d)), None)
+
+
+_CONTEXTS: dict[int, tuple[cl.Context, cl.CommandQueue]] = {}
+_PROGRAMS: dict[tuple[str, int], cl.Program] = {}
+
+
+_CONTEXTS_LOCK = threading.Lock()
+"""Two threads meeting a device first (soac.lang.dask's workers) must not make two contexts of it: a buffer of one
+is an invalid argument to the other's kernels."""
+
+
+def _context(device: cl.Device) -> tuple[cl.Context, cl.CommandQueue]:
+    key = device.int_ptr
+    if (found := _CONTEXTS.get(key)) is not None:
+        return found
+    with _CONTEXTS_LOCK:
+        if key not in _CONTEXTS:
+            context = cl.Context([device])
+            _CONTEXTS[key] = (context, cl.CommandQueue(context, device))
+        return _CONTEXTS[key]
+
+
+def memory_of(device: cl.Device) -> DeviceMemory:
+    """The memory (context, queue, buffer pool, transfers) that every program and device array of `device` shares."""
+    return device_memory(device, *_context(device))
+
+
+def device_put(array: object, device: str | cl.Device | None = None) -> DeviceNDArray:
+    """A copy of `array` (a numpy array, or what `np.asarray` takes, of rank 1 or more) on `device` (see
+    `choose_device`); a device array already there is returned as it is."""
+    chosen = device if isinstance(device, cl.Device) else choose_device(device)
+    memory = memory_of(chosen)
+    if isinstance(array, DeviceNDArray):
+        if array.memory is memory:
+            return array
+        array = array.get()
+    host = np.asarray(array)
+    if host.ndim == 0:
+        raise OpenCLRuntimeError("device_put of a scalar: scalars stay on the host; pass the scalar itself")
+    if host.dtype.kind not in "biuf":
+        raise OpenCLRuntimeError(f"device_put of a {host.dtype} array: soac has arrays of bool, integers and floats only")
+    return put_on_device(host, memory)
+
+
+def build_program(source: str, device: cl.Device) -> cl.Program:
+    """Build `source` for `device`, once per (source hash, device)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    key = (digest, device.int_ptr)
+    if (program := _PROGRAMS.get(key)) is not None:
+        return program
+    context, _ = _context(device)
+    try:
+        program = cl.Program(context, source).build()
+    except cl.Error as error:
+        path = os.path.join(tempfile.gettempdir(), f"soac-{digest[:16]}.cl")
+        with open(path, "w") as f:
+            f.write(source)
+        raise OpenCLBuildError(
+            f"building the generated OpenCL C failed on {device.name}; source saved to {path}\n{error}"
+        ) from None
+    _PROGRAMS[key] = program
+    return program
+
+
+# ---------------------------------------------------------------------------
+# Host-side evaluation
+# ---------------------------------------------------------------------------
+
+
+def _storage(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    return storage_dtype(dtype)
+
+
+Unbinder = tuple[int | None, Any]
+
+
+@dataclass(frozen=True)
+class _ArrayResult:
+    data: DeviceArray
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+
+class Program:
+    """A lowered module built for one device; `call` runs its functions on numpy arrays or device arrays."""
+
+    def __init__(self, module: ModuleOp, device: cl.Device):
+        self.module = module
+        self.device = device
+        self.context, self.queue = _context(device)
+        self.memory = memory_of(device)
+        """The device's memory, shared with its other programs and device arrays (`soac.lowering.runtime.device_memory`)."""
+        self.source = opencl_source(module)
+        self.max_alloc_size: int = device.max_mem_alloc_size
+        self.pool = self.memory.pool
+        """Reused buffers of dead arrays (see `BufferPool`): a loop whose body makes a new array each iteration (a
+        Jacobi solver's stencil, a radix sort's pass) takes the buffer of the array two iterations back instead of a new one."""
+        self.kernels: dict[str, cl.Kernel] = {}
+        self.built: cl.Program | None = None
+        self.built_kernels: dict[str, cl.Kernel] = {}
+        """The kernels as built; `kernels` may hold a benchmark's recording stand-ins in their place."""
+        self.scalar_types: dict[str, list[np.dtype[Any] | None]] = {}
+        """Each kernel's parameters: the numpy type of a scalar, None for a buffer."""
+        if any(isinstance(op, kd.FuncOp) for op in module.body.block.ops):
+            self.built = build_program(self.source, device)
+            self.kernels = {k.function_name: k for k in self.built.all_kernels()}
+            self.built_kernels = dict(self.kernels)
+            self.scalar_types = _scalar_types(module)
+            for name, kernel in self.kernels.items():
+                kernel.set_scalar_arg_dtypes(self.scalar_types[name])
+        self.functions = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)}
+        self.thresholds: Mapping[str, int] = {}
+        self.device_defaults = threshold_defaults(device_info(device))
+        """The thresholds' defaults on this device (`device_defaults`); the call's thresholds win."""
+        self.error_table: dict[int, kd.DeviceAssertOp] = {
+            op.error_code: op for op in module.walk() if isinstance(op, kd.DeviceAssertOp)
+        }
+        """The device checks by code: what a call's error buffer refers to."""
+        self.errors: DeviceArray | None = None
+        """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
+        self.errors_unread = False
+        self.error_read: tuple[cl.Event, np.ndarray] | None = None
+        """The read of the error buffer that the last call enqueued behind its kernels, and where it lands."""
+        self.poison = False
+        """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
+        self.plans: dict[str, host_plan.FunctionPlan] = {}
+        """Each host function's plan, built on its first call (see `host_plan`)."""
+        self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
+        self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
+        self._arguments: set[int] = set()
+        """The buffers of the call's arguments: a result that is one is the caller's, never lent (`_unbind`)."""
+        if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
+            self.errors = self.memory.upload(_NO_ERROR, copy=True)  # kernels write it: never zero-copy
+
+    # -- calls ------------------------------------------------------------------
+
+    def call(
+        self,
+        name: str,
+        args: Sequence[object],
+        thresholds: Mapping[str, int] | None = None,
+        device_results: bool | None = False,
+    ) -> tuple[Any, ...]:
+        """Run `@name` on `args` (numpy arrays or `DeviceNDArray`s of this device, and scalars). Its arrays come back
+        as numpy arrays, or stay on the device as `DeviceNDArray`s if `device_results` (None: if any argument is a
+        device array); device arrays in and out move nothing between the host and the device."""
+        function = self.functions.get(name)
+        if function is None:
+            known = ", ".join(f"@{f}" for f in self.functions) or "none"
+            raise OpenCLRuntimeError(f"no function @{name} in the module (functions: {known})")
+        source_type = function.attributes.get("soac.source_type", function.function_type)
+        assert isinstance(source_type, FunctionType)
+        inputs = source_type.inputs.data
+        if len(args) != len(inputs):
+            raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
+        self.memory.check_errors()  # a failure of an earlier call whose results stayed on the device comes first
+        self.thresholds = dict(thresholds) if thresholds else {}
+        self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
+        flat: list[Any] = []
+        for k, (t, arg) in enumerate(zip(inputs, args)):
+            flat.extend(self._bind(name, k, t, arg))
+        self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
+        plan = self.function_plan(name)
+        if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
+            cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        self.errors_unread = True
+        self.error_read = None
+        try:
+            results = plan(flat)
+        except Exception:
+            self.raise_device_error()  # a kernel failing first is the cause
+            raise
+        if device_results is None:
+            device_results = any(type(arg) is DeviceNDArray for arg in args)
+        self.read_errors_later()
+        if not device_results:
+            try:
+                outputs = tuple(self._unbind(source_type.outputs.data, results))
+            except Exception:
+                self.raise_device_error()  # a kernel failing first is the cause
+                raise
+            self.raise_device_error()
+            self.queue.finish()
+            self.memory.settle()  # done already: forgets the writes' events
+            return outputs
+        outputs = tuple(self._keep(source_type.outputs.data, results))
+        if self.errors is not None:  # read when something waits for the device: the next call, a read-back
+            self.memory.unchecked.add(self)
+        self.memory.settle()  # the caller may change its numpy arguments once the call returns
+        if any(type(value) is DeviceArray and value.host is not None for value in flat):
+            self.queue.finish()  # zero-copy inputs: the kernels read the caller's memory
+        return outputs
+
+    def function_plan(self, name: str) -> host_plan.FunctionPlan:
+        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too)."""
+        if (plan := self.plans.get(name)) is None:
+            if (function := self.functions.get(name)) is None:
+                raise OpenCLRuntimeError(f"no function @{name} in the module")
+            plan = self.plans[name] = host_plan.compile_function(self, function)
+        return plan
+
+    def read_errors_later(self) -> None:
+        """Enqueue the read of the error buffer behind the call's kernels, without waiting for it: by the time a
+        caller waits for the device (a read-back, the next call's check), the read is done and costs no round trip."""
+        if self.errors is not None:
+            recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+            self.error_read = (cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded)
+
+    def raise_device_error(self) -> None:
+        """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
+        self.memory.unchecked.discard(self)
+        if self.errors is None:
+            return
+        self.memory.counts.error_checks += 1
+        if self.error_read is not None:
+            event, recorded = self.error_read
+            self.error_read = None
+            event.wait()
+        else:
+            recorded = np.empty(kd.ERROR_SLOTS, np.int64)
+            cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
+        self.errors_unread = False
+        code = int(recorded[:1].view(np.int32)[0])
+        if code == 0:
+            return
+        cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        check = self.error_table.get(code)
+        if check is None:
+            raise OpenCLRuntimeError(f"a kernel failed with the unknown error code {code}")
+        values = [int(v) for v in recorded[1 : 1 + len(check.values)]]
+        raise ProgramError(format_message(check.message.data, values)) from None
+
+    # -- arguments and results ----------------------------------------------------
+
+    def _bind(self, name: str, k: int, t: Attribute, arg: object) -> list[Any]:
+        """Argument `k` of `@name`, of type `t`, as the host function takes it: a buffer and its sizes, or a scalar."""
+        if (binder := self.binders.get((name, k))) is None:
+            binder = self.binders[(name, k)] = self._binder(name, k, t)
+        return binder(arg)
+
+    def _binder(self, name: str, k: int, t: Attribute) -> Callable[[object], list[Any]]:
+        try:
+            from soac.interpreter.core import convert_argument
+        except ImportError:
+
+            def convert_argument(function: str, index: int, t: Attribute, arg: object) -> np.ndarray:
+                return np.asarray(arg, dtype=dtype_of(t))
+
+        if not isinstance(t, TensorType):
+            enter = to_python(t)
+
+            def bind_scalar(arg: object) -> list[Any]:
+                value = convert_argument(name, k, t, arg)
+                return [enter(value[()] if isinstance(value, np.ndarray) else value)]
+
+            return bind_scalar
+        dtype = dtype_of(t)
+        storage = _storage(dtype)
+        rank = t.get_num_dims()
+        static = [(i, d) for i, d in enumerate(t.get_shape()) if d >= 0]
+        as_given = storage == dtype  # a C-contiguous array of the element type goes as it is, unchecked and not copied
+
+        memory = self.memory
+
+        def bind_array(arg: object) -> list[Any]:
+            if type(arg) is DeviceNDArray:
+                if arg.memory is not memory:
+                    where = f"argument #{k} of @{name}: a device array on {arg.device.name}"
+                    raise OpenCLRuntimeError(f"{where}, but the program runs on {self.device.name}")
+                same_bits = arg.dtype.kind == "u" and dtype.kind == "i" and arg.dtype.itemsize == dtype.itemsize
+                if (arg.dtype != dtype and not same_bits) or arg.ndim != rank or any(arg.shape[i] != d for i, d in static):
+                    got = f"a {arg.dtype} device array of shape {arg.shape}"
+                    raise ProgramError(f"argument #{k} of @{name}: expected {t}, got {got}")
+                return [arg.data, *arg.shape]
+            if (
+                as_given
+                and type(arg) is np.ndarray
+                and arg.dtype == dtype
+                and arg.ndim == rank
+                and arg.flags.c_contiguous
+                and all(arg.shape[i] == d for i, d in static)
+            ):
+                array, shape = arg, arg.shape
+            else:
+                value = convert_argument(name, k, t, arg)
+                array, shape = np.ascontiguousarray(value).astype(storage, copy=False), value.shape
+            return [self.upload(array), *shape]
+
+        return bind_array
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        """`array` (C-contiguous, of a storage type) on the device for one call: its own memory on a CPU device, else a
+        pooled buffer written from it (see `DeviceMemory.upload`)."""
+        if array.nbytes > self.max_alloc_size:
+            self._check_size(array.nbytes, "an input array")
+        return self.memory.upload(array)
+
+    def _unbind(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results of a host function (buffers and sizes, scalars) as numpy arrays and scalars of `types`; the
+        arrays' read-backs are enqueued together."""
+        results = self._results(types, flat)
+        arrays = [k for k, result in enumerate(results) if type(result) is _ArrayResult]
+        if arrays:
+            wanted = [(results[k].data, results[k].shape, results[k].dtype) for k in arrays]
+            read = self.memory.download(wanted, lend={id(data) for data, _, _ in wanted} - self._arguments)
+            for k, host in zip(arrays, read):
+                results[k] = host
+        return results
+
+    def _keep(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results of a host function with its arrays left on the device, as `DeviceNDArray`s. A result whose
+        buffer is a zero-copy input's (a function returning its argument) is copied: its memory is the caller's."""
+        results = self._results(types, flat)
+        for k, result in enumerate(results):
+            if type(result) is _ArrayResult:
+                data = result.data if result.data.host is None else self._device_copy(result.data)
+                results[k] = DeviceNDArray(data, result.shape, result.dtype, self.memory)
+        return results
+
+    def _results(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
+        """The results as numpy scalars and `_ArrayResult`s."""
+        cached = self.unbinders.get(id(types))
+        if cached is None or cached[0] is not types:
+            cached = self.unbinders[id(types)] = (types, [self._unbinder(t) for t in types])
+        results: list[Any] = []
+        position = 0
+        for rank, leave in cached[1]:
+            if rank is None:
+                results.append(leave(flat[position]))
+                position += 1
+            else:
+                shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])
+                results.append(_ArrayResult(flat[position], shape, leave))
+                position += 1 + rank
+        return results
+
+    def _unbinder(self, t: Attribute) -> Unbinder:
+        """(None, the conversion of a scalar result) or (the rank, the element type of an array result)."""
+        if not isinstance(t, TensorType):
+            return None, to_numpy(t)
+        return t.get_num_dims(), dtype_of(t.get_element_type())
+
+    def _device_copy(self, array: DeviceArray) -> DeviceArray:
+        """A pooled copy of `array` on the device."""
+        copy = self.memory.empty(array.dtype, array.size)
+        if array.size:
+            cl.enqueue_copy(self.queue, copy.buffer, array.buffer, byte_count=array.size * array.dtype.itemsize)
+        return copy
+
+    # -- device operations (the plans' steps call these) -----------------------------
+
+    def _check_size(self, nbytes: int, what: str) -> None:
+        limit = self.max_alloc_size
+        if nbytes > limit:
+            raise AllocationError(
+                f"allocating {nbytes} bytes for {what} failed: {self.device.name} allows at most {limit} bytes per buffer"
+            )
+
+    def alloc(self, op: kd.AllocOp, size: int) -> DeviceArray:
+        return self.allocator(op)(size)
+
+    def allocator(self, op: kd.AllocOp) -> Callable[[int], DeviceArray]:
+        """Buffers for `op` of a given size, from the pool where it has one; with SOAC_POISON=1 (the tests set it) filled
+        with 0xA5 bytes, so that a kernel that reads what nothing wrote gives the same wrong answer on every run and
+        device, not what the memory held."""
+        element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        dtype = _storage(dtype_of(element))
+        itemsize = dtype.itemsize
+        name = op.result.name_hint or "buffer"
+
+        def what(size: int) -> str:  # printing the type costs more than allocating: only on failure
+            return f"%{name} ({size} elements of {element})"
+
+        memory = self.memory
+        take = memory.pool.take
+
+        def allocate(size: int) -> DeviceArray:
+            size = int(size)
+            nbytes = max(size * itemsize, itemsize)
+            buffer = take(nbytes) if nbytes <= memory.max_alloc_size else None
+            if buffer is None:
+                buffer = memory.buffer(nbytes, lambda: what(size))
+            if self.poison:
+                cl.enqueue_fill_buffer(self.queue, buffer, np.uint8(0xA5), 0, nbytes)
+            return memory.pooled(buffer, nbytes, dtype, size)
+
+        return allocate
+
+    def launcher(self, op: kd.LaunchOp) -> Callable[[list[Any], int, int], None]:
+        """Launches of `op`'s kernel, given its arguments (buffers as `DeviceArray`s) and the sizes; the kernel is
+        looked up at each launch, so that a benchmark may put a recording one in its place."""
+        name = op.kernel_name
+        buffers = tuple(isinstance(a.type, kd.BufferType) for a in op.args)
+        original = self.built_kernels.get(name)
+        site = _LaunchSite(self.built, name, self.scalar_types.get(name, [])) if original is not None else None
+
+        def launch(values: list[Any], global_size: int, local_size: int) -> None:
+            if not global_size:
+                return
+            args = [v.buffer if is_buffer else v for v, is_buffer in zip(values, buffers)]
+            try:
+                kernel = self.kernels[name]
+                if kernel is original and site is not None:
+                    site.launch(self.queue, args, global_size, local_size)
+                else:  # a benchmark's recording stand-in
+                    kernel(self.queue, (global_size,), (local_size,), *args)
+            except cl.Error as error:
+                raise OpenCLRuntimeError(
+                    f"launching {name} (global {int(global_size)}, local {int(local_size)}) failed: {error}"
+                ) from None
+
+        return launch
+
+    def reader(self, op: kd.ReadOp) -> Callable[[DeviceArray, int], Any]:
+        """Reads of one element for `op` (blocking), as the plans hold a value of its type."""
+        result = dtype_of(op.result.type)
+        enter = to_python(op.result.type)
+        counts = self.memory.counts
+
+        def read(array: DeviceArray, index: int) -> Any:
+            counts.element_reads += 1
+            host = np.empty(1, dtype=array.dtype)
+            cl.enqueue_copy(self.queue, host, array.buffer, src_offset=int(index) * array.dtype.itemsize, is_blocking=True)
+            return enter(host.astype(result)[0])
+
+        return read
+
+    def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        self.memory.counts.element_writes += 1
+        host = np.asarray([value]).astype(array.dtype)
+        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=False)
+
+    def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
+        size = source.dtype.itemsize
+        if int(count) == 0:
+            return
+        cl.enqueue_copy(
+            self.queue,
+            dest.buffer,
+            source.buffer,
+            byte_count=int(count) * size,
+            src_offset=int(source_offset) * size,
+            dst_offset=int(dest_offset) * size,
+        )
+
+    def error_buffer(self) -> DeviceArray:
+        assert self.errors is not None
+        return self.errors
+
+
+def _scalar_types(module: ModuleOp) -> dict[str, list[np.dtype[Any] | None]]:
+    """The numpy types of each kernel's scalar parameters (None for buffers). Declared to pyopencl, it packs a scalar
+    argument with `struct` instead of working out what it is (on PoCL 0.5 µs for a launch's arguments, against about
+    3.5 µs for each scalar)."""
+    return {
+        op.kernel_name: [None if isinstance(t, kd.BufferType) else _storage(dtype_of(t)) for t in op.function_type.inputs.data]
+        for op in module.body.block.ops
+        if isinstance(op, kd.FuncOp)
+    }
+
+
+class _LaunchSite:
+    """The kernel object of one `kernel.launch`: its own, so that its arguments stay set between launches, and a
+    launch sets only those that changed (a loop's launch passes the same sizes and most of the same buffers each
+    iteration; setting an argument costs a call into the driver). A buffer is remembered by its handle, not held: a
+    freed array's memory is not kept alive by the kernel that last read it."""
+
+    def __init__(self, program: cl.Program | None, name: str, types: list[np.dtype[Any] | None]):
+        self.program, self.name, self.types = program, name, types
+        self.kernel: cl.Kernel | None = None
+        self.current: list[Any] = []
+
+    def launch(self, queue: cl.CommandQueue, args: list[Any], global_size: int, local_size: int) -> None:
+        if self.kernel is None:
+            self.kernel = cl.Kernel(self.program, self.name)
+            self.current = [_UNSET] * len(args)
+        kernel, current, types = self.kernel, self.current, self.types
+        for index, (arg, old, scalar) in enumerate(zip(args, current, types)):
+            value = arg.int_ptr if scalar is None else arg
+            if old is not _UNSET and value == old:
+                continue
+            kernel.set_arg(index, arg if scalar is None else scalar.type(arg))
+            current[index] = value
+        cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local_size,))
+
+
+_UNSET = object()
+
+
+_NO_ERROR = np.zeros(kd.ERROR_SLOTS, np.int64)
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+
+
+def lower_module(
+    module: ModuleOp,
+    group_size: int = 256,
+    max_groups: int = 1024,
+    scan: str = "",
+    contiguous: bool | None = None,
+    target: str = "generic",
+    segred: str = "auto",
+    segscan: str = "auto",
+    **options: Any,
+) -> ModuleOp:
+    """A lowered copy of `module` (the module itself if it is lowered already or has neither soac ops nor arrays),
+    through `soac.passes.lowering_pipeline`; see `LoweringOptions` for the options (`options` takes any of its fields;
+    `scan` and `contiguous` default to the target's). The environment variables of `ENVIRONMENT` set the options not
+    given here (the runtime's entry reads them; `SOAC_TARGET` and `SOAC_SCAN` where `compile_module` picks a device's)."""
+    if "kernel.target" in module.attributes or not any(_needs_lowering(op) for op in module.walk()):
+        return module
+    from soac.lowering.conversion.pipeline import apply_lowering_pipeline
+
+    layout = "auto" if contiguous is None else ("contiguous" if contiguous else "strided")
+    explicit = dict(target=target, group_size=group_size, max_groups=max_groups, scan=scan or "auto", layout=layout)
+    chosen = lowering_options(_knob_environment(), **{**explicit, "segred": segred, "segscan": segscan, **options})
+    lowered = module.clone()
+    apply_lowering_pipeline(Context(), lowered, chosen)
+    return lowered
+
+
+def _knob_environment() -> dict[str, str]:
+    """The environment variables that set strategy options (the target and scan are the device's: `compile_module`)."""
+    return {k: v for k, v in os.environ.items() if k in ENVIRONMENT and k not in ("SOAC_TARGET", "SOAC_SCAN")}
+
+
+def _needs_lowering(op: Operation) -> bool:
+    """A soac op, or an op with arrays (a function taking or returning one, `tensor.dim`): the host holds buffers."""
+    if op.dialect_name() == "soac":
+        return True
+    types = list(op.function_type.inputs) + list(op.function_type.outputs) if isinstance(op, func.FuncOp) else []
+    return any(isinstance(t, TensorType) for t in [*types, *op.operand_types, *op.result_types])
+
+
+def target_for(device: cl.Device) -> DeviceTarget:
+    """The target of `device` ($SOAC_TARGET overrides): `nvidia` on NVIDIA's platform, `cpu` on CPUs, else `generic`."""
+    if chosen := os.environ.get("SOAC_TARGET"):
+        return get_target(chosen)
+    if "nvidia" in device.platform.name.lower():
+        return TARGETS["nvidia"]
+    return TARGETS["cpu"] if device.type & cl.device_type.CPU else TARGETS["generic"]
+
+
+def scan_strategy_for(device: cl.Device, target: DeviceTarget | None = None) -> str:
+    """The device-wide scan for `device` ($SOAC_SCAN overrides): its target's (single-pass look-back on NVIDIA,
+    `chunked` on CPUs, which also takes reductions, reduce-then-scan elsewhere)."""
+    return os.environ.get("SOAC_SCAN") or (target or target_for(device)).scan
+
+
+def compile_module(
+    module: ModuleOp,
+    device: str | cl.Device | None = None,
+    group_size: int | None = None,
+    max_groups: int | None = None,
+    scan: str | None = None,
+    contiguous: bool | None = None,
+    target: str | None = None,
+    segred: str = "auto",
+    segscan: str = "auto",
+    **options: Any,
+) -> Program:
+    """Lower `module` and build its kernels for a device (see `choose_device`). `target` overrides `target_for`, `scan`
+    `scan_strategy_for`, `contiguous` (grid-stride kernels over contiguous ranges per work-item) the target's layout;
+    `segred`, `segscan` and `options` (any field of `LoweringOptions`) force strategies (soac-to-kernel's options)."""
+    chosen = device if isinstance(device, cl.Device) else choose_device(device)
+    lowering = options_for(chosen, group_size, max_groups, scan, contiguous, target, segred=segred, segscan=segscan, **options)
+    return Program(lower_module(module, **dataclasses.asdict(lowering)), chosen)
+
+
+def options_for(
+    device: cl.Device,
+    group_size: int | None = None,
+    max_groups: int | None = None,
+    scan: str | None = None,
+    contiguous: bool | None = None,
+    target: str | None = None,
+    **options: Any,
+) -> LoweringOptions:
+    """The lowering options `compile_module` uses for `device`: those given, else the environment variables', else the
+    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit)."""
+    is_cpu = bool(device.type & cl.device_type.CPU)
+    device_target = get_target(target) if target else target_for(device)
+    explicit = dict(
+        target=device_target.name,
+        group_size=group_size or (64 if is_cpu else 256),
+        max_groups=max_groups or (4 * device.max_compute_units if is_cpu else 1024),
+        scan=scan or scan_strategy_for(device, device_target),
+        layout="auto" if contiguous is None else ("contiguous" if contiguous else "strided"),
+    )
+    return lowering_options(_knob_environment(), **{**explicit, **options})
+
+
+_COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}
+"""Programs by module, tile sizes and lowering options (thresholds are read at run time; tile sizes and options shape
+the kernels)."""
+
+
+def run_function(
+    module: ModuleOp,
+    name: str,
+    args: Sequence[object],
+    thresholds: Mapping[str, int] | None = None,
+    lowering: Mapping[str, Any] | None = None,
+) -> tuple[Any, ...]:
+    """Run `@name` of `module` on the OpenCL device, with the interpreter's signature and results; `lowering` sets
+    soac-to-kernel's options (`LoweringOptions` fields, as a tuning file's do)."""
+    from soac.passes.tile_sizes import tile_values, with_tile_sizes
+
+    key = (id(module), tile_values(module, thresholds), tuple(sorted((lowering or {}).items())))
+    cached = _COMPILED.get(key)
+    if cached is None or cached[0] is not module:
+        cached = (module, compile_module(with_tile_sizes(module, thresholds), **(lowering or {})))
+        _COMPILED[key] = cached
+    return cached[1].call(name, args, thresholds)

@@ -1,0 +1,173 @@
+"""`soac.partition` on OpenCL (PoCL) against numpy: the tiled kernels (`strategies/partition.py`) at sizes around
+the tile (0, 1, tile - 1, tile, tile + 1, a prime, several tiles), with keys all equal, sorted, reversed or few
+distinct, and buckets outside the range; on each target family (the device scan under it differs: reduce-then-scan,
+chunked, look-back with emulated warps); a partition in each row of a map (by one work-item each)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from soac.context import make_context
+from soac.lowering.conversion.options import LoweringOptions
+from soac.lowering.runtime import Program, compile_module
+from soac.lowering.strategies.partition import tile_shape
+from soac.parsing import parse_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from partition_programs import (
+    BY_REMAINDER,
+    PER_ROW,
+    WITH_COUNTS,
+    keys_of,
+    partition_reference,
+    remainder_reference,
+)  # pyright: ignore[reportMissingImports]
+
+ITEMS = 3
+GROUP = 32
+TILE = ITEMS * GROUP
+"""Tiles of 3 rows for each of 32 work-items (the 6 classes' counters fit many more)."""
+
+TARGETS = {
+    "generic": {"group_size": GROUP, "partition_items": ITEMS},
+    "cpu": {"target": "cpu", "group_size": GROUP, "partition_items": ITEMS},
+    "emulated-warps": {
+        "target": "emulated-warps",
+        "group_size": 32,
+        "max_groups": 8,
+        "scan_group": 32,
+        "scan_items": 8,
+        "partition_items": ITEMS,
+    },
+}
+_programs: dict[str, Program] = {}
+
+
+def program(target: str) -> Program:
+    if target not in _programs:
+        module = parse_module(make_context(), BY_REMAINDER, "partition.mlir")
+        _programs[target] = compile_module(module, "pocl", **TARGETS[target])
+    return _programs[target]
+
+
+def check(target: str, xs: np.ndarray) -> None:
+    vs = np.arange(len(xs), dtype=np.float32)
+    got = program(target).call("main", [xs, vs])
+    for g, w, what in zip(got, remainder_reference(xs, vs), ["counts", "keys", "values"], strict=True):
+        np.testing.assert_array_equal(g, w, err_msg=f"{what}, n = {len(xs)}")
+
+
+def test_the_tile_is_what_the_tests_assume():
+    assert tile_shape(LoweringOptions(group_size=GROUP, partition_items=ITEMS), 6) == (GROUP, ITEMS)
+    assert tile_shape(LoweringOptions(), 257) == (32, 128)  # 8-bit digits: 32 columns of 257 counters, 4096 rows
+
+
+@pytest.mark.parametrize("n", [0, 1, TILE - 1, TILE, TILE + 1, 3 * TILE + 7, 1009])
+def test_sizes_around_the_tile(n: int):
+    check("generic", keys_of("random", n))
+
+
+@pytest.mark.parametrize("kind", ["equal", "sorted", "reversed", "few"])
+def test_key_patterns(kind: str):
+    check("generic", keys_of(kind, 5 * TILE + 1))
+
+
+@pytest.mark.parametrize("target", ["cpu", "emulated-warps"])
+def test_other_targets(target: str):
+    for n in (0, 1, TILE + 1, 2003):
+        check(target, keys_of("random", n))
+
+
+def test_default_tiles():
+    module = parse_module(make_context(), BY_REMAINDER, "partition.mlir")
+    prog = compile_module(module, "pocl")
+    for n in (4095, 4096, 4097, 20011):
+        xs = keys_of("random", n)
+        vs = np.arange(n, dtype=np.float32)
+        for g, w in zip(prog.call("main", [xs, vs]), remainder_reference(xs, vs), strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_partition_in_each_row_of_a_map():
+    module = parse_module(make_context(), PER_ROW, "rows.mlir")
+    xss = keys_of("random", 5 * 77).reshape(5, 77)
+    counts, ys = compile_module(module, "pocl").call("main", [xss])
+    for row, c, y in zip(xss, counts, ys, strict=True):
+        want_counts, want = partition_reference(np.fmod(row, 7), 5, row)
+        np.testing.assert_array_equal(c, want_counts)
+        np.testing.assert_array_equal(y, want)
+
+
+def test_width_mismatch_is_reported_at_the_op():
+    xs, vs = np.arange(4, dtype=np.int32), np.arange(3, dtype=np.float32)
+    with pytest.raises(Exception, match=r"partition.mlir:6:.*width 4 does not match the outer size 3 of input #1"):
+        program("generic").call("main", [xs, vs])
+
+
+def test_nvidia_kernels_match_warps_and_stage_the_tile():
+    """On the nvidia target the rank kernel matches each round's classes with ballots, hands counters back by
+    shuffles and stages the tile's values in local memory; the generic one does neither."""
+    from soac.lowering.kernel.target import get_target
+    from soac.lowering.opencl.emitter import opencl_source
+    from soac.passes import get_all_passes
+    from xdsl.passes import PassPipeline
+
+    def source(target: str) -> str:
+        ctx = make_context()
+        module = parse_module(ctx, BY_REMAINDER, "partition.mlir")
+        PassPipeline.parse_spec(get_all_passes(), f"soac-to-kernel{{target={target}}}").apply(ctx, module)
+        return opencl_source(module, get_target(target))
+
+    nvidia, generic = source("nvidia"), source("generic")
+    rank = nvidia[nvidia.index("main_partition_rank_0") :]
+    assert "vote.sync.ballot" in rank
+    assert "shfl.sync.idx" in rank
+    assert "__local int staged" in rank
+    assert "__local float staged" in rank
+    assert "vote.sync" not in generic
+    assert "staged" not in generic
+
+
+def known_counts(xs: np.ndarray) -> np.ndarray:
+    return remainder_reference(xs, xs.astype(np.float32))[0]
+
+
+@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+def test_known_counts(target: str):
+    """With the counts given: one pass with look-back where the target's scan has forward progress (emulated warps),
+    the counting kernels elsewhere (the counts then unused)."""
+    module = parse_module(make_context(), WITH_COUNTS, "known.mlir")
+    prog = compile_module(module, "pocl", **TARGETS[target])
+    onesweep = any("onesweep" in k for k in prog.kernels)
+    assert onesweep == (target == "emulated-warps")
+    for kind, n in [("random", 0), ("random", 1), ("random", TILE - 1), ("random", TILE + 1), ("few", 3001), ("equal", 500)]:
+        xs = keys_of(kind, n)
+        vs = np.arange(n, dtype=np.float32)
+        got = prog.call("main", [xs, vs, known_counts(xs)])
+        for g, w in zip(got, remainder_reference(xs, vs), strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=f"{kind}, n = {n}")
+
+
+def test_known_counts_of_the_wrong_length_are_reported():
+    module = parse_module(make_context(), WITH_COUNTS, "known.mlir")
+    prog = compile_module(module, "pocl", **TARGETS["emulated-warps"])
+    xs = keys_of("random", 10)
+    with pytest.raises(Exception, match=r"known.mlir:6:.*the known bucket counts have 4 entries, expected 5"):
+        prog.call("main", [xs, np.zeros(10, np.float32), known_counts(xs)[:4]])
+
+
+def test_local_memory_bounds_the_tile_and_the_buckets():
+    """The counters of 8-bit digits keep 256 work-items with warps (a column per warp) and 32 without; 10-bit digits
+    keep their counters but not a staged tile; too many buckets for any work-group are refused by name."""
+    from soac.lowering.strategies.partition import LOCAL_BYTES, columns_of, local_bytes
+
+    nvidia = LoweringOptions(target="nvidia")
+    assert tile_shape(nvidia, 257) == (256, 16)
+    assert local_bytes(1025, columns_of(nvidia, 256), 4 * 4096) > LOCAL_BYTES
+    assert tile_shape(LoweringOptions(), 257) == (32, 128)
+    text = BY_REMAINDER.replace("buckets 5", "buckets 5000")
+    with pytest.raises(Exception, match=r"'soac.partition' at many.mlir:\d+:\d+: 5000 buckets need more local memory"):
+        compile_module(parse_module(make_context(), text, "many.mlir"), "pocl")
