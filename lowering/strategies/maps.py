@@ -61,14 +61,23 @@ def grid_stride(
         return []
 
     if lw.contiguous:
-        m, align = kb.m, kb.m.c(lw.options.chunk_align)
-        per = m.mul(m.ceildiv(m.ceildiv(work_k, gsize), align), align, "per")
-        lo = m.min(m.mul(gid, per), work_k, "lo")
-        kb.for_loop(lo, m.min(m.add(lo, per), work_k, "hi"), m.c(1), [], name, loop)
+        lo, hi = contiguous_range(lw, kb, work_k, gid, gsize)
+        kb.for_loop(lo, hi, kb.m.c(1), [], name, loop)
     else:
         kb.for_loop(gid, work_k, gsize, [], name, loop)
     global_size, local_size = lw.grid(work)
     lw.add_kernel(kb, global_size, local_size)
+
+
+def contiguous_range(
+    lw: HostLowering, kb: KernelBuilder, count: SSAValue, gid: SSAValue, gsize: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """Work-item `gid`'s range `[lo, hi)` of `count` items in the contiguous layout: `per = ceil(count / gsize)`
+    rounded up to a multiple of `chunk-align`."""
+    m, align = kb.m, kb.m.c(lw.options.chunk_align)
+    per = m.mul(m.ceildiv(m.ceildiv(count, gsize), align), align, "per")
+    lo = m.min(m.mul(gid, per), count, "lo")
+    return lo, m.min(m.add(lo, per), count, "hi")
 
 
 def grid_stride_indexed(
@@ -101,10 +110,7 @@ def grid_stride_indexed(
     gsize = m.insert(GlobalSizeOp(0), "gsize")
     positive = [m.max(d, m.c(1)) for d in kernel_dims]  # no division by zero where the space is empty
     if lw.contiguous:
-        align = m.c(lw.options.chunk_align)
-        per = m.mul(m.ceildiv(m.ceildiv(count, gsize), align), align, "per")
-        lo = m.min(m.mul(gid, per), count, "lo")
-        hi, stride = m.min(m.add(lo, per), count, "hi"), m.c(1)
+        (lo, hi), stride = contiguous_range(lw, kb, count, gid, gsize), m.c(1)
         step = [m.c(0)] * (len(dims) - 1) + [m.c(1)]
     else:
         lo, hi, stride = gid, count, gsize
