@@ -39,8 +39,9 @@ COMBINING = (ReduceOp, ScanOp, RedomapOp, ScanomapOp)
 SEGOPS = (SegmapOp, SegredOp, SegscanOp, SeghistOp)
 
 _TRAPPING = frozenset({"divsi", "divui", "remsi", "remui", "ceildivsi", "ceildivui", "floordivsi"})
-_SAFE = frozenset({"arith.constant", "soac.iota", "soac.replicate", "soac.transpose", "soac.reverse", "soac.rotate",
-                   "tensor.dim"})
+_SAFE = frozenset(
+    {"arith.constant", "soac.iota", "soac.replicate", "soac.transpose", "soac.reverse", "soac.rotate", "tensor.dim"}
+)
 _CHEAP = frozenset({"soac.index", "soac.slice", "tensor.dim", "tensor.extract"})
 
 

@@ -9,8 +9,10 @@ pipeline's text runs the same steps one by one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from soac.passes.standard import standard_pipeline
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
@@ -26,6 +28,27 @@ class SoacStandardPass(ModulePass):
     """Block and register tiling at the end (for targets whose work-groups share local memory)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        from soac.passes import get_all_passes, standard_pipeline
+        PassPipeline.parse_spec(_steps(), standard_pipeline(self.tile)).apply(ctx, op)
 
-        PassPipeline.parse_spec(get_all_passes(), standard_pipeline(self.tile)).apply(ctx, op)
+
+def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
+    """The passes of the standard pipelines, by name (imported here, not through `soac.passes`' registry, which
+    registers this pass)."""
+    from soac.passes.hist_rows import HistRowsPass
+    from soac.passes.soac_flatten import SoacFlattenPass
+    from soac.passes.soac_fuse import SoacFusePass
+    from soac.passes.soac_simplify import SoacSimplifyPass
+    from soac.passes.soac_tile import SoacTilePass
+    from soac.passes.split_scan_reduce import SplitScanReducePass
+    from soac.passes.vectorised_operators import VectorisedOperatorsPass
+
+    passes: list[type[ModulePass]] = [
+        HistRowsPass,
+        SoacFlattenPass,
+        SoacFusePass,
+        SoacSimplifyPass,
+        SoacTilePass,
+        SplitScanReducePass,
+        VectorisedOperatorsPass,
+    ]
+    return {p.name: (lambda p=p: p) for p in passes}

@@ -1,0 +1,28 @@
+"""The standard pass pipelines as text (soac.lang's, soac-opt's `soac-standard`, soac-test's and soac-bench's)."""
+
+from __future__ import annotations
+
+DEFAULT_PIPELINE = (
+    "soac-simplify,soac-vectorised-operators,soac-fuse,soac-simplify,"
+    "soac-split-scan-reduce{scope=lambdas},soac-vectorised-operators,soac-hist-rows,soac-flatten{prepare=false},"
+    "soac-simplify"
+)
+"""The standard optimising pipeline (soac.lang's, and soac-test's and soac-bench's), every step a pass of its own: the
+simplifier before and after fusion and after flattening, as Futhark runs its simplifier around every major pass;
+operators on rows turned into maps of scalar operators before fusion and again before flattening (fusion makes
+new ones), the scanomaps in lambdas split into a scanomap and a redomap and the histograms of rows made histograms of
+their elements, which the flattening rules take. `soac-coalesce` (reads through transposes) is not in it: on the
+H200 it made batched 16x16 products slower (see bench/RESULTS.md).
+The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
+
+TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile"
+"""The standard pipeline for targets whose work-groups share local memory (GPUs): `DEFAULT_PIPELINE`, then block and
+register tiling of the thread-level nests that reuse what they read (`soac-tile`). Tiling is correct at every size;
+on CPUs (PoCL) it does not pay, so soac.lang leaves it out there (`standard_pipeline`).
+`soac-opt -p soac-standard` runs it (`soac-standard{tile=false}`: `DEFAULT_PIPELINE`)."""
+
+
+def standard_pipeline(local_tiles: bool) -> str:
+    """soac.lang's pipeline for a device: `TILED_PIPELINE` on GPUs whose work-groups share local memory, else
+    `DEFAULT_PIPELINE`."""
+    return TILED_PIPELINE if local_tiles else DEFAULT_PIPELINE
