@@ -206,6 +206,20 @@ def check_all_pairs(run: Runner) -> None:
     np.testing.assert_allclose(sums, expected, rtol=1e-4, atol=1e-3)
 
 
+def check_nbody(run: Runner) -> None:
+    rng = random()
+    xs, ys, zs = (rng.standard_normal(120, dtype=np.float32) for _ in range(3))
+    ms = rng.random(120, dtype=np.float32)
+    vx, vy, vz = (rng.standard_normal(120, dtype=np.float32) for _ in range(3))
+    dt = np.float32(0.01)
+    d = np.stack([xs, ys, zs])[:, None, :].astype(np.float64) - np.stack([xs, ys, zs])[:, :, None]
+    r2 = (d * d).sum(0) + 1e-4
+    accel = (d * (ms[None, :] / (r2 * np.sqrt(r2)))[None]).sum(2)
+    got = run("nbody.mlir", xs, ys, zs, ms, vx, vy, vz, dt)
+    for v, a, g in zip((vx, vy, vz), accel, got):
+        np.testing.assert_allclose(g, v + dt * a, rtol=1e-4, atol=1e-3)
+
+
 def check_sum_rows(run: Runner) -> None:
     xss = random().standard_normal((20, 33), dtype=np.float32)
     (sums,) = run("sum_rows.mlir", xss)
@@ -299,6 +313,7 @@ def check_moving_average(run: Runner) -> None:
 
 CHECKS: dict[str, list[Callable[[Runner], None]]] = {
     "map_scan.mlir": [check_map_scan],
+    "nbody.mlir": [check_nbody],
     "scanomap_scanomap.mlir": [check_scanomap_scanomap],
     "radix_sort_step.mlir": [check_radix_sort_step, check_radix_sort_sorts],
     "radix_sort.mlir": [check_radix_sort],
