@@ -105,7 +105,8 @@ class _Patch:
 
     def __enter__(self) -> None:
         for key, value in self.values.items():
-            self.saved[key] = self.target.__dict__.get(key, _MISSING)
+            settable = isinstance(getattr(type(self.target), key, None), property)  # Program.queue
+            self.saved[key] = getattr(self.target, key) if settable else self.target.__dict__.get(key, _MISSING)
             setattr(self.target, key, value)
 
     def __exit__(self, *exc: object) -> None:

@@ -201,6 +201,18 @@ class DeviceMemory:
         self.unchecked: set[Any] = set()
         """Programs whose last call left its results on the device without reading its error buffer."""
 
+    def use_queue(self, queue: cl.CommandQueue) -> None:
+        """Make `queue` the device's queue (for kernels and transfers alike), after the old one has finished."""
+        if queue is self.queue:
+            return
+        if queue.context != self.context:
+            raise ValueError("the new queue belongs to another context than the device's programs and arrays")
+        self.settle()
+        if self._ring is not None:
+            self._ring.drain()
+        self.queue.finish()
+        self.queue = queue
+
     def check_errors(self) -> None:
         """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device)."""
         while self.unchecked:

@@ -228,7 +228,7 @@ class Program:
     def __init__(self, module: ModuleOp, device: cl.Device):
         self.module = module
         self.device = device
-        self.context, self.queue = _context(device)
+        self.context, _ = _context(device)
         self.memory = memory_of(device)
         """The device's memory, shared with its other programs and device arrays (`soac.lowering.runtime.device_memory`)."""
         self.source = opencl_source(module)
@@ -331,6 +331,17 @@ class Program:
         if any(type(value) is DeviceArray and value.host is not None for value in flat):
             self.queue.finish()  # zero-copy inputs: the kernels read the caller's memory
         return outputs
+
+    @property
+    def queue(self) -> cl.CommandQueue:
+        """The device's one in-order queue, which its kernels and its transfers share (`DeviceMemory.queue`)."""
+        return self.memory.queue
+
+    @queue.setter
+    def queue(self, queue: cl.CommandQueue) -> None:
+        """Puts `queue` (e.g. one with profiling enabled) in the place of the device's queue, for every program and
+        transfer of the device: a kernel and the read-back of its result must never be on two queues."""
+        self.memory.use_queue(queue)
 
     def function_plan(self, name: str) -> host_plan.FunctionPlan:
         """The plan of `@name`, built on the first call of the function (a `func.call` is a call too)."""

@@ -50,6 +50,26 @@ def test_size_mismatch_is_caught_before_the_launch_with_its_location(parse):
         program.call("add", [np.int64(5), np.zeros(5, np.float32), np.zeros(4, np.float32)])
 
 
+def test_a_profiling_queue_takes_the_place_of_the_devices_queue(parse):
+    """A program given another queue (a benchmark's profiling queue) runs its kernels and its transfers on it, and so
+    does every other program of the device: a result read back on another queue than the kernel that writes it
+    could be read before the kernel ran (issue 28's wrong sorts in bench/sort.py)."""
+    first, second = compile_module(parse(MAP2)), compile_module(parse(MAP2))
+    before = first.queue
+    profiling = cl.CommandQueue(first.context, first.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    try:
+        first.queue = profiling
+        assert first.queue is profiling and second.queue is profiling and first.memory.queue is profiling
+        xs = np.arange(100_000, dtype=np.float32)
+        (r,) = second.call("add", [np.int64(xs.size), xs, xs])
+        np.testing.assert_array_equal(r, 2 * xs)
+        with pytest.raises(ValueError, match="another context"):
+            first.queue = cl.CommandQueue(cl.Context([first.device]), first.device)
+    finally:
+        first.queue = before
+    assert second.queue is before
+
+
 def test_compiled_source_is_cached_per_device(parse):
     a = compile_module(parse(MAP2))
     b = compile_module(parse(MAP2))
