@@ -4,6 +4,7 @@
                          [--one-bit] [--scan-variants ITEMS:LAYOUT,...]
     python bench/sort.py --partition [--sizes 1000000,10000000,100000000] [--kinds keys,pairs]
                          [--distributions uniform,few,sorted] [--runs 9] [--json OUT] [--device gpu] [--breakdown]
+                         [--lowering 'partition-match=ballots partition-items=12' ...]
 
 `--partition` (issue 28) times the sorts on the ranking primitive, examples/radix_sort_onesweep.mlir (`keys`: one
 upfront histogram, then one partition per digit place given its counts: one pass each on GPUs),
@@ -13,7 +14,8 @@ distribution (`uniform` 32-bit, `few`: 16 distinct values, `sorted`: the uniform
 numpy (the stable sort and argsort of the keys as uint32), against `cub::DeviceRadixSort::SortKeys`/`SortPairs`
 (bench/cub_sort.cu, the same distributions of its own keys), `cupy.sort` / `cupy.argsort` then `take`, and
 `torch.sort` (stable; pairs: then a gather of the values), all on the same device in the same run; soac/peer
-ratios are of soac's kernel times. Without `--partition`, the rest of this docstring: the issue-12 sort.
+ratios are of soac's kernel times. Each `--lowering` adds a row under each sort: soac with those soac-to-kernel
+options forced (kernel and wall ms, soac/CUB, soac/torch). Without `--partition`, the rest of this docstring: the issue-12 sort.
 
 For each size: uniformly random uint32 keys (held in int32). soac runs examples/radix_sort.mlir after
 `soac-fuse` with the keys resident on the device and the result left there; two times are reported:
@@ -60,10 +62,11 @@ def soac_times(
     program: Path = PROGRAM,
     args: list[np.ndarray] | None = None,
     expected: list[np.ndarray] | None = None,
+    lowering: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Times `program` on `args` (default: the keys) after checking its results against `expected` (default: the
-    keys sorted as uint32)."""
-    timed = Timed(Variant(program.stem, program.read_text(), passes="soac-fuse"), device)
+    keys sorted as uint32); `lowering`: soac-to-kernel's options forced."""
+    timed = Timed(Variant(program.stem, program.read_text(), passes="soac-fuse", segmented=lowering or {}), device)
     args = [keys] if args is None else args
     expected = [np.sort(keys.view(np.uint32)).view(np.int32)] if expected is None else expected
     _, results, _ = timed.run(args)
@@ -283,6 +286,26 @@ def torch_pair_ms(keys: np.ndarray, kind: str, expected: np.ndarray, order: np.n
     return float(np.median(times))
 
 
+def lowering_variants(
+    options: argparse.Namespace, device: Any, keys: np.ndarray, args: list[np.ndarray], want: list[np.ndarray], program: Path, row: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """`--lowering`: the sort again with each set of soac-to-kernel options forced, checked and timed alike."""
+    from soac.lowering.conversion.options import parse_option
+
+    found = []
+    for spec in options.lowering:
+        forced = {}
+        for item in spec.split():
+            name, _, text = item.partition("=")
+            field = name.replace("-", "_")
+            forced[field] = parse_option(field, text)
+        soac = soac_times(device, keys, options.runs, False, program, args, want, forced)
+        ratios = [soac["kernels"] / row[p] if row[p] else None for p in ("cub", "torch")]
+        print(f"{'':>12}{spec:<24} " + " ".join(f"{show(t):>10}" for t in [soac["kernels"], soac["wall"], *ratios]), flush=True)
+        found.append({"options": spec, "soac_kernels": soac["kernels"], "soac_wall": soac["wall"]})
+    return found
+
+
 def partition_sorts(options: argparse.Namespace, device: Any, nvidia: bool) -> None:
     """`--partition`: the sorts on soac.partition against the peers, one row per size, kind and distribution."""
     cub = build_cuda(ROOT / "cub_sort.cu") if nvidia else None
@@ -317,6 +340,7 @@ def partition_sorts(options: argparse.Namespace, device: Any, nvidia: bool) -> N
                     row["breakdown"] = soac["breakdown"]
                     for name, ms in soac["breakdown"].items():
                         print(f"{'':>12}{name:<32} {ms:9.3f}", flush=True)
+                row["variants"] = lowering_variants(options, device, keys, args, want, PARTITION_PROGRAMS[kind], row)
                 rows.append(row)
     if options.json:
         Path(options.json).write_text(json.dumps({"device": device.name, "rows": rows}, indent=2) + "\n")
@@ -337,6 +361,13 @@ def main() -> None:
     parser.add_argument("--partition", action="store_true", help="time the sorts on soac.partition (issue 28)")
     parser.add_argument("--kinds", default="keys,pairs", help="with --partition: keys, pairs, keys-counting")
     parser.add_argument("--distributions", default="uniform,few,sorted", help="with --partition: uniform, few, sorted")
+    parser.add_argument(
+        "--lowering",
+        action="append",
+        default=[],
+        metavar="OPTIONS",
+        help="with --partition: also time soac with these soac-to-kernel options, e.g. 'partition-match=ballots' (repeatable)",
+    )
     options = parser.parse_args()
     from soac.lowering.runtime import choose_device
 

@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac.lowering.conversion.kernel_builder import KernelBuilder, View, building_at
-from soac.lowering.kernel import AtomicLoadOp, AtomicOp, AtomicStoreOp, BallotOp, ShuffleOp, VectorLoadOp, VectorStoreOp
+from soac.lowering.kernel import (
+    AtomicLoadOp,
+    AtomicOp,
+    AtomicStoreOp,
+    BallotOp,
+    MatchAnyOp,
+    ShuffleOp,
+    VectorLoadOp,
+    VectorStoreOp,
+)
 from soac.lowering.kernel.memory import element_bytes
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import IntegerType, i32, i64
@@ -167,6 +176,11 @@ def shuffle(kb: KernelBuilder, mode: str, value: SSAValue, lane: SSAValue) -> SS
 def ballot(kb: KernelBuilder, predicate: SSAValue) -> SSAValue:
     """The warp's ballot of an i1: bit `l` is set when lane `l`'s predicate holds."""
     return kb.m.insert(BallotOp(predicate, _warp(kb)))
+
+
+def match_any(kb: KernelBuilder, value: SSAValue) -> SSAValue:
+    """The warp's lanes whose i32 `value` equals this lane's, as an i32 mask."""
+    return kb.m.insert(MatchAnyOp(_as_i32(kb, value), _warp(kb)))
 
 
 def lowest_set_bit(kb: KernelBuilder, bits: SSAValue) -> SSAValue:

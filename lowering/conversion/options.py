@@ -93,6 +93,9 @@ class LoweringOptions:
     """Tiles per block when the look-back kernel combines a scanomap's reduced values; 0: the group size."""
     partition_items: int = 0
     """Rows per work-item of a partition's tile (`strategies/partition.py`); 0: 4096 rows a tile."""
+    partition_match: Literal["auto", "match", "ballots"] = "auto"
+    """How a warp of a partition's tile finds the lanes of each lane's class: one `kernel.match_any` (`match`), or a
+    ballot per bit of the class (`ballots`, CUB's pre-Volta `BlockRadixRankMatch`); `auto`: `match`."""
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
@@ -176,6 +179,8 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_SEG_SHORT_VECTORS": ("seg_short_vectors", {}),
     "SOAC_SEG_ONE_VECTOR_ROWS": ("seg_one_vector_rows", {"0": "false", "1": "true"}),
     "SOAC_TILE_SPLIT_ITEMS": ("tile_split_items", {}),
+    "SOAC_PARTITION_ITEMS": ("partition_items", {}),
+    "SOAC_PARTITION_MATCH": ("partition_match", {}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

@@ -9,7 +9,7 @@ One dialect, in parts:
   `kernel.local_alloc`, `kernel.load`, `kernel.store`, `kernel.device_assert`;
 - `memory`: `kernel.vector_load`/`vector_store`, `kernel.atomic_load`/`atomic_store` (with a memory order and
   scope), `kernel.fence`, `kernel.atomic` (read-modify-write), `kernel.atomic_cmpxchg`;
-- `subgroup`: `kernel.shuffle` (up, down, idx, xor), `kernel.ballot`;
+- `subgroup`: `kernel.shuffle` (up, down, idx, xor), `kernel.ballot`, `kernel.match_any`;
 - `host`: `kernel.alloc`, `kernel.copy`, `kernel.read`, `kernel.write`, `kernel.launch`, `kernel.threshold`,
   `kernel.check_eq`, `kernel.assert`, `kernel.error_buffer`.
 
@@ -92,7 +92,7 @@ from soac.lowering.kernel.memory import (
     VectorLoadOp,
     VectorStoreOp,
 )
-from soac.lowering.kernel.subgroup import BallotOp, ShuffleOp
+from soac.lowering.kernel.subgroup import BallotOp, MatchAnyOp, ShuffleOp
 from soac.lowering.kernel.types import ERROR_SLOTS, ERROR_VALUES, BufferType, error_buffer_type, global_buffer
 from xdsl.ir import Dialect
 
@@ -117,6 +117,7 @@ DEVICE_OPS = (
     AtomicCmpxchgOp,
     ShuffleOp,
     BallotOp,
+    MatchAnyOp,
 )
 HOST_OPS = (AllocOp, CopyOp, ReadOp, WriteOp, LaunchOp, ThresholdOp, CheckEqOp, AssertOp, ErrorBufferOp)
 
@@ -156,6 +157,7 @@ __all__ = [
     "LocalAllocOp",
     "LocalIdOp",
     "LocalSizeOp",
+    "MatchAnyOp",
     "MemoryOrder",
     "MemoryOrderAttr",
     "MemoryScope",

@@ -2,6 +2,7 @@
 
     %up = kernel.shuffle up %x, %delta width 32 : i32
     %mask = kernel.ballot %p width 32
+    %same = kernel.match_any %c width 32 : i32
 
 A sub-group is `width` consecutive work-items of a work-group (a power of two);
 every work-item of it must execute the op together (no lane may have left in a
@@ -9,7 +10,9 @@ branch). `kernel.shuffle` gives the value of another lane: `up` the lane `delta`
 below (its own value if there is none), `down` the lane `delta` above (likewise),
 `idx` the lane given, `xor` the lane whose number differs in the bits of the mask
 given. `kernel.ballot` gives an i32 whose bit `l` says whether lane `l`'s
-predicate holds.
+predicate holds. `kernel.match_any` gives the mask of the lanes whose value equals
+this lane's (PTX's `match.any.sync`: one instruction where ballots per bit of the
+value would take one each).
 
 Whether a device has sub-groups of a width is a property of the target
 (`soac.lowering.kernel.target`): the OpenCL emitter refuses these ops for targets
@@ -102,6 +105,35 @@ class BallotOp(IRDLOperation):
 
     def __init__(self, predicate: SSAValue | Operation, width: int = 32):
         super().__init__(operands=[predicate], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
+
+    @property
+    def lanes(self) -> int:
+        return self.width.value.data
+
+    def verify_(self) -> None:
+        _check_width(self, self.lanes)
+        if self.lanes > 32:
+            raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")
+
+
+@irdl_op_definition
+class MatchAnyOp(IRDLOperation):
+    """The lanes of the sub-group whose value equals this lane's, as the bits of an i32 (lane 0 in the lowest bit).
+
+    %same = kernel.match_any %c width 32 : i32
+    """
+
+    name = "kernel.match_any"
+
+    width = prop_def(IntegerAttr[I64])
+    value = operand_def(I32)
+    result = result_def(i32)
+
+    traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$value `width` $width attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue | Operation, width: int = 32):
+        super().__init__(operands=[value], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
 
     @property
     def lanes(self) -> int:

@@ -164,7 +164,7 @@ class KernelPrinter(CPrinter):
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
-        if self.spelling.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp) for op in kernel.walk()):
+        if self.spelling.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp | kd.MatchAnyOp) for op in kernel.walk()):
             self.lanes = self.fresh("lanes")
             self.line(f"__local int {self.lanes}[{self.target.subgroup_width}];")
         self.print_block(kernel.body.block)
@@ -190,6 +190,7 @@ class KernelPrinter(CPrinter):
             kd.AtomicCmpxchgOp: self.print_atomic_cmpxchg,
             kd.ShuffleOp: self.print_shuffle,
             kd.BallotOp: self.print_ballot,
+            kd.MatchAnyOp: self.print_match_any,
         }
 
     def print_work_item_query(self, op: kd.WorkItemQuery) -> None:
@@ -293,7 +294,7 @@ class KernelPrinter(CPrinter):
 
     # -- sub-groups -------------------------------------------------------------
 
-    def check_subgroups(self, op: kd.ShuffleOp | kd.BallotOp) -> None:
+    def check_subgroups(self, op: kd.ShuffleOp | kd.BallotOp | kd.MatchAnyOp) -> None:
         if op.lanes > self.target.subgroup_width:
             have = f"sub-groups of {self.target.subgroup_width} lanes" if self.target.has_subgroups else "no sub-groups"
             raise EmitError(
@@ -363,6 +364,27 @@ class KernelPrinter(CPrinter):
             'asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" '
             f': "=r"({name}) : "r"((uint){self.expr(op.predicate)}));'
         )
+
+    def print_match_any(self, op: kd.MatchAnyOp) -> None:
+        """`match.any.sync` in inline PTX, of the whole warp (emulated: each lane compares every lane's value)."""
+        self.check_subgroups(op)
+        if op.lanes != self.target.subgroup_width:
+            raise EmitError(
+                f"'{op.name}' of {op.lanes} lanes: target '{self.target.name}' has matches of its whole "
+                f"{self.target.subgroup_width}-lane sub-groups only"
+            )
+        name = self.define(op.result)
+        value = self.expr(op.value)
+        self.line(f"int {name};")
+        if self.lanes is not None:
+            me = f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
+            self.line(f"{self.lanes}[{me}] = {value};")
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+            self.line(f"{name} = 0;")
+            self.line(f"for (int l = 0; l < {op.lanes}; l++) {name} |= {self.lanes}[l] == {value} ? (int)(1u << l) : 0;")
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+            return
+        self.line(f'asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"({name}) : "r"({value}));')
 
     def print_device_assert(self, op: kd.DeviceAssertOp) -> None:
         """Unless the condition holds, the first failing work-item of the call records its code and values.

@@ -47,6 +47,7 @@ from soac import dialect as soac
 from soac.lowering.conversion.device_intrinsics import (
     ballot,
     lowest_set_bit,
+    match_any,
     pack_status,
     shuffle,
     spin_status,
@@ -161,6 +162,7 @@ class _Tile:
         kb.thread_id = kb.global_id()
         self.start = m.mul(self.tile, m.c(group * items), "tile_start")
         self.group, self.items, self.warps = group, items, warps
+        self.match = lw.options.partition_match != "ballots"
         self.columns = group // BALLOT_LANES if warps else group
         if warps:
             self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
@@ -182,6 +184,22 @@ class _Tile:
         bucket, *values = self.inliner.inline_scalars(self.op.body, [kb.row(v, i) for v in self.inputs])
         j = _to_index(kb.b, bucket)
         return m.select(scatter_in_bounds(kb, j, m.c(k)), j, m.c(k), "class"), values
+
+    def class_of_values(self, values: list[SSAValue]) -> SSAValue:
+        """The class of a row whose values (the lambda's arguments) are `values`."""
+        m = self.kb.m
+        bucket, *_ = self.inliner.inline_scalars(self.op.body, values)
+        j = _to_index(self.kb.b, bucket)
+        return m.select(scatter_in_bounds(self.kb, j, m.c(self.op.bucket_count)), j, m.c(self.op.bucket_count), "class")
+
+    @property
+    def moves_its_arguments(self) -> bool:
+        """Whether the values the lambda moves are its arguments (a sort's keys): a moved row's class can then be
+        computed again from its moved values."""
+        block = self.op.body.block
+        terminator = block.last_op
+        assert terminator is not None
+        return list(terminator.operands[1:]) == list(block.args)
 
     def rounds(self, body: Callable[[SSAValue], None]) -> None:
         """`body(e)` for each round `e` of the work-item (every lane of a warp runs every round)."""
@@ -219,8 +237,10 @@ class _Tile:
         self.rounds(round_)
 
     def peers(self, c: SSAValue) -> SSAValue:
-        """The lanes whose class equals this lane's: a ballot per bit of the class (0 to C)."""
+        """The lanes whose class equals this lane's: one match, or a ballot per bit of the class (0 to C)."""
         m = self.kb.m
+        if self.match:
+            return match_any(self.kb, c)
         bits = m.insert(arith.IndexCastOp(c, i32), "class_bits")
         all_lanes = m.const(-1, i32)
         peers = all_lanes
@@ -520,14 +540,18 @@ class _Stage:
         return low
 
     def write_out(self, base: View, outs: list[View]) -> None:
-        """The staged rows to the result: work-item w writes rows w, w + G, ... of the tile."""
+        """The staged rows to the result: work-item w writes rows w, w + G, ... of the tile, each at its class's base
+        plus w (its class computed again from its values where the lambda moves its arguments, else found among the
+        class starts)."""
         t, kb, m = self.tile, self.kb, self.m
         count = m.min(m.c(self.rows), m.sub(t.width, t.start), "tile_rows")
 
         def write(j: SSAValue) -> None:
-            to = _to_index(kb.b, _add(kb, kb.load(base, self.class_of(j)), m.insert(arith.IndexCastOp(j, i32))))
-            for view, out in zip(self.values, outs):
-                kb.store(kb.load(view, j), out, to)
+            values = [kb.load(view, j) for view in self.values]
+            c = t.class_of_values(values) if t.moves_its_arguments else self.class_of(j)
+            to = _to_index(kb.b, _add(kb, kb.load(base, c), m.insert(arith.IndexCastOp(j, i32))))
+            for value, out in zip(values, outs):
+                kb.store(value, out, to)
 
         _loop(kb, t.tid, count, m.c(t.group), "j", write)
 

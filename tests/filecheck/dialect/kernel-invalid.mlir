@@ -358,6 +358,15 @@ kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32
 // CHECK: error: 'kernel.ballot' width must be a power of two from 2 to 64, got 24
 
 // -----
+// A match's mask is an i32, of an i32 value.
+kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32>, %ws: !kernel.buffer<global, i64>, %a: i32, %w: i64, %f: f32) {
+  %m = kernel.match_any %a width 64 : i32
+  kernel.return
+}
+
+// CHECK: error: 'kernel.match_any' gives an i32 mask, so its width is at most 32, got 64
+
+// -----
 // A barrier fences local or global memory, or both.
 kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32>, %ws: !kernel.buffer<global, i64>, %a: i32, %w: i64, %f: f32) {
   %gid = kernel.global_id 0

@@ -36,6 +36,7 @@
 // CHECK-NEXT:     %bfly = kernel.shuffle xor %c, %lane width 32 : i32
 // CHECK-NEXT:     %p = arith.cmpi eq, %a, %b : i32
 // CHECK-NEXT:     %mask = kernel.ballot %p width 32
+// CHECK-NEXT:     %same = kernel.match_any %b width 32 : i32
 // CHECK-NEXT:     kernel.return
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
@@ -51,6 +52,7 @@
 // GENERIC:      %was = "kernel.atomic_cmpxchg"(%xs, %gid, %a, %d) : (!kernel.buffer<global, i32>, index, i32, i32) -> i32
 // GENERIC:      %down = "kernel.shuffle"(%f0, %lane) <{mode = #kernel<shuffle_mode down>, width = 16 : i64}> : (f32, i32) -> f32
 // GENERIC:      %mask = "kernel.ballot"(%p) <{width = 32 : i64}> : (i1) -> i32
+// GENERIC-NEXT: %same = "kernel.match_any"(%b) <{width = 32 : i64}> : (i32) -> i32
 
 // OPENCL:      #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 // OPENCL-NEXT: #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -95,6 +97,8 @@
 // OPENCL-NEXT:   const bool p = a == b;
 // OPENCL-NEXT:   int mask;
 // OPENCL-NEXT:   asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" : "=r"(mask) : "r"((uint)p));
+// OPENCL-NEXT:   int same;
+// OPENCL-NEXT:   asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(same) : "r"(b));
 // OPENCL-NEXT: }
 
 builtin.module attributes {kernel.target = "nvidia"} {
@@ -127,6 +131,7 @@ builtin.module attributes {kernel.target = "nvidia"} {
     %bfly = kernel.shuffle xor %c, %lane width 32 : i32
     %p = arith.cmpi eq, %a, %b : i32
     %mask = kernel.ballot %p width 32
+    %same = kernel.match_any %b width 32 : i32
     kernel.return
   }
 }
