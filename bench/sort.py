@@ -287,7 +287,13 @@ def torch_pair_ms(keys: np.ndarray, kind: str, expected: np.ndarray, order: np.n
 
 
 def lowering_variants(
-    options: argparse.Namespace, device: Any, keys: np.ndarray, args: list[np.ndarray], want: list[np.ndarray], program: Path, row: dict[str, Any]
+    options: argparse.Namespace,
+    device: Any,
+    keys: np.ndarray,
+    args: list[np.ndarray],
+    want: list[np.ndarray],
+    program: Path,
+    row: dict[str, Any],
 ) -> list[dict[str, Any]]:
     """`--lowering`: the sort again with each set of soac-to-kernel options forced, checked and timed alike."""
     from soac.lowering.conversion.options import parse_option

@@ -164,7 +164,9 @@ class KernelPrinter(CPrinter):
                 params.append(f"const {storage_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
-        if self.spelling.emulated_subgroups and any(isinstance(op, kd.ShuffleOp | kd.BallotOp | kd.MatchAnyOp) for op in kernel.walk()):
+        if self.spelling.emulated_subgroups and any(
+            isinstance(op, kd.ShuffleOp | kd.BallotOp | kd.MatchAnyOp) for op in kernel.walk()
+        ):
             self.lanes = self.fresh("lanes")
             self.line(f"__local int {self.lanes}[{self.target.subgroup_width}];")
         self.print_block(kernel.body.block)

@@ -59,7 +59,9 @@ def test_a_profiling_queue_takes_the_place_of_the_devices_queue(parse):
     profiling = cl.CommandQueue(first.context, first.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
     try:
         first.queue = profiling
-        assert first.queue is profiling and second.queue is profiling and first.memory.queue is profiling
+        assert first.queue is profiling
+        assert second.queue is profiling
+        assert first.memory.queue is profiling
         xs = np.arange(100_000, dtype=np.float32)
         (r,) = second.call("add", [np.int64(xs.size), xs, xs])
         np.testing.assert_array_equal(r, 2 * xs)

@@ -124,7 +124,8 @@ def test_nvidia_kernels_match_warps_and_stage_the_tile():
 
     nvidia, generic = source("nvidia"), source("generic")
     rank = nvidia[nvidia.index("main_partition_rank_0") :]
-    assert "match.any.sync" in rank and "vote.sync.ballot" not in rank
+    assert "match.any.sync" in rank
+    assert "vote.sync.ballot" not in rank
     ballots = source("nvidia partition-match=ballots")
     assert "vote.sync.ballot" in ballots[ballots.index("main_partition_rank_0") :]
     assert "shfl.sync.idx" in rank
