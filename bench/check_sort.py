@@ -1,6 +1,7 @@
 """Correctness of soac.lang's sorts on soac.partition on a device, for each lowering path: the default (Onesweep
 where the device's scan is the look-back one and the counts are known), the counting path (`scan=reduce-then-scan`),
-and the generic target's ranking (no warps), counting or Onesweep; `ballots`: the warps match classes by ballots. Keys i32 and f32, pairs, sizes around the tile and large.
+and the generic target's ranking (no warps), counting or Onesweep; `match`: warps match classes with `match.any`;
+`again`: the tiles rank twice. Keys i32 and f32, pairs, sizes around the tile and large.
 
     python bench/check_sort.py                       # the first GPU
     python bench/check_sort.py --device pocl --sizes 1000,5000
@@ -19,7 +20,8 @@ VARIANTS: dict[str, dict[str, object]] = {
     "counting": {"scan": "reduce-then-scan"},
     "generic": {"target": "generic"},
     "generic-onesweep": {"target": "generic", "scan": "lookback"},
-    "ballots": {"partition_match": "ballots"},
+    "match": {"partition_match": "match"},
+    "again": {"partition_ranks": "again"},
 }
 
 

@@ -307,7 +307,6 @@ class LambdaInliner:
             ok = m.both(ok, same)
         return width if ok is None else m.select(ok, width, m.c(0), "width")
 
-
     def _outside(self, value: SSAValue) -> list[SSAValue] | SSAValue | None:
         """A value from outside the kernel: an array's kernel-side sizes, or a scalar (None for one inside it)."""
         if not isinstance(value.type, TensorType):

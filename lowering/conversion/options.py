@@ -95,7 +95,11 @@ class LoweringOptions:
     """Rows per work-item of a partition's tile (`strategies/partition.py`); 0: 4096 rows a tile."""
     partition_match: Literal["auto", "match", "ballots"] = "auto"
     """How a warp of a partition's tile finds the lanes of each lane's class: one `kernel.match_any` (`match`), or a
-    ballot per bit of the class (`ballots`, CUB's pre-Volta `BlockRadixRankMatch`); `auto`: `match`."""
+    ballot per bit of the class (`ballots`, as CUB's `BlockRadixRankMatch` does before Volta); `auto`: `ballots`
+    (on the H200 a radix sort's pass took 1.3x as long with `match`)."""
+    partition_ranks: Literal["auto", "keep", "again"] = "auto"
+    """Whether a staged partition tile keeps each row's rank from counting to moving in local memory (`keep`, where it
+    fits) or matches the warps' classes again (`again`); `auto`: `keep`."""
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
@@ -181,6 +185,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_TILE_SPLIT_ITEMS": ("tile_split_items", {}),
     "SOAC_PARTITION_ITEMS": ("partition_items", {}),
     "SOAC_PARTITION_MATCH": ("partition_match", {}),
+    "SOAC_PARTITION_RANKS": ("partition_ranks", {}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

@@ -208,7 +208,6 @@ class Inliner(ControlFlowInliner):
                 )
         return dims
 
-
     def _fold(self, op: soac.ReduceOp | soac.RedomapOp | soac.ScanOp | soac.ScanomapOp, scan: bool) -> None:
         width = self.scalar(op.width)
         neutral = [self.scalar(v) for v in op.neutral]
@@ -412,7 +411,6 @@ class Inliner(ControlFlowInliner):
         raise LoweringError(f"{describe(op)} inside a SOAC lambda is not supported; thresholds belong to host code")
 
 
-
 def rotated_row(kb: KernelBuilder, row: SSAValue, amount: SSAValue, rows: SSAValue) -> SSAValue:
     """`(row + amount) mod rows` for a row in `[0, rows)` and any amount (computed where a row exists, so `rows` is
     not 0)."""
@@ -421,6 +419,7 @@ def rotated_row(kb: KernelBuilder, row: SSAValue, amount: SSAValue, rows: SSAVal
     shift = m.select(m.cmp(rest, m.c(0), "slt"), m.add(rest, rows), rest, "shift")
     moved = m.add(row, shift)
     return m.select(m.lt(moved, rows), moved, m.sub(moved, rows), "row")
+
 
 def scatter_in_bounds(kb: KernelBuilder, index: SSAValue, size: SSAValue) -> SSAValue:
     """Whether a scatter writes its row: its index is inside the destination (compared unsigned, so negative indices
@@ -444,7 +443,6 @@ def _cast_index(builder: Builder, value: SSAValue, to: object) -> SSAValue:
     op = arith.IndexCastOp(value, to)  # pyright: ignore[reportArgumentType]
     builder.insert(op)
     return op.result
-
 
 
 Inliner.HANDLERS = {

@@ -58,7 +58,6 @@ REDUCED_TYPES = ("i1", "i8", "i16", "i32", "i64", "f32", "f64", "index")
 """Types a reduction part carried by the look-back kernel may have (scalars a partial can hold)."""
 
 
-
 def fan_in(group: int, forced: int = 0) -> int:
     """Tiles per block: the group size, or soac-to-kernel's `scan-reduce-fan-in` where not 0 (at most the group size).
     Tests set fewer, so that a small input makes more blocks than work-items and the last block folds several block

@@ -162,7 +162,8 @@ class _Tile:
         kb.thread_id = kb.global_id()
         self.start = m.mul(self.tile, m.c(group * items), "tile_start")
         self.group, self.items, self.warps = group, items, warps
-        self.match = lw.options.partition_match != "ballots"
+        self.match = lw.options.partition_match == "match"
+        self.round: SSAValue | None = None
         self.columns = group // BALLOT_LANES if warps else group
         if warps:
             self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
@@ -185,6 +186,16 @@ class _Tile:
         j = _to_index(kb.b, bucket)
         return m.select(scatter_in_bounds(kb, j, m.c(k)), j, m.c(k), "class"), values
 
+    def row_in_tile(self) -> SSAValue:
+        """The place of the current round's row among the tile's rows (`row_at` less the tile's start)."""
+        assert self.round is not None
+        return self.kb.m.sub(self.row_at(self.round), self.start, "in_tile_row")
+
+    def values_of(self, i: SSAValue) -> list[SSAValue]:
+        """The values row `i` moves (the rows themselves where the lambda moves its arguments)."""
+        rows = [self.kb.row(v, i) for v in self.inputs]
+        return rows if self.moves_its_arguments else self.row(i)[1]
+
     def class_of_values(self, values: list[SSAValue]) -> SSAValue:
         """The class of a row whose values (the lambda's arguments) are `values`."""
         m = self.kb.m
@@ -206,7 +217,9 @@ class _Tile:
         m = self.kb.m
 
         def step(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.round = e
             body(e)
+            self.round = None
             return []
 
         self.kb.for_loop(m.c(0), m.c(self.items), m.c(1), [], "e", step)
@@ -390,8 +403,12 @@ def _rank(
         slot = slot_of(t.row(i)[0])
         kb.store(_add(kb, kb.load(counters, slot), one), counters, slot)
 
+    kept = _KeptRanks(t, counters, slot_of, stage) if stage is not None and keeps_ranks(lw.options, op, group, items) else None
+
     def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, _: list[SSAValue]) -> None:
-        _warp_add(t, counters, slot_of(c), inside, peers, hand_back=False)
+        before = _warp_add(t, counters, slot_of(c), inside, peers, hand_back=kept is not None)
+        if kept is not None:
+            kept.keep(c, peers, before)
 
     t.warp_rows(count_round) if warps else t.each_row(count)
     _barrier(kb)
@@ -418,11 +435,40 @@ def _rank(
         place = _add(kb, before, rank, "place_in_class")
         kb.if_then(inside, lambda: stage.keep(c, place, values) if stage is not None else write(c, place, values))
 
-    t.warp_rows(move_warp) if warps else t.each_row(move)
+    if kept is not None:
+        t.each_row(kept.move)
+    else:
+        t.warp_rows(move_warp) if warps else t.each_row(move)
     if stage is not None:
         _barrier(kb)
         stage.write_out(base, out_views)
     lw.add_kernel(kb, *launch)
+
+
+class _KeptRanks:
+    """Each row's class and place among its column's rows of the class (`class << 16 | place`), kept in local memory
+    by the counting round, so that the moving round reads them instead of matching the warps again."""
+
+    def __init__(self, tile: _Tile, counters: View, slot_of: Callable[[SSAValue], SSAValue], stage: _Stage):
+        self.tile, self.counters, self.slot_of, self.stage = tile, counters, slot_of, stage
+        self.view = _local(tile.kb, tile.group * tile.items, "ranked")
+
+    def keep(self, c: SSAValue, peers: SSAValue, before: SSAValue) -> None:
+        """In a counting round: the lane's place is its column's rows of class c before the round and its rank
+        among the round's lanes of the class."""
+        t, kb, m = self.tile, self.tile.kb, self.tile.kb.m
+        rank = _popcount(kb, m.insert(arith.AndIOp(peers, t.lanes_below())), "rank")
+        place = _add(kb, before, rank, "place_in_column")
+        high = m.insert(arith.ShLIOp(m.insert(arith.IndexCastOp(c, i32)), m.const(16, i32)))
+        kb.store(m.insert(arith.OrIOp(high, place)), self.view, t.row_in_tile())
+
+    def move(self, i: SSAValue) -> None:
+        """Row i to its staged place: its class's start in the tile, its column's, and its place in the column."""
+        t, kb, m = self.tile, self.tile.kb, self.tile.kb.m
+        packed = kb.load(self.view, t.row_in_tile(), "packed")
+        c = m.insert(arith.IndexCastOp(m.insert(arith.ShRUIOp(packed, m.const(16, i32))), IndexType()), "class")
+        in_column = m.insert(arith.AndIOp(packed, m.const(0xFFFF, i32)))
+        self.stage.keep(c, _add(kb, kb.load(self.counters, self.slot_of(c)), in_column, "place_in_class"), t.values_of(i))
 
 
 def _class_places(
@@ -456,6 +502,18 @@ def _class_places(
     _barrier(kb)
     _loop(kb, t.tid, m.c(t.classes), m.c(t.group), "c", lambda c: kb.store(begin(c, kb.load(totals, c)), base, c))
     _barrier(kb)
+
+
+def keeps_ranks(options: LoweringOptions, op: soac.PartitionOp, group: int, items: int) -> bool:
+    """Whether a staged tile keeps each row's class and place among its warp's rows of the class in local memory
+    from the counting round to the moving one (which then matches no warp again), by `partition-ranks` and where it
+    fits beside the staged values."""
+    if options.partition_ranks == "again":
+        return False
+    classes, columns = op.bucket_count + 1, group // BALLOT_LANES
+    staged = sum(element_bytes(tensor_element(r.type)) or 8 for r in op.outs) * group * items
+    fits = classes < 1 << 15 and BALLOT_LANES * items < 1 << 16
+    return fits and local_bytes(classes, columns, staged + 4 * group * items) <= LOCAL_BYTES
 
 
 STAGE_BYTES = 36 * 1024

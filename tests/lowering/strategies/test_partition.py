@@ -43,7 +43,8 @@ TARGETS = {
         "partition_items": ITEMS,
     },
 }
-TARGETS["emulated-warps-ballots"] = {**TARGETS["emulated-warps"], "partition_match": "ballots"}
+TARGETS["emulated-warps-match"] = {**TARGETS["emulated-warps"], "partition_match": "match"}
+TARGETS["emulated-warps-again"] = {**TARGETS["emulated-warps"], "partition_ranks": "again"}
 _programs: dict[str, Program] = {}
 
 
@@ -76,7 +77,7 @@ def test_key_patterns(kind: str):
     check("generic", keys_of(kind, 5 * TILE + 1))
 
 
-@pytest.mark.parametrize("target", ["cpu", "emulated-warps", "emulated-warps-ballots"])
+@pytest.mark.parametrize("target", ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again"])
 def test_other_targets(target: str):
     for n in (0, 1, TILE + 1, 2003):
         check(target, keys_of("random", n))
@@ -109,33 +110,37 @@ def test_width_mismatch_is_reported_at_the_op():
 
 
 def test_nvidia_kernels_match_warps_and_stage_the_tile():
-    """On the nvidia target the rank kernel matches each round's classes with ballots, hands counters back by
-    shuffles and stages the tile's values in local memory; the generic one does neither."""
+    """On the nvidia target the rank kernel matches each round's classes with ballots (or one `match.any`), hands
+    counters back by shuffles, keeps the ranks and stages the tile's values in local memory; the generic one does
+    none of it."""
     from soac.lowering.kernel.target import get_target
     from soac.lowering.opencl.emitter import opencl_source
     from soac.passes import get_all_passes
     from xdsl.passes import PassPipeline
 
-    def source(target: str) -> str:
+    def source(target: str, text: str = BY_REMAINDER) -> str:
         ctx = make_context()
-        module = parse_module(ctx, BY_REMAINDER, "partition.mlir")
+        module = parse_module(ctx, text, "partition.mlir")
         PassPipeline.parse_spec(get_all_passes(), f"soac-to-kernel{{target={target}}}").apply(ctx, module)
         return opencl_source(module, get_target(target.split()[0]))
 
     nvidia, generic = source("nvidia"), source("generic")
     rank = nvidia[nvidia.index("main_partition_rank_0") :]
-    assert "match.any.sync" in rank
-    assert "vote.sync.ballot" not in rank
-    ballots = source("nvidia partition-match=ballots")
-    assert "vote.sync.ballot" in ballots[ballots.index("main_partition_rank_0") :]
+    assert "vote.sync.ballot" in rank
+    assert "match.any.sync" not in rank
+    assert "__local int ranked" not in rank  # an i32 and an f32 staged: 32 KiB, no room for the ranks
+    match = source("nvidia partition-match=match")
+    assert "match.any.sync" in match[match.index("main_partition_rank_0") :]
     assert "shfl.sync.idx" in rank
     assert "__local int staged" in rank
     assert "__local float staged" in rank
     assert "vote.sync" not in generic
     assert "staged" not in generic
+    keys = source("nvidia", (Path(__file__).resolve().parents[3] / "examples" / "radix_sort_partition.mlir").read_text())
+    assert "__local int ranked" in keys[keys.index("main_partition_rank_0") :]
 
 
-@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+@pytest.mark.parametrize("target", ["emulated-warps", "emulated-warps-again", "generic"])
 def test_moved_values_that_are_not_the_arguments(target: str):
     """A lambda that moves other values than its arguments: the staged rows' classes are then found among the class
     starts, not computed again from the moved values (which would give the class of `x + 1`)."""
