@@ -305,10 +305,12 @@ def lowering_variants(
             name, _, text = item.partition("=")
             field = name.replace("-", "_")
             forced[field] = parse_option(field, text)
-        soac = soac_times(device, keys, options.runs, False, program, args, want, forced)
+        soac = soac_times(device, keys, options.runs, options.breakdown, program, args, want, forced)
         ratios = [soac["kernels"] / row[p] if row[p] else None for p in ("cub", "torch")]
         print(f"{'':>12}{spec:<24} " + " ".join(f"{show(t):>10}" for t in [soac["kernels"], soac["wall"], *ratios]), flush=True)
-        found.append({"options": spec, "soac_kernels": soac["kernels"], "soac_wall": soac["wall"]})
+        for name, ms in soac.get("breakdown", {}).items():
+            print(f"{'':>16}{name:<28} {ms:9.3f}", flush=True)
+        found.append({"options": spec, "soac_kernels": soac["kernels"], "soac_wall": soac["wall"], **soac})
     return found
 
 
