@@ -54,7 +54,7 @@ def main() -> None:
         jitted = sl.jit(fn, device_results=True)
         got = jitted(dk).get()
         queue = jitted.specialize(dk).runner.queue
-        ms = median_ms(lambda: jitted(dk), queue.finish, options.runs)  # noqa: B023
+        ms = median_ms(lambda: jitted(dk), queue.finish, options.runs)
         print(f"{name:<28} {ms:8.3f} ms  matches numpy: {np.array_equal(got, want)}", flush=True)
 
 

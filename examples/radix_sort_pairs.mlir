@@ -1,6 +1,6 @@
 // Key-value pairs sorted by key (32-bit unsigned keys held in i32, any i32 values), stably: the Onesweep radix sort
-// of examples/radix_sort_onesweep.mlir (one upfront histogram of the four digit places, then one partition per
-// place given its counts) moving each key's value with it (the partition's lambda yields both).
+// of examples/radix_sort_onesweep.mlir (one partition per digit place given its counts, a histogram of the place's
+// digits) moving each key's value with it (the partition's lambda yields both).
 // With the values 0..n-1 this is argsort: numpy's np.argsort(xs.view(np.uint32), kind='stable').
 //
 //   soac-run examples/radix_sort_pairs.mlir --input '[5,-1,7,300,0,7]' --input '[0,1,2,3,4,5]'
@@ -26,40 +26,22 @@ func.func @main(%xs: tensor<?xi32>, %vs: tensor<?xi32>) -> (tensor<?xi32>, tenso
   %one = arith.constant 1 : i32
   %bits = arith.constant 8 : i32
   %mask = arith.constant 255 : i32
-  %places = arith.constant 4 : i64
-
-  // hists[p * 256 + d]: the keys whose digit p is d, for the four places, in one pass over the keys.
-  %rows = arith.muli %n, %passes : index
-  %all_bins = arith.muli %digits, %passes : index
-  %r = soac.iota %rows : tensor<?xi64>
-  %ones = soac.replicate %rows, %one : i32 -> tensor<?xi32>
-  %empty = soac.replicate %all_bins, %zero : i32 -> tensor<?xi32>
-  %hists = soac.hist %rows (%r, %ones : tensor<?xi64>, tensor<?xi32>) into(%empty : tensor<?xi32>) neutral(%zero : i32) -> tensor<?xi32>
-      combine(%a: i32, %b: i32) {
-    %s = arith.addi %a, %b : i32
-    soac.yield %s : i32
-  } lambda(%row: i64, %w: i32) {
-    %key_at = arith.divui %row, %places : i64
-    %place = arith.remui %row, %places : i64
-    %i = arith.index_cast %key_at : i64 to index
-    %k = soac.index %xs[%i] : tensor<?xi32> -> i32
-    %p32 = arith.trunci %place : i64 to i32
-    %shift = arith.muli %p32, %bits : i32
-    %shifted = arith.shrui %k, %shift : i32
-    %digit = arith.andi %shifted, %mask : i32
-    %p = arith.index_cast %place : i64 to index
-    %d = arith.index_cast %digit : i32 to index
-    %first = arith.muli %p, %digits : index
-    %bin = arith.addi %first, %d : index
-    soac.yield %bin, %w : index, i32
-  }
 
   %sorted:2 = scf.for %p = %c0 to %passes step %c1 iter_args(%ks = %xs, %ws = %vs) -> (tensor<?xi32>, tensor<?xi32>) {
     %p32 = arith.index_cast %p : index to i32
     %shift = arith.muli %p32, %bits : i32
-    %lo = arith.muli %p, %digits : index
-    %hi = arith.addi %lo, %digits : index
-    %known = soac.slice %hists[%lo : %hi] : tensor<?xi32> -> tensor<?xi32>
+    %empty = soac.replicate %digits, %zero : i32 -> tensor<?xi32>
+    %ones = soac.replicate %n, %one : i32 -> tensor<?xi32>
+    %known = soac.hist %n (%ks, %ones : tensor<?xi32>, tensor<?xi32>) into(%empty : tensor<?xi32>) neutral(%zero : i32) -> tensor<?xi32>
+        combine(%a: i32, %b: i32) {
+      %s = arith.addi %a, %b : i32
+      soac.yield %s : i32
+    } lambda(%k: i32, %w: i32) {
+      %shifted = arith.shrui %k, %shift : i32
+      %digit = arith.andi %shifted, %mask : i32
+      %d = arith.index_cast %digit : i32 to index
+      soac.yield %d, %w : index, i32
+    }
     %counts, %next_ks, %next_ws = soac.partition %n buckets 256 counts(%known : tensor<?xi32>) (%ks, %ws : tensor<?xi32>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) lambda(%k: i32, %w: i32) {
       %shifted = arith.shrui %k, %shift : i32
       %digit = arith.andi %shifted, %mask : i32

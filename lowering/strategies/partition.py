@@ -31,7 +31,7 @@ With warps the ranked values are staged in local memory by class when they fit (
 work-items write consecutive places of the result (CUB's scatter through shared memory).
 
 Onesweep (Adinets and Merrill 2022): when the partition is given its bucket counts (`counts(...)`, e.g. from one
-upfront histogram of every digit place of a radix sort) and the target's scan has forward progress (`lookback`),
+histogram of a radix sort's digit place) and the target's scan has forward progress (`lookback`),
 there is no count kernel and no scan: `partition_init` clears one status word per tile and class and computes where
 each class begins; `partition_onesweep` takes tiles by ticket, ranks a tile as above, publishes its rows per class
 (an aggregate, or inclusive for the first tile) and looks back over the tiles before it for each class (decoupled
