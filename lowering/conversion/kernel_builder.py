@@ -35,6 +35,7 @@ from soac.lowering.kernel import (
     LoadOp,
     ReturnOp,
     StoreOp,
+    UNROLL,
     error_buffer_type,
     global_buffer,
 )
@@ -48,7 +49,7 @@ from soac.messages import where as where
 from soac.messages import width_problem as width_problem
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -505,8 +506,10 @@ class KernelBuilder:
         inits: Sequence[SSAValue],
         name: str,
         body: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
+        unroll: bool = False,
     ) -> list[SSAValue]:
-        """An `scf.for` whose body `body(iv, carried) -> next carried` is built in place."""
+        """An `scf.for` whose body `body(iv, carried) -> next carried` is built in place (marked `kernel.unroll` if
+        `unroll`)."""
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         block.args[0].name_hint = name
         for arg, init in zip(block.args[1:], inits):
@@ -515,6 +518,8 @@ class KernelBuilder:
             carried = body(block.args[0], list(block.args[1:]))
             self.b.insert(scf.YieldOp(*carried))
         loop = scf.ForOp(lower, upper, step, list(inits), block)
+        if unroll:
+            loop.attributes[UNROLL] = UnitAttr()
         self.b.insert(loop)
         for result, init in zip(loop.results, inits):
             result.name_hint = init.name_hint

@@ -97,9 +97,10 @@ class LoweringOptions:
     """How a warp of a partition's tile finds the lanes of each lane's class: one `kernel.match_any` (`match`), or a
     ballot per bit of the class (`ballots`, as CUB's `BlockRadixRankMatch` does before Volta); `auto`: `ballots`
     (on the H200 a radix sort's pass took 1.3x as long with `match`)."""
-    partition_ranks: Literal["auto", "keep", "again"] = "auto"
-    """Whether a staged partition tile keeps each row's rank from counting to moving in local memory (`keep`, where it
-    fits) or matches the warps' classes again (`again`); `auto`: `keep`."""
+    partition_ranks: Literal["auto", "registers", "keep", "again"] = "auto"
+    """How a staged partition tile carries each row's rank from counting to moving: with its values in registers
+    (`registers`: the rounds unrolled, private arrays), in local memory (`keep`, where it fits; the rows are read
+    again), or not (`again`: the moving round matches the warps' classes again); `auto`: `keep`."""
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""

@@ -67,9 +67,11 @@ from soac.lowering.kernel.device import (
     LocalIdOp,
     LocalSizeOp,
     NumGroupsOp,
+    PrivateAllocOp,
     ReturnOp,
     StoreOp,
     WorkItemQuery,
+    UNROLL,
 )
 from soac.lowering.kernel.host import (
     AllocOp,
@@ -105,6 +107,7 @@ DEVICE_OPS = (
     NumGroupsOp,
     BarrierOp,
     LocalAllocOp,
+    PrivateAllocOp,
     LoadOp,
     StoreOp,
     DeviceAssertOp,
@@ -155,6 +158,8 @@ __all__ = [
     "LaunchOp",
     "LoadOp",
     "LocalAllocOp",
+    "PrivateAllocOp",
+    "UNROLL",
     "LocalIdOp",
     "LocalSizeOp",
     "MatchAnyOp",

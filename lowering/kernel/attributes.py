@@ -20,10 +20,12 @@ from xdsl.utils.str_enum import StrEnum
 
 
 class AddressSpace(StrEnum):
-    """Where a buffer lives: device memory every work-item sees, or one work-group's local memory."""
+    """Where a buffer lives: device memory every work-item sees, one work-group's local memory, or one work-item's
+    private memory (registers where its indices are known when the kernel is compiled)."""
 
     GLOBAL = "global"
     LOCAL = "local"
+    PRIVATE = "private"
 
 
 class MemoryOrder(StrEnum):

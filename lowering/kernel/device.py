@@ -242,6 +242,40 @@ class LocalAllocOp(IRDLOperation):
 
 
 @irdl_op_definition
+class PrivateAllocOp(IRDLOperation):
+    """A work-item's own array of a static number of elements; indexed in loops marked `kernel.unroll` (see
+    `UNROLL`), it stays in registers.
+
+    %keys = kernel.private_alloc 16 : !kernel.buffer<private, i32>
+    """
+
+    name = "kernel.private_alloc"
+
+    size = prop_def(IntegerAttr[I64])
+    result = result_def(BufferType)
+
+    traits = traits_def(HasAncestor(FuncOp))
+    assembly_format = "$size attr-dict `:` type($result)"
+
+    def __init__(self, size: int, element_type: Attribute):
+        super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType("private", element_type)])
+
+    @property
+    def num_elements(self) -> int:
+        return self.size.value.data
+
+    def verify_(self) -> None:
+        buffer_of(self, self.result, "private")
+        if self.num_elements <= 0:
+            raise VerifyException(f"'{self.name}' size must be positive, got {self.num_elements}")
+
+
+UNROLL = "kernel.unroll"
+"""A unit attribute of an `scf.for` in a kernel: unroll it (`#pragma unroll`), e.g. so that the private arrays it
+indexes by its induction variable stay in registers."""
+
+
+@irdl_op_definition
 class LoadOp(IRDLOperation):
     """`%x = kernel.load %buf[%i] : !kernel.buffer<global, f32> -> f32`, in a kernel."""
 

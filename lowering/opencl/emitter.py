@@ -31,7 +31,7 @@ from soac.lowering.c.printer import C_KEYWORDS, CPrinter
 from soac.lowering.kernel.target import TARGETS, DeviceTarget, target_of_module
 from soac.lowering.opencl.target import opencl_spelling
 from xdsl.context import Context
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.target import Target
@@ -125,7 +125,7 @@ WORK_ITEM_FUNCTIONS: dict[type[kd.WorkItemQuery], str] = {
 }
 """The OpenCL C work-item function of each work-item query (its `size_t`, cast to `long`)."""
 FENCE_FLAGS = {"local": "CLK_LOCAL_MEM_FENCE", "global": "CLK_GLOBAL_MEM_FENCE"}
-SPACES = {"local": "__local", "global": "__global"}
+SPACES = {"local": "__local", "global": "__global", "private": "__private"}
 UNSIGNED_ATOMICS = {"umin": "min", "umax": "max"}
 """Atomics that OpenCL C spells as the signed ones on unsigned pointers."""
 EXTENDED_64_BIT_ATOMICS = ("min", "max", "umin", "umax", "and", "or", "xor")
@@ -180,6 +180,7 @@ class KernelPrinter(CPrinter):
             kd.ReturnOp: lambda op: None,
             kd.BarrierOp: lambda op: self.line(f"barrier({' | '.join(FENCE_FLAGS[f] for f in op.fences)});"),
             kd.LocalAllocOp: self.print_local_alloc,
+            kd.PrivateAllocOp: self.print_private_alloc,
             kd.LoadOp: self.print_load,
             kd.StoreOp: lambda op: self.line(f"{self.element(op.buffer, op.index)} = {self.expr(op.value)};"),
             kd.DeviceAssertOp: self.print_device_assert,
@@ -208,6 +209,15 @@ class KernelPrinter(CPrinter):
         align = max((v.align.value.data for v in vectors), default=0)  # vector accesses need an aligned start
         attribute = f" __attribute__((aligned({align})))" if align else ""
         self.line(f"__local {storage_type(element)} {name}[{op.num_elements}]{attribute};")
+
+    def print_private_alloc(self, op: kd.PrivateAllocOp) -> None:
+        element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+        self.line(f"{storage_type(element)} {self.define(op.result)}[{op.num_elements}];")
+
+    def print_for(self, op: scf.ForOp) -> None:
+        if kd.UNROLL in op.attributes:
+            self.line("#pragma unroll")
+        super().print_for(op)
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)

@@ -67,7 +67,7 @@ from soac.lowering.conversion.kernel_builder import (
 )
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
-from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp
+from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp, PrivateAllocOp
 from soac.lowering.kernel.memory import AtomicOp, element_bytes
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32, i64
@@ -164,6 +164,8 @@ class _Tile:
         self.group, self.items, self.warps = group, items, warps
         self.match = lw.options.partition_match == "match"
         self.round: SSAValue | None = None
+        self.unrolled = False
+        """Whether the rounds are unrolled (their rows' values then live in registers: `_RankRegisters`)."""
         self.columns = group // BALLOT_LANES if warps else group
         if warps:
             self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
@@ -222,7 +224,7 @@ class _Tile:
             self.round = None
             return []
 
-        self.kb.for_loop(m.c(0), m.c(self.items), m.c(1), [], "e", step)
+        self.kb.for_loop(m.c(0), m.c(self.items), m.c(1), [], "e", step, unroll=self.unrolled)
 
     def each_row(self, body: Callable[[SSAValue], None]) -> None:
         """`body(i)` for each row `i` of the work-item inside the array (no sub-group ops in `body`)."""
@@ -403,12 +405,16 @@ def _rank(
         slot = slot_of(t.row(i)[0])
         kb.store(_add(kb, kb.load(counters, slot), one), counters, slot)
 
-    kept = _KeptRanks(t, counters, slot_of, stage) if stage is not None and keeps_ranks(lw.options, op, group, items) else None
+    kept: _KeptRanks | _RankRegisters | None = None
+    if stage is not None and lw.options.partition_ranks == "registers":
+        kept = _RankRegisters(t, counters, slot_of, stage, elements)
+    elif stage is not None and keeps_ranks(lw.options, op, group, items):
+        kept = _KeptRanks(t, counters, slot_of, stage)
 
-    def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, _: list[SSAValue]) -> None:
+    def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, values: list[SSAValue]) -> None:
         before = _warp_add(t, counters, slot_of(c), inside, peers, hand_back=kept is not None)
         if kept is not None:
-            kept.keep(c, peers, before)
+            kept.keep(c, peers, before, values)
 
     t.warp_rows(count_round) if warps else t.each_row(count)
     _barrier(kb)
@@ -453,14 +459,11 @@ class _KeptRanks:
         self.tile, self.counters, self.slot_of, self.stage = tile, counters, slot_of, stage
         self.view = _local(tile.kb, tile.group * tile.items, "ranked")
 
-    def keep(self, c: SSAValue, peers: SSAValue, before: SSAValue) -> None:
+    def keep(self, c: SSAValue, peers: SSAValue, before: SSAValue, values: list[SSAValue]) -> None:
         """In a counting round: the lane's place is its column's rows of class c before the round and its rank
         among the round's lanes of the class."""
-        t, kb, m = self.tile, self.tile.kb, self.tile.kb.m
-        rank = _popcount(kb, m.insert(arith.AndIOp(peers, t.lanes_below())), "rank")
-        place = _add(kb, before, rank, "place_in_column")
-        high = m.insert(arith.ShLIOp(m.insert(arith.IndexCastOp(c, i32)), m.const(16, i32)))
-        kb.store(m.insert(arith.OrIOp(high, place)), self.view, t.row_in_tile())
+        del values
+        self.tile.kb.store(_packed_rank(self.tile, c, peers, before), self.view, self.tile.row_in_tile())
 
     def move(self, i: SSAValue) -> None:
         """Row i to its staged place: its class's start in the tile, its column's, and its place in the column."""
@@ -469,6 +472,53 @@ class _KeptRanks:
         c = m.insert(arith.IndexCastOp(m.insert(arith.ShRUIOp(packed, m.const(16, i32))), IndexType()), "class")
         in_column = m.insert(arith.AndIOp(packed, m.const(0xFFFF, i32)))
         self.stage.keep(c, _add(kb, kb.load(self.counters, self.slot_of(c)), in_column, "place_in_class"), t.values_of(i))
+
+
+def _packed_rank(t: _Tile, c: SSAValue, peers: SSAValue, before: SSAValue) -> SSAValue:
+    """`c << 16 | place`: a row's class and its place among its column's rows of the class (its column's rows of
+    the class before the round, and its rank among the round's lanes of the class)."""
+    kb, m = t.kb, t.kb.m
+    rank = _popcount(kb, m.insert(arith.AndIOp(peers, t.lanes_below())), "rank")
+    place = _add(kb, before, rank, "place_in_column")
+    high = m.insert(arith.ShLIOp(m.insert(arith.IndexCastOp(c, i32)), m.const(16, i32)))
+    return m.insert(arith.OrIOp(high, place), "packed")
+
+
+class _RankRegisters:
+    """Each round's packed rank (`_packed_rank`) and moved values in the work-item's private arrays, indexed by the
+    round, whose loops are unrolled so that they stay in registers (CUB keeps a thread's keys so): the moving round
+    then reads neither the rows again nor local memory."""
+
+    def __init__(
+        self, tile: _Tile, counters: View, slot_of: Callable[[SSAValue], SSAValue], stage: _Stage, elements: list[Attribute]
+    ):
+        kb, m = tile.kb, tile.kb.m
+        self.tile, self.counters, self.slot_of, self.stage = tile, counters, slot_of, stage
+        tile.unrolled = True
+
+        def private(element: Attribute, name: str) -> View:
+            return View(m.insert(PrivateAllocOp(tile.items, element), name), m.c(0), [m.c(tile.items)], element)
+
+        self.packed = private(i32, "ranks")
+        self.values = [private(e, "row_values") for e in elements]
+
+    def keep(self, c: SSAValue, peers: SSAValue, before: SSAValue, values: list[SSAValue]) -> None:
+        t = self.tile
+        assert t.round is not None
+        t.kb.store(_packed_rank(t, c, peers, before), self.packed, t.round)
+        for value, view in zip(values, self.values):
+            t.kb.store(value, view, t.round)
+
+    def move(self, i: SSAValue) -> None:
+        """The round's row i to its staged place."""
+        del i
+        t, kb, m = self.tile, self.tile.kb, self.tile.kb.m
+        assert t.round is not None
+        packed = kb.load(self.packed, t.round, "packed")
+        c = m.insert(arith.IndexCastOp(m.insert(arith.ShRUIOp(packed, m.const(16, i32))), IndexType()), "class")
+        in_column = m.insert(arith.AndIOp(packed, m.const(0xFFFF, i32)))
+        place = _add(kb, kb.load(self.counters, self.slot_of(c)), in_column, "place_in_class")
+        self.stage.keep(c, place, [kb.load(view, t.round) for view in self.values])
 
 
 def _class_places(

@@ -358,6 +358,15 @@ kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32
 // CHECK: error: 'kernel.ballot' width must be a power of two from 2 to 64, got 24
 
 // -----
+// A private array is in private memory.
+kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32>, %ws: !kernel.buffer<global, i64>, %a: i32, %w: i64, %f: f32) {
+  %r = "kernel.private_alloc"() <{size = 4 : i64}> : () -> !kernel.buffer<local, i32>
+  kernel.return
+}
+
+// CHECK: error: 'kernel.private_alloc' expects a private buffer, got !kernel.buffer<local, i32>
+
+// -----
 // A match's mask is an i32, of an i32 value.
 kernel.func @k(%xs: !kernel.buffer<global, i32>, %fs: !kernel.buffer<global, f32>, %ws: !kernel.buffer<global, i64>, %a: i32, %w: i64, %f: f32) {
   %m = kernel.match_any %a width 64 : i32

@@ -70,12 +70,12 @@ kernel.func @k(%a: i32) {
 
 // -----
 
-kernel.func @k(%xs: !kernel.buffer<private, i32>) {
+kernel.func @k(%xs: !kernel.buffer<constant, i32>) {
   kernel.return
 }
 
 // CHECK:      {{.*}}kernel-parse-errors.mlir:73:36
-// CHECK:      Expected `global`, or `local`.
+// CHECK:      Expected `global`, `local`, or `private`.
 
 // -----
 

@@ -45,6 +45,7 @@ TARGETS = {
 }
 TARGETS["emulated-warps-match"] = {**TARGETS["emulated-warps"], "partition_match": "match"}
 TARGETS["emulated-warps-again"] = {**TARGETS["emulated-warps"], "partition_ranks": "again"}
+TARGETS["emulated-warps-registers"] = {**TARGETS["emulated-warps"], "partition_ranks": "registers"}
 _programs: dict[str, Program] = {}
 
 
@@ -77,7 +78,9 @@ def test_key_patterns(kind: str):
     check("generic", keys_of(kind, 5 * TILE + 1))
 
 
-@pytest.mark.parametrize("target", ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again"])
+@pytest.mark.parametrize(
+    "target", ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers"]
+)
 def test_other_targets(target: str):
     for n in (0, 1, TILE + 1, 2003):
         check(target, keys_of("random", n))
@@ -138,9 +141,14 @@ def test_nvidia_kernels_match_warps_and_stage_the_tile():
     assert "staged" not in generic
     keys = source("nvidia", (Path(__file__).resolve().parents[3] / "examples" / "radix_sort_partition.mlir").read_text())
     assert "__local int ranked" in keys[keys.index("main_partition_rank_0") :]
+    registers = source("nvidia partition-ranks=registers")
+    rank = registers[registers.index("main_partition_rank_0") :]
+    assert "int ranks[16];" in rank  # a work-item's 16 rows, in registers: the rounds are unrolled
+    assert "#pragma unroll" in rank
+    assert "__local int ranked" not in rank
 
 
-@pytest.mark.parametrize("target", ["emulated-warps", "emulated-warps-again", "generic"])
+@pytest.mark.parametrize("target", ["emulated-warps", "emulated-warps-again", "emulated-warps-registers", "generic"])
 def test_moved_values_that_are_not_the_arguments(target: str):
     """A lambda that moves other values than its arguments: the staged rows' classes are then found among the class
     starts, not computed again from the moved values (which would give the class of `x + 1`)."""
