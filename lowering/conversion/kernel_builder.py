@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from soac.lowering.conversion.errors import LoweringError as LoweringError
 from soac.lowering.conversion.sizes import Sizes
 from soac.lowering.kernel import (
+    UNROLL,
     AllocOp,
     BufferType,
     DeviceAssertOp,
@@ -35,7 +36,6 @@ from soac.lowering.kernel import (
     LoadOp,
     ReturnOp,
     StoreOp,
-    UNROLL,
     error_buffer_type,
     global_buffer,
 )

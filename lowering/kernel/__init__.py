@@ -56,6 +56,7 @@ from soac.lowering.kernel.attributes import (
     ShuffleModeAttr,
 )
 from soac.lowering.kernel.device import (
+    UNROLL,
     BarrierOp,
     DeviceAssertOp,
     FuncOp,
@@ -71,7 +72,6 @@ from soac.lowering.kernel.device import (
     ReturnOp,
     StoreOp,
     WorkItemQuery,
-    UNROLL,
 )
 from soac.lowering.kernel.host import (
     AllocOp,
@@ -132,6 +132,7 @@ __all__ = [
     "ERROR_SLOTS",
     "ERROR_VALUES",
     "HOST_OPS",
+    "UNROLL",
     "AddressSpace",
     "AddressSpaceAttr",
     "AllocOp",
@@ -158,8 +159,6 @@ __all__ = [
     "LaunchOp",
     "LoadOp",
     "LocalAllocOp",
-    "PrivateAllocOp",
-    "UNROLL",
     "LocalIdOp",
     "LocalSizeOp",
     "MatchAnyOp",
@@ -168,6 +167,7 @@ __all__ = [
     "MemoryScope",
     "MemoryScopeAttr",
     "NumGroupsOp",
+    "PrivateAllocOp",
     "ReadOp",
     "ReturnOp",
     "ShuffleMode",

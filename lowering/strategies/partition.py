@@ -405,11 +405,7 @@ def _rank(
         slot = slot_of(t.row(i)[0])
         kb.store(_add(kb, kb.load(counters, slot), one), counters, slot)
 
-    kept: _KeptRanks | _RankRegisters | None = None
-    if stage is not None and lw.options.partition_ranks == "registers":
-        kept = _RankRegisters(t, counters, slot_of, stage, elements)
-    elif stage is not None and keeps_ranks(lw.options, op, group, items):
-        kept = _KeptRanks(t, counters, slot_of, stage)
+    kept = _carried_ranks(lw.options, t, counters, slot_of, stage, elements)
 
     def count_round(inside: SSAValue, c: SSAValue, peers: SSAValue, values: list[SSAValue]) -> None:
         before = _warp_add(t, counters, slot_of(c), inside, peers, hand_back=kept is not None)
@@ -474,6 +470,24 @@ class _KeptRanks:
         self.stage.keep(c, _add(kb, kb.load(self.counters, self.slot_of(c)), in_column, "place_in_class"), t.values_of(i))
 
 
+def _carried_ranks(
+    options: LoweringOptions,
+    t: _Tile,
+    counters: View,
+    slot_of: Callable[[SSAValue], SSAValue],
+    stage: _Stage | None,
+    elements: list[Attribute],
+) -> _KeptRanks | _RankRegisters | None:
+    """How the tile's ranks go from counting to moving (`partition-ranks`), where the tile is staged."""
+    if stage is None:
+        return None
+    if options.partition_ranks == "registers":
+        return _RankRegisters(t, counters, slot_of, stage, elements)
+    if keeps_ranks(options, t.op, t.group, t.items):
+        return _KeptRanks(t, counters, slot_of, stage)
+    return None
+
+
 def _packed_rank(t: _Tile, c: SSAValue, peers: SSAValue, before: SSAValue) -> SSAValue:
     """`c << 16 | place`: a row's class and its place among its column's rows of the class (its column's rows of
     the class before the round, and its rank among the round's lanes of the class)."""
@@ -492,7 +506,7 @@ class _RankRegisters:
     def __init__(
         self, tile: _Tile, counters: View, slot_of: Callable[[SSAValue], SSAValue], stage: _Stage, elements: list[Attribute]
     ):
-        kb, m = tile.kb, tile.kb.m
+        m = tile.kb.m
         self.tile, self.counters, self.slot_of, self.stage = tile, counters, slot_of, stage
         tile.unrolled = True
 
