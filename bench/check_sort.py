@@ -1,7 +1,8 @@
 """Correctness of soac.lang's sorts on soac.partition on a device, for each lowering path: the default (Onesweep
 where the device's scan is the look-back one and the counts are known), the counting path (`scan=reduce-then-scan`),
 and the generic target's ranking (no warps), counting or Onesweep; `match`: warps match classes with `match.any`;
-`again`: the tiles rank twice. Keys i32 and f32, pairs, sizes around the tile and large.
+`again`: the tiles rank twice; `registers`: the ranks and rows kept in registers. Keys i32 and f32, pairs, sizes
+around the tile and large.
 
     python bench/check_sort.py                       # the first GPU
     python bench/check_sort.py --device pocl --sizes 1000,5000
@@ -22,6 +23,7 @@ VARIANTS: dict[str, dict[str, object]] = {
     "generic-onesweep": {"target": "generic", "scan": "lookback"},
     "match": {"partition_match": "match"},
     "again": {"partition_ranks": "again"},
+    "registers": {"partition_ranks": "registers"},
 }
 
 
