@@ -14,11 +14,15 @@ from typing import Any
 
 from soac import dialect as soac
 from soac.lang import dtypes
+from soac.lang.construction import full
 from soac.lang.control import where as select
+from soac.lang.conversions import convert_scalar
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located, user_location
-from soac.lang.operators import convert_scalar
-from soac.lang.soacs import _emit, _lambda, _row_wrapper, iota  # pyright: ignore[reportPrivateUsage]
+from soac.lang.gathers import bincount
+from soac.lang.lambdas import emit_at, row_wrapper, trace_lambda
+from soac.lang.soacs import iota, map_
+from soac.lang.tracer import Tracer
 from soac.lang.values import Array, Scalar, as_array, as_scalar, emit_value, use, wrap
 from soac.types import row_type
 from xdsl.dialects import arith
@@ -62,13 +66,11 @@ def partition(buckets: int, fn: Callable[..., Any], *arrays: Any, counts: Any = 
         known = as_array(counts, "the counts of sl.partition")
         if known.rank != 1 or known.dtype != dtypes.int32:
             raise SoacTypeError(located(f"sl.partition takes known counts as a 1-D i32 array, not a {known.describe()}", where))
-    region, _ = _lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=_row_wrapper(inputs))
+    region, _ = trace_lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=row_wrapper(inputs))
     types = [a.ir_type for a in inputs]
     given = use(known) if known is not None else None
     op = soac.PartitionOp(inputs[0].dim(0).ssa, [use(a) for a in inputs], buckets, types, region, given)
-    _emit(op, where)
-    from soac.lang.tracer import Tracer
-
+    emit_at(op, where)
     scope = Tracer.current("sl.partition").scope
     counts, *outs = [wrap(r, scope) for r in op.results]
     for out in outs:
@@ -121,10 +123,6 @@ def _digit(key: Scalar, shift: int | Scalar, mask: int) -> Scalar:
 def digit_histograms(keys: Array, digit_bits: int, passes: int) -> Array:
     """The histograms of every digit place of the keys (place p's 2**digit_bits counts at p * 2**digit_bits), as i32,
     in one pass over the keys (Onesweep's upfront histogram): a histogram over `passes` rows per key."""
-    from soac.lang.construction import full
-    from soac.lang.gathers import bincount
-    from soac.lang.soacs import map_
-
     buckets, mask = 1 << digit_bits, (1 << digit_bits) - 1
 
     def bin_of(r: Scalar) -> Scalar:
