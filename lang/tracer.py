@@ -5,8 +5,8 @@ lambda being traced). Every operation a symbolic value takes part in is appended
 at once to the innermost block, with the user's Python line as its location, so
 an expression computed once is one SSA value however often it is used: sharing
 is kept by construction, never recovered. Lambdas are traced by calling the
-Python function on symbolic block arguments; Python names of parameters and of
-local variables become the IR's value names.
+Python function on symbolic block arguments (`soac.lang.lambdas.trace_block`);
+Python names of parameters and of local variables become the IR's value names.
 """
 
 from __future__ import annotations
