@@ -30,7 +30,6 @@ from soac.lang.construction import (
     full_like,
     ones,
     ones_like,
-    pad,
     squeeze,
     stack,
     zeros,
@@ -68,8 +67,10 @@ from soac.lang.control import (
 from soac.lang.device import DeviceArray, device_put, transfer_counts
 from soac.lang.dtypes import DType, bool_, float32, float64, index, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from soac.lang.errors import SoacTraceError, SoacTypeError, SymbolicBoolError
-from soac.lang.gathers import bincount, compress, filter, searchsorted, take
+from soac.lang.gathers import bincount, filter, pad, searchsorted, take
+from soac.lang.indexing import compress
 from soac.lang.jit import JitFunction, jit
+from soac.lang.methods import install as _install_methods
 from soac.lang.products import dot, matmul
 from soac.lang.reductions import all, any, argmax, argmin, max, mean, min, prod, std, sum, var
 from soac.lang.soacs import (
@@ -96,6 +97,8 @@ from soac.lang.values import Array, Scalar
 
 i8, i16, i32, i64, f32, f64 = int8, int16, int32, int64, float32, float64
 u8, u16, u32, u64 = uint8, uint16, uint32, uint64
+
+_install_methods()  # the operators and methods of Scalar, Array and DType (soac.lang.methods)
 
 __all__ = [
     "Array",

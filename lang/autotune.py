@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,8 +29,11 @@ from typing import Any
 
 import numpy as np
 from soac.lang import cache
+from soac.lowering.runtime import compile_module, device_put
 from soac.passes.thresholds import MAX_THRESHOLD, ThresholdInfo, list_thresholds
+from soac.passes.tile_sizes import with_tile_sizes
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
 
 log = logging.getLogger("soac.lang")
 
@@ -137,8 +141,6 @@ def timer(call: Callable[[Mapping[str, int]], object], runs: int = RUNS) -> Meas
 def resident_timer(program: Any, name: str, args: Sequence[object], base: Mapping[str, int], fixed: Mapping[str, int]) -> Measure:
     """A `Measure` of `program`'s (a `soac.lowering.runtime.Program`) `@name` on `args` uploaded once, results left on
     the device: what the versions differ in. The candidates' thresholds win over `base`, and `fixed` over both."""
-    from soac.lowering.runtime import device_put
-
     resident = [device_put(a, program.device) if isinstance(a, np.ndarray) and a.ndim else a for a in args]
 
     def call(forced: Mapping[str, int]) -> None:
@@ -227,12 +229,6 @@ def tune_module(
     """`soac-run --autotune`: the thresholds of `module`'s `@name` for `args`' size class on the default OpenCL
     device (with soac-to-kernel's `lowering` options), searched now (and kept beside soac.lang's cache) unless an
     earlier run chose them; `named` thresholds win. A search's report goes to stderr."""
-    import sys
-
-    from soac.lowering.runtime import compile_module
-    from soac.passes.tile_sizes import with_tile_sizes
-    from xdsl.printer import Printer
-
     options = dict(lowering or {})
     program = compile_module(with_tile_sizes(module, named), **options)
     text = io.StringIO()

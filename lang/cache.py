@@ -21,6 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy
+import soac.lowering
+import soac.passes
+import xdsl
+from soac import parsing  # the dialect's folder, by one of its modules
+
 
 @dataclass
 class CacheStats:
@@ -53,12 +59,6 @@ def cache_dir() -> Path | None:
 @functools.cache
 def compiler_fingerprint() -> str:
     """A hash of what decides the compiled code: the soac package's sources and the versions of xDSL and numpy."""
-    import numpy
-    import soac.lowering
-    import soac.passes
-    import xdsl
-    from soac import parsing  # the dialect's folder, by one of its modules
-
     digest = hashlib.sha256(f"{getattr(xdsl, '__version__', '?')} {numpy.__version__}".encode())
     roots = sorted({os.path.dirname(os.path.abspath(m.__file__ or "")) for m in (parsing, soac.passes, soac.lowering)})
     roots.append(os.path.dirname(os.path.abspath(__file__)))

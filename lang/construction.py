@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 from soac.lang import dtypes
 from soac.lang.control import cond, maximum, where
+from soac.lang.conversions import convert_scalar, retyped
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located
-from soac.lang.operators import convert_scalar, unify_arrays
+from soac.lang.operators import known_size, unify_arrays
 from soac.lang.reductions import _axes
 from soac.lang.soacs import check_at_run_time, iota, map_, replicate, reshape, transpose
-from soac.lang.values import Array, Scalar, as_array, as_scalar, as_value, retyped
+from soac.lang.values import Array, Scalar, as_array, as_scalar, as_value
 
 
 def _sizes(shape: Any) -> list[Any]:
@@ -221,9 +222,6 @@ def expand_dims(a: Any, axis: int) -> Array:
 def squeeze(a: Any, axis: Any = None) -> Array:
     """numpy's squeeze: `a` without its dimensions of size 1 (a reshape, free). Without `axis`, the dimensions
     known to be 1 while tracing (`keepdims`, None, literal sizes); a given axis is checked when the program runs."""
-    from soac.lang.operators import known_size
-    from soac.lang.reductions import _axes
-
     array = as_array(a, "the array of sl.squeeze")
     given = _axes(axis, array.rank, "sl.squeeze")
     axes = given if given is not None else [k for k in range(array.rank) if known_size(array, k) == 1]
@@ -236,65 +234,6 @@ def squeeze(a: Any, axis: Any = None) -> Array:
     return reshape(array, kept)
 
 
-PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
-
-
-def _pad_widths(pad_width: Any, rank: int) -> list[tuple[int, int]]:
-    """numpy's pad_width (an int, a (before, after) pair, or a pair per axis) as a pair per axis of Python ints."""
-
-    def is_width(w: Any) -> bool:
-        return isinstance(w, int | np.integer) and not isinstance(w, bool) and w >= 0
-
-    if is_width(pad_width):
-        return [(int(pad_width), int(pad_width))] * rank
-    items = list(pad_width) if isinstance(pad_width, tuple | list) else None
-    if items is not None and len(items) == 2 and all(is_width(w) for w in items):
-        return [(int(items[0]), int(items[1]))] * rank
-    if items is not None and len(items) == rank:
-        pairs = [list(p) if isinstance(p, tuple | list) else [p, p] for p in items]
-        if all(len(p) == 2 and all(is_width(w) for w in p) for p in pairs):
-            return [(int(p[0]), int(p[1])) for p in pairs]
-    raise SoacTypeError(
-        located(f"sl.pad: pad_width {pad_width!r} must be Python ints >= 0: n, (before, after) or one pair per axis")
-    )
-
-
-def _mirrored(position: Scalar, size: Scalar, mode: str) -> Scalar:
-    """A position outside [0, size) reflected back, numpy's `reflect` (the edge not repeated, period 2(size-1)) or
-    `symmetric` (the edge repeated, period 2 size)."""
-    period = 2 * (size - 1) if mode == "reflect" else 2 * size
-    folded = position % maximum(period, 1)
-    return where(folded < size, folded, period - folded - (0 if mode == "reflect" else 1))
-
-
-def pad(a: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Array:
-    """numpy's pad: `a` with `pad_width` more elements before and after along each axis, read as `mode` says
-    (`constant` reads `constant_values`, `edge` the nearest element, `wrap` the other end, `reflect` and
-    `symmetric` a mirror image): nested maps over the result's positions with guarded reads (`.at[].get`)."""
-    from soac.lang.gathers import gather_point
-
-    array = as_array(a, "the array of sl.pad")
-    if mode not in PAD_MODES:
-        raise SoacTypeError(located(f"sl.pad: mode {mode!r}: choose one of {', '.join(PAD_MODES)}"))
-    widths = _pad_widths(pad_width, array.rank)
-    sizes = [convert_scalar(array.dim(k), dtypes.int64) for k in range(array.rank)]
-
-    def element(positions: list[Scalar]) -> Any:
-        sources = [p - before for p, (before, _) in zip(positions, widths)]
-        if mode in ("reflect", "symmetric"):
-            return gather_point(array, [_mirrored(s, n, mode) for s, n in zip(sources, sizes)], None, None)
-        gather_mode = {"edge": "clip", "wrap": "wrap", "constant": "fill"}[mode]
-        return gather_point(array, sources, gather_mode, constant_values if mode == "constant" else None)
-
-    ranges = [iota(n + (before + after)) for n, (before, after) in zip(sizes, widths)]  # sizes known outside
-
-    def build(positions: list[Scalar]) -> Array:
-        last = len(positions) == array.rank - 1
-        return map_(lambda i: element([*positions, i]) if last else build([*positions, i]), ranges[len(positions)])
-
-    return build([])
-
-
 def broadcast_to(a: Any, shape: Any) -> Array:
     """numpy's broadcast_to: `a` repeated to `shape` along new leading axes and along its axes of size 1 (a
     replicate where tracing knows the 1, else a gather of row 0 when the size is 1 as the program runs); other
@@ -302,8 +241,6 @@ def broadcast_to(a: Any, shape: Any) -> Array:
     sizes = [int(s) if isinstance(s, np.integer) else s for s in (shape if isinstance(shape, tuple | list) else [shape])]
     if not isinstance(a, Array):
         return full(sizes, a)
-    from soac.lang.operators import known_size
-
     if a.rank > len(sizes):
         raise SoacTypeError(located(f"sl.broadcast_to: a {a.describe()} has more dimensions than the shape {tuple(sizes)}"))
     if a.rank < len(sizes):

@@ -13,28 +13,29 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from soac.lang import dtypes
+from soac.lang.conversions import as_index, retyped
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
-from soac.lang.operators import elementwise, unary, unify, weak
-from soac.lang.soacs import _results, _single
+from soac.lang.lambdas import results_list, single, trace_block
+from soac.lang.operators import elementwise, select, unary, unify, weak
+from soac.lang.soacs import retype_array
 from soac.lang.tracer import Scope, Tracer
 from soac.lang.values import (
     Array,
     Scalar,
     Value,
-    as_index,
     as_scalar,
     as_value,
     describe_types,
     emit_value,
     ir_types,
-    retyped,
     type_name,
     use,
     wrap,
 )
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region
 
 
@@ -53,7 +54,7 @@ class _WeakStateTyped(Exception):
 
 def _checked_finish(what: str, where: SourceLocation, expected: Sequence[Attribute], likes: Sequence[Value | None]):
     def finish(result: Any) -> list[Value]:
-        items = _results(result)
+        items = results_list(result)
         if len(items) != len(expected):
             raise SoacTypeError(located(f"{what} returns {len(items)} value(s), expected {len(expected)}", where))
         values = [retyped(v, t) for v, t in zip(_values(items, likes, f"a result of {what}"), expected)]
@@ -90,8 +91,6 @@ def _state_wrapper(start: Sequence[Value], first: int = 0) -> Callable[[BlockArg
 
 def _typed_state(start: list[Value], types: dict[int, DType]) -> list[Value]:
     """The initial state with its weak values of the types that the body gave them."""
-    from soac.lang.operators import retype_array
-
     return [
         (retype_array(v, types[k]) if isinstance(v, Array) else retyped(v, types[k].ir)) if k in types else v
         for k, v in enumerate(start)
@@ -106,16 +105,15 @@ def loop(n: Any, init: Any, body: Callable[..., Any]) -> Any:
     where = user_location()
     tracer = Tracer.current("sl.loop")
     upper = as_index(n, "the trip count of sl.loop")
-    start = [as_value(item, None, "the initial state of sl.loop") for item in _results(init)]
+    start = [as_value(item, None, "the initial state of sl.loop") for item in results_list(init)]
     types = ir_types(start)
-    from xdsl.dialects.builtin import IndexType
-
     zero = tracer.constant(0, IndexType())
     one = tracer.constant(1, IndexType())
 
     def trace_body() -> Block:
         state = _state_wrapper(start, 1)
-        block, _ = tracer.trace_block(
+        block, _ = trace_block(
+            tracer,
             body,
             [IndexType(), *types],
             lambda arg, scope: Scalar(arg, scope, dtypes.index) if arg.index == 0 else state(arg, scope),
@@ -134,14 +132,14 @@ def loop(n: Any, init: Any, body: Callable[..., Any]) -> Any:
         block = trace_body()
     op = scf.ForOp(zero, upper, one, [use(v) for v in start], Region(block))
     tracer.emit(op, where)
-    return _single([wrap(r, tracer.scope) for r in op.results])
+    return single([wrap(r, tracer.scope) for r in op.results])
 
 
 def while_loop(cond: Callable[..., Any], body: Callable[..., Any], init: Any) -> Any:
     """`while cond(*state): state = body(*state)`, starting from `init`; returns the final state."""
     where = user_location()
     tracer = Tracer.current("sl.while_loop")
-    start = [as_value(item, None, "the initial state of sl.while_loop") for item in _results(init)]
+    start = [as_value(item, None, "the initial state of sl.while_loop") for item in results_list(init)]
     types = ir_types(start)
 
     def test(result: Any) -> list[Value]:
@@ -158,7 +156,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], init: Any) ->
             before_args.append(arg)
             return state(arg, scope)
 
-        before, _ = tracer.trace_block(
+        before, _ = trace_block(
+            tracer,
             cond,
             types,
             keep,
@@ -167,7 +166,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], init: Any) ->
             test,
             lambda flag: scf.ConditionOp(flag, *before_args),
         )
-        after, _ = tracer.trace_block(
+        after, _ = trace_block(
+            tracer,
             body,
             types,
             state,
@@ -186,7 +186,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], init: Any) ->
         before, after = trace_both()
     op = scf.WhileOp([use(v) for v in start], types, Region(before), Region(after))
     tracer.emit(op, where)
-    return _single([wrap(r, tracer.scope) for r in op.results])
+    return single([wrap(r, tracer.scope) for r in op.results])
 
 
 def cond(pred: Any, then_fn: Callable[[], Any], else_fn: Callable[[], Any]) -> Any:
@@ -198,17 +198,19 @@ def cond(pred: Any, then_fn: Callable[[], Any], else_fn: Callable[[], Any]) -> A
     flag = as_scalar(pred, None, "the condition of sl.cond")
     if flag.dtype != dtypes.bool_:
         raise SoacTypeError(located(f"the condition of sl.cond must be a bool, not {flag.dtype}"))
-    then_block, then_values = tracer.trace_block(
+    then_block, then_values = trace_block(
+        tracer,
         then_fn,
         [],
         lambda arg, scope: wrap(arg, scope),
         "the then branch of sl.cond",
         where,
-        lambda result: [as_value(item, None, "a result of sl.cond") for item in _results(result)],
+        lambda result: [as_value(item, None, "a result of sl.cond") for item in results_list(result)],
         scf.YieldOp,
     )
     types = ir_types(then_values)
-    else_block, _ = tracer.trace_block(
+    else_block, _ = trace_block(
+        tracer,
         else_fn,
         [],
         lambda arg, scope: wrap(arg, scope),
@@ -219,7 +221,7 @@ def cond(pred: Any, then_fn: Callable[[], Any], else_fn: Callable[[], Any]) -> A
     )
     op = scf.IfOp(use(flag), types, Region(then_block), Region(else_block))
     tracer.emit(op, where)
-    return _single([wrap(r, tracer.scope) for r in op.results])
+    return single([wrap(r, tracer.scope) for r in op.results])
 
 
 def where(pred: Any, a: Any, b: Any) -> Any:
@@ -237,7 +239,7 @@ def where(pred: Any, a: Any, b: Any) -> Any:
     y = as_scalar(b, like, "the third argument of sl.where")
     if x.dtype != y.dtype:
         raise SoacTypeError(located(f"sl.where of {x.dtype} and {y.dtype}: the types must agree"))
-    return emit_value(arith.SelectOp(use(flag), use(x), use(y)), x.dtype, weak(x, y))
+    return select(flag, x, y)
 
 
 def _extremum(a: Any, b: Any, largest: bool) -> Any:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from soac.lowering.runtime import choose_device, memory_of
+from soac.lowering.runtime import device_put as put
 from soac.lowering.runtime.device_arrays import DeviceNDArray as DeviceArray
 from soac.lowering.runtime.device_memory import TransferCounts
 
@@ -24,16 +26,12 @@ from soac.lowering.runtime.device_memory import TransferCounts
 def device_put(x: Any, device: str | None = None) -> DeviceArray:
     """A copy of the array `x` on `device` (as `sl.jit`'s `device`; default the first GPU, else PoCL); a device array
     already there is returned as it is."""
-    from soac.lowering.runtime import device_put as put
-
     return put(x, device)
 
 
 def transfer_counts(device: str | None = None) -> TransferCounts:
     """What has moved between the host and `device` so far (arrays and bytes each way, zero-copy inputs);
     `.reset()` starts again."""
-    from soac.lowering.runtime import choose_device, memory_of
-
     return memory_of(choose_device(device)).counts
 
 

@@ -2,7 +2,8 @@
 
 `soac.lang.i32` and friends are both type tags (`iota(n, dtype=i32)`) and
 conversions: `f32(x)` converts a symbolic scalar (or array, element-wise), and
-`f32(2.5)` makes a typed constant.
+`f32(2.5)` makes a typed constant (`DType.__call__`, which `soac.lang.methods`
+attaches, as conversions build on the modules above this one).
 
 Unsigned integers (`u8` ... `u64`, numpy's `uint8` ...) are traced as MLIR's unsigned integer types (`ui8`), so that
 every symbolic value knows its signedness and its operators pick the unsigned `arith` ops (`divui`, `cmpi ult`,
@@ -61,11 +62,6 @@ class DType:
     @property
     def is_unsigned(self) -> bool:
         return self.kind == "u"
-
-    def __call__(self, value: Any) -> Any:
-        from soac.lang.operators import convert
-
-        return convert(value, self)
 
     def __str__(self) -> str:
         return self.name

@@ -1,79 +1,26 @@
-"""Gathers, filters, searches and counts on symbolic arrays: `take` (and `xs[idx]`, `.at[i].get`) with numpy's and
-JAX's modes for positions outside, `compress` / `filter` (and `xs[mask]`), `searchsorted` and `bincount`.
+"""Gathers, filters, searches, counts and padding on symbolic arrays: `take` with numpy's and JAX's modes for
+positions outside (the gathers of `soac.lang.indexing`), `filter`, `searchsorted`, `bincount` and `pad`.
 
-A gather is a map with indexing; a guarded read (`mode='fill'`) is a branch (`scf.if`), so that nothing is read
-outside; a filter is a scan of the flags and a scatter; `searchsorted` a binary search (`scf.while`) per value;
-`bincount` a `soac.hist`.
+A filter is a mask (`compress`: a scan of the flags and a scatter); `searchsorted` a binary search (`scf.while`) per
+value; `bincount` a `soac.hist`; `pad` nested maps over the result's positions with guarded reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from soac.lang import dtypes
-from soac.lang.construction import _zeros_like_rows, full
-from soac.lang.control import cond, maximum, minimum, where
-from soac.lang.dtypes import DType
+from soac.lang.construction import full
+from soac.lang.control import maximum, where, while_loop
+from soac.lang.conversions import convert_scalar
 from soac.lang.errors import SoacTypeError, located
-from soac.lang.operators import convert_scalar, elementwise
-from soac.lang.reductions import _max_1d, _sum_1d
-from soac.lang.soacs import cumsum, map_, reshape, scatter, slice_rows
+from soac.lang.indexing import compress, gather, gather_point
+from soac.lang.operators import elementwise
+from soac.lang.reductions import _max_1d
+from soac.lang.soacs import hist, iota, map_, reshape
 from soac.lang.values import Array, Scalar, as_array, as_scalar
-
-MODES = ("promise_in_bounds", "clip", "wrap", "fill")
-
-
-def gather(xs: Array, index: Any, mode: str | None = None, fill_value: Any = None) -> Any:
-    """`xs[index]` for an integer scalar or an integer array of positions (a map with indexing), with what a
-    position outside the rows reads: an error when the program runs (`mode=None`, `'promise_in_bounds'`), the
-    nearest row (`'clip'`), the position modulo the rows (`'wrap'`) or `fill_value` (`'fill'`, elements only)."""
-    if mode is not None and mode not in MODES:
-        raise SoacTypeError(located(f"mode {mode!r}: choose one of {', '.join(MODES)}"))
-    if isinstance(index, Array):
-        if not index.dtype.is_integer:
-            raise SoacTypeError(located(f"the positions of a gather must be integers, not a {index.describe()}"))
-        return elementwise(lambda i: gather(xs, i, mode, fill_value), [index])
-    return gather_point(xs, [index], mode, fill_value)
-
-
-def gather_point(xs: Array, indices: Sequence[Any], mode: str | None, fill_value: Any) -> Any:
-    """`xs[i, j, ...]` for scalar positions, with `mode` as in `gather`."""
-    from soac.lang.soacs import getitem
-
-    if mode in (None, "promise_in_bounds"):
-        return getitem(xs, tuple(indices))
-    positions = [as_scalar(i, dtypes.int64, "a position") for i in indices]
-    for p in positions:
-        if not p.dtype.is_integer:
-            raise SoacTypeError(located(f"a position must be an integer, not a {p.describe()}"))
-    positions = [convert_scalar(p, dtypes.int64) for p in positions]  # sizes may not fit a narrower type
-    sizes = [convert_scalar(xs.dim(k), p.dtype) for k, p in enumerate(positions)]
-    if mode == "clip":
-        positions = [minimum(maximum(p, 0), n - 1) for p, n in zip(positions, sizes)]
-    elif mode == "wrap":
-        positions = [p % n for p, n in zip(positions, sizes)]
-    if mode in ("clip", "wrap"):
-        return getitem(xs, tuple(positions))
-    if len(positions) != xs.rank:
-        raise SoacTypeError(
-            located(f"mode='fill' reads elements: give {xs.rank} positions of the {xs.describe()}, or use mode='clip'")
-        )
-    inside: Any = True
-    for p, n in zip(positions, sizes):
-        inside = (p >= 0) & (p < n) & inside
-    fill = as_scalar(fill_value if fill_value is not None else _default_fill(xs.dtype), xs.dtype, "the fill_value")
-    return cond(inside, lambda: getitem(xs, tuple(positions)), lambda: fill)
-
-
-def _default_fill(dtype: DType) -> Any:
-    """JAX's fill for reads outside: NaN for floats, the type's lowest value for signed integers, True for bools."""
-    if dtype.is_float:
-        return float("nan")
-    if dtype.kind == "b":
-        return True
-    return int(np.iinfo(dtype.numpy).min)
 
 
 def take(xs: Any, indices: Any, axis: int | None = None, mode: str | None = None, fill_value: Any = None) -> Any:
@@ -87,21 +34,6 @@ def take(xs: Any, indices: Any, axis: int | None = None, mode: str | None = None
     return gather(a, indices, mode, fill_value)
 
 
-def compress(mask: Any, xs: Any) -> Array:
-    """The rows of `xs` where `mask` (a 1-D bool array as long) is true, in order: numpy's `xs[mask]` and
-    `np.compress`. A scan of the flags gives each kept row's place, a scatter puts it there."""
-    flags = as_array(mask, "the mask")
-    a = as_array(xs, "the array filtered by a mask")
-    if flags.rank != 1 or flags.dtype.kind != "b":
-        raise SoacTypeError(located(f"a mask must be a 1-D bool array, not a {flags.describe()}; flatten it with .reshape(-1)"))
-    counts = flags.astype(dtypes.int64)
-    places = cumsum(counts)
-    kept = _sum_1d(counts)
-    positions = map_(lambda keep, place: where(keep, place - 1, -1), flags, places)
-    scattered = scatter(_zeros_like_rows(a, a.dim(0)), positions, a)
-    return slice_rows(scattered, slice(0, kept), None)
-
-
 def filter(fn: Callable[[Any], Any], xs: Any) -> Array:
     """Futhark's `filter p xs`: the rows for which `fn` is true, in order (`xs[sl.map(fn, xs)]`)."""
     a = as_array(xs, "the array of sl.filter")
@@ -112,8 +44,6 @@ def searchsorted(a: Any, v: Any, side: str = "left") -> Any:
     """numpy's searchsorted: where each value of `v` (a scalar or an array) goes in the sorted 1-D array `a` to keep
     it sorted (the first such place for side='left', the last for 'right'), as i64: a binary search per value (a
     `while_loop` in a map)."""
-    from soac.lang.control import while_loop
-
     keys = as_array(a, "the sorted array of sl.searchsorted")
     if keys.rank != 1:
         raise SoacTypeError(located(f"sl.searchsorted searches a sorted 1-D array, not a {keys.describe()}"))
@@ -138,8 +68,6 @@ def bincount(xs: Any, weights: Any = None, minlength: Any = 0, length: Any = Non
     """numpy's bincount: how often each value 0, 1, ... occurs in the 1-D integer array `xs` (i64), or the sum of
     its `weights` (of their type, as JAX); `length` bins (JAX's), else max(xs) + 1 but at least `minlength`.
     Values outside the bins are skipped (numpy refuses negative ones): a `soac.hist`."""
-    from soac.lang.soacs import hist
-
     values = as_array(xs, "the array of sl.bincount")
     if values.rank != 1 or not values.dtype.is_integer:
         raise SoacTypeError(located(f"sl.bincount counts a 1-D integer array, not a {values.describe()}"))
@@ -151,3 +79,60 @@ def bincount(xs: Any, weights: Any = None, minlength: Any = 0, length: Any = Non
         added = as_array(weights, "the weights of sl.bincount")
     zero = False if added.dtype.kind == "b" else 0
     return hist(full(length, zero, added.dtype), lambda a, b: a + b, 0, values, added)
+
+
+PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
+
+
+def _pad_widths(pad_width: Any, rank: int) -> list[tuple[int, int]]:
+    """numpy's pad_width (an int, a (before, after) pair, or a pair per axis) as a pair per axis of Python ints."""
+
+    def is_width(w: Any) -> bool:
+        return isinstance(w, int | np.integer) and not isinstance(w, bool) and w >= 0
+
+    if is_width(pad_width):
+        return [(int(pad_width), int(pad_width))] * rank
+    items = list(pad_width) if isinstance(pad_width, tuple | list) else None
+    if items is not None and len(items) == 2 and all(is_width(w) for w in items):
+        return [(int(items[0]), int(items[1]))] * rank
+    if items is not None and len(items) == rank:
+        pairs = [list(p) if isinstance(p, tuple | list) else [p, p] for p in items]
+        if all(len(p) == 2 and all(is_width(w) for w in p) for p in pairs):
+            return [(int(p[0]), int(p[1])) for p in pairs]
+    raise SoacTypeError(
+        located(f"sl.pad: pad_width {pad_width!r} must be Python ints >= 0: n, (before, after) or one pair per axis")
+    )
+
+
+def _mirrored(position: Scalar, size: Scalar, mode: str) -> Scalar:
+    """A position outside [0, size) reflected back, numpy's `reflect` (the edge not repeated, period 2(size-1)) or
+    `symmetric` (the edge repeated, period 2 size)."""
+    period = 2 * (size - 1) if mode == "reflect" else 2 * size
+    folded = position % maximum(period, 1)
+    return where(folded < size, folded, period - folded - (0 if mode == "reflect" else 1))
+
+
+def pad(a: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Array:
+    """numpy's pad: `a` with `pad_width` more elements before and after along each axis, read as `mode` says
+    (`constant` reads `constant_values`, `edge` the nearest element, `wrap` the other end, `reflect` and
+    `symmetric` a mirror image): nested maps over the result's positions with guarded reads (`.at[].get`)."""
+    array = as_array(a, "the array of sl.pad")
+    if mode not in PAD_MODES:
+        raise SoacTypeError(located(f"sl.pad: mode {mode!r}: choose one of {', '.join(PAD_MODES)}"))
+    widths = _pad_widths(pad_width, array.rank)
+    sizes = [convert_scalar(array.dim(k), dtypes.int64) for k in range(array.rank)]
+
+    def element(positions: list[Scalar]) -> Any:
+        sources = [p - before for p, (before, _) in zip(positions, widths)]
+        if mode in ("reflect", "symmetric"):
+            return gather_point(array, [_mirrored(s, n, mode) for s, n in zip(sources, sizes)], None, None)
+        gather_mode = {"edge": "clip", "wrap": "wrap", "constant": "fill"}[mode]
+        return gather_point(array, sources, gather_mode, constant_values if mode == "constant" else None)
+
+    ranges = [iota(n + (before + after)) for n, (before, after) in zip(sizes, widths)]  # sizes known outside
+
+    def build(positions: list[Scalar]) -> Array:
+        last = len(positions) == array.rank - 1
+        return map_(lambda i: element([*positions, i]) if last else build([*positions, i]), ranges[len(positions)])
+
+    return build([])

@@ -29,20 +29,32 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
+from soac.context import make_context
+from soac.interpreter import SoacInterpreter
 from soac.lang import cache, dtypes
 from soac.lang.autotune import Autotuner, TuningReport, resident_timer
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
-from soac.lang.tracer import Tracer, call_capturing_locals, name_locals, parameter_names, set_name
-from soac.lang.values import Value, argument_values, as_value
+from soac.lang.tracer import Tracer, call_capturing_locals, parameter_names, set_name
+from soac.lang.values import Value, argument_values, as_value, name_locals
+from soac.lowering.conversion.options import LoweringOptions, option_fields, parse_option
+from soac.lowering.opencl.emitter import opencl_source
+from soac.lowering.runtime import Program, choose_device, compile_module, lower_module, options_for
 from soac.lowering.runtime.device_arrays import DeviceNDArray
+from soac.parsing import did_you_mean, verify_after
 from soac.passes import DEFAULT_PIPELINE, standard_pipeline
+from soac.passes.pipelines import all_passes, check_pipeline
+from soac.passes.tile_sizes import tile_values, with_tile_sizes
+from soac.passes.tuning import read_tuning, unknown_threshold
 from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, FunctionType, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.parser import Parser
+from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 
 log = logging.getLogger("soac.lang")
 
@@ -169,9 +181,6 @@ class Compiled:
 
     @functools.cached_property
     def optimized(self) -> ModuleOp:
-        from soac.context import make_context
-        from xdsl.parser import Parser
-
         return Parser(make_context(), self.optimized_text).parse_module()
 
     def run(self, args: Sequence[object], thresholds: Mapping[str, int], device_results: bool | None = None) -> Any:
@@ -185,8 +194,6 @@ class Compiled:
     def opencl(self) -> str:
         if self.backend == "opencl":
             return self.runner.source
-        from soac.lowering.opencl.emitter import opencl_source
-        from soac.lowering.runtime import lower_module
 
         return opencl_source(lower_module(self.optimized))
 
@@ -222,8 +229,6 @@ class JitFunction:
         self.name = _symbol(name or getattr(fn, "__name__", "main"))
         self.thresholds: dict[str, int] = {}
         if tuning is not None:
-            from soac.passes.tuning import read_tuning
-
             tuned, tuned_lowering = read_tuning(tuning)
             self.thresholds.update(tuned)
             self.lowering = {**tuned_lowering, **self.lowering}  # the lowering the thresholds were tuned with
@@ -304,7 +309,6 @@ class JitFunction:
         cache.STATS.traces += 1
         device_info, device, local_tiles = self._device()
         pipeline = self.pipeline if self.pipeline is not None else standard_pipeline(local_tiles)
-        from soac.passes.tile_sizes import tile_values
 
         tiles = repr(tile_values(traced, self.thresholds))
         lowering = "".join(f" {k}={v}" for k, v in sorted(self.lowering.items()))
@@ -322,8 +326,6 @@ class JitFunction:
         runner = self._runner(entry, device)
         compiled = Compiled(self.name, traced, returns_tuple, key, entry["optimized"], self.backend, runner, result_types)
         if self.named_thresholds:
-            from soac.passes.tuning import unknown_threshold
-
             if (problem := unknown_threshold(compiled.optimized, self.named_thresholds)) is not None:
                 raise ValueError(located(f"sl.jit thresholds of {self.name}{_signature(types)}: {problem}", self.defined_at))
         self.specializations[types] = compiled
@@ -334,8 +336,6 @@ class JitFunction:
         shares reads through local memory (on a CPU, PoCL, even the `generic` target's tiles only cost barriers)."""
         if self.backend == "interp":
             return "interp", None, False
-        import pyopencl as cl
-        from soac.lowering.runtime import choose_device, options_for
 
         device = choose_device(self.device)
         # Every lowering option as compile_module will use it (given, from the environment, or the device's).
@@ -344,19 +344,11 @@ class JitFunction:
         return info, device, options.device_target.local_tiles and bool(device.type & cl.device_type.GPU)
 
     def _build_entry(self, traced: ModuleOp, pipeline: str) -> dict[str, Any]:
-        from soac.context import make_context
-        from soac.parsing import verify_after
-        from soac.passes.pipelines import all_passes
-        from soac.passes.tile_sizes import with_tile_sizes
-        from xdsl.passes import PassPipeline
-
         optimized = traced.clone()
         PassPipeline.parse_spec(all_passes(), pipeline).apply(make_context(), optimized)
         verify_after(optimized, pipeline)
         entry: dict[str, Any] = {"optimized": print_module(optimized, locations=True), "_optimized": optimized}
         if self.backend == "opencl":
-            from soac.lowering.runtime import compile_module
-
             program = compile_module(with_tile_sizes(optimized, self.thresholds), device=self.device, **self.lowering)
             entry["lowered"] = print_module(program.module)
             entry["_program"] = program
@@ -364,14 +356,11 @@ class JitFunction:
 
     def _runner(self, entry: dict[str, Any], device: Any) -> Any:
         if self.backend == "interp":
-            from soac.interpreter import SoacInterpreter
-
             module = entry.pop("_optimized", None) or _parse(entry["optimized"])
             return SoacInterpreter(module, self.thresholds)
         program = entry.pop("_program", None)
         if program is not None:
             return program
-        from soac.lowering.runtime import Program
 
         return Program(_parse(entry["lowered"]), device)
 
@@ -415,9 +404,6 @@ def _as_unsigned(result: Any, dtype: DType | None) -> Any:
 
 def _check_pipeline(pipeline: str) -> None:
     """ValueError at the user's line where `pipeline` names an unknown pass or option, or does not parse."""
-    from soac.passes.pipelines import all_passes, check_pipeline
-    from xdsl.utils.exceptions import ArgSpecParseError, ParseError
-
     try:
         check_pipeline(pipeline, all_passes())
     except ParseError as error:
@@ -442,9 +428,6 @@ def _checked_thresholds(thresholds: Mapping[str, int]) -> dict[str, int]:
 
 
 def _parse(text: str) -> ModuleOp:
-    from soac.context import make_context
-    from xdsl.parser import Parser
-
     return Parser(make_context(), text).parse_module()
 
 
@@ -454,9 +437,6 @@ def _signature(types: Sequence[ArgType]) -> str:
 
 def _checked_lowering(lowering: Mapping[str, object]) -> dict[str, object]:
     """soac-to-kernel's options by field name (`scan-items` or `scan_items`; values as written, `"8"`, or typed)."""
-    from soac.lowering.conversion.options import LoweringOptions, option_fields, parse_option
-    from soac.parsing import did_you_mean
-
     fields = option_fields()
     checked: dict[str, object] = {}
     for option, value in lowering.items():

@@ -18,13 +18,15 @@ from typing import Any
 
 from soac.arith_remf import RemFOp
 from soac.lang import dtypes
+from soac.lang.conversions import convert_scalar, retyped
 from soac.lang.dtypes import DType
-from soac.lang.errors import SoacTypeError, located, user_location
+from soac.lang.errors import SoacTypeError, located
+from soac.lang.soacs import map_, retype_array
 from soac.lang.tracer import Tracer
-from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, known_dim, retyped, use
+from soac.lang.values import Array, Scalar, Value, as_scalar, constant, emit_value, known_dim, use
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import IndexType, IntegerType, i64
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 
 # ---------------------------------------------------------------------------
@@ -46,50 +48,6 @@ def convert(value: Any, dtype: DType) -> Any:
     if dtype.is_integer and kind.is_float:
         value = int(value)  # pyright: ignore[reportArgumentType]
     return constant(value, dtype)
-
-
-def convert_scalar(x: Scalar, dtype: DType) -> Scalar:  # noqa: C901
-    """`x` as `dtype`, with numpy's meaning: integers wrap (sign- or zero-extended by the source's signedness),
-    floats truncate towards zero, anything to bool is `!= 0`."""
-    src = x.dtype
-    if src == dtype:
-        return x
-    v = use(x)
-    if src.kind == "x":  # index: through i64
-        v = _emit(arith.IndexCastOp(v, i64))
-        src = dtypes.int64
-        if dtype == src:
-            return Scalar(v, Tracer.current("").scope, dtype, user_location())
-    if dtype.kind == "x":
-        if src.is_float:
-            v = _emit(arith.FPToSIOp(v, i64))
-        elif src.kind in "bu":
-            v = _emit(arith.ExtUIOp(v, i64) if src.bits < 64 else arith.BitcastOp(v, i64))
-        return emit_value(arith.IndexCastOp(v, IndexType()), dtype)
-    if dtype.kind == "b":
-        zero = constant(0, src).ssa
-        return emit_value(arith.CmpfOp(v, zero, "une") if src.is_float else arith.CmpiOp(v, zero, "ne"), dtype)
-    if src.kind == "b":
-        op = arith.UIToFPOp(v, dtype.ir) if dtype.is_float else arith.ExtUIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-        return emit_value(op, dtype)
-    if src.is_float and dtype.is_float:
-        op = arith.ExtFOp(v, dtype.ir) if dtype.bits > src.bits else arith.TruncFOp(v, dtype.ir)
-    elif src.is_float:
-        op = (arith.FPToUIOp if dtype.is_unsigned else arith.FPToSIOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-    elif dtype.is_float:
-        op = (arith.UIToFPOp if src.is_unsigned else arith.SIToFPOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-    elif dtype.bits > src.bits:
-        op = (arith.ExtUIOp if src.is_unsigned else arith.ExtSIOp)(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-    elif dtype.bits < src.bits:
-        op = arith.TruncIOp(v, dtype.ir)  # pyright: ignore[reportArgumentType]
-    else:  # the same bits, read with the other signedness
-        op = arith.BitcastOp(v, dtype.ir)
-    return emit_value(op, dtype)
-
-
-def _emit(op: Operation) -> SSAValue:
-    Tracer.current(op.name).emit(op)
-    return op.results[0]
 
 
 # ---------------------------------------------------------------------------
@@ -219,6 +177,11 @@ def scalar_binary(symbol: str, x: Scalar, y: Scalar) -> Scalar:  # noqa: C901
     return emit_value(_INT_OPS[symbol](u, v), dtype, w)
 
 
+def select(flag: Scalar, x: Scalar, y: Scalar) -> Scalar:
+    """`x if flag else y` on scalars of one type (`arith.select`; `sl.where` is this with numpy's rules on top)."""
+    return emit_value(arith.SelectOp(use(flag), use(x), use(y)), x.dtype, weak(x, y))
+
+
 def _fmod(x: Scalar, y: Scalar) -> tuple[Scalar, Scalar]:
     """C's exact `fmod(x, y)` (sign of x), and whether Python's modulo (sign of y) adds y to it."""
     remainder = emit_value(RemFOp(use(x), use(y)), x.dtype, weak(x, y))
@@ -228,33 +191,27 @@ def _fmod(x: Scalar, y: Scalar) -> tuple[Scalar, Scalar]:
 
 def _float_mod(x: Scalar, y: Scalar) -> Scalar:
     """numpy's float remainder (`npy_divmod`): fmod, moved to the sign of y; NaN for y == 0."""
-    from soac.lang.control import where
-
     remainder, adjust = _fmod(x, y)
-    return where(adjust, scalar_binary("+", remainder, y), remainder)
+    return select(adjust, scalar_binary("+", remainder, y), remainder)
 
 
 def _float_floor_divide(x: Scalar, y: Scalar) -> Scalar:
     """numpy's float floor division (`npy_divmod`): (x - fmod(x, y)) / y, an integer up to rounding, minus one where
     the remainder moves to the sign of y, then snapped to the nearest integer; x / y (inf or NaN) for y == 0."""
-    from soac.lang.control import where
-
     remainder, adjust = _fmod(x, y)
     div = scalar_binary("/", scalar_binary("-", x, remainder), y)
-    div = where(adjust, scalar_binary("-", div, constant(1, x.dtype, weak=True)), div)
+    div = select(adjust, scalar_binary("-", div, constant(1, x.dtype, weak=True)), div)
     down = unary("floor", div)
-    snapped = where(scalar_binary(">", scalar_binary("-", div, down), constant(0.5, x.dtype, weak=True)), down + 1, down)
+    snapped = select(scalar_binary(">", scalar_binary("-", div, down), constant(0.5, x.dtype, weak=True)), down + 1, down)
     zero = constant(0, x.dtype)
-    return where(y == zero, scalar_binary("/", x, y), snapped)
+    return select(y == zero, scalar_binary("/", x, y), snapped)
 
 
 def _python_mod(x: Scalar, y: Scalar, remainder: Scalar) -> Scalar:
     """Python's (and numpy's) modulo, whose sign is the divisor's, from C's remainder, whose sign is the dividend's."""
-    from soac.lang.control import where
-
     zero = constant(0, x.dtype)
     differs = (remainder != zero) & ((remainder < zero) ^ (y < zero))
-    return where(differs, remainder + y, remainder)
+    return select(differs, remainder + y, remainder)
 
 
 def _special_power(x: Scalar, y: Scalar) -> Scalar | None:
@@ -328,9 +285,7 @@ def unary(name: str, a: Any) -> Any:
     if name == "abs" and dtype.is_unsigned:
         return a
     if name == "abs":
-        from soac.lang.control import where
-
-        return where(a < constant(0, dtype, weak=True), -a, a)
+            return select(a < constant(0, dtype, weak=True), -a, a)
     if name == "~":
         ones = True if dtype.kind == "b" else (1 << dtype.bits) - 1 if dtype.is_unsigned else -1
         return scalar_binary("^", a, constant(ones, dtype, weak=True))
@@ -362,8 +317,6 @@ def elementwise(fn: Callable[..., Any], operands: Sequence[Any]) -> Any:
             args[position] = row
         return elementwise(fn, args)
 
-    from soac.lang.soacs import map_
-
     return map_(on_rows, *(operands[i] for i in positions))
 
 
@@ -386,19 +339,3 @@ def unify_arrays(operands: Sequence[Any]) -> list[Any]:
         return operands
     (dtype,) = typed
     return [retype_array(o, dtype) if isinstance(o, Array) and o.weak else o for o in operands]
-
-
-def retype_array(array: Array, dtype: DType) -> Array:
-    """A weak array as one of `dtype`: a replicate of a constant is made again of the new type, others converted
-    element-wise; a weak float array meeting integers stays as it is (the mismatch is reported where it is used)."""
-    from soac import dialect as soac
-
-    if array.dtype == dtype or (array.dtype.is_float and not dtype.is_float) or dtype.kind in "xb":
-        return array
-    owner = array.ssa.owner
-    if isinstance(owner, soac.ReplicateOp) and isinstance(value := owner.value.owner, arith.ConstantOp):
-        from soac.lang.soacs import replicate
-
-        width = Scalar(owner.width, array.scope, dtypes.index)
-        return replicate(width, value.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
-    return array.astype(dtype)

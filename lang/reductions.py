@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 from soac.lang import dtypes
-from soac.lang.control import isnan, maximum, minimum, where
+from soac.lang.control import isnan, maximum, minimum, sqrt, where
+from soac.lang.conversions import convert_scalar
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located
-from soac.lang.operators import convert_scalar
 from soac.lang.soacs import _extreme, check_at_run_time, iota, map_, reduce, replicate, reshape, transpose
 from soac.lang.values import Array, Scalar, as_array, as_scalar
 
@@ -145,8 +145,6 @@ def var(xs: Any, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any
 
 def std(xs: Any, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
     """numpy's std: the square root of `var`."""
-    from soac.lang.control import sqrt
-
     return sqrt(var(xs, axis=axis, keepdims=keepdims, ddof=ddof))
 
 

@@ -14,11 +14,15 @@ from typing import Any
 
 from soac import dialect as soac
 from soac.lang import dtypes
+from soac.lang.construction import full
 from soac.lang.control import where as select
+from soac.lang.conversions import convert_scalar
 from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTypeError, located, user_location
-from soac.lang.operators import convert_scalar
-from soac.lang.soacs import _emit, _lambda, _row_wrapper, iota  # pyright: ignore[reportPrivateUsage]
+from soac.lang.gathers import bincount
+from soac.lang.lambdas import emit_at, row_wrapper, trace_lambda
+from soac.lang.soacs import iota, map_
+from soac.lang.tracer import Tracer
 from soac.lang.values import Array, Scalar, as_array, as_scalar, emit_value, use, wrap
 from soac.types import row_type
 from xdsl.dialects import arith
@@ -62,13 +66,11 @@ def partition(buckets: int, fn: Callable[..., Any], *arrays: Any, counts: Any = 
         known = as_array(counts, "the counts of sl.partition")
         if known.rank != 1 or known.dtype != dtypes.int32:
             raise SoacTypeError(located(f"sl.partition takes known counts as a 1-D i32 array, not a {known.describe()}", where))
-    region, _ = _lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=_row_wrapper(inputs))
+    region, _ = trace_lambda(body, [row_type(a.ir_type) for a in inputs], "sl.partition", where, wrapper=row_wrapper(inputs))
     types = [a.ir_type for a in inputs]
     given = use(known) if known is not None else None
     op = soac.PartitionOp(inputs[0].dim(0).ssa, [use(a) for a in inputs], buckets, types, region, given)
-    _emit(op, where)
-    from soac.lang.tracer import Tracer
-
+    emit_at(op, where)
     scope = Tracer.current("sl.partition").scope
     counts, *outs = [wrap(r, scope) for r in op.results]
     for out in outs:
@@ -122,10 +124,6 @@ def digit_histogram(keys: Array, shift: int, digit_bits: int) -> Array:
     """How many keys have each digit (`2**digit_bits` i32 counts) at the place `shift` bits up: one pass over the keys
     (on the H200 four of these took 0.9 ms for 10^8 keys, one histogram of the four places' `4n` rows 1.6 ms:
     `bench/digit_hist.py`)."""
-    from soac.lang.construction import full
-    from soac.lang.gathers import bincount
-    from soac.lang.soacs import map_
-
     mask = (1 << digit_bits) - 1
     digits = map_(lambda k: _digit(k, shift, mask).astype(dtypes.int64), keys)
     return bincount(digits, weights=full(digits.dim(0), 1, dtypes.int32), length=1 << digit_bits)

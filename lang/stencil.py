@@ -16,9 +16,10 @@ from typing import Any
 
 from soac import dialect as soac
 from soac.dialect import STENCIL_BOUNDARIES, STENCIL_MAX_RANK, stencil_offsets
+from soac.lang.conversions import retyped
 from soac.lang.errors import SoacTypeError, SourceLocation, located, user_location
-from soac.lang.soacs import _emit, _lambda, _results, _single, _wrap_results
-from soac.lang.values import Array, Value, as_array, as_value, retyped, use
+from soac.lang.lambdas import emit_at, results_list, single, trace_lambda, wrap_results
+from soac.lang.values import Array, Value, as_array, as_value, use
 from soac.types import array_of_rank
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
@@ -65,7 +66,7 @@ def _inputs(arrays: Sequence[Any]) -> list[Array]:
 
 def _fills(fill: Any, inputs: Sequence[Array]) -> list[SSAValue]:
     """The values that neighbours outside the arrays read with boundary='constant': one for all, or one per array."""
-    fills = _results(fill)
+    fills = results_list(fill)
     if len(fills) == 1:
         fills = fills * len(inputs)
     if len(fills) != len(inputs):
@@ -106,7 +107,7 @@ def stencil(
         return fn(*windows)
 
     arg_types = [t for t in elements for _ in range(points)]
-    region, yielded = _lambda(on_windows, arg_types, "the function of sl.stencil", where)
+    region, yielded = trace_lambda(on_windows, arg_types, "the function of sl.stencil", where)
     for value in yielded:
         if isinstance(value.ir_type, TensorType):
             raise SoacTypeError(located(f"the function of sl.stencil must return scalars, not a {value.describe()}", where))
@@ -115,9 +116,9 @@ def stencil(
     op = soac.StencilOp(
         dims, extents, boundary, [use(a) for a in inputs], [array_of_rank(v.ir_type, rank) for v in yielded], region, constants
     )
-    _emit(op, where)
-    results = _wrap_results(op, inputs[0].dim(0))
+    emit_at(op, where)
+    results = wrap_results(op, inputs[0].dim(0))
     for result in results:
         assert isinstance(result, Array)
         result._dims = list(inputs[0]._dims)
-    return _single(results)
+    return single(results)

@@ -5,8 +5,8 @@ lambda being traced). Every operation a symbolic value takes part in is appended
 at once to the innermost block, with the user's Python line as its location, so
 an expression computed once is one SSA value however often it is used: sharing
 is kept by construction, never recovered. Lambdas are traced by calling the
-Python function on symbolic block arguments; Python names of parameters and of
-local variables become the IR's value names.
+Python function on symbolic block arguments (`soac.lang.lambdas.trace_block`);
+Python names of parameters and of local variables become the IR's value names.
 """
 
 from __future__ import annotations
@@ -16,17 +16,23 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from soac.lang.errors import SoacTraceError, SourceLocation, located, user_location
+from soac.lang.dtypes import DType, is_ir_float
+from soac.lang.errors import SoacTraceError, SourceLocation, frame_location, is_user_code, located, user_location
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, IntegerType, Signedness, StringAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
-
-if TYPE_CHECKING:
-    from soac.lang.dtypes import DType
-    from soac.lang.values import Value
 
 _CURRENT: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("soac_lang_tracer", default=None)
 
@@ -88,7 +94,7 @@ class Tracer:
 
     def emit(self, op: Operation, where: SourceLocation | None = None) -> Operation:
         """Append `op` to the innermost block, located at the user's line."""
-        op.location = _location(where or user_location())
+        op.location = location_of(where or user_location())
         self.scope.block.add_op(op)
         try:
             op.verify(verify_nested_ops=False)
@@ -124,7 +130,7 @@ class Tracer:
         key = (t, float(value).hex() if _is_float_type(t) else int(value))  # -0.0 is not 0.0
         if (found := scope.constants.get(key)) is not None:
             return found
-        location = _location(user_location())
+        location = location_of(user_location())
         ops = _constant_ops(value, t)
         for op in ops:
             op.location = location
@@ -138,8 +144,6 @@ class Tracer:
 
     def index_constant(self, value: int, scope: Scope) -> SSAValue:
         """An `index` constant in `scope`'s prologue (for sizes, which are made just after their arrays)."""
-        from xdsl.dialects.builtin import IndexType
-
         key = (IndexType(), ("prologue", value))
         if (found := scope.constants.get(key)) is not None:
             return found
@@ -147,55 +151,6 @@ class Tracer:
         op.results[0].name_hint = f"c{value}"
         scope.constants[key] = op.results[0]
         return op.results[0]
-
-    # -- values -------------------------------------------------------------
-
-    def check_usable(self, value: Value) -> None:
-        """Fail if `value` was made in a lambda that has been traced already (or by another trace)."""
-        if not value.scope.is_open_in(self.scope):
-            origin = f" (made at {value.origin})" if value.origin is not None else ""
-            raise SoacTraceError(
-                located(
-                    f"a value computed inside {value.scope.what}{origin} is used outside it; return it from the lambda instead"
-                )
-            )
-
-    # -- lambdas ------------------------------------------------------------
-
-    def trace_block(
-        self,
-        fn: Callable[..., Any],
-        arg_types: Sequence[Attribute],
-        wrap: Callable[[BlockArgument, Scope], Value],
-        what: str,
-        where: SourceLocation,
-        finish: Callable[[Any], Sequence[Value]],
-        terminator: Callable[..., Operation],
-    ) -> tuple[Block, list[Value]]:
-        """Trace `fn` on fresh block arguments of `arg_types` into a new block ended by `terminator`.
-
-        `finish` turns what `fn` returned into the values to yield (it runs inside the block, so that the
-        constants it makes land there). Returns the block and those values.
-        """
-        block = Block(arg_types=arg_types)
-        scope = Scope(block, self.scope, what)
-        for arg, name in zip(block.args, parameter_names(fn)):
-            set_name(arg, name)
-        wrapped = [wrap(arg, scope) for arg in block.args]
-        if (takes := arity(fn)) is not None and takes != len(wrapped):
-            raise SoacTraceError(located(f"{what} gets {len(wrapped)} argument(s), but the Python function takes {takes}", where))
-        self.scope = scope
-        try:
-            result, local_names, _ = call_capturing_locals(fn, wrapped)
-            name_locals(local_names, scope)
-            yielded = list(finish(result))
-            end = terminator(*(v.ssa for v in yielded))
-            end.location = _location(where)
-            block.add_op(end)
-        finally:
-            self.scope = scope.parent  # pyright: ignore[reportAttributeAccessIssue]
-        scope.closed = True
-        return block, yielded
 
 
 def _constant_ops(value: int | float | bool, t: Attribute) -> list[Operation]:
@@ -214,12 +169,11 @@ def _constant_ops(value: int | float | bool, t: Attribute) -> list[Operation]:
 
 
 def _is_float_type(t: Attribute) -> bool:
-    from soac.lang.dtypes import is_ir_float
-
     return is_ir_float(t)
 
 
-def _location(where: SourceLocation) -> FileLineColLoc:
+def location_of(where: SourceLocation) -> FileLineColLoc:
+    """The IR location of a place in the user's program."""
     return FileLineColLoc(StringAttr(where.filename), IntAttr(where.line), IntAttr(where.column))
 
 
@@ -242,8 +196,6 @@ def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[
     """Call `fn(*args)`; return its result, the local variables of each user function that returned meanwhile
     (`fn` itself last), so that values can be named after the variables that hold them, and the place of `fn`'s
     `return` (None for a callable without Python code)."""
-    from soac.lang.errors import frame_location, is_user_code
-
     captured: list[dict[str, Any]] = []
     returned_at: list[SourceLocation] = []
     code = getattr(fn, "__code__", None)
@@ -263,16 +215,6 @@ def call_capturing_locals(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[
     finally:
         sys.setprofile(previous)
     return result, captured, returned_at[-1] if returned_at else None
-
-
-def name_locals(frames: Sequence[dict[str, Any]], scope: Scope) -> None:
-    """Name the values that `scope`'s block defined after the local variables that hold them (innermost first)."""
-    from soac.lang.values import Value
-
-    for local_names in frames:
-        for name, value in local_names.items():
-            if isinstance(value, Value) and value.scope is scope and value.ssa.name_hint is None:
-                set_name(value.ssa, name)
 
 
 def set_name(value: SSAValue, name: str) -> None:

@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 from soac import dialect as soac
+from soac.lang.control import maximum, minimum
+from soac.lang.conversions import as_index, retyped
 from soac.lang.errors import SoacTypeError, located, user_location
-from soac.lang.gathers import gather, gather_point
-from soac.lang.soacs import _extreme, _position, hist, replicate, scatter
+from soac.lang.indexing import _position, gather, gather_point
+from soac.lang.soacs import _extreme, hist, replicate, retype_array, scatter
 from soac.lang.tracer import Tracer
-from soac.lang.values import Array, Scalar, Value, as_index, as_value, retyped, use, wrap
+from soac.lang.values import Array, Scalar, Value, as_value, use, wrap
 
 
 class IndexUpdateHelper:
@@ -69,13 +71,9 @@ class IndexUpdateRef:
         return self._combine(lambda a, b: a * b, 1, value)
 
     def min(self, value: Any) -> Array:
-        from soac.lang.control import minimum
-
         return self._combine(minimum, _extreme(self.array.dtype, True), value)
 
     def max(self, value: Any) -> Array:
-        from soac.lang.control import maximum
-
         return self._combine(maximum, _extreme(self.array.dtype, False), value)
 
     def _combine(self, op: Callable[[Any, Any], Any], neutral: Any, value: Any) -> Array:
@@ -93,8 +91,6 @@ class IndexUpdateRef:
         return replicate(indices.dim(0), value, self.array.dtype if not isinstance(value, Value) else None)
 
     def _update(self, op: Callable[[Any, Any], Any], value: Any) -> Array:
-        from soac.lang.operators import retype_array
-
         where = user_location()
         array = self.array
         if array.weak and isinstance(value, Scalar | Array) and not value.weak:  # sl.zeros(n).at[i].set(x): x's type

@@ -1,10 +1,11 @@
 """Symbolic values: `Scalar` and `Array`, and turning Python values into them.
 
 A symbolic value wraps one SSA value of the function being traced and the scope
-(block) that defines it. Its Python operators are those of `soac.lang.operators`
-(which builds on this module, hence the three forwarding functions below); this
-module makes constants, checks that a value may be used where it is, and knows
-the sizes of arrays (`xs.shape`).
+(block) that defines it. This module holds the value classes only: it makes
+constants, checks that a value may be used where it is, and knows the sizes of
+arrays (`xs.shape`). Their Python operators and numpy-style methods (`x + y`,
+`xs.sum()`, `xs[i]`) build on the modules above this one, so they live in
+`soac.lang.methods`, which attaches them when `soac.lang` is imported.
 """
 
 from __future__ import annotations
@@ -16,33 +17,15 @@ from typing import Any
 import numpy as np
 from soac.lang import dtypes
 from soac.lang.dtypes import DType
-from soac.lang.errors import SoacTypeError, SourceLocation, SymbolicBoolError, located, user_location
-from soac.lang.tracer import Scope, Tracer
-from xdsl.dialects import arith, tensor
+from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, SymbolicBoolError, located, user_location
+from soac.lang.tracer import Scope, Tracer, location_of, set_name
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 Constant = int | float | bool | np.generic
 _F32_OVERFLOW = 2.0**128 - 2.0**103
 """Halfway from f32's largest value to 2^128: a float at least this large rounds to infinity in f32."""
-
-
-def binary(symbol: str, a: Any, b: Any) -> Any:
-    from soac.lang.operators import binary as apply
-
-    return apply(symbol, a, b)
-
-
-def unary(name: str, a: Any) -> Any:
-    from soac.lang.operators import unary as apply
-
-    return apply(name, a)
-
-
-def convert_scalar(x: Scalar, dtype: DType) -> Scalar:
-    from soac.lang.operators import convert_scalar as apply
-
-    return apply(x, dtype)
 
 
 _OPERATOR_UFUNCS = {
@@ -183,122 +166,11 @@ class Scalar(Value):
     def __repr__(self) -> str:
         return f"Scalar({self.dtype}, {self.ssa.name_hint or '?'})"
 
-    def astype(self, dtype: DType) -> Scalar:
-        return convert_scalar(self, dtypes.element_type(dtype, "the type of astype"))
-
-    # arithmetic
-    def __add__(self, other: Any) -> Any:
-        return binary("+", self, other)
-
-    def __radd__(self, other: Any) -> Any:
-        return binary("+", other, self)
-
-    def __sub__(self, other: Any) -> Any:
-        return binary("-", self, other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return binary("-", other, self)
-
-    def __mul__(self, other: Any) -> Any:
-        return binary("*", self, other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return binary("*", other, self)
-
-    def __truediv__(self, other: Any) -> Any:
-        return binary("/", self, other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return binary("/", other, self)
-
-    def __floordiv__(self, other: Any) -> Any:
-        return binary("//", self, other)
-
-    def __rfloordiv__(self, other: Any) -> Any:
-        return binary("//", other, self)
-
-    def __mod__(self, other: Any) -> Any:
-        return binary("%", self, other)
-
-    def __rmod__(self, other: Any) -> Any:
-        return binary("%", other, self)
-
-    def __pow__(self, other: Any, modulo: Any = None) -> Any:
-        if modulo is not None:
-            raise SoacTypeError(located("pow(x, y, m) on a symbolic value; write x ** y % m"))
-        return binary("**", self, other)
-
-    def __rpow__(self, other: Any) -> Any:
-        return binary("**", other, self)
-
-    def __divmod__(self, other: Any) -> Any:
-        return binary("//", self, other), binary("%", self, other)
-
-    def __rdivmod__(self, other: Any) -> Any:
-        return binary("//", other, self), binary("%", other, self)
-
     def __round__(self, ndigits: Any = None) -> Any:
         raise SoacTypeError(located(f"round() of a symbolic {self.describe()}; sl.floor(x + 0.5) rounds halves up"))
 
-    def __and__(self, other: Any) -> Any:
-        return binary("&", self, other)
-
-    def __rand__(self, other: Any) -> Any:
-        return binary("&", other, self)
-
-    def __or__(self, other: Any) -> Any:
-        return binary("|", self, other)
-
-    def __ror__(self, other: Any) -> Any:
-        return binary("|", other, self)
-
-    def __xor__(self, other: Any) -> Any:
-        return binary("^", self, other)
-
-    def __rxor__(self, other: Any) -> Any:
-        return binary("^", other, self)
-
-    def __lshift__(self, other: Any) -> Any:
-        return binary("<<", self, other)
-
-    def __rlshift__(self, other: Any) -> Any:
-        return binary("<<", other, self)
-
-    def __rshift__(self, other: Any) -> Any:
-        return binary(">>", self, other)
-
-    def __rrshift__(self, other: Any) -> Any:
-        return binary(">>", other, self)
-
-    def __lt__(self, other: Any) -> Any:
-        return binary("<", self, other)
-
-    def __le__(self, other: Any) -> Any:
-        return binary("<=", self, other)
-
-    def __gt__(self, other: Any) -> Any:
-        return binary(">", self, other)
-
-    def __ge__(self, other: Any) -> Any:
-        return binary(">=", self, other)
-
-    def __eq__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
-        return binary("==", self, other)
-
-    def __ne__(self, other: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
-        return binary("!=", self, other)
-
-    def __neg__(self) -> Any:
-        return unary("-", self)
-
     def __pos__(self) -> Any:
         return self
-
-    def __abs__(self) -> Any:
-        return unary("abs", self)
-
-    def __invert__(self) -> Any:
-        return unary("~", self)
 
 
 class Array(Value):
@@ -344,7 +216,7 @@ class Array(Value):
             size = self._row_of.dim(k + self._offset)
         else:
             op = tensor.DimOp(self.ssa, tracer.index_constant(k, self.scope))
-            op.location = tracer_location()
+            op.location = location_of(user_location())
             tracer.emit_after(self.ssa, self.scope, op)
             size = Scalar(op.results[0], self.scope, dtypes.index)
             if self.ssa.name_hint:
@@ -368,131 +240,6 @@ class Array(Value):
             count = count * self.dim(k)
         return count
 
-    @property
-    def T(self) -> Array:
-        from soac.lang.soacs import transpose
-
-        return transpose(self)
-
-    def reshape(self, *shape: Any) -> Array:
-        """`xs.reshape(n, m)` or `xs.reshape((n, m))`: `sl.reshape`."""
-        from soac.lang.soacs import reshape
-
-        return reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape)
-
-    @property
-    def at(self) -> Any:
-        """JAX's `xs.at[i].set(v)`, `.add(v)`, `.get(mode=...)`: see `soac.lang.updates`."""
-        from soac.lang.updates import IndexUpdateHelper
-
-        return IndexUpdateHelper(self)
-
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import sum
-
-        return sum(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import max
-
-        return max(self, axis=axis, keepdims=keepdims)
-
-    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import min
-
-        return min(self, axis=axis, keepdims=keepdims)
-
-    def mean(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import mean
-
-        return mean(self, axis=axis, keepdims=keepdims)
-
-    def prod(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import prod
-
-        return prod(self, axis=axis, keepdims=keepdims)
-
-    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import any
-
-        return any(self, axis=axis, keepdims=keepdims)
-
-    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
-        from soac.lang.reductions import all
-
-        return all(self, axis=axis, keepdims=keepdims)
-
-    def var(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
-        from soac.lang.reductions import var
-
-        return var(self, axis=axis, keepdims=keepdims, ddof=ddof)
-
-    def std(self, axis: Any = None, keepdims: bool = False, ddof: int = 0) -> Any:
-        from soac.lang.reductions import std
-
-        return std(self, axis=axis, keepdims=keepdims, ddof=ddof)
-
-    def cumsum(self, axis: Any = None, dtype: Any = None) -> Any:
-        from soac.lang.soacs import cumsum
-
-        return cumsum(self, axis=axis, dtype=dtype)
-
-    def argmax(self, axis: Any = None) -> Any:
-        from soac.lang.reductions import argmax
-
-        return argmax(self, axis=axis)
-
-    def argmin(self, axis: Any = None) -> Any:
-        from soac.lang.reductions import argmin
-
-        return argmin(self, axis=axis)
-
-    def flatten(self) -> Array:
-        """numpy's `xs.flatten()`: all dimensions as one (`xs.reshape(-1)`; `sl.flatten` is Futhark's, two as one)."""
-        from soac.lang.soacs import reshape
-
-        return reshape(self, [-1])
-
-    ravel = flatten
-
-    def copy(self) -> Array:
-        from soac.lang.soacs import copy
-
-        return copy(self)
-
-    def transpose(self, *axes: Any) -> Array:
-        """numpy's `m.transpose()`, `m.transpose(1, 0, 2)` or `m.transpose((1, 0, 2))`: `sl.transpose`."""
-        from soac.lang.soacs import transpose
-
-        order = axes[0] if len(axes) == 1 and isinstance(axes[0], tuple | list) else axes
-        return transpose(self, list(order) if order else None)
-
-    def squeeze(self, axis: Any = None) -> Array:
-        from soac.lang.construction import squeeze
-
-        return squeeze(self, axis)
-
-    def clip(self, lo: Any = None, hi: Any = None) -> Array:
-        from soac.lang.control import clip
-
-        return clip(self, lo, hi)
-
-    def dot(self, other: Any) -> Any:
-        from soac.lang.products import dot
-
-        return dot(self, other)
-
-    def astype(self, dtype: DType) -> Array:
-        from soac.lang.operators import elementwise
-
-        element = dtypes.element_type(dtype, "the type of astype")
-        return elementwise(lambda x: convert_scalar(x, element), [self])
-
-    def __getitem__(self, key: Any) -> Any:
-        from soac.lang.soacs import getitem
-
-        return getitem(self, key)
-
     def __setitem__(self, key: Any, value: Any) -> None:
         raise SoacTypeError(
             located(
@@ -500,52 +247,6 @@ class Array(Value):
                 "sl.scatter(dest, indices, values) or sl.where"
             )
         )
-
-    def __matmul__(self, other: Any) -> Any:
-        from soac.lang.products import matmul
-
-        return matmul(self, other)
-
-    def __rmatmul__(self, other: Any) -> Any:
-        from soac.lang.products import matmul
-
-        return matmul(other, self)
-
-    def __add__(self, other: Any) -> Any:
-        return binary("+", self, other)
-
-    __radd__ = Scalar.__radd__
-    __sub__ = Scalar.__sub__
-    __rsub__ = Scalar.__rsub__
-    __mul__ = Scalar.__mul__
-    __rmul__ = Scalar.__rmul__
-    __truediv__ = Scalar.__truediv__
-    __rtruediv__ = Scalar.__rtruediv__
-    __floordiv__ = Scalar.__floordiv__
-    __rfloordiv__ = Scalar.__rfloordiv__
-    __mod__ = Scalar.__mod__
-    __rmod__ = Scalar.__rmod__
-    __pow__ = Scalar.__pow__
-    __rpow__ = Scalar.__rpow__
-    __divmod__ = Scalar.__divmod__
-    __rdivmod__ = Scalar.__rdivmod__
-    __and__ = Scalar.__and__
-    __rand__ = Scalar.__rand__
-    __or__ = Scalar.__or__
-    __ror__ = Scalar.__ror__
-    __xor__ = Scalar.__xor__
-    __rxor__ = Scalar.__rxor__
-    __lshift__ = Scalar.__lshift__
-    __rshift__ = Scalar.__rshift__
-    __lt__ = Scalar.__lt__
-    __le__ = Scalar.__le__
-    __gt__ = Scalar.__gt__
-    __ge__ = Scalar.__ge__
-    __eq__ = Scalar.__eq__  # pyright: ignore[reportAssignmentType]
-    __ne__ = Scalar.__ne__  # pyright: ignore[reportAssignmentType]
-    __neg__ = Scalar.__neg__
-    __abs__ = Scalar.__abs__
-    __invert__ = Scalar.__invert__
 
 
 def known_dim(array: Array, k: int) -> Scalar | None:
@@ -557,12 +258,6 @@ def known_dim(array: Array, k: int) -> Scalar | None:
         if array._row_of is None:
             return None
         array, k = array._row_of, k + array._offset
-
-
-def tracer_location() -> Any:
-    from soac.lang.tracer import _location
-
-    return _location(user_location())
 
 
 # ---------------------------------------------------------------------------
@@ -588,9 +283,22 @@ def emit_value(op: Operation, dtype: DType | None = None, weak: bool = False) ->
 
 
 def use(value: Value) -> SSAValue:
-    """The SSA value of `value`, checking that it may be used here."""
-    Tracer.current("a symbolic value").check_usable(value)
+    """The SSA value of `value`, checking that it may be used here: not made in a lambda that has been traced
+    already (or by another trace)."""
+    if not value.scope.is_open_in(Tracer.current("a symbolic value").scope):
+        origin = f" (made at {value.origin})" if value.origin is not None else ""
+        raise SoacTraceError(
+            located(f"a value computed inside {value.scope.what}{origin} is used outside it; return it from the lambda instead")
+        )
     return value.ssa
+
+
+def name_locals(frames: Sequence[dict[str, Any]], scope: Scope) -> None:
+    """Name the values that `scope`'s block defined after the local variables that hold them (innermost first)."""
+    for local_names in frames:
+        for name, value in local_names.items():
+            if isinstance(value, Value) and value.scope is scope and value.ssa.name_hint is None:
+                set_name(value.ssa, name)
 
 
 def constant(value: Constant, dtype: DType, weak: bool = False) -> Scalar:
@@ -660,49 +368,6 @@ def argument_values(args: Sequence[SSAValue], types: Sequence[tuple[DType, int |
     return values
 
 
-def retyped(value: Value, t: Attribute) -> Value:
-    """`value` as IR type `t` if it is a weak scalar of another type (else `value` itself)."""
-    if not (isinstance(value, Scalar) and value.weak) or value.ir_type == t or isinstance(t, TensorType):
-        return value
-    dtype = dtypes.from_ir(t)
-    owner = value.ssa.owner
-    if isinstance(owner, arith.ConstantOp):
-        return constant(owner.value.value.data, dtype)  # pyright: ignore[reportAttributeAccessIssue]
-    if value.dtype.is_float and not dtype.is_float:
-        raise SoacTypeError(
-            located(
-                f"a float computed from Python constants or passed as a Python float where a {dtype} is needed; "
-                f"convert explicitly, e.g. sl.{dtype.name}(x)"
-            )
-        )
-    if isinstance(value.ssa, BlockArgument) and value.scope.parent is None and dtype.is_integer and dtype.bits < value.dtype.bits:
-        return _narrowed_argument(value, dtype)
-    return convert_scalar(value, dtype)
-
-
-def _narrowed_argument(value: Scalar, dtype: DType) -> Scalar:
-    """A Python int argument as the narrower integer type it meets (`i * steps` with an i32 `i`), converted once in
-    the function's body and checked when the program runs: a value that does not fit is an error, not a wrap."""
-    from soac import dialect as soac
-
-    known = value.narrowed.get(dtype)
-    if known is not None:
-        return known
-    tracer = Tracer.current("a Python int argument")
-    inner = tracer.scope
-    tracer.scope = value.scope
-    try:
-        narrow = convert_scalar(value, dtype)
-        fits = binary("==", convert_scalar(narrow, value.dtype), value)
-        message = f"a Python int argument ({{0}}) does not fit in {dtype}, the type of what it meets"
-        tracer.emit(soac.AssertOp(fits.ssa, message, [value.ssa]))
-    finally:
-        tracer.scope = inner
-    narrow.weak = True
-    value.narrowed[dtype] = narrow
-    return narrow
-
-
 def as_scalar(value: Any, like: DType | None = None, what: str = "a scalar") -> Scalar:
     result = as_value(value, like, what)
     if not isinstance(result, Scalar):
@@ -717,17 +382,6 @@ def as_array(value: Any, what: str = "an array") -> Array:
         raise SoacTypeError(located(f"{what} must be a symbolic array, not a {got}"))
     use(value)
     return value
-
-
-def as_index(value: Any, what: str = "an index") -> SSAValue:
-    """An `index` SSA value for a size or position given as an int constant or an integer scalar."""
-    integer = isinstance(value, Scalar) and value.dtype.is_integer
-    if isinstance(value, bool | np.bool_) or (isinstance(value, Value) and not integer):
-        got = value.describe() if isinstance(value, Value) else "bool"
-        raise SoacTypeError(located(f"{what} must be an integer, not a {got}"))
-    if not isinstance(value, Value):
-        return constant(value, dtypes.index).ssa
-    return use(convert_scalar(value, dtypes.index))
 
 
 def ir_types(values: Sequence[Value]) -> list[Attribute]:

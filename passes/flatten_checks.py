@@ -30,20 +30,13 @@ from dataclasses import dataclass
 from soac.dialect import (
     AssertOp,
     IndexOp,
-    IotaOp,
     Level,
-    MapOp,
-    ReplicateOp,
     ReshapeOp,
     ReverseOp,
-    ScanomapOp,
-    ScanOp,
-    SegmapOp,
-    SegredOp,
-    SegscanOp,
     SliceOp,
     TransposeOp,
 )
+from soac.dialect.sizes import DimOf, ResultDimsInterface
 from soac.messages import reshape_problem
 from soac.passes.flatten_nest import Bound, KernelBody, Nest, RowOf
 from xdsl.builder import Builder
@@ -81,24 +74,15 @@ def constant_of(value: SSAValue) -> int | None:
 
 
 def array_dim(array: SSAValue, axis: int) -> Size:
-    """Dimension `axis` of `array` (defined before the nest), as the value that sized it where one did."""
+    """Dimension `axis` of `array` (defined before the nest), as the value that sized it where one did: what the op
+    that made it says (`ResultDimsInterface`: `result_dims`, or `parameter_dims` for a row of a lambda's input),
+    followed while that is defined outside the op, and a branch's size where both versions of a nest agree."""
     t = array.type
     if isinstance(t, TensorType) and axis < t.get_num_dims() and t.get_shape()[axis] >= 0:
         return t.get_shape()[axis]
+    if (said := _said_by_op(array, axis)) is not None:
+        return said
     owner = array.owner
-    if isinstance(array, BlockArgument) and isinstance(parent := owner.parent_op(), MapOp) and owner is parent.body.block:
-        return array_dim(parent.inputs[array.index], axis + 1)  # a row of a map's input
-    if isinstance(owner, IotaOp | ReplicateOp | MapOp | ScanOp | ScanomapOp) and axis == 0:
-        return owner.width
-    if isinstance(owner, SegmapOp | SegscanOp | SegredOp):
-        reduced = isinstance(owner, SegredOp) and list(owner.outs).index(array) < len(owner.neutral)
-        dims = list(owner.dims)[:-1] if reduced else list(owner.dims)
-        if axis < len(dims):
-            return dims[axis]
-    if (source := source_axis(owner, axis)) is not None:
-        return array_dim(*source)
-    if isinstance(owner, ReshapeOp):
-        return owner.sizes[axis]
     if isinstance(owner, scf.IfOp):  # the versions of a nest: each branch's array has the sizes of the first's
         branch = list(owner.true_region.block.last_op.operands)[list(owner.results).index(array)]  # pyright: ignore
         if isinstance(branch.owner, tensor.CastOp):
@@ -109,6 +93,30 @@ def array_dim(array: SSAValue, axis: int) -> Size:
             values = [size.end, size.start]
         return Dim(array, axis) if any(owner.is_ancestor(v.owner) for v in values) else size  # pyright: ignore
     return Dim(array, axis)
+
+
+def _said_by_op(array: SSAValue, axis: int) -> Size | None:
+    """Dimension `axis` of `array` as the soac op that made it (or whose lambda takes it) says, where that is a size
+    defined outside the op (its width, a size operand, an operand's dimension); None where the op says nothing
+    here (the rows of a slice, a size a lambda yields)."""
+    if isinstance(array, BlockArgument):
+        op = array.block.parent_op()
+        extents = op.parameter_dims(array) if isinstance(op, ResultDimsInterface) else None
+    else:
+        op = array.owner
+        extents = op.result_dims(array.index) if isinstance(op, ResultDimsInterface) else None  # pyright: ignore
+    if op is None or extents is None or axis >= len(extents) or (extent := extents[axis]) is None:
+        return None
+    if isinstance(extent, int):
+        return extent
+    if isinstance(extent, DimOf):
+        return None if _defined_inside(op, extent.array) else array_dim(extent.array, extent.dim)
+    return None if _defined_inside(op, extent) else extent
+
+
+def _defined_inside(op: Operation, value: SSAValue) -> bool:
+    """Whether `value` is defined in one of `op`'s regions (a value of its lambdas, not one the nest has before)."""
+    return op.is_ancestor(value.owner)
 
 
 def source_axis(op: Operation | Block, axis: int) -> tuple[SSAValue, int] | None:

@@ -39,12 +39,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 _MAX_DEPTH = 48
 
-NOT_FOLLOWED = (soac.SegmapOp, soac.SegredOp, soac.SegscanOp, soac.SeghistOp, soac.StencilOp, soac.TiledRedomapOp)
-"""The ops whose sizes `SizeResolver` does not follow (what flattening, stencil fusion and tiling make). Following
-them would prove more sizes after `soac-flatten` (in examples/locvolcalib.mlir, that a loop's grid keeps its rows,
-dropping the flattened map's check), a change of the programs the pipeline makes, left for a change of its own."""
-
-
 Size = SSAValue | DimOf
 """A size: an index value, or a dimension of an array (`soac.dialect.sizes.DimOf`); either available at the place it
 is asked for."""
@@ -138,7 +132,7 @@ class SizeResolver:
 
     def _of_result(self, op: Operation, index: int, dim: int, depth: int) -> Size | None:
         match op:
-            case soac.ResultDimsInterface() if not isinstance(op, NOT_FOLLOWED):
+            case soac.ResultDimsInterface():
                 return self._of_extent(op.result_dims(index), dim, depth)
             case scf.IfOp():
                 return self._of_branches(op, index, dim, depth)
@@ -176,7 +170,7 @@ class SizeResolver:
 
     def _of_parameter(self, arg: BlockArgument, dim: int, depth: int) -> Size | None:
         match op := arg.block.parent_op():
-            case soac.ResultDimsInterface() if not isinstance(op, NOT_FOLLOWED):
+            case soac.ResultDimsInterface():
                 extents = op.parameter_dims(arg)
                 return self._of_extent(op.operator_parameter_dims(arg) if extents is None else extents, dim, depth)
             case scf.ForOp() if arg.index > 0:

@@ -55,6 +55,7 @@ from soac.lang.dask.timeline import Span, Timeline, held_locks, timeline
 from soac.lang.dask.workers import _LOCK, _PLANS, STATS, Program, Stats, chosen_devices
 from soac.lang.errors import located
 from soac.lang.jit import ArgType, JitFunction, argument_type, print_module, trace
+from soac.lowering.runtime import choose_device, memory_of
 
 CHUNK_BUDGET_KEY = "soac.chunk-budget"
 DEVICE_GROUPS_KEY = "soac.device-groups"
@@ -132,7 +133,6 @@ class DaskFunction:
         """Whether host chunks go to the device in tasks of their own (`prefetch`; None: on devices that copy)."""
         if self.prefetch is not None:
             return self.prefetch
-        from soac.lowering.runtime import choose_device, memory_of
 
         return any(memory_of(choose_device(spec)).mode != "zero-copy" for spec in chosen_devices(self.devices) or (None,))
 

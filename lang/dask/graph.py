@@ -23,6 +23,7 @@ import numpy as np
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from soac.dialect import HistOp, ScanOp
+from soac.lang import dtypes
 from soac.lang.dask.plan import Plan, refuse
 from soac.lang.dask.resident import is_resident, last_row, mark_resident
 from soac.lang.dask.workers import Program, StageCall
@@ -73,8 +74,6 @@ class Inputs:
 
 
 def element_dtype(value: SSAValue) -> np.dtype[Any]:
-    from soac.lang import dtypes
-
     t = value.type
     return dtypes.from_ir(t.element_type if isinstance(t, TensorType) else t).numpy
 

@@ -27,17 +27,17 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pyopencl as cl
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
 from soac.lang.dask.timeline import NamedLock, span
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
-
-if TYPE_CHECKING:
-    import pyopencl as cl
+from soac.lowering.runtime import choose_device, memory_of
+from soac.lowering.runtime import device_put as put_on
 
 _LOCK = NamedLock("soac.lang.dask tracing and compiling", reentrant=True)
 """Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads), and for the
@@ -138,7 +138,6 @@ def all_gpus() -> tuple[str, ...]:
     """Every GPU as a `platform:device` spec where there are several and `SOAC_OPENCL_DEVICE` chooses none."""
     if os.environ.get("SOAC_OPENCL_DEVICE"):
         return ()
-    import pyopencl as cl
 
     try:
         platforms = cl.get_platforms()
@@ -155,8 +154,6 @@ def all_gpus() -> tuple[str, ...]:
 
 def device_spec(device: cl.Device) -> str:
     """The `platform:device` spec (`SOAC_OPENCL_DEVICE`) of `device`."""
-    import pyopencl as cl
-
     for p, platform in enumerate(cl.get_platforms()):
         for d, candidate in enumerate(platform.get_devices()):
             if candidate.int_ptr == device.int_ptr:
@@ -239,8 +236,6 @@ def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def put(host: np.ndarray, device: str | None) -> DeviceArray:
     """`sl.device_put(host, device)` under the device's transfer lock."""
-    from soac.lowering.runtime import choose_device, memory_of
-
     with transfer_lock(memory_of(choose_device(device))):
         return device_put(host, device)
 
@@ -327,8 +322,6 @@ class StageCall:
 
 def upload(host: np.ndarray, memory: Any) -> DeviceArray:
     """`host` on `memory`'s device, copied under the device's transfer lock."""
-    from soac.lowering.runtime import device_put as put_on
-
     with transfer_lock(memory):
         return put_on(host, memory.device)
 

@@ -38,7 +38,7 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 
 from soac.dialect import canonicalization  # registers the patterns that the ops' Canonicalization traits name
 from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, RotateOp, SliceOp, TransposeOp, UpdateOp
-from soac.dialect.attributes import Level, LevelAttr, OnDevice
+from soac.dialect.attributes import Level, LevelAttr, OnDevice, StencilBoundary, StencilBoundaryAttr
 from soac.dialect.base import Canonicalization, YieldOp, runs_lambdas
 from soac.dialect.consumption import aliases, check_consumed, defined_inside, later_in_block
 from soac.dialect.control import AssertOp, ThresholdOp, parse_on_device, print_on_device, verify_on_device
@@ -99,7 +99,7 @@ Soac = Dialect(
         AssertOp,
         YieldOp,
     ],
-    [LevelAttr],
+    [LevelAttr, StencilBoundaryAttr],
 )
 
 __all__ = [
@@ -141,6 +141,8 @@ __all__ = [
     "SegscanOp",
     "SliceOp",
     "Soac",
+    "StencilBoundary",
+    "StencilBoundaryAttr",
     "StencilOp",
     "ThresholdOp",
     "TileSizes",

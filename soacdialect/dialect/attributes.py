@@ -1,4 +1,5 @@
-"""The attributes of the `soac` dialect: the level of a segmented op, and where a threshold's default comes from."""
+"""The attributes of the `soac` dialect: the level of a segmented op, a stencil's boundary condition, and where a
+threshold's default comes from."""
 
 from __future__ import annotations
 
@@ -22,6 +23,17 @@ class Level(StrEnum):
     GROUP = "group"
 
 
+class StencilBoundary(StrEnum):
+    """What a stencil's neighbour outside the array reads: the nearest element (`clamp`), the element mirrored across
+    the edge, the edge itself not repeated (`mirror`: -1 reads 1), the element a period away (`wrap`), or the op's
+    constant (`constant`)."""
+
+    CLAMP = "clamp"
+    MIRROR = "mirror"
+    WRAP = "wrap"
+    CONSTANT = "constant"
+
+
 class OnDevice(StrEnum):
     """What a threshold's default becomes on an OpenCL device (`soac.lowering.opencl.device_defaults`)."""
 
@@ -36,3 +48,10 @@ class LevelAttr(EnumAttribute[Level], SpacedOpaqueSyntaxAttribute):
     """`#soac<level thread>` or `#soac<level group>`."""
 
     name = "soac.level"
+
+
+@irdl_attr_definition
+class StencilBoundaryAttr(EnumAttribute[StencilBoundary], SpacedOpaqueSyntaxAttribute):
+    """`#soac<boundary clamp>`; `soac.stencil`'s syntax prints it bare (`window [3, 3] clamp (%a : ...)`)."""
+
+    name = "soac.boundary"

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Self
 
+from soac.dialect.attributes import StencilBoundary, StencilBoundaryAttr
 from soac.dialect.base import YieldOp
 from soac.dialect.lambdas import check_params, check_results, lambda_block, yielded_types
 from soac.dialect.sizes import Extent, ResultDimsInterface
@@ -21,7 +22,7 @@ from soac.syntax import (
     with_parsed_attributes,
 )
 from soac.types import array_of_rank, format_types
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, TensorType, i64
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -39,9 +40,8 @@ from xdsl.printer import Printer
 from xdsl.traits import RecursiveMemoryEffect, SingleBlockImplicitTerminator
 from xdsl.utils.exceptions import VerifyException
 
-STENCIL_BOUNDARIES = ("clamp", "mirror", "wrap", "constant")
-"""What a neighbour outside the array reads: the nearest element, the element mirrored across the edge (the edge
-itself not repeated: -1 reads 1), the element a period away, or the op's constant."""
+STENCIL_BOUNDARIES = tuple(b.value for b in StencilBoundary)
+"""The boundary conditions by name (`StencilBoundary`): `clamp`, `mirror`, `wrap`, `constant`."""
 STENCIL_MAX_RANK = 3
 STENCIL_LISTED_PARAMETERS = 64
 """The most parameters a stencil lambda's arity error lists one by one (a window can ask for millions)."""
@@ -112,7 +112,7 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
     outs = var_result_def(TensorType)
     body = region_def("single_block")
     window = prop_def(DenseArrayBase.constr(i64))
-    boundary = prop_def(StringAttr)
+    boundary = prop_def(StencilBoundaryAttr)
     tile = opt_prop_def(DenseArrayBase.constr(i64))
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -122,7 +122,7 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
         self,
         dims: Sequence[SSAValue | Operation],
         window: Sequence[int],
-        boundary: str,
+        boundary: str | StencilBoundary,
         inputs: Sequence[SSAValue | Operation],
         result_types: Sequence[Attribute],
         body: Region,
@@ -131,7 +131,7 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
     ):
         properties: dict[str, Attribute] = {
             "window": DenseArrayBase.from_list(i64, list(window)),
-            "boundary": StringAttr(boundary),
+            "boundary": StencilBoundaryAttr(StencilBoundary(boundary)),
         }
         if tile is not None:
             properties["tile"] = DenseArrayBase.from_list(i64, list(tile))
@@ -186,8 +186,6 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
         inputs' element types."""
         rank = len(self.dims)
         boundary = self.boundary.data
-        if boundary not in STENCIL_BOUNDARIES:
-            raise VerifyException(f"'{self.name}' boundary must be one of {', '.join(STENCIL_BOUNDARIES)}, got '{boundary}'")
         if not self.inputs:
             raise VerifyException(f"'{self.name}' needs at least one input")
         elements: list[Attribute] = []
@@ -196,11 +194,11 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
             if not isinstance(t, TensorType) or t.get_num_dims() != rank or isinstance(t.get_element_type(), TensorType):
                 raise VerifyException(f"'{self.name}' input #{i} has type {t}, expected a {rank}-D array of scalars")
             elements.append(t.get_element_type())
-        if boundary == "constant" and len(self.constants) != len(self.inputs):
+        if boundary == StencilBoundary.CONSTANT and len(self.constants) != len(self.inputs):
             raise VerifyException(
                 f"'{self.name}' boundary constant needs one value per input ({len(self.inputs)}), got {len(self.constants)}"
             )
-        if boundary != "constant" and self.constants:
+        if boundary != StencilBoundary.CONSTANT and self.constants:
             raise VerifyException(f"'{self.name}' boundary {boundary} takes no constants")
         for i, (value, element) in enumerate(zip(self.constants, elements)):
             if value.type != element:
@@ -210,8 +208,9 @@ class StencilOp(IRDLOperation, ResultDimsInterface):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         print_untyped_operand_list(printer, self.dims)
-        printer.print_string(f" window [{', '.join(map(str, self.window_shape))}] {self.boundary.data}")
-        if self.boundary.data == "constant":
+        printer.print_string(f" window [{', '.join(map(str, self.window_shape))}] ")
+        self.boundary.print_parameter(printer)
+        if self.boundary.data == StencilBoundary.CONSTANT:
             print_operand_list(printer, self.constants)
         if (tile := self.tile_shape) is not None:
             printer.print_string(f" tile [{', '.join(map(str, tile))}]")

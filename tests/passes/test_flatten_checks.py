@@ -230,6 +230,39 @@ def test_the_checks_are_asserts_where_the_flattened_ops_no_longer_check() -> Non
     ]
 
 
+ROTATED = """
+func.func @main(%xss: tensor<?x?xi32>, %s: index) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %rotated = soac.rotate %xss by %s : tensor<?x?xi32>
+  %r = soac.map %n (%rotated : tensor<?x?xi32>) -> tensor<?xi32> lambda(%row: tensor<?xi32>) {
+    %t = soac.reduce %m (%row : tensor<?xi32>) neutral(%zero : i32) -> i32 combine(%a: i32, %b: i32) {
+      %c = arith.addi %a, %b : i32
+      soac.yield %c : i32
+    }
+    soac.yield %t : i32
+  }
+  func.return %r : tensor<?xi32>
+}
+"""
+
+
+def test_an_input_has_the_sizes_its_op_says() -> None:
+    """The sizes before the nest follow what the op that made an input says (`ResultDimsInterface`): a rotate has
+    its operand's rows and row length, so the map's width (`tensor.dim %xss, 0`) and the reduce's (`tensor.dim %xss,
+    1`) need no check (naming op classes, only iota, replicate, maps, scans, segmented ops, index, transpose, reverse
+    and reshape were followed, and both checks were kept). The flattened program gives the interpreter's results."""
+    module = flattened(ROTATED, "full")
+    assert [op.message.data for op in module.walk() if isinstance(op, AssertOp)] == []
+    xss = np.arange(12, dtype=np.int32).reshape(3, 4)
+    expected = interpret(parse_module(make_context(), ROTATED, "prog.mlir"), "main", [xss, 1])
+    for want, have in zip(expected, interpret(module, "main", [xss, 1]), strict=True):
+        np.testing.assert_array_equal(have, want)
+
+
 def opencl_cases() -> list[Any]:
     fast = {("zipped", "full")}
     return [

@@ -1269,7 +1269,7 @@ func.func @stencil_two(%n: index, %m: index, %a: tensor<?x?xf32>, %b: tensor<?x?
 // CHECK-NEXT:  }
 
 // CHECK-GENERIC-LABEL: "func.func"() <{sym_name = "stencil_two"
-// CHECK-GENERIC:    "soac.stencil"(%n, %m, %a, %b, %z, %z) <{window = array<i64: 1, 3>, boundary = "constant", tile = array<i64: 8, 32>, operandSegmentSizes = array<i32: 2, 2, 2>}> ({
+// CHECK-GENERIC:    "soac.stencil"(%n, %m, %a, %b, %z, %z) <{window = array<i64: 1, 3>, boundary = #soac<boundary constant>, tile = array<i64: 8, 32>, operandSegmentSizes = array<i32: 2, 2, 2>}> ({
 
 // -----
 

@@ -25,3 +25,18 @@ func.func @huge_extent(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
 
 // CHECK:      {{.*}}stencil-parse-errors.mlir:20:34
 // CHECK:      99999999999999999999 does not fit in 64 bits
+
+// -----
+
+// In the generic form the boundary is an enum attribute: an unknown one is reported where it is written.
+
+func.func @generic_boundary(%n: index, %xs: tensor<?xf32>) -> tensor<?xf32> {
+  %r = "soac.stencil"(%n, %xs) <{window = array<i64: 1>, boundary = #soac<boundary reflect>, operandSegmentSizes = array<i32: 1, 1, 0>}> ({
+  ^bb0(%a: f32):
+    soac.yield %a : f32
+  }) : (index, tensor<?xf32>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// CHECK:      {{.*}}stencil-parse-errors.mlir:34:84
+// CHECK:      Expected `clamp`, `mirror`, `wrap`, or `constant`.

@@ -144,3 +144,30 @@ func.func @rotated_rows(%xss: tensor<?x?xf32>, %k: index) -> tensor<?x?xf32> {
   }
   func.return %ys : tensor<?x?xf32>
 }
+
+// -----
+
+// Segmented ops say their sizes too (their index space, then the rows yielded): a loop whose body is a flattened
+// map (a segmap over %n x %m) keeps its array's sizes, so both sizes after the loop are the input's.
+// CHECK-LABEL: func.func @segmap_in_a_loop
+// CHECK:         %[[N:.*]] = tensor.dim %xss, %c0 : tensor<?x?xf32>
+// CHECK:         %[[M:.*]] = tensor.dim %xss, %c1 : tensor<?x?xf32>
+// CHECK-NOT:     tensor.dim
+// CHECK:         func.return %[[N]], %[[M]] : index, index
+func.func @segmap_in_a_loop(%xss: tensor<?x?xf32>, %steps: index) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xss, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %xss, %c1 : tensor<?x?xf32>
+  %l = scf.for %t = %c0 to %steps step %c1 iter_args(%v = %xss) -> (tensor<?x?xf32>) {
+    %next = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+      %x = soac.index %v[%i, %j] : tensor<?x?xf32> -> f32
+      %y = arith.addf %x, %x : f32
+      soac.yield %y : f32
+    }
+    scf.yield %next : tensor<?x?xf32>
+  }
+  %ln = tensor.dim %l, %c0 : tensor<?x?xf32>
+  %lm = tensor.dim %l, %c1 : tensor<?x?xf32>
+  func.return %ln, %lm : index, index
+}
