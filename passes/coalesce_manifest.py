@@ -160,7 +160,7 @@ class ReadTransposedRows(RewritePattern):
         segmap = host_thread_segmap(op)
         if segmap is None or indices[-1] is not segmap.body.block.args[-1]:
             return
-        if not _rows_read_in_place(op) or not copyable(array, segmap):
+        if not _rows_read_in_place(op, segmap) or not copyable(array, segmap):
             return
         copy = transposed_copy(array, segmap, rewriter)
         for use in list(op.result.uses):
@@ -174,21 +174,24 @@ class ReadTransposedRows(RewritePattern):
             rewriter.erase(op)
 
 
-def _rows_read_in_place(row: soac.IndexOp) -> bool:
-    """Every use of the row reads it element by element: an input of a nested SOAC in the row's block, its size, or a
-    read of one element."""
+def _rows_read_in_place(row: soac.IndexOp, segmap: soac.SegmapOp) -> bool:
+    """Every use of the row reads it element by element (an input of a nested SOAC in the row's block, its size, or a
+    read of one element), and some use walks along it (a nested SOAC, or a read at a loop's index)."""
+    walks = False
     for use in row.result.uses:
         user = use.operation
         if isinstance(user, tensor.DimOp):
             continue
         if isinstance(user, soac.IndexOp) and use.index == 0 and len(user.indices) == 1:
+            walks = walks or loop_index(user.indices[0], segmap)
             continue
+        walks = True
         if not isinstance(user, ROW_READERS) or user.parent_block() is not row.parent_block():
             return False
         as_input = sum(1 for x in user.inputs if x is row.result)
         if sum(1 for u in row.result.uses if u.operation is user) != as_input:
             return False  # also a neutral element or a width
-    return True
+    return walks
 
 
 def _generate_row(row: soac.IndexOp, array: SSAValue, copy: SSAValue, rewriter: PatternRewriter) -> None:
