@@ -92,11 +92,7 @@ def worth_copying(array: SSAValue) -> bool:
 
 def copyable(array: SSAValue, segmap: soac.SegmapOp) -> bool:
     """An array made before the segmap, not itself a transpose, and worth copying."""
-    return (
-        not defined_inside(array, segmap)
-        and not isinstance(array.owner, soac.TransposeOp)
-        and worth_copying(array)
-    )
+    return not defined_inside(array, segmap) and not isinstance(array.owner, soac.TransposeOp) and worth_copying(array)
 
 
 def transposed_copy(array: SSAValue, segmap: soac.SegmapOp, rewriter: PatternRewriter) -> SSAValue:
@@ -121,11 +117,7 @@ def transposed_copy(array: SSAValue, segmap: soac.SegmapOp, rewriter: PatternRew
 
 def loop_index(value: SSAValue, segmap: soac.SegmapOp) -> bool:
     """An index that varies along a sequential loop of the work-item: an argument of a block nested in the segmap's."""
-    return (
-        isinstance(value, BlockArgument)
-        and value.block is not segmap.body.block
-        and defined_inside(value, segmap)
-    )
+    return isinstance(value, BlockArgument) and value.block is not segmap.body.block and defined_inside(value, segmap)
 
 
 class ReadTransposedElements(RewritePattern):

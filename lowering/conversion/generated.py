@@ -62,9 +62,11 @@ def readers(value: SSAValue) -> int:
     return sum(1 for use in value.uses if not isinstance(use.operation, tensor.DimOp))
 
 
-def only_reads(op: soac.MapOp) -> bool:
-    """Whether `op`'s lambda does nothing but read elements of arrays: recomputing a row costs what reading it does."""
+def only_reads(op: soac.MapOp, stable: Callable[[SSAValue], bool]) -> bool:
+    """Whether `op`'s lambda does nothing but read elements of `stable` arrays (none that an op consuming it may
+    overwrite in place): recomputing a row then costs what reading a stored one does, and gives the same values."""
     return all(
-        isinstance(inner, soac.YieldOp) or (isinstance(inner, soac.IndexOp) and not isinstance(inner.result.type, TensorType))
+        isinstance(inner, soac.YieldOp)
+        or (isinstance(inner, soac.IndexOp) and not isinstance(inner.result.type, TensorType) and stable(inner.array))
         for inner in op.body.block.ops
     )

@@ -177,10 +177,15 @@ class Inliner(ControlFlowInliner):
         results = list(op.outs)
         if not all(read_by_rows(r) for r in results):
             return False
-        if sum(readers(r) for r in results) > 1 and not only_reads(op):
+        if sum(readers(r) for r in results) > 1 and not only_reads(op, self._unowned):
             return False
         # a reader in a loop or lambda would run the lambda again at each of its own steps
         return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
+
+    def _unowned(self, array: SSAValue) -> bool:
+        """Whether `array` is no per-work-item scratch (which an op that consumes it may overwrite)."""
+        found = self.env.get(array)
+        return not (isinstance(found, View) and found.owned)
 
     def _generate_map(self, op: soac.MapOp) -> None:
         """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""

@@ -44,8 +44,9 @@ def numpy_softmax(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def layernorm(x, gamma):
     def row(r):
-        d = r - sl.sum(r) / r.shape[0]
-        return d * gamma / sl.sqrt(sl.sum(d * d) / r.shape[0] + 1)
+        n = sl.f32(r.shape[0])
+        d = r - sl.sum(r) / n
+        return d * gamma / sl.sqrt(sl.sum(d * d) / n + 1)
 
     return sl.map(row, x)
 
@@ -60,7 +61,7 @@ def matvec(a, v):
 
 
 def _inputs(program: Any, dtype: Any, shape: tuple[int, int], rng: np.random.Generator) -> list[np.ndarray]:
-    rows, cols = shape
+    cols = shape[1]
     if np.issubdtype(dtype, np.integer):
         x = rng.integers(-9, 9, shape).astype(dtype)
         return [x, rng.integers(-9, 9, cols).astype(dtype)]
