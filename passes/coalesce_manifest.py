@@ -95,7 +95,7 @@ def copyable(array: SSAValue, segmap: soac.SegmapOp) -> bool:
     return not defined_inside(array, segmap) and not isinstance(array.owner, soac.TransposeOp) and worth_copying(array)
 
 
-def transposed_copy(array: SSAValue, segmap: soac.SegmapOp, rewriter: PatternRewriter) -> SSAValue:
+def transposed_copy(array: SSAValue, read: Operation, segmap: soac.SegmapOp, rewriter: PatternRewriter) -> SSAValue:
     """`soac.transpose %array` of its last two dimensions just before `segmap`: an earlier one in its block, or a new one."""
     assert isinstance(array.type, TensorType)
     rank = array.type.get_num_dims()
@@ -110,6 +110,7 @@ def transposed_copy(array: SSAValue, segmap: soac.SegmapOp, rewriter: PatternRew
         ):
             return other.result
     copy = soac.TransposeOp(array, perm)
+    copy.location = read.location  # the read it serves: where the user's code walks along the rows
     copy.result.name_hint = f"{array.name_hint}_t" if array.name_hint else None
     rewriter.insert(copy, InsertPoint.before(segmap))
     return copy.result
@@ -135,7 +136,7 @@ class ReadTransposedElements(RewritePattern):
             return
         if not loop_index(indices[-1], segmap) or not copyable(array, segmap):
             return
-        copy = transposed_copy(array, segmap, rewriter)
+        copy = transposed_copy(array, op, segmap, rewriter)
         rewriter.replace(op, soac.IndexOp(copy, [*indices[:-2], indices[-1], indices[-2]]))
 
 
@@ -154,7 +155,7 @@ class ReadTransposedRows(RewritePattern):
             return
         if not _rows_read_in_place(op, segmap) or not copyable(array, segmap):
             return
-        copy = transposed_copy(array, segmap, rewriter)
+        copy = transposed_copy(array, op, segmap, rewriter)
         for use in list(op.result.uses):
             reader = use.operation
             if isinstance(reader, soac.IndexOp):
@@ -199,5 +200,7 @@ def _generate_row(row: soac.IndexOp, array: SSAValue, copy: SSAValue, rewriter: 
     element = soac.IndexOp(copy, [*indices[:-1], body.args[0], indices[-1]])
     body.add_ops([element, soac.YieldOp(element)])
     generated = soac.MapOp(length, [iota], [row.result.type], Region(body))
+    for made in (axis, length, iota, element, generated):
+        made.location = row.location
     rewriter.insert([axis, length, iota], InsertPoint.before(row))
     rewriter.replace(row, generated)
