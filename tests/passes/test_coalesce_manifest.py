@@ -152,3 +152,20 @@ def test_tiled_transpose_against_numpy(dtype: Any) -> None:
     assert "transpose_tiled" in f.opencl(np.ones((2, 2), dtype))
     x = np.arange(3 * 37 * 5).astype(dtype).reshape(3, 37, 5)
     np.testing.assert_array_equal(batched(x), np.swapaxes(x, 1, 2))
+
+
+def row_sums_of_batches(x):
+    return sl.map(lambda m: sl.map(lambda r: sl.sum(r * r), m), x)
+
+
+def test_batched_rows_read_a_copy_of_the_last_two_dimensions() -> None:
+    """A segmap over (batch, row) walking along `x[b, i]` reads `x_t[b, l, i]` of a `[0, 2, 1]` copy."""
+    pipeline = GPU_PIPELINE.replace(",soac-tile", "")
+    f = sl.jit(row_sums_of_batches, lowering=GENERIC, pipeline=pipeline)
+    rng = np.random.default_rng(4)
+    compiled = f.specialize(rng.standard_normal((2, 3, 4)).astype(np.float32))
+    assert "soac.transpose %x [0, 2, 1]" in compiled.optimized_text
+    for forced in _versions(compiled.optimized):
+        for shape in [(1, 1, 1), (3, 33, 31), (2, 5, 40)]:
+            x = rng.standard_normal(shape).astype(np.float32)
+            np.testing.assert_allclose(compiled.run([x], forced), (x * x).sum(axis=2), rtol=1e-5, atol=1e-5)
