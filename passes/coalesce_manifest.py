@@ -22,8 +22,9 @@ the row is `%xt[%l, %i]`, next to its neighbours' (Futhark's `KernelBabysitting`
       %s = soac.reduce %w (%row : tensor<?xf32>) ...          (each reader reads the row where it runs:
       %t = soac.redomap %w (%row : tensor<?xf32>) ...           `lowering/conversion/generated.py`)
 
-An element read `soac.index %x[.., %i, %j]` with `%j` an index of a loop or lambda inside the kernel becomes
-`soac.index %xt[.., %j, %i]` the same way. The rules decide from the index expressions alone:
+An element read `soac.index %x[.., %i, %j]` with `%j` the index of a sequential loop inside the kernel (an
+`scf.for`'s, or the element of an iota or of an invariant array that a nested SOAC's lambda takes: the same in every
+work-item) becomes `soac.index %xt[.., %j, %i]` the same way. The rules decide from the index expressions alone:
 
 - only a `segmap thread` that no other SOAC holds (a work-group's row, read by the whole group, is coalesced already),
   and only for an array made before it (the copy is made once, before the kernel);
@@ -40,7 +41,7 @@ An element read `soac.index %x[.., %i, %j]` with `%j` an index of a loop or lamb
 from __future__ import annotations
 
 from soac import dialect as soac
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -117,8 +118,18 @@ def transposed_copy(array: SSAValue, read: Operation, segmap: soac.SegmapOp, rew
 
 
 def loop_index(value: SSAValue, segmap: soac.SegmapOp) -> bool:
-    """An index that varies along a sequential loop of the work-item: an argument of a block nested in the segmap's."""
-    return isinstance(value, BlockArgument) and value.block is not segmap.body.block and defined_inside(value, segmap)
+    """An index that walks the same sequence in every work-item: an `scf.for`'s, or the element of an iota or of an
+    array made before the kernel that the lambda of a nested map, redomap or scanomap takes."""
+    if not isinstance(value, BlockArgument) or value.block is segmap.body.block or not defined_inside(value, segmap):
+        return False
+    owner = value.block.parent_op()
+    if isinstance(owner, scf.ForOp):
+        return value.index == 0
+    if isinstance(owner, soac.MapOp | soac.RedomapOp | soac.ScanomapOp) and value.block is owner.body.block:
+        if value.index < len(owner.inputs):
+            source = owner.inputs[value.index]
+            return isinstance(source.owner, soac.IotaOp) or not defined_inside(source, segmap)
+    return False
 
 
 class ReadTransposedElements(RewritePattern):

@@ -147,3 +147,45 @@ func.func @small(%x: tensor<64x64xf64>, %y: tensor<?x4xf64>) -> (tensor<64xf64>,
   }
   func.return %r, %t : tensor<64xf64>, tensor<?xf64>
 }
+
+// -----
+
+// Lambda indices: the element of an iota that a nested redomap takes walks the same sequence in every work-item
+// (%a gets a copy); an index from the work-item's own row of %perm does not (%b keeps its reads; %perm's row, which
+// the work-item walks, gets a copy of its own).
+// CHECK-LABEL: func.func @lambdas
+// CHECK-DAG:     %a_t = soac.transpose %a [1, 0]
+// CHECK-DAG:     %perm_t = soac.transpose %perm [1, 0]
+// CHECK-NOT:     %b_t
+// CHECK:         soac.index %a_t[%l, %k] : tensor<?x?xi32> -> i32
+// CHECK:         soac.index %perm_t[%{{.*}}, %k] : tensor<?x?xindex> -> index
+// CHECK:         soac.index %b[%k, %p] : tensor<?x?xi32> -> i32
+// OFF-LABEL:   func.func @lambdas
+// OFF-NOT:       soac.transpose
+func.func @lambdas(%a: tensor<?x?xi32>, %b: tensor<?x?xi32>, %perm: tensor<?x?xindex>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c0 : tensor<?x?xi32>
+  %w = tensor.dim %a, %c1 : tensor<?x?xi32>
+  %zero = arith.constant 0 : i32
+  %y = soac.segmap thread (%n) -> tensor<?xi32> lambda(%k: index) {
+    %ls = soac.iota %w : tensor<?xindex>
+    %s = soac.redomap %w (%ls : tensor<?xindex>) neutral(%zero : i32) -> i32 combine(%x: i32, %z: i32) {
+      %sum = arith.addi %x, %z : i32
+      soac.yield %sum : i32
+    } lambda(%l: index) {
+      %u = soac.index %a[%k, %l] : tensor<?x?xi32> -> i32
+      soac.yield %u : i32
+    }
+    %idx = soac.index %perm[%k] : tensor<?x?xindex> -> tensor<?xindex>
+    %t = soac.redomap %w (%idx : tensor<?xindex>) neutral(%s : i32) -> i32 combine(%x: i32, %z: i32) {
+      %sum = arith.addi %x, %z : i32
+      soac.yield %sum : i32
+    } lambda(%p: index) {
+      %v = soac.index %b[%k, %p] : tensor<?x?xi32> -> i32
+      soac.yield %v : i32
+    }
+    soac.yield %t : i32
+  }
+  func.return %y : tensor<?xi32>
+}
