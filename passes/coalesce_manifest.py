@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from soac import dialect as soac
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, UnknownLoc
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -111,7 +111,8 @@ def transposed_copy(array: SSAValue, read: Operation, segmap: soac.SegmapOp, rew
         ):
             return other.result
     copy = soac.TransposeOp(array, perm)
-    copy.location = read.location  # the read it serves: where the user's code walks along the rows
+    # where the user's code walks along the rows: the read, else the kernel (a read that flattening made)
+    copy.location = segmap.location if isinstance(read.location, UnknownLoc) else read.location
     copy.result.name_hint = f"{array.name_hint}_t" if array.name_hint else None
     rewriter.insert(copy, InsertPoint.before(segmap))
     return copy.result

@@ -35,6 +35,8 @@ TILE = 32
 ROWS = 8
 """Rows of work-items per group: each moves `TILE // ROWS` rows of its tile."""
 GROUP_SIZE = TILE * ROWS
+STRIDE = TILE + 1
+"""Elements per row of the local tile: one more than a row, so that a column's elements fall in distinct banks."""
 MAX_GROUPS_FACTOR = 8
 """The launch's groups: at most `max-groups` times this (each loops over its share of the tiles)."""
 
@@ -73,37 +75,44 @@ def lower_tiled_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
     dst = kb.array(out, op.result.name_hint or "dst")
     k_rows, k_cols = kb.scalar(rows, "rows"), kb.scalar(cols, "cols")
     k_col_tiles, k_per_batch = kb.scalar(col_tiles), kb.scalar(per_batch)
-    stride = TILE + 1
-    local = m.insert(LocalAllocOp(TILE * stride, source.element), "tile")
+    local = m.insert(LocalAllocOp(TILE * STRIDE, source.element), "tile")
     tid = m.insert(LocalIdOp(0), "tid")
     tx, ty = m.rem(tid, m.c(TILE), "tx"), m.div(tid, m.c(TILE), "ty")
     matrix = m.mul(k_rows, k_cols, "matrix")
 
+    read_step = m.mul(m.c(ROWS), k_cols, "read_step")  # ROWS rows further in the source
+    write_step = m.mul(m.c(ROWS), k_rows, "write_step")  # ROWS rows further in the result
+
     def one_tile(t: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        """Tile `t`: its reads as the work-item's first address plus `k` steps (no index product per element)."""
         b = m.div(t, k_per_batch, "b")
         within = m.rem(t, k_per_batch)
         r0 = m.mul(m.div(within, k_col_tiles), m.c(TILE), "r0")
         c0 = m.mul(m.rem(within, k_col_tiles), m.c(TILE), "c0")
         base = m.mul(b, matrix, "base")
-        for k in range(0, TILE, ROWS):
-            r, c = m.add(r0, m.add(ty, m.c(k))), m.add(c0, tx)
-            inside = m.both(m.lt(r, k_rows), m.lt(c, k_cols))
-            place = m.add(m.mul(m.add(ty, m.c(k)), m.c(stride)), tx)
+        row, col = m.add(r0, ty, "row"), m.add(c0, tx, "col")  # this work-item's first source element
+        read_at = m.add(base, m.add(m.mul(row, k_cols), col), "read_at")
+        col_inside = m.lt(col, k_cols, "col_inside")
+        for k in range(TILE // ROWS):
+            inside = m.both(col_inside, m.lt(m.add(row, m.c(k * ROWS)), k_rows))
+            flat = m.add(read_at, m.mul(read_step, m.c(k))) if k else read_at
+            place = m.add(m.mul(ty, m.c(STRIDE)), m.add(tx, m.c(k * ROWS * STRIDE)))
 
-            def load(r: SSAValue = r, c: SSAValue = c, place: SSAValue = place) -> None:
-                value = kb.load(src, m.add(base, m.add(m.mul(r, k_cols), c)), "x")
-                kb.b.insert(StoreOp(value, local, place))
+            def load(flat: SSAValue = flat, place: SSAValue = place) -> None:
+                kb.b.insert(StoreOp(kb.load(src, flat, "x"), local, place))
 
             kb.when(inside, load)
         kb.b.insert(BarrierOp(local=True))
-        for k in range(0, TILE, ROWS):
-            c, r = m.add(c0, m.add(ty, m.c(k))), m.add(r0, tx)
-            inside = m.both(m.lt(c, k_cols), m.lt(r, k_rows))
-            place = m.add(m.mul(tx, m.c(stride)), m.add(ty, m.c(k)))
+        out_row, out_col = m.add(c0, ty, "out_row"), m.add(r0, tx, "out_col")  # its first result element
+        write_at = m.add(base, m.add(m.mul(out_row, k_rows), out_col), "write_at")
+        out_col_inside = m.lt(out_col, k_rows, "out_col_inside")
+        for k in range(TILE // ROWS):
+            inside = m.both(out_col_inside, m.lt(m.add(out_row, m.c(k * ROWS)), k_cols))
+            flat = m.add(write_at, m.mul(write_step, m.c(k))) if k else write_at
+            place = m.add(m.mul(tx, m.c(STRIDE)), m.add(ty, m.c(k * ROWS)))
 
-            def store(c: SSAValue = c, r: SSAValue = r, place: SSAValue = place) -> None:
-                value = m.insert(LoadOp(local, place), "x")
-                kb.store(value, dst, m.add(base, m.add(m.mul(c, k_rows), r)))
+            def store(flat: SSAValue = flat, place: SSAValue = place) -> None:
+                kb.store(m.insert(LoadOp(local, place), "x"), dst, flat)
 
             kb.when(inside, store)
         kb.b.insert(BarrierOp(local=True))
