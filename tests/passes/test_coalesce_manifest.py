@@ -152,6 +152,9 @@ def test_tiled_transpose_against_numpy(dtype: Any) -> None:
     assert "transpose_tiled" in f.opencl(np.ones((2, 2), dtype))
     x = np.arange(3 * 37 * 5).astype(dtype).reshape(3, 37, 5)
     np.testing.assert_array_equal(batched(x), np.swapaxes(x, 1, 2))
+    looping = sl.jit(lambda x: x.T, lowering={"transpose": "tiled", "max-groups": 1})  # 8 groups loop over 20 tiles
+    x = np.arange(97 * 150).astype(dtype).reshape(97, 150)
+    np.testing.assert_array_equal(looping(x), x.T)
 
 
 def row_sums_of_batches(x):
