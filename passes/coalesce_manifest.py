@@ -36,6 +36,10 @@ work-item) becomes `soac.index %xt[.., %j, %i]` the same way. The rules decide f
   runs for many rows (its threshold), which is when the copy pays;
 - never a read of a `soac.transpose` (the read-through rules of `soac_coalesce.py` own those): the copy made here is
   read with the work-item's index last, which those rules leave alone, so the two never undo each other.
+
+What stays a row apart between neighbouring work-items: the rows the kernel writes (its results, and the arrays its
+nested SOACs build in per-work-item scratch memory, `KernelBuilder.alloc_scratch`, such as softmax's `exp(r - m)`
+map-out), whose layout is the lowering's.
 """
 
 from __future__ import annotations
