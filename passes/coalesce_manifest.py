@@ -19,9 +19,12 @@ the row is `%xt[%l, %i]`, next to its neighbours' (Futhark's `KernelBabysitting`
         %e = soac.index %xt[%l, %i] : tensor<?x?xf32> -> f32
         soac.yield %e : f32
       }
-      %s = soac.reduce %w (%row : tensor<?xf32>) ...          (each reader reads the row where it runs:
-      %t = soac.redomap %w (%row : tensor<?xf32>) ...           `lowering/conversion/generated.py`)
+      %s = soac.reduce %w (%row : tensor<?xf32>) ...
+      ... the same map again (%row_1) ...
+      %t = soac.redomap %w (%row_1 : tensor<?xf32>) ...
 
+Each nested SOAC that reads the row (in the row's block, or in a loop or lambda inside it) gets a map of its own just
+before it, which the lowering computes where the SOAC reads it (`lowering/conversion/generated.py`): no row is stored.
 An element read `soac.index %x[.., %i, %j]` with `%j` the index of a sequential loop inside the kernel (an
 `scf.for`'s, or the element of an iota or of an invariant array that a nested SOAC's lambda takes: the same in every
 work-item) becomes `soac.index %xt[.., %j, %i]` the same way. The rules decide from the index expressions alone:
@@ -172,20 +175,22 @@ class ReadTransposedRows(RewritePattern):
         if not _rows_read_in_place(op, segmap) or not copyable(array, segmap):
             return
         copy = transposed_copy(array, op, segmap, rewriter)
-        for use in list(op.result.uses):
-            reader = use.operation
-            if isinstance(reader, soac.IndexOp):
-                (j,) = reader.indices
-                rewriter.replace(reader, soac.IndexOp(copy, [*indices[:-1], j, indices[-1]]))
-        if op.result.uses:
-            _generate_row(op, array, copy, rewriter)
-        else:
-            rewriter.erase(op)
+        users = list(dict.fromkeys(use.operation for use in op.result.uses))
+        for user in users:
+            if isinstance(user, soac.IndexOp):
+                (j,) = user.indices
+                rewriter.replace(user, soac.IndexOp(copy, [*indices[:-1], j, indices[-1]]))
+            elif isinstance(user, tensor.DimOp):
+                rewriter.replace(user, _row_length(array, user, rewriter))
+            else:
+                generated = _generated_row(op, array, copy, user, rewriter)
+                rewriter.replace_uses_with_if(op.result, generated, lambda use, user=user: use.operation is user)
+        rewriter.erase(op)
 
 
 def _rows_read_in_place(row: soac.IndexOp, segmap: soac.SegmapOp) -> bool:
-    """Every use of the row reads it element by element (an input of a nested SOAC in the row's block, its size, or a
-    read of one element), and some use walks along it (a nested SOAC, or a read at a loop's index)."""
+    """Every use of the row reads it element by element (an input of a nested SOAC, its size, or a read of one
+    element), and some use walks along it (a nested SOAC, or a read at a loop's index)."""
     walks = False
     for use in row.result.uses:
         user = use.operation
@@ -195,7 +200,7 @@ def _rows_read_in_place(row: soac.IndexOp, segmap: soac.SegmapOp) -> bool:
             walks = walks or loop_index(user.indices[0], segmap)
             continue
         walks = True
-        if not isinstance(user, ROW_READERS) or user.parent_block() is not row.parent_block():
+        if not isinstance(user, ROW_READERS):
             return False
         as_input = sum(1 for x in user.inputs if x is row.result)
         if sum(1 for u in row.result.uses if u.operation is user) != as_input:
@@ -203,20 +208,33 @@ def _rows_read_in_place(row: soac.IndexOp, segmap: soac.SegmapOp) -> bool:
     return walks
 
 
-def _generate_row(row: soac.IndexOp, array: SSAValue, copy: SSAValue, rewriter: PatternRewriter) -> None:
-    """`row` becomes `soac.map %len (soac.iota %len) {l -> copy[.., l, i]}`, `%len` the array's last size."""
-    indices = list(row.indices)
-    rank = len(indices) + 1
-    axis = arith.ConstantOp(IntegerAttr(rank - 1, IndexType()))
+def _row_length(array: SSAValue, before: Operation, rewriter: PatternRewriter) -> SSAValue:
+    """`tensor.dim %array, rank - 1` (the length of its rows) just before `before`."""
+    assert isinstance(array.type, TensorType)
+    axis = arith.ConstantOp(IntegerAttr(array.type.get_num_dims() - 1, IndexType()))
     length = tensor.DimOp(array, axis)
     length.result.name_hint = "len"
+    for made in (axis, length):
+        made.location = before.location
+    rewriter.insert([axis, length], InsertPoint.before(before))
+    return length.result
+
+
+def _generated_row(
+    row: soac.IndexOp, array: SSAValue, copy: SSAValue, reader: Operation, rewriter: PatternRewriter
+) -> SSAValue:
+    """`soac.map %len (soac.iota %len) {l -> copy[.., l, i]}` just before `reader` (its only reader, which the
+    lowering computes where the reader reads it: `lowering/conversion/generated.py`), `%len` the array's last size."""
+    indices = list(row.indices)
+    length = _row_length(array, reader, rewriter)
     iota = soac.IotaOp(length, TensorType(IndexType(), [DYNAMIC_INDEX]))
     body = Block(arg_types=[IndexType()])
     body.args[0].name_hint = "l"
     element = soac.IndexOp(copy, [*indices[:-1], body.args[0], indices[-1]])
     body.add_ops([element, soac.YieldOp(element)])
     generated = soac.MapOp(length, [iota], [row.result.type], Region(body))
-    for made in (axis, length, iota, element, generated):
+    generated.outs[0].name_hint = row.result.name_hint
+    for made in (iota, element, generated):
         made.location = row.location
-    rewriter.insert([axis, length, iota], InsertPoint.before(row))
-    rewriter.replace(row, generated)
+    rewriter.insert([iota, generated], InsertPoint.before(reader))
+    return generated.outs[0]

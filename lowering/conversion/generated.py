@@ -15,8 +15,7 @@ becomes, with no scratch memory (so `%k` may depend on the element a work-item h
     }
 
 A `soac.iota` gives its index, a `soac.replicate` its value, and a `soac.map` over such an array (with one
-reader, or any number where its lambda only reads elements: a row of a transposed copy that `soac-coalesce` made,
-which each reader reads again as it would have read a stored row) its lambda applied to the rows of its inputs.
+reader) its lambda applied to the rows of its inputs.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from dataclasses import dataclass
 from soac import dialect as soac
 from soac.lowering.conversion.kernel_builder import KValue
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
 ROW_READERS = (soac.MapOp, soac.ReduceOp, soac.RedomapOp, soac.ScanOp, soac.ScanomapOp, soac.ScatterOp, soac.HistOp)
@@ -60,13 +58,3 @@ def read_by_rows(value: SSAValue) -> bool:
 def readers(value: SSAValue) -> int:
     """The number of uses of `value` that read its rows (not its size)."""
     return sum(1 for use in value.uses if not isinstance(use.operation, tensor.DimOp))
-
-
-def only_reads(op: soac.MapOp, stable: Callable[[SSAValue], bool]) -> bool:
-    """Whether `op`'s lambda does nothing but read elements of `stable` arrays (none that an op consuming it may
-    overwrite in place): recomputing a row then costs what reading a stored one does, and gives the same values."""
-    return all(
-        isinstance(inner, soac.YieldOp)
-        or (isinstance(inner, soac.IndexOp) and not isinstance(inner.result.type, TensorType) and stable(inner.array))
-        for inner in op.body.block.ops
-    )

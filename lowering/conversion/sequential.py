@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.lowering.conversion.generated import Generated, only_reads, read_by_rows, readers
+from soac.lowering.conversion.generated import Generated, read_by_rows, readers
 from soac.lowering.conversion.inline_control import ControlFlowInliner
 from soac.lowering.conversion.kernel_builder import (
     KernelBuilder,
@@ -175,17 +175,10 @@ class Inliner(ControlFlowInliner):
         if not any(isinstance(self.env.get(x), Generated) for x in op.inputs):
             return False
         results = list(op.outs)
-        if not all(read_by_rows(r) for r in results):
-            return False
-        if sum(readers(r) for r in results) > 1 and not only_reads(op, self._unowned):
+        if not all(read_by_rows(r) for r in results) or sum(readers(r) for r in results) > 1:
             return False
         # a reader in a loop or lambda would run the lambda again at each of its own steps
         return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
-
-    def _unowned(self, array: SSAValue) -> bool:
-        """Whether `array` is no per-work-item scratch (which an op that consumes it may overwrite)."""
-        found = self.env.get(array)
-        return not (isinstance(found, View) and found.owned)
 
     def _generate_map(self, op: soac.MapOp) -> None:
         """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""

@@ -172,3 +172,18 @@ def test_batched_rows_read_a_copy_of_the_last_two_dimensions() -> None:
         for shape in [(1, 1, 1), (3, 33, 31), (2, 5, 40)]:
             x = rng.standard_normal(shape).astype(np.float32)
             np.testing.assert_allclose(compiled.run([x], forced), (x * x).sum(axis=2), rtol=1e-5, atol=1e-5)
+
+
+def test_rows_read_in_a_loop_on_opencl() -> None:
+    """manifest.mlir's `@in_loop` (f64; the row's map inside the loop) after the pass, against the interpreter."""
+    chunk = CASES.read_text().split("// -----")[4]
+    module = parse_module(make_context(), chunk, "manifest.mlir")
+    SoacCoalescePass(read_through=False).apply(make_context(), module)
+    module.verify()
+    assert "soac.transpose" in str(module)
+    program = compile_module(module, target="generic")
+    rng = np.random.default_rng(6)
+    for shape in [(1, 1), (37, 33), (5, 64)]:
+        x = rng.standard_normal(shape)
+        (got,) = program.call("in_loop", [x, np.int64(3)])
+        np.testing.assert_allclose(got, 3 * x.sum(axis=1), rtol=1e-12)

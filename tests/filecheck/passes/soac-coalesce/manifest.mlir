@@ -3,9 +3,9 @@
 // RUN: soac-opt %s -p 'soac-coalesce{manifest=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // The outer-parallel version of a row softmax: work-item %i walks along row %i (a reduce and a redomap read it).
-// A transposed copy is made before the kernel, and the row becomes a map over its indices reading %x_t[%l, %i]:
-// neighbouring work-items read neighbouring elements. Both rules together (the second RUN) give the same IR: the
-// read-through rules leave the copy's reads (the work-item's index last) alone.
+// A transposed copy is made before the kernel, and each reader gets a map over the row's indices reading
+// %x_t[%l, %i]: neighbouring work-items read neighbouring elements. Both rules together (the second RUN) give the
+// same IR: the read-through rules leave the copy's reads (the work-item's index last) alone.
 // CHECK-LABEL: func.func @rows
 // CHECK:         scf.if %big
 // CHECK-NEXT:      %x_t = soac.transpose %x [1, 0] : tensor<?x?xf32> -> tensor<?x?xf32>
@@ -16,7 +16,9 @@
 // CHECK-NEXT:          %[[E:.*]] = soac.index %x_t[%l, %i] : tensor<?x?xf32> -> f32
 // CHECK-NEXT:          soac.yield %[[E]] : f32
 // CHECK:             soac.reduce %w (%row : tensor<?xf32>)
-// CHECK:             soac.redomap %w (%row : tensor<?xf32>)
+// CHECK:             %row_1 = soac.map %{{.*}} lambda(%l_1: index) {
+// CHECK-NEXT:          soac.index %x_t[%l_1, %i] : tensor<?x?xf32> -> f32
+// CHECK:             soac.redomap %w (%row_1 : tensor<?xf32>)
 // CHECK:             soac.index %x_t[%c3, %i] : tensor<?x?xf32> -> f32
 // The intra-group version reads the row with the whole work-group: coalesced already, no copy.
 // CHECK:         } else {
@@ -188,4 +190,34 @@ func.func @lambdas(%a: tensor<?x?xi32>, %b: tensor<?x?xi32>, %perm: tensor<?x?xi
     soac.yield %t : i32
   }
   func.return %y : tensor<?xi32>
+}
+
+// -----
+
+// A row that a loop of the work-item reads again at each step: the map that reads the copy goes inside the loop,
+// before its reader (computed where it is read, never stored).
+// CHECK-LABEL: func.func @in_loop
+// CHECK:         %x_t = soac.transpose %x [1, 0]
+// CHECK:         scf.for
+// CHECK:           %row = soac.map %{{.*}} lambda(%l: index) {
+// CHECK-NEXT:        soac.index %x_t[%l, %i] : tensor<?x?xf64> -> f64
+// CHECK:           soac.reduce %w (%row : tensor<?xf64>)
+func.func @in_loop(%x: tensor<?x?xf64>, %steps: index) -> tensor<?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf64>
+  %w = tensor.dim %x, %c1 : tensor<?x?xf64>
+  %zero = arith.constant 0.0 : f64
+  %y = soac.segmap thread (%n) -> tensor<?xf64> lambda(%i: index) {
+    %row = soac.index %x[%i] : tensor<?x?xf64> -> tensor<?xf64>
+    %r = scf.for %k = %c0 to %steps step %c1 iter_args(%acc = %zero) -> (f64) {
+      %s = soac.reduce %w (%row : tensor<?xf64>) neutral(%acc : f64) -> f64 combine(%a: f64, %b: f64) {
+        %sum = arith.addf %a, %b : f64
+        soac.yield %sum : f64
+      }
+      scf.yield %s : f64
+    }
+    soac.yield %r : f64
+  }
+  func.return %y : tensor<?xf64>
 }
