@@ -103,25 +103,39 @@ def copyable(array: SSAValue, segmap: soac.SegmapOp) -> bool:
     return not defined_inside(array, segmap) and not isinstance(array.owner, soac.TransposeOp) and worth_copying(array)
 
 
+def copy_place(array: SSAValue, segmap: soac.SegmapOp) -> Operation:
+    """The op before which `array`'s copy goes: the segmap, or the outermost of the host loops directly around it in
+    which `array` does not change (the copy is then made once, not at every step). Never out of a branch: the
+    versions that do not read the copy do not make it."""
+    place: Operation = segmap
+    while isinstance(loop := place.parent_op(), scf.ForOp | scf.WhileOp) and not defined_inside(array, loop):
+        place = loop
+    return place
+
+
 def transposed_copy(array: SSAValue, read: Operation, segmap: soac.SegmapOp, rewriter: PatternRewriter) -> SSAValue:
-    """`soac.transpose %array` of its last two dimensions just before `segmap`: an earlier one in its block, or a new one."""
+    """`soac.transpose %array` of its last two dimensions before `segmap` (`copy_place`): an earlier one in that
+    block, or a new one."""
     assert isinstance(array.type, TensorType)
     rank = array.type.get_num_dims()
     perm = (*range(rank - 2), rank - 1, rank - 2)
+    place = copy_place(array, segmap)
+    block = place.parent_block()
+    assert block is not None
     for use in array.uses:
         other = use.operation
         if (
             isinstance(other, soac.TransposeOp)
             and other.perm == perm
-            and other.parent_block() is segmap.parent_block()
-            and other.parent_block().get_operation_index(other) < segmap.parent_block().get_operation_index(segmap)  # pyright: ignore[reportOptionalMemberAccess]
+            and other.parent_block() is block
+            and block.get_operation_index(other) < block.get_operation_index(place)
         ):
             return other.result
     copy = soac.TransposeOp(array, perm)
     # where the user's code walks along the rows: the read, else the kernel (a read that flattening made)
     copy.location = segmap.location if isinstance(read.location, UnknownLoc) else read.location
     copy.result.name_hint = f"{array.name_hint}_t" if array.name_hint else None
-    rewriter.insert(copy, InsertPoint.before(segmap))
+    rewriter.insert(copy, InsertPoint.before(place))
     return copy.result
 
 
@@ -220,9 +234,7 @@ def _row_length(array: SSAValue, before: Operation, rewriter: PatternRewriter) -
     return length.result
 
 
-def _generated_row(
-    row: soac.IndexOp, array: SSAValue, copy: SSAValue, reader: Operation, rewriter: PatternRewriter
-) -> SSAValue:
+def _generated_row(row: soac.IndexOp, array: SSAValue, copy: SSAValue, reader: Operation, rewriter: PatternRewriter) -> SSAValue:
     """`soac.map %len (soac.iota %len) {l -> copy[.., l, i]}` just before `reader` (its only reader, which the
     lowering computes where the reader reads it: `lowering/conversion/generated.py`), `%len` the array's last size."""
     indices = list(row.indices)

@@ -187,3 +187,18 @@ def test_rows_read_in_a_loop_on_opencl() -> None:
         x = rng.standard_normal(shape)
         (got,) = program.call("in_loop", [x, np.int64(3)])
         np.testing.assert_allclose(got, 3 * x.sum(axis=1), rtol=1e-12)
+
+
+def test_copies_in_and_before_a_host_loop_on_opencl() -> None:
+    """manifest.mlir's `@host_loop`: the invariant array's copy made before the loop, the carried one's at each step."""
+    chunk = CASES.read_text().split("// -----")[5]
+    module = parse_module(make_context(), chunk, "manifest.mlir")
+    SoacCoalescePass(read_through=False).apply(make_context(), module)
+    module.verify()
+    program = compile_module(module, target="generic")
+    rng = np.random.default_rng(8)
+    for rows, cols in [(1, 1), (33, 31)]:
+        a = rng.standard_normal((rows, cols)).astype(np.float32)
+        v = rng.standard_normal((rows, cols)).astype(np.float32)
+        (got,) = program.call("host_loop", [a, v, np.int64(4)])
+        np.testing.assert_allclose(got, v + 4 * a.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)

@@ -221,3 +221,39 @@ func.func @in_loop(%x: tensor<?x?xf64>, %steps: index) -> tensor<?xf64> {
   }
   func.return %y : tensor<?xf64>
 }
+
+// -----
+
+// A kernel in a host loop: the copy of %a, which the loop does not change, is made once before the loop; the copy of
+// %v, which it carries, at every step.
+// CHECK-LABEL: func.func @host_loop
+// CHECK:         %a_t = soac.transpose %a [1, 0]
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      %v_t = soac.transpose %v [1, 0]
+// CHECK-NEXT:      soac.segmap thread (%n)
+// CHECK:             soac.index %a_t[%l, %i] : tensor<?x?xf32> -> f32
+// CHECK:             soac.index %v_t[%l_1, %i] : tensor<?x?xf32> -> f32
+func.func @host_loop(%a: tensor<?x?xf32>, %v0: tensor<?x?xf32>, %steps: index) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %w = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %k = %c0 to %steps step %c1 iter_args(%v = %v0) -> (tensor<?x?xf32>) {
+    %y = soac.segmap thread (%n) -> tensor<?x?xf32> lambda(%i: index) {
+      %row = soac.index %a[%i] : tensor<?x?xf32> -> tensor<?xf32>
+      %s = soac.reduce %w (%row : tensor<?xf32>) neutral(%zero : f32) -> f32 combine(%x: f32, %z: f32) {
+        %sum = arith.addf %x, %z : f32
+        soac.yield %sum : f32
+      }
+      %vrow = soac.index %v[%i] : tensor<?x?xf32> -> tensor<?xf32>
+      %out = soac.map %w (%vrow : tensor<?xf32>) -> tensor<?xf32> lambda(%e: f32) {
+        %t = arith.addf %e, %s : f32
+        soac.yield %t : f32
+      }
+      soac.yield %out : tensor<?xf32>
+    }
+    scf.yield %y : tensor<?x?xf32>
+  }
+  func.return %r : tensor<?x?xf32>
+}
