@@ -1,5 +1,7 @@
 r"""`soac-coalesce`: a thread-level kernel reads an array through its transpose where that makes neighbouring
-work-items read neighbouring elements (Futhark's index functions; its KernelBabysitting makes the same choice).
+work-items read neighbouring elements (Futhark's index functions; its KernelBabysitting makes the same choice), and
+(`manifest`, `coalesce_manifest.py`) reads a transposed copy made before the kernel where its work-items walk along
+rows. `soac-coalesce{read-through=false}` is the second alone: the GPU pipelines' step (`passes/standard.py`).
 
 After `soac-flatten`, a `soac.segmap thread` runs one work-item per index, the last index varying fastest between
 neighbouring work-items. A read of a transposed array `%t = soac.transpose %b` is a read of `%b` at the permuted
@@ -31,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from soac import dialect as soac
+from soac.passes.coalesce_manifest import ReadTransposedElements, ReadTransposedRows
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
@@ -173,10 +176,23 @@ def _branch_of(if_op: scf.IfOp, inner: Operation) -> Block | None:
 
 @dataclass(frozen=True)
 class SoacCoalescePass(ModulePass):
-    """Reads through transposes where that coalesces a thread-level kernel's reads (see the module docstring)."""
+    """Coalesces a thread-level kernel's reads: through transposes (`read-through`, see the module docstring), and
+    from transposed copies made before the kernel where work-items walk along rows (`manifest`,
+    `coalesce_manifest.py`). The copies the second makes are read with the work-item's index last, which the first
+    leaves alone; the first's reads of a source have the work-item's index last, which the second leaves alone."""
 
     name = "soac-coalesce"
 
+    read_through: bool = True
+    """Read an array through its transpose where that coalesces (on the H200 it slowed batched 16x16 products)."""
+    manifest: bool = True
+    """Make transposed copies for kernels whose work-items walk along rows (the GPU pipelines' choice)."""
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        patterns: list[RewritePattern] = [ReadRowsThroughTranspose(), ReadElementsThroughTranspose(), SinkIntoBranch()]
+        patterns: list[RewritePattern] = []
+        if self.read_through:
+            patterns += [ReadRowsThroughTranspose(), ReadElementsThroughTranspose()]
+        if self.manifest:
+            patterns += [ReadTransposedRows(), ReadTransposedElements()]
+        patterns.append(SinkIntoBranch())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)

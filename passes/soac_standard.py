@@ -1,10 +1,11 @@
 """`soac-standard`: the standard optimising pipeline as one pass, for `soac-opt -p soac-standard` and xDSL pipelines.
 
-    soac-opt prog.mlir -p soac-standard                # soac.passes.TILED_PIPELINE: what soac.lang runs for GPUs
-    soac-opt prog.mlir -p 'soac-standard{tile=false}'  # soac.passes.DEFAULT_PIPELINE: what it runs for CPUs
+    soac-opt prog.mlir -p soac-standard                    # soac.passes.GPU_PIPELINE: what soac.lang runs for GPUs
+    soac-opt prog.mlir -p 'soac-standard{coalesce=false}'  # soac.passes.TILED_PIPELINE: without transposed copies
+    soac-opt prog.mlir -p 'soac-standard{tile=false}'      # soac.passes.DEFAULT_PIPELINE: what it runs for CPUs
 
-Its steps are passes of their own (the simplifier, fusion, flattening, then block tiling); `soac-opt -p` with the
-pipeline's text runs the same steps one by one.
+Its steps are passes of their own (the simplifier, fusion, flattening, then block tiling and coalescing by
+transposed copies); `soac-opt -p` with the pipeline's text runs the same steps one by one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from soac.passes.standard import standard_pipeline
+from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
@@ -20,21 +21,28 @@ from xdsl.passes import ModulePass, PassPipeline
 
 @dataclass(frozen=True)
 class SoacStandardPass(ModulePass):
-    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`) unless `tile=false`."""
+    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`) unless `tile=false`, then make the
+    transposed copies that coalesce row-walking kernels (`soac-coalesce{read-through=false}`) unless `coalesce=false`
+    (by default as `tile`: both are the GPU pipeline's)."""
 
     name = "soac-standard"
 
     tile: bool = True
     """Block and register tiling at the end (for targets whose work-groups share local memory)."""
+    coalesce: bool | None = None
+    """Transposed copies for kernels whose work-items walk along rows, after tiling; unset: as `tile`."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        PassPipeline.parse_spec(_steps(), standard_pipeline(self.tile)).apply(ctx, op)
+        coalesce = self.tile if self.coalesce is None else self.coalesce
+        pipeline = DEFAULT_PIPELINE + (",soac-tile" if self.tile else "") + (f",{COALESCE_STEP}" if coalesce else "")
+        PassPipeline.parse_spec(_steps(), pipeline).apply(ctx, op)
 
 
 def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
     """The passes of the standard pipelines, by name (imported here, not through `soac.passes`' registry, which
     registers this pass)."""
     from soac.passes.hist_rows import HistRowsPass
+    from soac.passes.soac_coalesce import SoacCoalescePass
     from soac.passes.soac_flatten import SoacFlattenPass
     from soac.passes.soac_fuse import SoacFusePass
     from soac.passes.soac_simplify import SoacSimplifyPass
@@ -44,6 +52,7 @@ def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
 
     passes: list[type[ModulePass]] = [
         HistRowsPass,
+        SoacCoalescePass,
         SoacFlattenPass,
         SoacFusePass,
         SoacSimplifyPass,

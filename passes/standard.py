@@ -19,10 +19,21 @@ TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile"
 """The standard pipeline for targets whose work-groups share local memory (GPUs): `DEFAULT_PIPELINE`, then block and
 register tiling of the thread-level nests that reuse what they read (`soac-tile`). Tiling is correct at every size;
 on CPUs (PoCL) it does not pay, so soac.lang leaves it out there (`standard_pipeline`).
-`soac-opt -p soac-standard` runs it (`soac-standard{tile=false}`: `DEFAULT_PIPELINE`)."""
+`soac-opt -p 'soac-standard{coalesce=false}'` runs it (`soac-standard{tile=false}`: `DEFAULT_PIPELINE`)."""
 
 
-def standard_pipeline(local_tiles: bool) -> str:
-    """soac.lang's pipeline for a device: `TILED_PIPELINE` on GPUs whose work-groups share local memory, else
-    `DEFAULT_PIPELINE`."""
-    return TILED_PIPELINE if local_tiles else DEFAULT_PIPELINE
+COALESCE_STEP = "soac-coalesce{read-through=false}"
+"""Transposed copies for the thread-level kernels whose work-items walk along rows (`coalesce_manifest.py`)."""
+
+GPU_PIPELINE = f"{TILED_PIPELINE},{COALESCE_STEP}"
+"""What soac.lang runs on GPUs whose work-groups share local memory: `TILED_PIPELINE`, then coalescing by transposed
+copies (after tiling, which takes the nests whose reads it shares through local memory; the copies are made by a
+tiled transpose kernel, which pays on GPUs only, as tiling does)."""
+
+
+def standard_pipeline(local_tiles: bool, coalesce: bool = True) -> str:
+    """soac.lang's pipeline for a device: `GPU_PIPELINE` on GPUs whose work-groups share local memory (without its
+    coalescing step when `coalesce` is false: `TILED_PIPELINE`), else `DEFAULT_PIPELINE`."""
+    if not local_tiles:
+        return DEFAULT_PIPELINE
+    return GPU_PIPELINE if coalesce else TILED_PIPELINE

@@ -67,6 +67,9 @@ class LoweringOptions:
     """A seghist: atomic updates where the operator has them (`atomic`), or a work-group per segment (`segment`)."""
     stencil: Literal["auto", "streamed", "tiled", "direct"] = "auto"
     """A stencil's kernel (`strategies/stencil.py`); `auto`: `streamed` on targets with local tiles, else `direct`."""
+    transpose: Literal["auto", "tiled", "simple"] = "auto"
+    """A top-level transpose of the last two dimensions: through local-memory tiles (`strategies/transpose.py`) or a
+    grid-stride copy (`simple`); `auto`: `tiled` on targets with local tiles. Other permutations are always copied."""
     scan_items: int = 0
     """Elements per work-item of a look-back scan tile (a multiple of 4); 0: by target and scanned values."""
     scan_group: int = 0

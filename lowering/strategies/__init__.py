@@ -2,6 +2,7 @@
 
 - `choice.py`: the table op type -> lowering function, and the choice among the strategies below;
 - `maps.py`: map, scatter, iota, replicate, transpose, index, slice, update, thread-level segmap;
+- `transpose.py`: a transpose of the last two dimensions through local-memory tiles (GPU targets);
 - `intragroup.py`: group-level segmaps whose work-groups share the inner segmented ops;
 - `outputs.py`: the arrays reductions, scans and segmented ops write, allocated before the choice;
 - `group_code.py`: work-group building blocks (ids, local memory, trees, scans) and shared helpers;

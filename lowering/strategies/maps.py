@@ -35,7 +35,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index, rotated_row
 from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
-from soac.lowering.strategies import hist_generated
+from soac.lowering.strategies import hist_generated, transpose
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.ir import Operation, SSAValue
@@ -222,6 +222,11 @@ def lower_replicate(lw: HostLowering, op: soac.ReplicateOp) -> None:
 
 
 def lower_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
+    """A copy with the permuted sizes: through local-memory tiles where the last two dimensions swap
+    (`transpose.tiled`), else a grid-stride loop over the result's elements."""
+    if transpose.tiled(lw, op):
+        transpose.lower_tiled_transpose(lw, op)
+        return
     source = lw.array(op.array)
     perm = op.perm
     dims = [source.dims[p] for p in perm]

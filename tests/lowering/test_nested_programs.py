@@ -1,5 +1,6 @@
 """Random nested programs (tests/nested_programs.py) keep their results through soac-fuse and soac-flatten (every
-mode; every version of `incremental` forced), on the interpreter and on OpenCL (PoCL in CI).
+mode; every version of `incremental` forced; and soac-tile, soac-coalesce after it), on the interpreter and on
+OpenCL (PoCL in CI).
 
 CI runs a few (`soac-fuzz --list`); `soac-fuzz nested` runs a thousand (or set SOAC_NESTED_EXAMPLES), and
 bench/check_nested.py runs thousands by seed (10,000 on PoCL, seeds 8600..18599, 0 mismatches and 0 internal errors;
@@ -38,6 +39,7 @@ PIPELINES = [
     "soac-simplify,soac-fuse,soac-simplify,soac-flatten{mode=full},soac-simplify",
     DEFAULT_PIPELINE,
     "soac-fuse,soac-flatten,soac-tile",
+    "soac-fuse,soac-flatten,soac-coalesce",
 ]
 
 

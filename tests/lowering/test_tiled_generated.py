@@ -1,5 +1,6 @@
 """Both program generators (tests/programs.py, tests/nested_programs.py) through soac.lang's GPU pipeline
-(`TILED_PIPELINE`: soac-tile forced on), lowered for the `generic` target (local-memory tiles, also on PoCL): every
+(`GPU_PIPELINE`: soac-tile and soac-coalesce's transposed copies forced on), lowered for the `generic` target
+(local-memory tiles, also on PoCL): every
 version soac-tile can change forced (`versions`), against the interpreter on the program as written. Integer
 programs: results must be equal.
 
@@ -24,7 +25,7 @@ from soac.dialect import TiledRedomapOp
 from soac.interpreter import run_function as interpret
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
-from soac.passes import TILED_PIPELINE, get_all_passes
+from soac.passes import GPU_PIPELINE, get_all_passes
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
@@ -40,7 +41,7 @@ EXAMPLES = int(os.environ.get("SOAC_TILED_EXAMPLES", "30"))
 def tiled(text: str) -> ModuleOp:
     ctx = make_context()
     module = parse_module(ctx, text, "generated.mlir")
-    PassPipeline.parse_spec(get_all_passes(), TILED_PIPELINE).apply(ctx, module)
+    PassPipeline.parse_spec(get_all_passes(), GPU_PIPELINE).apply(ctx, module)
     module.verify()
     return module
 
@@ -105,3 +106,17 @@ def test_the_all_pairs_nests_are_tiled() -> None:
     module = tiled(batch_text(batch))
     tiled_ops = [op for op in module.walk() if isinstance(op, TiledRedomapOp)]
     assert len(tiled_ops) >= sum(p.text.count("soac.redomap %n") for p in batch)
+
+
+def test_some_nested_programs_get_transposed_copies() -> None:
+    """Some generated nests walk along rows in their outer-parallel version, so the differential tests above run
+    soac-coalesce's transposed copies (the tiled transpose kernel) too."""
+    from soac.passes import TILED_PIPELINE
+
+    with_copies = 0
+    for program in all_pairs_programs(max(EXAMPLES, 30), 0):
+        ctx = make_context()
+        module = parse_module(ctx, program.text, "generated.mlir")
+        PassPipeline.parse_spec(get_all_passes(), TILED_PIPELINE).apply(ctx, module)
+        with_copies += str(tiled(program.text)).count("soac.transpose") > str(module).count("soac.transpose")
+    assert with_copies >= 3
