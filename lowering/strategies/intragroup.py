@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
+STAGED_PROBLEM = f"a staged row of {{0}} elements does not fit the {soac.STAGED_CAPACITY} of local memory it is given"
 
 
 def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
@@ -124,6 +125,8 @@ class GroupSegmap:
             if _shareable(inner):
                 assert isinstance(inner, SegOp)
                 self.shared(inner)
+            elif isinstance(inner, soac.IndexOp) and soac.STAGED in inner.attributes:
+                self.stage(inner)
             else:
                 inliner.emit(inner)
         return []
@@ -230,6 +233,27 @@ class GroupSegmap:
         kb.for_loop(self.t, m.product(outer), self.G, [], "seg", segment)
         return [*combined, *map_outs]
 
+    def stage(self, op: soac.IndexOp) -> None:
+        """A `{staged}` row: the group copies it into local memory, neighbouring work-items loading neighbouring
+        elements, and the lambda reads it there. soac-small-intra guards its size; a larger row is an error."""
+        kb, m, inliner = self.kb, self.m, self.inliner
+        inliner.emit(op)
+        source = inliner.env[op.result]
+        assert isinstance(source, View)
+        size = m.product(source.dims)
+        fits = m.cmp(size, m.c(soac.STAGED_CAPACITY), "ule", "fits_local")
+        kb.check(fits, op, STAGED_PROBLEM, [size])
+        local = self.local_array(source.element, f"{op.result.name_hint or 'row'}_local", soac.STAGED_CAPACITY)
+        count = m.select(fits, size, m.c(0))
+
+        def copy(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            self.kb.b.insert(StoreOp(kb.load(source, e), local, e))
+            return []
+
+        kb.for_loop(self.t, count, self.G, [], "e", copy)
+        self.barrier(global_=False)
+        inliner.env[op.result] = View(local, m.c(0), list(source.dims), source.element)
+
     # -- results ---------------------------------------------------------------------
 
     def write_row(self, value: KValue, out: View, s: SSAValue, rank: int) -> None:
@@ -260,9 +284,9 @@ class GroupSegmap:
         offset = self.m.mul(self.g, kb.scalar(size, "group_part"))
         return View(view.buffer, offset, list(dims), element)
 
-    def local_array(self, element: Attribute, name: str) -> SSAValue:
+    def local_array(self, element: Attribute, name: str, size: int | None = None) -> SSAValue:
         block = self.kb.block
-        op = LocalAllocOp(self.group_size, element)
+        op = LocalAllocOp(size or self.group_size, element)
         block.insert_op_before(op, block.first_op) if block.first_op else block.add_op(op)
         op.result.name_hint = name
         return op.result

@@ -1,0 +1,344 @@
+"""`soac-small-intra`: an intra-group version of thread-level nests over many small blocks (issue 27, item 3).
+
+A `segmap thread (q, d1, ..., dk)` whose work-items fold a `soac.redomap` over the
+batch `q`'s own blocks of arrays (a batch of small matrix products: `c[q,i,j] =
+Σ_k a[q,i,k] b[q,k,j]`) reads every element of `a[q]` and `b[q]` n times from
+global memory, and a transposed operand (`b[q].T`, read by rows) a row apart
+between neighbouring work-items. This pass gives such a nest a version in which a
+work-group per batch element stages the blocks it reads in local memory (the
+whole group copies each contiguous block: neighbouring work-items load
+neighbouring elements) and its work-items compute the results from there:
+
+Before (the outer-parallel version of `map (\\x y -> map (\\r -> map (\\c -> sum (r*c)) y.T) x) a b`):
+
+    %bt = soac.transpose %b [0, 2, 1] : tensor<?x?x?xf32> -> tensor<?x?x?xf32>
+    %c = soac.segmap thread (%q, %n, %m) -> tensor<?x?x?xf32> lambda(%p: index, %i: index, %j: index) {
+      %row = soac.index %a[%p, %i] : tensor<?x?x?xf32> -> tensor<?xf32>
+      %col = soac.index %bt[%p, %j] : tensor<?x?x?xf32> -> tensor<?xf32>
+      %s = soac.redomap %k (%row, %col : ...) neutral(%zero : f32) -> f32 combine(...) lambda(%x: f32, %y: f32) {...}
+      soac.yield %s : f32
+    }
+
+After:
+
+    %ks = soac.iota %k : tensor<?xi64>
+    %small = soac.threshold "suff_small_intra_0" %inner_par default 32 device "group"
+    %ok = ... %small and every staged block has at most 1024 elements ...
+    %c = scf.if %ok -> (tensor<?x?x?xf32>) {
+      %0 = soac.segmap group (%q) -> tensor<?x?x?xf32> lambda(%p: index) {
+        %a_block = soac.index %a[%p] {staged} : tensor<?x?x?xf32> -> tensor<?x?xf32>
+        %b_block = soac.index %b[%p] {staged} : tensor<?x?x?xf32> -> tensor<?x?xf32>
+        %1 = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+          %s = soac.redomap %k (%ks : tensor<?xi64>) ... lambda(%l: i64) {
+            %x = soac.index %a_block[%i, %l'] ...
+            %y = soac.index %b_block[%l', %j] ...          // read through the transpose
+            ...
+          }
+          soac.yield %s : f32
+        }
+        soac.yield %1 : tensor<?x?xf32>
+      }
+      scf.yield %0
+    } else {
+      (the segmap as it was)
+    }
+
+The steps, each on the nest's lambda: the redomap's row inputs become element reads in its lambda (a redomap
+over `iota k`, which is how the index-written form `Σ_k a[q,i,k]·b[q,k,j]` comes out of soac-flatten, so
+both written forms reach the same nest); element reads of a transpose that keeps the batch dimension read its
+source with the indices permuted; element reads whose first index is the batch index (directly, or through an
+iota of the batch) read the batch's block, which the group lambda takes once as a `soac.index ... {staged}`
+row. The group-level segmap's lowering (`lowering/strategies/intragroup.py`) copies each staged row into local
+memory. `soac.dialect.STAGED_CAPACITY` elements per staged block is the local memory the lowering gives it.
+
+The version is chosen by `suff_small_intra_K` (the inner parallelism `d1 x ... x dk` against a warp:
+`device "group"`) and the blocks' sizes; the segmap as it was is the other branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from soac.dialect import (
+    STAGED,
+    STAGED_CAPACITY,
+    IndexOp,
+    IotaOp,
+    Level,
+    OnDevice,
+    RedomapOp,
+    SegmapOp,
+    ThresholdOp,
+    TransposeOp,
+    YieldOp,
+    defined_inside,
+)
+from soac.passes.flatten_analysis import in_lambda
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, scf, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+SMALL_INTRA = "suff_small_intra"
+DEFAULT_SMALL_INTRA = 32
+"""A warp: an inner nest narrower than this leaves most of a work-group idle (the runtime's `device "group"`)."""
+MAX_STAGED_BYTES = 32 * 1024
+"""Local memory the staged blocks of one work-group may take together (of the 48 KiB every CUDA GPU gives)."""
+
+
+class NotSmallNest(Exception):
+    """Internal: the nest does not have the shape this pass stages."""
+
+
+def _element_bytes(t: TensorType) -> int:
+    width = getattr(t.get_element_type(), "bitwidth", 64)
+    return max(1, width // 8)
+
+
+@dataclass
+class SmallNest:
+    """One thread-level segmap being given a staged version: its batch index and the blocks its lambda reads."""
+
+    op: SegmapOp
+    staged: list[SSAValue] = field(default_factory=list)
+    """The arrays (defined before the segmap) whose batch blocks the group stages, in order of first read."""
+
+    @property
+    def batch(self) -> SSAValue:
+        return self.op.body.block.args[0]
+
+    def is_batch_index(self, value: SSAValue) -> bool:
+        """`value` is the batch index: the lambda's first index, an `index_cast` of it, or an iota read by it."""
+        if value is self.batch:
+            return True
+        owner = value.owner
+        if isinstance(owner, arith.IndexCastOp):
+            return self.is_batch_index(owner.input)
+        if isinstance(owner, IndexOp) and len(owner.indices) == 1 and isinstance(owner.array.owner, IotaOp):
+            return self.is_batch_index(owner.indices[0])
+        return False
+
+    def outside(self, value: SSAValue) -> bool:
+        return not defined_inside(value, self.op)
+
+
+def elements_from_rows(red: RedomapOp, iotas: dict[SSAValue, SSAValue], top: Builder) -> None:
+    """A redomap over rows `%X[idx]` of arrays from outside becomes a redomap over `iota width` whose lambda reads
+    the elements `%X[idx, k]`:
+
+        %s = soac.redomap %k (%row, %col : ...) ... lambda(%x: f32, %y: f32) { body }
+
+    becomes
+
+        %s = soac.redomap %k (%ks : tensor<?xi64>) ... lambda(%l: i64) {
+          %kk = arith.index_cast %l : i64 to index
+          %x = soac.index %a[%p, %i, %kk] ...; %y = soac.index %bt[%p, %j, %kk] ...; body
+        }
+    """
+    rows: list[IndexOp] = []
+    for value in red.inputs:
+        row = value.owner
+        if not isinstance(row, IndexOp) or not isinstance(value.type, TensorType) or value.type.get_num_dims() != 1:
+            raise NotSmallNest
+        rows.append(row)
+    if len(red.outs) != len(red.neutral):
+        raise NotSmallNest  # map-out arrays: rows of the results, which the staged version does not build
+    if (ks := iotas.get(red.width)) is None:
+        ks = iotas[red.width] = top.insert(IotaOp(red.width, TensorType(i64, [DYNAMIC_INDEX]))).result
+        ks.name_hint = "ks"
+    lam = red.body.block
+    block = Block(arg_types=[i64])
+    block.args[0].name_hint = "l"
+    cast = arith.IndexCastOp(block.args[0], IndexType())
+    block.add_op(cast)
+    mapping: dict[SSAValue, SSAValue] = {}
+    for param, row in zip(lam.args, rows):
+        read = IndexOp(row.array, [*row.indices, cast.result])
+        read.result.name_hint = param.name_hint
+        block.add_op(read)
+        mapping[param] = read.result
+    for inner in lam.ops:
+        block.add_op(inner.clone(value_mapper=mapping))
+    types = [r.type for r in red.outs]
+    commutative = red.commutative is not None
+    new = RedomapOp(red.width, list(red.neutral), [ks], types, red.combine.clone(), Region(block), commutative)
+    for result, old in zip(new.outs, red.outs):
+        result.name_hint = old.name_hint
+    Rewriter.replace_op(red, new)
+    for row in rows:
+        if not row.result.uses:
+            Rewriter.erase_op(row)
+
+
+def read_through_transpose(read: IndexOp) -> IndexOp:
+    """`%t[c0, ..., cn]` of `%t = soac.transpose %x [perm]` (every index given, the batch dimension kept first) as
+    `%x[...]`, the indices permuted back."""
+    transpose = read.array.owner
+    if not isinstance(transpose, TransposeOp) or len(read.indices) != len(transpose.perm):
+        return read
+    perm = list(transpose.perm)
+    if perm[0] != 0:
+        return read
+    indices = [read.indices[perm.index(d)] for d in range(len(perm))]
+    new = IndexOp(transpose.array, indices)
+    new.result.name_hint = read.result.name_hint
+    Rewriter.replace_op(read, new)
+    return new
+
+
+def _staged_reads(nest: SmallNest, body: Block) -> list[IndexOp]:
+    """The element reads of `body` that read a batch's block of an array from outside (after reading through
+    transposes); raises where the lambda reads arrays from outside in a way the staged version cannot keep."""
+    reads: list[IndexOp] = []
+    for inner in list(body.walk()):
+        if not isinstance(inner, IndexOp) or not nest.outside(inner.array):
+            continue
+        if isinstance(inner.array.owner, IotaOp):
+            continue
+        if isinstance(inner.result.type, TensorType):
+            raise NotSmallNest  # a row read left over: the lambda reads it some other way than by a redomap
+        inner = read_through_transpose(inner)
+        if len(inner.indices) >= 2 and nest.is_batch_index(inner.indices[0]):
+            reads.append(inner)
+            if inner.array not in nest.staged:
+                nest.staged.append(inner.array)
+    return reads
+
+
+def _block_elements(builder: Builder, array: SSAValue) -> SSAValue:
+    """The elements of one batch's block of `array` (its sizes after the first), at `builder`."""
+    t = array.type
+    assert isinstance(t, TensorType)
+    total: SSAValue | None = None
+    for d in range(1, t.get_num_dims()):
+        index = builder.insert(arith.ConstantOp(IntegerAttr(d, IndexType()))).result
+        size = builder.insert(tensor.DimOp(array, index)).result
+        total = size if total is None else builder.insert(arith.MuliOp(total, size)).result
+    assert total is not None
+    total.name_hint = "block_elements"
+    return total
+
+
+@dataclass
+class StageSmallNests:
+    """Gives every thread-level segmap over small batch blocks its staged intra-group version."""
+
+    counter: int = 0
+    iotas: dict[SSAValue, SSAValue] = field(default_factory=dict)
+
+    def run(self, module: builtin.ModuleOp) -> None:
+        candidates = [
+            op
+            for op in module.walk()
+            if isinstance(op, SegmapOp) and op.level.data == Level.THREAD and len(op.dims) >= 2 and not in_lambda(op)
+        ]
+        for op in candidates:
+            self.version(op)
+
+    def version(self, op: SegmapOp) -> None:
+        """Builds the staged version of `op` (a scratch copy first, so that a nest it cannot stage is left as it was)."""
+        if any(isinstance(v.type, TensorType) for v in op.body.block.last_op.operands):  # pyright: ignore[reportOptionalMemberAccess]
+            return  # rows in the results: not a nest of scalars
+        before = Builder(InsertPoint.before(op))
+        self.iotas = {}
+        work = op.clone()
+        nest = SmallNest(work)
+        scratch = Block([work])
+        try:
+            redomaps = [inner for inner in work.body.walk() if isinstance(inner, RedomapOp)]
+            if not redomaps:
+                raise NotSmallNest  # nothing is read more than once: staging cannot pay
+            iota_block = Block()
+            for red in redomaps:
+                if all(nest.outside(v) for v in red.inputs) and all(isinstance(v.owner, IotaOp) for v in red.inputs):
+                    continue  # already the index-written form
+                elements_from_rows(red, self.iotas, Builder(InsertPoint.at_end(iota_block)))
+            reads = _staged_reads(nest, work.body.block)
+            bytes_ = sum(STAGED_CAPACITY * _element_bytes(a.type) for a in nest.staged)  # pyright: ignore[reportArgumentType]
+            if not reads or bytes_ > MAX_STAGED_BYTES:
+                raise NotSmallNest
+        except NotSmallNest:
+            scratch.detach_op(work)
+            work.erase()
+            return
+        for iota in list(iota_block.ops):
+            iota.detach()
+            before.insert(iota)
+        scratch.detach_op(work)
+        self.build(op, work, nest, reads, before)
+
+    def build(self, op: SegmapOp, work: SegmapOp, nest: SmallNest, reads: Sequence[IndexOp], before: Builder) -> None:
+        """`scf.if ok { segmap group (q) { staged rows; segmap thread (inner dims) {...} } } else { op }`."""
+        q_dim, *inner_dims = list(op.dims)
+        inner_par = inner_dims[0]
+        for width in inner_dims[1:]:
+            inner_par = before.insert(arith.MuliOp(inner_par, width)).result
+        inner_par.name_hint = "inner_par"
+        ok = before.insert(ThresholdOp(f"{SMALL_INTRA}_{self.counter}", inner_par, DEFAULT_SMALL_INTRA, OnDevice.GROUP)).result
+        ok.name_hint = "small_intra"
+        self.counter += 1
+        capacity = before.insert(arith.ConstantOp(IntegerAttr(STAGED_CAPACITY, IndexType()))).result
+        capacity.name_hint = "staged_capacity"
+        for array in nest.staged:
+            fits = before.insert(arith.CmpiOp(_block_elements(before, array), capacity, "ule")).result
+            fits.name_hint = "fits_local"
+            ok = before.insert(arith.AndIOp(ok, fits)).result
+        ok.name_hint = "small_intra_ok"
+
+        group_block = Block(arg_types=[IndexType()])
+        batch = group_block.args[0]
+        batch.name_hint = work.body.block.args[0].name_hint
+        blocks: dict[SSAValue, SSAValue] = {}
+        for array in nest.staged:
+            row = IndexOp(array, [batch])
+            row.attributes[STAGED] = UnitAttr()
+            row.result.name_hint = f"{array.name_hint or 'x'}_block"
+            group_block.add_op(row)
+            blocks[array] = row.result
+        for read in reads:
+            Rewriter.replace_op(read, IndexOp(blocks[read.array], list(read.indices[1:])))
+        work_block = work.body.block
+        work_block.args[0].replace_all_uses_with(batch)
+        inner_block = Block(arg_types=[IndexType()] * len(inner_dims))
+        for new, old in zip(inner_block.args, work_block.args[1:]):
+            new.name_hint = old.name_hint
+            old.replace_all_uses_with(new)
+        for inner in list(work_block.ops):
+            inner.detach()
+            inner_block.add_op(inner)
+        yielded = list(inner_block.last_op.operands)  # pyright: ignore[reportOptionalMemberAccess]
+        row_types = [TensorType(v.type, [DYNAMIC_INDEX] * len(inner_dims)) for v in yielded]
+        inner = SegmapOp(Level.THREAD, inner_dims, row_types, Region(inner_block))
+        group_block.add_op(inner)
+        group_block.add_op(YieldOp(*inner.outs))
+        group = SegmapOp(Level.GROUP, [q_dim], [r.type for r in op.outs], Region(group_block))
+        for result, old in zip(group.outs, op.outs):
+            result.name_hint = old.name_hint
+        work.erase()
+
+        types = [r.type for r in op.outs]
+        versions = scf.IfOp(ok, types, [Block([group, scf.YieldOp(*group.outs)])], [Block()])
+        before.insert(versions)
+        for result, new in zip(op.outs, versions.results):
+            result.replace_all_uses_with(new)
+            new.name_hint = result.name_hint
+        op.detach()
+        else_block = versions.false_region.block
+        else_block.add_op(op)
+        else_block.add_op(scf.YieldOp(*op.outs))
+
+
+@dataclass(frozen=True)
+class SoacSmallIntraPass(ModulePass):
+    """An intra-group version, with the blocks staged in local memory, of thread-level nests over small batches."""
+
+    name = "soac-small-intra"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        existing = [o.threshold_name for o in op.walk() if isinstance(o, ThresholdOp)]
+        numbers = [int(n[len(SMALL_INTRA) + 1 :]) for n in existing if n.startswith(SMALL_INTRA + "_")]
+        StageSmallNests(counter=1 + max(numbers, default=-1)).run(op)
