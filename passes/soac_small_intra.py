@@ -79,7 +79,7 @@ from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, UnitAttr, i64
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -126,7 +126,7 @@ class SmallNest:
         return not defined_inside(value, self.op)
 
 
-def elements_from_rows(red: RedomapOp, iotas: dict[SSAValue, SSAValue], top: Builder) -> None:
+def elements_from_rows(red: RedomapOp) -> None:
     """A redomap over rows `%X[idx]` of arrays from outside becomes a redomap over `iota width` whose lambda reads
     the elements `%X[idx, k]`:
 
@@ -147,9 +147,8 @@ def elements_from_rows(red: RedomapOp, iotas: dict[SSAValue, SSAValue], top: Bui
         rows.append(row)
     if len(red.outs) != len(red.neutral):
         raise NotSmallNest  # map-out arrays: rows of the results, which the staged version does not build
-    if (ks := iotas.get(red.width)) is None:
-        ks = iotas[red.width] = top.insert(IotaOp(red.width, TensorType(i64, [DYNAMIC_INDEX]))).result
-        ks.name_hint = "ks"
+    ks = Builder(InsertPoint.before(red)).insert(IotaOp(red.width, TensorType(i64, [DYNAMIC_INDEX]))).result
+    ks.name_hint = "ks"
     lam = red.body.block
     block = Block(arg_types=[i64])
     block.args[0].name_hint = "l"
@@ -172,6 +171,31 @@ def elements_from_rows(red: RedomapOp, iotas: dict[SSAValue, SSAValue], top: Bui
     for row in rows:
         if not row.result.uses:
             Rewriter.erase_op(row)
+
+
+def iotas_beside(red: RedomapOp, nest: SmallNest) -> None:
+    """A redomap over iotas from outside the nest reads copies made beside it, which the lowering never stores
+    (each element computed where it is read), and reads of iotas by one index are the index itself."""
+    for k, value in enumerate(red.inputs):
+        if nest.outside(value) and isinstance(iota := value.owner, IotaOp):
+            copy = iota.clone()
+            Rewriter.insert_op(copy, InsertPoint.before(red))
+            red.operands[red.operands.index(value, len(red.neutral) + 1)] = copy.result
+
+
+def index_of_iota_reads(body: Block, nest: SmallNest) -> None:
+    """`soac.index %iota[%i]` of an iota from outside as `arith.index_cast %i`; then the reads and casts that nothing
+    uses any more are dropped."""
+    for inner in list(body.walk()):
+        if isinstance(inner, IndexOp) and nest.outside(inner.array) and isinstance(inner.array.owner, IotaOp):
+            if len(inner.indices) == 1:
+                cast = arith.IndexCastOp(inner.indices[0], inner.result.type)
+                cast.result.name_hint = inner.result.name_hint
+                Rewriter.replace_op(inner, cast)
+    for inner in reversed(list(body.ops)):
+        if not isinstance(inner, YieldOp) and not any(r.uses for r in inner.results):
+            if isinstance(inner, IndexOp | arith.IndexCastOp):
+                Rewriter.erase_op(inner)
 
 
 def read_through_transpose(read: IndexOp) -> IndexOp:
@@ -209,6 +233,34 @@ def _staged_reads(nest: SmallNest, body: Block) -> list[IndexOp]:
     return reads
 
 
+def sink_into_branches(op: Operation) -> None:
+    """A transpose whose every use lies in branches of `scf.if`s after it in its block moves into those branches
+    (a copy in each), and on down: the staged version reads the array it transposes, so only the versions that
+    read the transpose compute it."""
+    block = op.parent_block()
+    if block is None:
+        return
+    branches: dict[Block, list[Use]] = {}
+    for result in op.results:
+        for use in result.uses:
+            here: Operation | None = use.operation
+            while here is not None and here.parent_block() is not block:
+                here = here.parent_op()
+            if not isinstance(here, scf.IfOp) or here is use.operation:
+                return
+            branch = next(r.block for r in here.regions if r.blocks and r.block.find_ancestor_op_in_block(use.operation))
+            branches.setdefault(branch, []).append(use)
+    for branch, uses in branches.items():
+        copy = op.clone()
+        branch.insert_op_before(copy, branch.first_op) if branch.first_op else branch.add_op(copy)
+        for use in uses:
+            use.operation.operands[use.index] = copy.results[op.results.index(use.operation.operands[use.index])]
+        sink_into_branches(copy)
+    if not any(result.uses for result in op.results):
+        op.detach()
+        op.erase()
+
+
 def _block_elements(builder: Builder, array: SSAValue) -> SSAValue:
     """The elements of one batch's block of `array` (its sizes after the first), at `builder`."""
     t = array.type
@@ -228,23 +280,23 @@ class StageSmallNests:
     """Gives every thread-level segmap over small batch blocks its staged intra-group version."""
 
     counter: int = 0
-    iotas: dict[SSAValue, SSAValue] = field(default_factory=dict)
 
     def run(self, module: builtin.ModuleOp) -> None:
         candidates = [
             op
             for op in module.walk()
-            if isinstance(op, SegmapOp) and op.level.data == Level.THREAD and len(op.dims) >= 2 and not in_lambda(op)
+            if isinstance(op, SegmapOp) and op.level.data == Level.THREAD and len(op.dims) >= 3 and not in_lambda(op)
         ]
         for op in candidates:
             self.version(op)
+        for transpose in [o for o in module.walk() if isinstance(o, TransposeOp)]:
+            sink_into_branches(transpose)
 
     def version(self, op: SegmapOp) -> None:
         """Builds the staged version of `op` (a scratch copy first, so that a nest it cannot stage is left as it was)."""
         if any(isinstance(v.type, TensorType) for v in op.body.block.last_op.operands):  # pyright: ignore[reportOptionalMemberAccess]
             return  # rows in the results: not a nest of scalars
         before = Builder(InsertPoint.before(op))
-        self.iotas = {}
         work = op.clone()
         nest = SmallNest(work)
         scratch = Block([work])
@@ -252,11 +304,11 @@ class StageSmallNests:
             redomaps = [inner for inner in work.body.walk() if isinstance(inner, RedomapOp)]
             if not redomaps:
                 raise NotSmallNest  # nothing is read more than once: staging cannot pay
-            iota_block = Block()
             for red in redomaps:
-                if all(nest.outside(v) for v in red.inputs) and all(isinstance(v.owner, IotaOp) for v in red.inputs):
-                    continue  # already the index-written form
-                elements_from_rows(red, self.iotas, Builder(InsertPoint.at_end(iota_block)))
+                if all(isinstance(v.owner, IotaOp) for v in red.inputs):
+                    iotas_beside(red, nest)  # already the index-written form
+                else:
+                    elements_from_rows(red)
             reads = _staged_reads(nest, work.body.block)
             bytes_ = sum(STAGED_CAPACITY * _element_bytes(a.type) for a in nest.staged)  # pyright: ignore[reportArgumentType]
             if not reads or bytes_ > MAX_STAGED_BYTES:
@@ -265,9 +317,6 @@ class StageSmallNests:
             scratch.detach_op(work)
             work.erase()
             return
-        for iota in list(iota_block.ops):
-            iota.detach()
-            before.insert(iota)
         scratch.detach_op(work)
         self.build(op, work, nest, reads, before)
 
@@ -301,6 +350,7 @@ class StageSmallNests:
             blocks[array] = row.result
         for read in reads:
             Rewriter.replace_op(read, IndexOp(blocks[read.array], list(read.indices[1:])))
+        index_of_iota_reads(work.body.block, nest)
         work_block = work.body.block
         work_block.args[0].replace_all_uses_with(batch)
         inner_block = Block(arg_types=[IndexType()] * len(inner_dims))

@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 @dataclass(frozen=True)
 class SoacStandardPass(ModulePass):
-    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`) unless `tile=false`."""
+    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`, `soac-small-intra`) unless `tile=false`."""
 
     name = "soac-standard"
 
@@ -38,6 +38,7 @@ def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
     from soac.passes.soac_flatten import SoacFlattenPass
     from soac.passes.soac_fuse import SoacFusePass
     from soac.passes.soac_simplify import SoacSimplifyPass
+    from soac.passes.soac_small_intra import SoacSmallIntraPass
     from soac.passes.soac_tile import SoacTilePass
     from soac.passes.split_scan_reduce import SplitScanReducePass
     from soac.passes.vectorised_operators import VectorisedOperatorsPass
@@ -47,6 +48,7 @@ def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
         SoacFlattenPass,
         SoacFusePass,
         SoacSimplifyPass,
+        SoacSmallIntraPass,
         SoacTilePass,
         SplitScanReducePass,
         VectorisedOperatorsPass,
