@@ -234,9 +234,9 @@ def _staged_reads(nest: SmallNest, body: Block) -> list[IndexOp]:
 
 
 def sink_into_branches(op: Operation) -> None:
-    """A transpose whose every use lies in branches of `scf.if`s after it in its block moves into those branches
-    (a copy in each), and on down: the staged version reads the array it transposes, so only the versions that
-    read the transpose compute it."""
+    """A transpose or iota whose every use lies in branches of `scf.if`s after it in its block moves into those
+    branches (a copy in each), and on down: the staged version reads the array a transpose transposes and computes
+    its indices, so only the versions that read the transpose or the iota compute them."""
     block = op.parent_block()
     if block is None:
         return
@@ -289,8 +289,8 @@ class StageSmallNests:
         ]
         for op in candidates:
             self.version(op)
-        for transpose in [o for o in module.walk() if isinstance(o, TransposeOp)]:
-            sink_into_branches(transpose)
+        for array_op in [o for o in module.walk() if isinstance(o, TransposeOp | IotaOp)]:
+            sink_into_branches(array_op)
 
     def version(self, op: SegmapOp) -> None:
         """Builds the staged version of `op` (a scratch copy first, so that a nest it cannot stage is left as it was)."""

@@ -84,6 +84,7 @@ class GroupSegmap:
         self.num_groups = m.insert(NumGroupsOp(0), "num_groups")
         self.kb.thread_id = self.kb.global_id()
         self.G = m.c(self.group_size)
+        self.destinations: dict[SSAValue, View] = {}
 
     @property
     def m(self) -> IndexMath:
@@ -103,6 +104,7 @@ class GroupSegmap:
 
         def element(s: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             self.barrier()  # the previous element's per-group arrays and local memory are no longer read
+            self.destinations = self.written_in_place(out_views, s, len(kdims))
             indices = self.m.unflatten(s, kdims, names)
             for value, out in zip(self.inline_body(indices), out_views):
                 self.write_row(value, out, s, len(kdims))
@@ -144,9 +146,24 @@ class GroupSegmap:
         for result, value in zip(op.outs, results):
             self.inliner.env[result] = value
 
+    def written_in_place(self, out_views: Sequence[View], s: SSAValue, rank: int) -> dict[SSAValue, View]:
+        """The rows `out[s]` of the results that a shared segmap of the lambda builds and the lambda only yields:
+        the segmap writes them there, not into per-group memory that `write_row` then copies."""
+        block = self.op.body.block
+        last = block.last_op
+        assert isinstance(last, soac.YieldOp)
+        found: dict[SSAValue, View] = {}
+        for value, out in zip(last.operands, out_views):
+            owner = value.owner
+            if isinstance(owner, soac.SegmapOp) and owner.parent_block() is block and _shareable(owner):
+                if len(list(value.uses)) == 1 and value not in found:
+                    row = self.m.product(out.dims[rank:])
+                    found[value] = View(out.buffer, self.m.add(out.offset, self.m.mul(s, row)), out.dims[rank:], out.element)
+        return found
+
     def segmap(self, op: soac.SegmapOp, dims: list[SSAValue]) -> list[KValue]:
         m = self.m
-        outs = [self.group_array(tensor_element(r.type), dims, op) for r in op.outs]
+        outs = [self.destinations.get(r) or self.group_array(tensor_element(r.type), dims, op) for r in op.outs]
 
         def body(p: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             indices = m.unflatten(p, dims, [None] * len(dims))
@@ -259,6 +276,8 @@ class GroupSegmap:
     def write_row(self, value: KValue, out: View, s: SSAValue, rank: int) -> None:
         """`out[s] = value` for the group's element `s`: one work-item writes a scalar, all copy a row."""
         kb, m = self.kb, self.m
+        if isinstance(value, View) and any(value is row for row in self.destinations.values()):
+            return  # written in place by the segmap that built it
         if not isinstance(value, View):
             kb.if_then(m.eq(self.t, m.c(0)), lambda: kb.store(value, out, s))
             return
