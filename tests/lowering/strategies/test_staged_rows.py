@@ -54,7 +54,8 @@ def test_a_staged_row_over_the_capacity_is_an_error_at_the_read() -> None:
     module = parse_module(make_context(), ROW_PRODUCTS, "staged.mlir")
     program = compile_module(module, "pocl", target="generic", group_size=32)
     a = np.ones((2, 3, STAGED_CAPACITY // 3 + 1), np.int32)
-    with pytest.raises(ProgramError, match=rf"staged.mlir:10:\d+: .*a staged row of 1026 elements does not fit the {STAGED_CAPACITY}"):
+    problem = rf"staged.mlir:10:\d+: .*a staged row of 1026 elements does not fit the {STAGED_CAPACITY}"
+    with pytest.raises(ProgramError, match=problem):
         program.call("main", [a])
 
 
