@@ -69,7 +69,7 @@ func.func @transposed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x
 // -----
 
 // The index-written form, c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j], as soac-flatten leaves it (iotas of the indices):
-// the same staged nest, the reads of iotas by one index as the index.
+// the same staged nest, the reads of iotas by one index as the index; the iotas move into the other version.
 
 func.func @indexed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -102,6 +102,7 @@ func.func @indexed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 }
 
 // CHECK-LABEL: func.func @indexed
+// CHECK-NOT:     soac.iota
 // CHECK:         %small_intra = soac.threshold "suff_small_intra_0" %inner_par default 32 device "group"
 // CHECK:         scf.if %small_intra_ok -> (tensor<?x?x?xf32>) {
 // CHECK-NEXT:      soac.segmap group (%q) -> tensor<?x?x?xf32> lambda(%i: index) {
@@ -114,7 +115,9 @@ func.func @indexed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // CHECK:               soac.index %a_block[
 // CHECK:               soac.index %b_block[
 // CHECK:         } else {
-// CHECK-NEXT:      soac.segmap thread (%q, %n, %n)
+// CHECK-DAG:       %{{.*}} = soac.iota %q : tensor<?xi64>
+// CHECK-DAG:       %{{.*}} = soac.iota %n : tensor<?xi64>
+// CHECK:           soac.segmap thread (%q, %n, %n)
 
 // -----
 
