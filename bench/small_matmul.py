@@ -59,11 +59,11 @@ def versions(thresholds: dict[str, int]) -> dict[str, dict[str, int]]:
     named: dict[str, dict[str, int]] = {"default": {}}
     outer = [t for t in thresholds if t.startswith("suff_outer_par")]
     small = [t for t in thresholds if t.startswith("suff_small_intra")]
-    if outer and small:
-        named["staged"] = {**dict.fromkeys(outer, 0), **dict.fromkeys(small, 0)}
+    if small:
+        named["staged"] = dict.fromkeys(small, 0)
     if outer:
-        named["outer"] = {**dict.fromkeys(outer, 0), **dict.fromkeys(small, NEVER)}
-        named["flat"] = dict.fromkeys(outer, NEVER)
+        named["outer"] = {**dict.fromkeys(small, NEVER), **dict.fromkeys(outer, 0)}
+        named["flat"] = {**dict.fromkeys(small, NEVER), **dict.fromkeys(outer, NEVER)}
     return named
 
 

@@ -75,6 +75,8 @@ from soac.dialect import (
     defined_inside,
 )
 from soac.passes.flatten_analysis import in_lambda
+from soac.passes.flatten_versions import SUFF_OUTER_PAR
+from soac.passes.thresholds import guard
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, scf, tensor
@@ -296,7 +298,6 @@ class StageSmallNests:
         """Builds the staged version of `op` (a scratch copy first, so that a nest it cannot stage is left as it was)."""
         if any(isinstance(v.type, TensorType) for v in op.body.block.last_op.operands):  # pyright: ignore[reportOptionalMemberAccess]
             return  # rows in the results: not a nest of scalars
-        before = Builder(InsertPoint.before(op))
         work = op.clone()
         nest = SmallNest(work)
         scratch = Block([work])
@@ -318,10 +319,14 @@ class StageSmallNests:
             work.erase()
             return
         scratch.detach_op(work)
-        self.build(op, work, nest, reads, before)
+        replaced: Operation = outer_version(op, nest.staged) or op
+        self.build(op, work, nest, reads, Builder(InsertPoint.before(replaced)), replaced)
 
-    def build(self, op: SegmapOp, work: SegmapOp, nest: SmallNest, reads: Sequence[IndexOp], before: Builder) -> None:
-        """`scf.if ok { segmap group (q) { staged rows; segmap thread (inner dims) {...} } } else { op }`."""
+    def build(
+        self, op: SegmapOp, work: SegmapOp, nest: SmallNest, reads: Sequence[IndexOp], before: Builder, replaced: Operation
+    ) -> None:
+        """`scf.if ok { segmap group (q) { staged rows; segmap thread (inner dims) {...} } } else { replaced }`, where
+        `replaced` is `op` or the outer-parallel version's `scf.if` that holds it (see `outer_version`)."""
         q_dim, *inner_dims = list(op.dims)
         inner_par = inner_dims[0]
         for width in inner_dims[1:]:
@@ -373,13 +378,34 @@ class StageSmallNests:
         types = [r.type for r in op.outs]
         versions = scf.IfOp(ok, types, [Block([group, scf.YieldOp(*group.outs)])], [Block()])
         before.insert(versions)
-        for result, new in zip(op.outs, versions.results):
+        for result, new in zip(replaced.results, versions.results):
             result.replace_all_uses_with(new)
             new.name_hint = result.name_hint
-        op.detach()
+        replaced.detach()
         else_block = versions.false_region.block
-        else_block.add_op(op)
-        else_block.add_op(scf.YieldOp(*op.outs))
+        else_block.add_op(replaced)
+        else_block.add_op(scf.YieldOp(*replaced.results))
+
+
+def outer_version(op: SegmapOp, staged: Sequence[SSAValue]) -> scf.IfOp | None:
+    """The `scf.if suff_outer_par_K` whose outer-parallel version is `op` (yielded as it is), where everything the
+    staged version's guard reads is defined before it: the staged version is then tried first, whatever the outer
+    parallelism (a work-group per batch has as many work-items as the outer-parallel version), and the thresholds
+    choose between the outer-parallel and fully flattened versions when it does not apply."""
+    versions = op.parent_op()
+    if not isinstance(versions, scf.IfOp) or op.parent_block() is not versions.true_region.block:
+        return None
+    test = guard(versions.cond)
+    if test is None or not test.threshold_name.startswith(SUFF_OUTER_PAR):
+        return None
+    last = versions.true_region.block.last_op
+    if not isinstance(last, scf.YieldOp) or list(last.operands) != list(op.outs):
+        return None
+    if [r.type for r in versions.results] != [r.type for r in op.outs]:
+        return None
+    if any(defined_inside(v, versions) for v in (*op.dims, *staged)):
+        return None
+    return versions
 
 
 @dataclass(frozen=True)

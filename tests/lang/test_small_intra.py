@@ -2,9 +2,10 @@
 indices, through the pipeline soac.lang takes on GPUs (`TILED_PIPELINE`, which ends with `soac-small-intra`),
 lowered for the `generic` target on PoCL, against numpy.
 
-Every version is forced: the staged intra-group one, the outer-parallel one it guards (a work-item per result) and
-the fully flattened segred. Sizes: 1, primes, 15/16/17 and blocks over the staged capacity (33 x 33 > 1024, where the
-staged version's guard takes the outer-parallel one); f32, f64 and i32; non-square products.
+Every version is forced: the staged intra-group one (tried first, whatever the outer parallelism), the
+outer-parallel one (a work-item per result) and the fully flattened segred. Sizes: 1, primes, 15/16/17 and blocks
+over the staged capacity (33 x 33 > 1024, where the staged version's guard takes the outer-parallel one); f32, f64
+and i32; non-square products.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from soac.passes import TILED_PIPELINE
 from soac.passes.thresholds import MAX_THRESHOLD
 
 GENERIC = {"target": "generic"}
-STAGED = {"suff_outer_par_0": 0, "suff_small_intra_0": 0}
-OUTER = {"suff_outer_par_0": 0, "suff_small_intra_0": MAX_THRESHOLD}
-FLAT = {"suff_outer_par_0": MAX_THRESHOLD}
+STAGED = {"suff_small_intra_0": 0}
+OUTER = {"suff_small_intra_0": MAX_THRESHOLD, "suff_outer_par_0": 0}
+FLAT = {"suff_small_intra_0": MAX_THRESHOLD, "suff_outer_par_0": MAX_THRESHOLD}
 VERSIONS = {"staged": STAGED, "outer": OUTER, "flat": FLAT}
 
 
