@@ -121,14 +121,21 @@ class GroupSegmap:
         inliner.bounds.update(zip(block.args, self.op.dims))
         for param, index in zip(block.args, indices, strict=True):
             inliner.env[param] = index
+        staging = False  # rows copied into local memory that no barrier has published yet
         for inner in block.ops:
+            is_staged = isinstance(inner, soac.IndexOp) and soac.STAGED in inner.attributes
+            if staging and not is_staged:
+                self.barrier(global_=False)  # one barrier after consecutive staged rows
+                staging = False
             if isinstance(inner, soac.YieldOp):
                 return [inliner.value(v) for v in inner.operands]
             if _shareable(inner):
                 assert isinstance(inner, SegOp)
                 self.shared(inner)
-            elif isinstance(inner, soac.IndexOp) and soac.STAGED in inner.attributes:
+            elif is_staged:
+                assert isinstance(inner, soac.IndexOp)
                 self.stage(inner)
+                staging = True
             else:
                 inliner.emit(inner)
         return []
@@ -252,7 +259,8 @@ class GroupSegmap:
 
     def stage(self, op: soac.IndexOp) -> None:
         """A `{staged}` row: the group copies it into local memory, neighbouring work-items loading neighbouring
-        elements, and the lambda reads it there. soac-small-intra guards its size; a larger row is an error."""
+        elements, and the lambda reads it there (after the barrier `inline_body` puts after consecutive staged rows).
+        soac-small-intra guards its size; a larger row is an error."""
         kb, m, inliner = self.kb, self.m, self.inliner
         inliner.emit(op)
         source = inliner.env[op.result]
@@ -268,7 +276,6 @@ class GroupSegmap:
             return []
 
         kb.for_loop(self.t, count, self.G, [], "e", copy)
-        self.barrier(global_=False)
         inliner.env[op.result] = View(local, m.c(0), list(source.dims), source.element)
 
     # -- results ---------------------------------------------------------------------
