@@ -52,7 +52,16 @@ row. The group-level segmap's lowering (`lowering/strategies/intragroup.py`) cop
 memory. `soac.dialect.STAGED_CAPACITY` elements per staged block is the local memory the lowering gives it.
 
 The version is chosen by `suff_small_intra_K` (the inner parallelism `d1 x ... x dk` against a warp:
-`device "group"`) and the blocks' sizes; the segmap as it was is the other branch.
+`device "group"`) and the blocks' sizes; the segmap as it was is the other branch. Where the segmap is soac-flatten's
+outer-parallel version, the staged one goes before that version's `scf.if` (`outer_version`): a work-group per
+batch has as many work-items as the outer-parallel version, so it is taken whatever the outer parallelism.
+
+Why a pass after soac-flatten rather than one more of its versions: Futhark's `worthIntrablock` scores `map (map
+(map redomap))` at 1 (`flatten_heuristics`: no intra-group version), rightly for its intra-group versions, which
+gain parallelism but read global memory as the outer-parallel one does; what pays here is locality, decided on the
+flattened nest's reads as soac-tile decides block tiling. And the two written forms only agree after flattening
+(the `.T` form's transpose pushed out of the nest, the index form's iotas), so one rule on the flattened nest
+catches both.
 """
 
 from __future__ import annotations
