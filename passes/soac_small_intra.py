@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from soac.dialect import (
     STAGED,
     STAGED_CAPACITY,
+    AssertOp,
     IndexOp,
     IotaOp,
     Level,
@@ -111,12 +112,41 @@ def _element_bytes(t: TensorType) -> int:
 
 
 @dataclass
+class RowCheck:
+    """A row input `array[..]` (its length: the array's size `axis`) that a redomap of width `red.width` read as input
+    `k`, before it became element reads: the staged version checks the width as the row would have."""
+
+    red: RedomapOp
+    k: int
+    array: SSAValue
+    axis: int
+
+    def emit(self, builder: Builder, empty: SSAValue) -> None:
+        """`soac.assert width == size or the nest is empty`, with the size read through transposes (so the staged
+        version does not compute them)."""
+        array, axis = self.array, self.axis
+        while isinstance(transpose := array.owner, TransposeOp):
+            array, axis = transpose.array, list(transpose.perm)[axis]
+        index = builder.insert(arith.ConstantOp(IntegerAttr(axis, IndexType()))).result
+        rows = builder.insert(tensor.DimOp(array, index)).result
+        rows.name_hint = "rows"
+        same = builder.insert(arith.CmpiOp(self.red.width, rows, "eq")).result
+        same.name_hint = "same_rows"
+        checked = builder.insert(arith.OrIOp(same, empty)).result
+        checked.name_hint = "checked"
+        problem = f"'{self.red.name}': width {{0}} does not match the outer size {{1}} of input #{self.k}"
+        builder.insert(AssertOp(checked, problem, [self.red.width, rows])).location = self.red.location
+
+
+@dataclass
 class SmallNest:
     """One thread-level segmap being given a staged version: its batch index and the blocks its lambda reads."""
 
     op: SegmapOp
     staged: list[SSAValue] = field(default_factory=list)
     """The arrays (defined before the segmap) whose batch blocks the group stages, in order of first read."""
+    rows: list[RowCheck] = field(default_factory=list)
+    """The row inputs of redomaps that became element reads."""
 
     @property
     def batch(self) -> SSAValue:
@@ -137,7 +167,7 @@ class SmallNest:
         return not defined_inside(value, self.op)
 
 
-def elements_from_rows(red: RedomapOp) -> None:
+def elements_from_rows(red: RedomapOp, nest: SmallNest) -> None:
     """A redomap over rows `%X[idx]` of arrays from outside becomes a redomap over `iota width` whose lambda reads
     the elements `%X[idx, k]`:
 
@@ -156,6 +186,7 @@ def elements_from_rows(red: RedomapOp) -> None:
         if not isinstance(row, IndexOp) or not isinstance(value.type, TensorType) or value.type.get_num_dims() != 1:
             raise NotSmallNest
         rows.append(row)
+        nest.rows.append(RowCheck(red, len(rows) - 1, row.array, len(row.indices)))
     if len(red.outs) != len(red.neutral):
         raise NotSmallNest  # map-out arrays: rows of the results, which the staged version does not build
     ks = Builder(InsertPoint.before(red)).insert(IotaOp(red.width, TensorType(i64, [DYNAMIC_INDEX]))).result
@@ -318,7 +349,7 @@ class StageSmallNests:
                 if all(isinstance(v.owner, IotaOp) for v in red.inputs):
                     iotas_beside(red, nest)  # already the index-written form
                 else:
-                    elements_from_rows(red)
+                    elements_from_rows(red, nest)
             reads = _staged_reads(nest, work.body.block)
             bytes_ = sum(STAGED_CAPACITY * _element_bytes(a.type) for a in nest.staged)  # pyright: ignore[reportArgumentType]
             if not reads or bytes_ > MAX_STAGED_BYTES:
@@ -385,7 +416,19 @@ class StageSmallNests:
         work.erase()
 
         types = [r.type for r in op.outs]
-        versions = scf.IfOp(ok, types, [Block([group, scf.YieldOp(*group.outs)])], [Block()])
+        staged = Block()
+        checks = Builder(InsertPoint.at_end(staged))
+        if nest.rows:
+            zero = checks.insert(arith.ConstantOp(IntegerAttr(0, IndexType()))).result
+            empty = checks.insert(arith.CmpiOp(op.dims[0], zero, "eq")).result
+            for width in list(op.dims)[1:]:
+                no_rows = checks.insert(arith.CmpiOp(width, zero, "eq")).result
+                empty = checks.insert(arith.OrIOp(empty, no_rows)).result
+            empty.name_hint = "empty"
+            for row in nest.rows:
+                row.emit(checks, empty)
+        staged.add_ops([group, scf.YieldOp(*group.outs)])
+        versions = scf.IfOp(ok, types, [staged], [Block()])
         before.insert(versions)
         for result, new in zip(replaced.results, versions.results):
             result.replace_all_uses_with(new)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import soac.lang as sl
+from soac.lowering.runtime import ProgramError
 from soac.passes import TILED_PIPELINE
 from soac.passes.thresholds import MAX_THRESHOLD
 
@@ -90,3 +91,15 @@ def test_the_default_cpu_pipeline_has_no_staged_version() -> None:
     f = sl.jit(transposed)
     a, b = operands((2, 4, 4, 4), np.float32, np.random.default_rng(0))
     assert "{staged}" not in f.specialize(a, b).optimized_text
+
+
+def test_mismatched_products_fail_at_the_users_line_in_every_version() -> None:
+    """`row * col` of rows of different lengths: the staged version, which reads elements, checks the widths the
+    rows had, with the message and place the interpreter gives."""
+    f = sl.jit(transposed, lowering=GENERIC, pipeline=TILED_PIPELINE)
+    a, b = np.ones((2, 4, 5), np.float32), np.ones((2, 6, 3), np.float32)
+    compiled = f.specialize(a, b)
+    problem = r"test_small_intra.py:\d+:\d+: 'soac.redomap': width 5 does not match the outer size 6"
+    for version in VERSIONS.values():
+        with pytest.raises(ProgramError, match=problem):
+            compiled.run((a, b), version, False)

@@ -5,7 +5,8 @@
 // which a work-group per batch element stages its blocks in local memory ({staged} rows).
 
 // The `.T` form after soac-flatten: rows of a and of the transposed b. The staged version reads elements of the
-// blocks, b's through the transpose (b[q][l, j]), and the transpose moves into the version that still reads it.
+// blocks, b's through the transpose (b[q][l, j]), checks the widths the rows had (b's size through the transpose),
+// and the transpose moves into the version that still reads it.
 
 func.func @transposed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -41,6 +42,13 @@ func.func @transposed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x
 // CHECK:         %fits_local_1 = arith.cmpi ule, %block_elements_1, %staged_capacity : index
 // CHECK-NEXT:    %small_intra_ok = arith.andi %{{.*}}, %fits_local_1 : i1
 // CHECK-NEXT:    %c = scf.if %small_intra_ok -> (tensor<?x?x?xf32>) {
+// CHECK:             %rows = tensor.dim %a, %{{.*}} : tensor<?x?x?xf32>
+// CHECK-NEXT:        %same_rows = arith.cmpi eq, %k, %rows : index
+// CHECK-NEXT:        %checked = arith.ori %same_rows, %empty : i1
+// CHECK-NEXT:        soac.assert %checked, "'soac.redomap': width {0} does not match the outer size {1} of input #0"
+// CHECK:             %rows_1 = tensor.dim %b, %{{.*}} : tensor<?x?x?xf32>
+// CHECK-NEXT:        %same_rows_1 = arith.cmpi eq, %k, %rows_1 : index
+// CHECK:             soac.assert %checked_1, "'soac.redomap': width {0} does not match the outer size {1} of input #1"
 // CHECK-NEXT:      %{{.*}} = soac.segmap group (%q) -> tensor<?x?x?xf32> lambda(%p: index) {
 // CHECK-NEXT:        %a_block = soac.index %a[%p] {staged} : tensor<?x?x?xf32> -> tensor<?x?xf32>
 // CHECK-NEXT:        %b_block = soac.index %b[%p] {staged} : tensor<?x?x?xf32> -> tensor<?x?xf32>

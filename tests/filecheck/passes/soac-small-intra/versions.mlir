@@ -37,6 +37,8 @@ func.func @batched(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // CHECK:         %outer_suff = soac.threshold "suff_outer_par_0"
 // CHECK:         %small_intra = soac.threshold "suff_small_intra_0" %inner_par default 32 device "group"
 // CHECK:         %[[R:.*]] = scf.if %small_intra_ok -> (tensor<?x?x?xf32>) {
+// CHECK:             soac.assert
+// CHECK:             soac.assert
 // CHECK-NEXT:      soac.segmap group (%q)
 // CHECK-NEXT:        soac.index %a[%{{.*}}] {staged}
 // CHECK-NEXT:        soac.index %b[%{{.*}}] {staged}
