@@ -222,7 +222,7 @@ def iotas_beside(red: RedomapOp, nest: SmallNest) -> None:
         if nest.outside(value) and isinstance(iota := value.owner, IotaOp):
             copy = iota.clone()
             Rewriter.insert_op(copy, InsertPoint.before(red))
-            red.operands[red.operands.index(value, len(red.neutral) + 1)] = copy.result
+            red.operands[1 + len(red.neutral) + k] = copy.result
 
 
 def index_of_iota_reads(body: Block, nest: SmallNest) -> None:
@@ -329,15 +329,15 @@ class StageSmallNests:
             for op in module.walk()
             if isinstance(op, SegmapOp) and op.level.data == Level.THREAD and len(op.dims) >= 3 and not in_lambda(op)
         ]
-        for op in candidates:
-            self.version(op)
+        made = [versions for op in candidates if (versions := self.version(op)) is not None]
         for array_op in [o for o in module.walk() if isinstance(o, TransposeOp | IotaOp)]:
-            sink_into_branches(array_op)
+            if any(made_version.is_ancestor(use.operation) for r in array_op.results for use in r.uses for made_version in made):
+                sink_into_branches(array_op)
 
-    def version(self, op: SegmapOp) -> None:
+    def version(self, op: SegmapOp) -> scf.IfOp | None:
         """Builds the staged version of `op` (a scratch copy first, so that a nest it cannot stage is left as it was)."""
         if any(isinstance(v.type, TensorType) for v in op.body.block.last_op.operands):  # pyright: ignore[reportOptionalMemberAccess]
-            return  # rows in the results: not a nest of scalars
+            return None  # rows in the results: not a nest of scalars
         work = op.clone()
         nest = SmallNest(work)
         scratch = Block([work])
@@ -357,14 +357,14 @@ class StageSmallNests:
         except NotSmallNest:
             scratch.detach_op(work)
             work.erase()
-            return
+            return None
         scratch.detach_op(work)
         replaced: Operation = outer_version(op, nest.staged) or op
-        self.build(op, work, nest, reads, Builder(InsertPoint.before(replaced)), replaced)
+        return self.build(op, work, nest, reads, Builder(InsertPoint.before(replaced)), replaced)
 
     def build(
         self, op: SegmapOp, work: SegmapOp, nest: SmallNest, reads: Sequence[IndexOp], before: Builder, replaced: Operation
-    ) -> None:
+    ) -> scf.IfOp:
         """`scf.if ok { segmap group (q) { staged rows; segmap thread (inner dims) {...} } } else { replaced }`, where
         `replaced` is `op` or the outer-parallel version's `scf.if` that holds it (see `outer_version`)."""
         q_dim, *inner_dims = list(op.dims)
@@ -437,6 +437,7 @@ class StageSmallNests:
         else_block = versions.false_region.block
         else_block.add_op(replaced)
         else_block.add_op(scf.YieldOp(*replaced.results))
+        return versions
 
 
 def outer_version(op: SegmapOp, staged: Sequence[SSAValue]) -> scf.IfOp | None:
