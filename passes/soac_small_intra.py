@@ -303,6 +303,10 @@ def sink_into_branches(op: Operation) -> None:
         op.erase()
 
 
+def _uses_in(op: Operation, region_op: Operation) -> bool:
+    return any(region_op.is_ancestor(use.operation) for result in op.results for use in result.uses)
+
+
 def _block_elements(builder: Builder, array: SSAValue) -> SSAValue:
     """The elements of one batch's block of `array` (its sizes after the first), at `builder`."""
     t = array.type
@@ -329,9 +333,13 @@ class StageSmallNests:
             for op in module.walk()
             if isinstance(op, SegmapOp) and op.level.data == Level.THREAD and len(op.dims) >= 3 and not in_lambda(op)
         ]
+        read = [o for o in module.walk() if isinstance(o, TransposeOp | IotaOp) and any(_uses_in(o, c) for c in candidates)]
         made = [versions for op in candidates if (versions := self.version(op)) is not None]
-        for array_op in [o for o in module.walk() if isinstance(o, TransposeOp | IotaOp)]:
-            if any(made_version.is_ancestor(use.operation) for r in array_op.results for use in r.uses for made_version in made):
+        for array_op in read:
+            if not array_op.results[0].uses:
+                array_op.detach()
+                array_op.erase()  # the versions compute what they read of it
+            elif any(_uses_in(array_op, versions) for versions in made):
                 sink_into_branches(array_op)
 
     def version(self, op: SegmapOp) -> scf.IfOp | None:
@@ -360,7 +368,13 @@ class StageSmallNests:
             return None
         scratch.detach_op(work)
         replaced: Operation = outer_version(op, nest.staged) or op
-        return self.build(op, work, nest, reads, Builder(InsertPoint.before(replaced)), replaced)
+        versions = self.build(op, work, nest, reads, Builder(InsertPoint.before(replaced)), replaced)
+        kept = SmallNest(op)  # the outer-parallel version computes its indices too, instead of reading iotas
+        for red in [inner for inner in op.body.walk() if isinstance(inner, RedomapOp)]:
+            if red.inputs and all(isinstance(v.owner, IotaOp) for v in red.inputs):
+                iotas_beside(red, kept)
+        index_of_iota_reads(op.body.block, kept)
+        return versions
 
     def build(
         self, op: SegmapOp, work: SegmapOp, nest: SmallNest, reads: Sequence[IndexOp], before: Builder, replaced: Operation

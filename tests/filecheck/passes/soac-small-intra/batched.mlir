@@ -77,7 +77,7 @@ func.func @transposed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x
 // -----
 
 // The index-written form, c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j], as soac-flatten leaves it (iotas of the indices):
-// the same staged nest, the reads of iotas by one index as the index; the iotas move into the other version.
+// the same staged nest, the reads of iotas by one index as the index, in both versions: the iotas are gone.
 
 func.func @indexed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -123,9 +123,12 @@ func.func @indexed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?
 // CHECK:               soac.index %a_block[
 // CHECK:               soac.index %b_block[
 // CHECK:         } else {
-// CHECK-DAG:       %{{.*}} = soac.iota %q : tensor<?xi64>
-// CHECK-DAG:       %{{.*}} = soac.iota %n : tensor<?xi64>
-// CHECK:           soac.segmap thread (%q, %n, %n)
+// CHECK-NEXT:      soac.segmap thread (%q, %n, %n) -> tensor<?x?x?xf32> lambda(%i_1: index, %j_1: index, %k_1: index) {
+// CHECK-NEXT:        %{{.*}} = arith.index_cast %k_1 : index to i64
+// CHECK-NOT:         soac.index %qs
+// CHECK:             %[[NS2:.*]] = soac.iota %n : tensor<?xi64>
+// CHECK-NEXT:        soac.redomap commutative %n (%[[NS2]] : tensor<?xi64>)
+// CHECK:           func.return
 
 // -----
 
