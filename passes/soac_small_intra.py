@@ -199,6 +199,7 @@ def elements_from_rows(red: RedomapOp, nest: SmallNest) -> None:
     mapping: dict[SSAValue, SSAValue] = {}
     for param, row in zip(lam.args, rows):
         read = IndexOp(row.array, [*row.indices, cast.result])
+        read.location = row.location
         read.result.name_hint = param.name_hint
         block.add_op(read)
         mapping[param] = read.result
@@ -251,6 +252,7 @@ def read_through_transpose(read: IndexOp) -> IndexOp:
         return read
     indices = [read.indices[perm.index(d)] for d in range(len(perm))]
     new = IndexOp(transpose.array, indices)
+    new.location = read.location
     new.result.name_hint = read.result.name_hint
     Rewriter.replace_op(read, new)
     return new
@@ -403,12 +405,15 @@ class StageSmallNests:
         blocks: dict[SSAValue, SSAValue] = {}
         for array in nest.staged:
             row = IndexOp(array, [batch])
+            row.location = next(read.location for read in reads if read.array is array)  # the user's first read
             row.attributes[STAGED] = UnitAttr()
             row.result.name_hint = f"{array.name_hint or 'x'}_block"
             group_block.add_op(row)
             blocks[array] = row.result
         for read in reads:
-            Rewriter.replace_op(read, IndexOp(blocks[read.array], list(read.indices[1:])))
+            element = IndexOp(blocks[read.array], list(read.indices[1:]))
+            element.location = read.location
+            Rewriter.replace_op(read, element)
         index_of_iota_reads(work.body.block, nest)
         work_block = work.body.block
         work_block.args[0].replace_all_uses_with(batch)

@@ -45,8 +45,18 @@ def indexed(a: Any, b: Any) -> Any:
 
 
 FORMS = {"transposed": transposed, "indexed": indexed}
-SHAPES = [(1, 1, 1, 1), (3, 16, 16, 16), (2, 15, 15, 15), (2, 17, 17, 17), (7, 5, 3, 2), (5, 13, 7, 11), (2, 33, 33, 33)]
-"""(batches, n, k, m): a[q] is n x k, b[q] is k x m."""
+SHAPES = [
+    (1, 1, 1, 1),
+    (3, 16, 16, 16),
+    (2, 15, 15, 15),
+    (2, 17, 17, 17),
+    (7, 5, 3, 2),
+    (5, 13, 7, 11),
+    (37, 8, 8, 8),
+    (2, 33, 33, 33),
+]
+"""(batches, n, k, m): a[q] is n x k, b[q] is k x m. Small products share a work-group (4 of 8 x 8 per group of 256,
+the last pack of 37 holding one; 25 of 5 x 2: one partial pack)."""
 
 
 def operands(shape: tuple[int, int, int, int], dtype: type, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -103,3 +113,18 @@ def test_mismatched_products_fail_at_the_users_line_in_every_version() -> None:
     for version in VERSIONS.values():
         with pytest.raises(ProgramError, match=problem):
             compiled.run((a, b), version, False)
+
+
+def test_a_batch_index_out_of_bounds_fails_at_the_users_read_in_every_version() -> None:
+    """The index-written form over `iota(a.shape[0])` with fewer batches of `b`: the staged rows carry the place of
+    the read they stand for, so every version reports the interpreter's error there."""
+    f = sl.jit(indexed, lowering=GENERIC, pipeline=TILED_PIPELINE)
+    a, b = np.ones((5, 4, 4), np.float32), np.ones((3, 4, 4), np.float32)
+    compiled = f.specialize(a, b)
+    problem = r"test_small_intra.py:\d+:\d+: 'soac.index': index 3 is out of bounds for dimension 0 of size 3"
+    messages = set()
+    for version in VERSIONS.values():
+        with pytest.raises(ProgramError, match=problem) as error:
+            compiled.run((a, b), version, False)
+        messages.add(str(error.value))
+    assert len(messages) == 1

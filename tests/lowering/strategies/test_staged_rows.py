@@ -37,12 +37,13 @@ func.func @main(%a: tensor<?x?x?xi32>) -> tensor<?x?x?xi32> {
 
 
 def test_staged_rows_against_the_interpreter() -> None:
-    """Each block transposed and scaled by its first column: reads across the staged block, results in place."""
+    """Each block transposed and scaled by its first column: reads across the staged block, results in place; small
+    blocks several to a work-group of 32 (packs of 5 of 2 x 3, the last partial; 2 of 4 x 4)."""
     module = parse_module(make_context(), ROW_PRODUCTS, "staged.mlir")
     program = compile_module(module, "pocl", target="generic", group_size=32)
     assert "block_local" in program.source
     rng = np.random.default_rng(1)
-    for shape in [(1, 1, 1), (3, 5, 7), (4, 32, 32), (2, 1, STAGED_CAPACITY), (0, 3, 3)]:
+    for shape in [(1, 1, 1), (3, 5, 7), (4, 32, 32), (2, 1, STAGED_CAPACITY), (0, 3, 3), (11, 2, 3), (9, 4, 4)]:
         a = rng.integers(-50, 50, shape).astype(np.int32)
         (expected,) = interpret(module, "main", [a])
         (got,) = program.call("main", [a])
