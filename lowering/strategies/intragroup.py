@@ -26,6 +26,10 @@ Arrays these segops build live in per-group global memory (a buffer of `groups x
 are copied into the results by all work-items together. Segops the group cannot share (ones yielding arrays,
 or nested in control flow) run sequentially in each work-item, which is correct but redundant.
 
+A `soac.index ... {staged}` row of the lambda (soac-small-intra's) is copied by the group into local memory, and the
+lambda's segops read it there. A lambda of only staged rows and one shared segmap takes several elements per
+work-group at once where one element's segmap leaves work-items idle (`lower_packed`).
+
 Targets without `group_segmaps` (`cpu`) run a group-level segmap as a thread-level one: a work-item per
 element, its segops sequential (see `DeviceTarget.group_segmaps`).
 """
