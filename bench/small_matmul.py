@@ -30,6 +30,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "real"))
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+os.environ["CUPY_TF32"] = "0"  # cuBLAS in full f32 (CuPy's default; said here, before CuPy reads it)
 
 import soac.lang as sl  # noqa: E402
 from probe import Probe, thresholds_of  # noqa: E402
@@ -92,7 +93,6 @@ def peer_times(a: np.ndarray, b: np.ndarray, expected: np.ndarray, runs: int) ->
         import cupy as cp
 
         cp.cuda.Device().use()
-        os.environ.setdefault("CUPY_TF32", "0")
         da, db = cp.asarray(a), cp.asarray(b)
         timer = cuda_timer(cp.cuda.Device().synchronize, cp.cuda.Event, cp.cuda.get_elapsed_time)
         if float(np.abs(cp.asnumpy(cp.matmul(da, db)) - expected).max()) > tolerance:
