@@ -1,7 +1,7 @@
 """`soac-small-intra`: an intra-group version of thread-level nests over many small blocks (issue 27, item 3).
 
-A `segmap thread (q, d1, ..., dk)` whose work-items fold a `soac.redomap` over the
-batch `q`'s own blocks of arrays (a batch of small matrix products: `c[q,i,j] =
+A `segmap thread (q, d1, ..., dk)` (k >= 2: a batch of nests of two or more dimensions)
+whose work-items fold a `soac.redomap` over the batch `q`'s own blocks of arrays (a batch of small matrix products: `c[q,i,j] =
 Σ_k a[q,i,k] b[q,k,j]`) reads every element of `a[q]` and `b[q]` n times from
 global memory, and a transposed operand (`b[q].T`, read by rows) a row apart
 between neighbouring work-items. This pass gives such a nest a version in which a
