@@ -27,6 +27,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901
 
         return SoacTilePass
 
+    def get_soac_small_intra() -> type[ModulePass]:
+        from soac.passes.soac_small_intra import SoacSmallIntraPass
+
+        return SoacSmallIntraPass
+
     def get_soac_to_kernel() -> type[ModulePass]:
         from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
 
@@ -89,6 +94,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:  # noqa: C901
         "soac-split-unfused-scan-reduce": get_soac_split_unfused_scan_reduce,
         "soac-standard": get_soac_standard,
         "soac-tile": get_soac_tile,
+        "soac-small-intra": get_soac_small_intra,
         "soac-to-kernel": get_soac_to_kernel,
         "soac-vectorised-operators": get_soac_vectorised_operators,
     }

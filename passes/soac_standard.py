@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE
+from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE, standard_pipeline
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
@@ -21,9 +21,9 @@ from xdsl.passes import ModulePass, PassPipeline
 
 @dataclass(frozen=True)
 class SoacStandardPass(ModulePass):
-    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`) unless `tile=false`, then make the
-    transposed copies that coalesce row-walking kernels (`soac-coalesce{read-through=false}`) unless `coalesce=false`
-    (by default as `tile`: both are the GPU pipeline's)."""
+    """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`, `soac-small-intra`) unless `tile=false`,
+    then make the transposed copies that coalesce row-walking kernels (`soac-coalesce{read-through=false}`) unless
+    `coalesce=false` (by default as `tile`: both are the GPU pipeline's)."""
 
     name = "soac-standard"
 
@@ -34,7 +34,9 @@ class SoacStandardPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         coalesce = self.tile if self.coalesce is None else self.coalesce
-        pipeline = DEFAULT_PIPELINE + (",soac-tile" if self.tile else "") + (f",{COALESCE_STEP}" if coalesce else "")
+        pipeline = standard_pipeline(self.tile, coalesce)
+        if coalesce and not self.tile:
+            pipeline = f"{DEFAULT_PIPELINE},{COALESCE_STEP}"
         PassPipeline.parse_spec(_steps(), pipeline).apply(ctx, op)
 
 
@@ -46,6 +48,7 @@ def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
     from soac.passes.soac_flatten import SoacFlattenPass
     from soac.passes.soac_fuse import SoacFusePass
     from soac.passes.soac_simplify import SoacSimplifyPass
+    from soac.passes.soac_small_intra import SoacSmallIntraPass
     from soac.passes.soac_tile import SoacTilePass
     from soac.passes.split_scan_reduce import SplitScanReducePass
     from soac.passes.vectorised_operators import VectorisedOperatorsPass
@@ -56,6 +59,7 @@ def _steps() -> dict[str, Callable[[], type[ModulePass]]]:
         SoacFlattenPass,
         SoacFusePass,
         SoacSimplifyPass,
+        SoacSmallIntraPass,
         SoacTilePass,
         SplitScanReducePass,
         VectorisedOperatorsPass,

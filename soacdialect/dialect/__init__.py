@@ -37,7 +37,19 @@ re-exported here, so `from soac.dialect import MapOp` is the way to import them:
 """
 
 from soac.dialect import canonicalization  # registers the patterns that the ops' Canonicalization traits name
-from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, ReshapeOp, ReverseOp, RotateOp, SliceOp, TransposeOp, UpdateOp
+from soac.dialect.array_ops import (
+    STAGED,
+    STAGED_CAPACITY,
+    IndexOp,
+    IotaOp,
+    ReplicateOp,
+    ReshapeOp,
+    ReverseOp,
+    RotateOp,
+    SliceOp,
+    TransposeOp,
+    UpdateOp,
+)
 from soac.dialect.attributes import Level, LevelAttr, OnDevice, StencilBoundary, StencilBoundaryAttr
 from soac.dialect.base import Canonicalization, YieldOp, runs_lambdas
 from soac.dialect.consumption import aliases, check_consumed, defined_inside, later_in_block
@@ -106,6 +118,8 @@ __all__ = [
     "PARTITION_MAX_BUCKETS",
     "REDUCED",
     "SOAC_WITH_LAMBDAS",
+    "STAGED",
+    "STAGED_CAPACITY",
     "STENCIL_BOUNDARIES",
     "STENCIL_DEFAULT_TILES",
     "STENCIL_LISTED_PARAMETERS",

@@ -335,11 +335,19 @@ class RotateOp(IRDLOperation, ResultDimsInterface):
             raise VerifyException(f"'{self.name}' needs an array with at least one dimension, not {self.array.type}")
 
 
+STAGED = "staged"
+"""The unit attribute of a `soac.index` of a row in a group-level segmap's lambda that the work-group copies into
+local memory (soac-small-intra makes them; elsewhere, and to the interpreter, it is an ordinary read)."""
+STAGED_CAPACITY = 1024
+"""The elements of local memory a work-group gives one staged row (soac-small-intra checks the rows fit)."""
+
+
 @irdl_op_definition
 class IndexOp(IRDLOperation, ResultDimsInterface):
     """Reads an element (all indices given) or a row (fewer indices) of an array.
 
     %x = soac.index %xs[%i, %j] : tensor<?x?xf32> -> f32
+    %block = soac.index %xs[%q] {staged} : tensor<?x?x?xf32> -> tensor<?x?xf32>   // `STAGED`: in local memory
     """
 
     name = "soac.index"
@@ -365,6 +373,8 @@ class IndexOp(IRDLOperation, ResultDimsInterface):
         if element is None or not self.indices:
             raise VerifyException(f"'{self.name}' has {len(self.indices)} indices for an array of type {self.array.type}")
         check_results(self, [self.result.type], [element], "its operands")
+        if STAGED in self.attributes and not isinstance(element, TensorType):
+            raise VerifyException(f"'{self.name}' {{{STAGED}}} must read a row, not an element of {self.array.type}")
 
 
 @irdl_op_definition

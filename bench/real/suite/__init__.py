@@ -27,6 +27,7 @@ PROGRAMS: list[Program] = [
     layernorm.PROGRAM,
     matvec.PROGRAM,
     batched_matmul.PROGRAM,
+    batched_matmul.PROGRAM_INDEXED,  # the same written with indices (issue 27, item 3)
     kmeans.PROGRAM,
     kmeans.PROGRAM_ROWS,  # the sums as one histogram of rows (Futhark's reduce_by_index form)
     blackscholes.PROGRAM,

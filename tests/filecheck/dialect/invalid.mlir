@@ -1644,3 +1644,13 @@ func.func @known_type(%n: index, %xs: tensor<?xi32>, %known: tensor<?xi64>) -> t
 }
 
 // CHECK: error: 'soac.partition' takes known bucket counts as tensor<?xi32>, not tensor<?xi64>
+
+// -----
+
+// index: {staged} (a row the work-group copies into local memory) reads a row
+func.func @index_staged_element(%xs: tensor<?xf32>, %i: index) -> f32 {
+  %x = soac.index %xs[%i] {staged} : tensor<?xf32> -> f32
+  func.return %x : f32
+}
+
+// CHECK: error: 'soac.index' {staged} must read a row, not an element of tensor<?xf32>

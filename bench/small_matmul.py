@@ -1,0 +1,197 @@
+"""Batched small matrix products (issue 27, item 3): both written forms, every version, against cuBLAS and JAX.
+
+    python3 bench/small_matmul.py                                    # GPU: 65536 batches of 16 x 16, f32
+    python3 bench/small_matmul.py --batches 65536 --n 8,16,32 --runs 50 --out bench/results/h200_small_matmul.txt
+    python3 bench/small_matmul.py --batches 300 --n 16 --runs 3 --pipeline tiled --target generic   # PoCL check
+
+The forms: `transposed`, bench/real/suite/batched_matmul.py's `map (\\x y -> map (\\r -> map (\\c -> sum (r*c)) y.T)
+x) a b`, and `indexed`, `c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j]` as three maps over iotas of a sum. For each, the default
+(the device's thresholds) and every version forced: `staged` (soac-small-intra: a work-group per batch, its blocks in
+local memory), `outer` (a work-item per result, reading global memory), `flat` (the segred over (q, i, j, k)). Times
+are medians of `--runs` device-resident calls (inputs uploaded once, results left on the device) and of the summed
+kernel times from OpenCL profiling, in ms; every result is checked against numpy first. The peers run on the same
+inputs in the same process: `cupy.matmul` and `torch.bmm` (cuBLAS's batched GEMM; TF32 off in both) and
+`jax.jit(jnp.matmul, precision="highest")`, timed with CUDA events (CuPy, torch) or wall time (JAX), each where it is
+installed. The last columns are each soac time over the best cuBLAS time, and the indexed form over the transposed one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "real"))
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+os.environ["CUPY_TF32"] = "0"  # cuBLAS in full f32 (CuPy's default; said here, before CuPy reads it)
+
+import soac.lang as sl  # noqa: E402
+from probe import Probe, thresholds_of  # noqa: E402
+from soac.passes import DEFAULT_PIPELINE, TILED_PIPELINE  # noqa: E402
+from suite.batched_matmul import batched_matmul as transposed  # noqa: E402  # pyright: ignore[reportMissingImports]
+
+NEVER = 2**62
+
+
+def indexed(a: Any, b: Any) -> Any:
+    """`c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j]`, written with indices."""
+    q, n, k = a.shape
+    m = b.shape[2]
+    ks = sl.iota(k)
+
+    def entry(p: Any, i: Any, j: Any) -> Any:
+        return sl.sum(sl.map(lambda s: a[p, i, s] * b[p, s, j], ks))
+
+    return sl.map(lambda p: sl.map(lambda i: sl.map(lambda j: entry(p, i, j), sl.iota(m)), sl.iota(n)), sl.iota(q))
+
+
+FORMS = {"transposed": transposed, "indexed": indexed}
+
+
+def versions(thresholds: dict[str, int]) -> dict[str, dict[str, int]]:
+    """The default and each version forced, by the thresholds the program has."""
+    named: dict[str, dict[str, int]] = {"default": {}}
+    outer = [t for t in thresholds if t.startswith("suff_outer_par")]
+    small = [t for t in thresholds if t.startswith("suff_small_intra")]
+    if small:
+        named["staged"] = dict.fromkeys(small, 0)
+    if outer:
+        named["outer"] = {**dict.fromkeys(small, NEVER), **dict.fromkeys(outer, 0)}
+        named["flat"] = {**dict.fromkeys(small, NEVER), **dict.fromkeys(outer, NEVER)}
+    return named
+
+
+def cuda_timer(synchronize: Callable[[], None], event: Callable[[], Any], elapsed: Callable[[Any, Any], float]):
+    def timer(fn: Callable[[], Any], runs: int) -> float:
+        fn()
+        synchronize()
+        times = []
+        for _ in range(runs):
+            start, end = event(), event()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(elapsed(start, end))
+        return float(np.median(times))
+
+    return timer
+
+
+def peer_times(a: np.ndarray, b: np.ndarray, expected: np.ndarray, runs: int) -> dict[str, float | str]:
+    """ms of each installed peer (or why not), its result checked."""
+    times: dict[str, float | str] = {}
+    tolerance = 1e-3 * float(np.abs(expected).max())
+    try:
+        import cupy as cp
+
+        cp.cuda.Device().use()
+        da, db = cp.asarray(a), cp.asarray(b)
+        timer = cuda_timer(cp.cuda.Device().synchronize, cp.cuda.Event, cp.cuda.get_elapsed_time)
+        if float(np.abs(cp.asnumpy(cp.matmul(da, db)) - expected).max()) > tolerance:
+            times["cupy.matmul"] = "wrong result"
+        else:
+            times["cupy.matmul"] = timer(lambda: cp.matmul(da, db), runs)
+    except Exception as error:
+        times["cupy.matmul"] = f"{type(error).__name__}: {str(error)[:60]}"
+    try:
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        timer = cuda_timer(torch.cuda.synchronize, lambda: torch.cuda.Event(enable_timing=True), lambda s, e: s.elapsed_time(e))
+        if float(np.abs(torch.bmm(ta, tb).cpu().numpy() - expected).max()) > tolerance:
+            times["torch.bmm"] = "wrong result"
+        else:
+            times["torch.bmm"] = timer(lambda: torch.bmm(ta, tb), runs)
+    except Exception as error:
+        times["torch.bmm"] = f"{type(error).__name__}: {str(error)[:60]}"
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        if not any(d.platform == "gpu" for d in jax.devices()):
+            raise RuntimeError("no GPU")
+        fn = jax.jit(lambda x, y: jnp.matmul(x, y, precision="highest"))
+        ja, jb = jnp.asarray(a), jnp.asarray(b)
+        if float(np.abs(np.asarray(fn(ja, jb)) - expected).max()) > tolerance:
+            times["jax"] = "wrong result"
+        else:
+            jax.block_until_ready(fn(ja, jb))
+            samples = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                jax.block_until_ready(fn(ja, jb))
+                samples.append((time.perf_counter() - start) * 1e3)
+            times["jax"] = float(np.median(samples))
+    except Exception as error:
+        times["jax"] = f"{type(error).__name__}: {str(error)[:60]}"
+    return times
+
+
+def soac_times(form: str, a: np.ndarray, b: np.ndarray, expected: np.ndarray, args: argparse.Namespace) -> list[tuple[str, ...]]:
+    pipeline = {"standard": None, "tiled": TILED_PIPELINE, "default": DEFAULT_PIPELINE}[args.pipeline]
+    lowering = {"target": args.target} if args.target else None
+    f = sl.jit(FORMS[form], pipeline=pipeline, lowering=lowering)
+    compiled = f.specialize(a, b)
+    probe = Probe(compiled.runner, compiled.name, (a, b))
+    rows = []
+    tolerance = 1e-3 * float(np.abs(expected).max())
+    for label, thresholds in versions(thresholds_of(compiled.optimized_text)).items():
+        got = compiled.run((a, b), thresholds, False)
+        if float(np.abs(got - expected).max()) > tolerance:
+            rows.append((form, label, "wrong result", "", ""))
+            continue
+        kernel_ms, kernels = probe.kernel_ms(thresholds, args.runs)
+        resident_ms = probe.resident_ms(thresholds, args.runs)
+        rows.append((form, label, f"{resident_ms:.3f}", f"{kernel_ms:.3f}", " ".join(dict.fromkeys(kernels))))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--batches", type=int, default=65536)
+    parser.add_argument("--n", default="16", help="matrix sizes, comma-separated (n x n products)")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--pipeline", choices=("standard", "tiled", "default"), default="standard",
+                        help="standard: soac.lang's for the device (tiled on GPUs); tiled: TILED_PIPELINE everywhere")
+    parser.add_argument("--target", default=None, help="soac-to-kernel's target (generic: GPU kernels on PoCL)")
+    parser.add_argument("--out", default=None, help="also write the table to this file")
+    args = parser.parse_args()
+    lines = []
+    for n in (int(s) for s in args.n.split(",")):
+        rng = np.random.default_rng(n)
+        a = rng.standard_normal((args.batches, n, n), dtype=np.float32)
+        b = rng.standard_normal((args.batches, n, n), dtype=np.float32)
+        expected = np.matmul(a.astype(np.float64), b).astype(np.float32)
+        peers = peer_times(a, b, expected, args.runs)
+        cublas = [t for name, t in peers.items() if name != "jax" and isinstance(t, float)]
+        best = min(cublas) if cublas else None
+        lines.append(f"## {args.batches} batches of {n} x {n} f32, median of {args.runs} (ms)")
+        lines.append("peers: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} ({v})" for k, v in peers.items()))
+        lines.append(f"{'form':<11} {'version':<8} {'resident':>9} {'kernels':>9} {'/cuBLAS':>8} {'idx/.T':>7}  kernels launched")
+        rows = [row for form in FORMS for row in soac_times(form, a, b, expected, args)]
+        by_version = {(r[0], r[1]): r for r in rows}
+        for form, label, resident, kernel, names in rows:
+            ratio = f"{float(resident) / best:.2f}" if best and resident.replace(".", "").isdigit() else "-"
+            other = by_version.get(("transposed", label))
+            vs_t = "-"
+            if form == "indexed" and other and other[2].replace(".", "").isdigit() and resident.replace(".", "").isdigit():
+                vs_t = f"{float(resident) / float(other[2]):.2f}"
+            lines.append(f"{form:<11} {label:<8} {resident:>9} {kernel:>9} {ratio:>8} {vs_t:>7}  {names}")
+        lines.append("")
+        print("\n".join(lines[-(len(rows) + 4) :]), flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Small matrices in a work-group (issue 27, item 3): batches of small matrix products, written with `.T` and with
+indices, through the pipeline soac.lang takes on GPUs (`TILED_PIPELINE`, which ends with `soac-small-intra`),
+lowered for the `generic` target on PoCL, against numpy.
+
+Every version is forced: the staged intra-group one (tried first, whatever the outer parallelism), the
+outer-parallel one (a work-item per result) and the fully flattened segred. Sizes: 1, primes, 15/16/17 and blocks
+over the staged capacity (33 x 33 > 1024, where the staged version's guard takes the outer-parallel one); f32, f64
+and i32; non-square products.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import soac.lang as sl
+from soac.lowering.runtime import ProgramError
+from soac.passes import TILED_PIPELINE
+from soac.passes.thresholds import MAX_THRESHOLD
+
+GENERIC = {"target": "generic"}
+STAGED = {"suff_small_intra_0": 0}
+OUTER = {"suff_small_intra_0": MAX_THRESHOLD, "suff_outer_par_0": 0}
+FLAT = {"suff_small_intra_0": MAX_THRESHOLD, "suff_outer_par_0": MAX_THRESHOLD}
+VERSIONS = {"staged": STAGED, "outer": OUTER, "flat": FLAT}
+
+
+def transposed(a: Any, b: Any) -> Any:
+    def matmul(x: Any, y: Any) -> Any:
+        return sl.map(lambda row: sl.map(lambda col: sl.sum(row * col), y.T), x)
+
+    return sl.map(matmul, a, b)
+
+
+def indexed(a: Any, b: Any) -> Any:
+    q, n, k = a.shape
+    m = b.shape[2]
+    ks = sl.iota(k)
+
+    def entry(p: Any, i: Any, j: Any) -> Any:
+        return sl.sum(sl.map(lambda s: a[p, i, s] * b[p, s, j], ks))
+
+    return sl.map(lambda p: sl.map(lambda i: sl.map(lambda j: entry(p, i, j), sl.iota(m)), sl.iota(n)), sl.iota(q))
+
+
+FORMS = {"transposed": transposed, "indexed": indexed}
+SHAPES = [
+    (1, 1, 1, 1),
+    (3, 16, 16, 16),
+    (2, 15, 15, 15),
+    (2, 17, 17, 17),
+    (7, 5, 3, 2),
+    (5, 13, 7, 11),
+    (37, 8, 8, 8),
+    (2, 33, 33, 33),
+]
+"""(batches, n, k, m): a[q] is n x k, b[q] is k x m. Small products share a work-group (4 of 8 x 8 per group of 256,
+the last pack of 37 holding one; 25 of 5 x 2: one partial pack)."""
+
+
+def operands(shape: tuple[int, int, int, int], dtype: type, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    q, n, k, m = shape
+    if dtype == np.int32:
+        return rng.integers(-9, 9, (q, n, k)).astype(dtype), rng.integers(-9, 9, (q, k, m)).astype(dtype)
+    return rng.standard_normal((q, n, k)).astype(dtype), rng.standard_normal((q, k, m)).astype(dtype)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_every_version_of_both_forms(form: str, dtype: type) -> None:
+    f = sl.jit(FORMS[form], lowering=GENERIC, pipeline=TILED_PIPELINE)
+    rng = np.random.default_rng(27)
+    tolerance = {np.float32: 1e-4, np.float64: 1e-12, np.int32: 0}[dtype]
+    for shape in SHAPES:
+        a, b = operands(shape, dtype, rng)
+        compiled = f.specialize(a, b)
+        text = compiled.optimized_text
+        assert text.count("{staged}") == 2
+        assert "soac.segmap group" in text
+        expected = np.matmul(a, b)
+        for name, version in VERSIONS.items():
+            got = compiled.run((a, b), version, False)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got, expected, rtol=tolerance, atol=tolerance, err_msg=f"{shape} {name}")
+
+
+def test_staged_version_is_taken_by_default_on_gpu_targets() -> None:
+    """With the device's defaults (a warp for `device "group"`), a batch of 16 x 16 products takes the staged
+    version: its results agree with the forced one, and blocks over the capacity fall back to the outer one."""
+    rng = np.random.default_rng(3)
+    for form in FORMS.values():
+        f = sl.jit(form, lowering=GENERIC, pipeline=TILED_PIPELINE)
+        for shape in [(4, 16, 16, 16), (2, 40, 40, 40)]:
+            a, b = operands(shape, np.float32, rng)
+            np.testing.assert_allclose(f(a, b), np.matmul(a, b), rtol=1e-4, atol=1e-4)
+        assert "b_block_local" in f.opencl(a, b)
+
+
+def test_the_default_cpu_pipeline_has_no_staged_version() -> None:
+    f = sl.jit(transposed)
+    a, b = operands((2, 4, 4, 4), np.float32, np.random.default_rng(0))
+    assert "{staged}" not in f.specialize(a, b).optimized_text
+
+
+def test_mismatched_products_fail_at_the_users_line_in_every_version() -> None:
+    """`row * col` of rows of different lengths: the staged version, which reads elements, checks the widths the
+    rows had, with the message and place the interpreter gives."""
+    f = sl.jit(transposed, lowering=GENERIC, pipeline=TILED_PIPELINE)
+    a, b = np.ones((2, 4, 5), np.float32), np.ones((2, 6, 3), np.float32)
+    compiled = f.specialize(a, b)
+    problem = r"test_small_intra.py:\d+:\d+: 'soac.redomap': width 5 does not match the outer size 6"
+    for version in VERSIONS.values():
+        with pytest.raises(ProgramError, match=problem):
+            compiled.run((a, b), version, False)
+
+
+def test_a_batch_index_out_of_bounds_fails_at_the_users_read_in_every_version() -> None:
+    """The index-written form over `iota(a.shape[0])` with fewer batches of `b`: the staged rows carry the place of
+    the read they stand for, so every version reports the interpreter's error there."""
+    f = sl.jit(indexed, lowering=GENERIC, pipeline=TILED_PIPELINE)
+    a, b = np.ones((5, 4, 4), np.float32), np.ones((3, 4, 4), np.float32)
+    compiled = f.specialize(a, b)
+    problem = r"test_small_intra.py:\d+:\d+: 'soac.index': index 3 is out of bounds for dimension 0 of size 3"
+    messages = set()
+    for version in VERSIONS.values():
+        with pytest.raises(ProgramError, match=problem) as error:
+            compiled.run((a, b), version, False)
+        messages.add(str(error.value))
+    assert len(messages) == 1
