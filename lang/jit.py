@@ -470,9 +470,9 @@ def jit(
 
     `backend` is "opencl" (the default: a GPU, else the CPU through PoCL; `device` as `SOAC_OPENCL_DEVICE`) or
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
-    `soac.passes.GPU_PIPELINE` on GPUs whose target shares reads through local memory, else `DEFAULT_PIPELINE`: block
-    tiling and transposed copies for row-walking kernels pay only there; pass `pipeline=GPU_PIPELINE` to use them
-    elsewhere, `TILED_PIPELINE` for tiling without the copies); `tuning` a
+    `soac.passes.TILED_PIPELINE` on GPUs whose target shares reads through local memory, else `DEFAULT_PIPELINE`:
+    block tiling and blocks staged in local memory pay only there; pass `pipeline=TILED_PIPELINE` to use them
+    elsewhere, `GPU_PIPELINE` to add transposed copies for row-walking kernels); `tuning` a
     tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
     `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
     "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments

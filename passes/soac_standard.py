@@ -1,8 +1,8 @@
 """`soac-standard`: the standard optimising pipeline as one pass, for `soac-opt -p soac-standard` and xDSL pipelines.
 
-    soac-opt prog.mlir -p soac-standard                    # soac.passes.GPU_PIPELINE: what soac.lang runs for GPUs
-    soac-opt prog.mlir -p 'soac-standard{coalesce=false}'  # soac.passes.TILED_PIPELINE: without transposed copies
-    soac-opt prog.mlir -p 'soac-standard{tile=false}'      # soac.passes.DEFAULT_PIPELINE: what it runs for CPUs
+    soac-opt prog.mlir -p soac-standard                   # soac.passes.TILED_PIPELINE: what soac.lang runs for GPUs
+    soac-opt prog.mlir -p 'soac-standard{coalesce=true}'  # soac.passes.GPU_PIPELINE: with transposed copies
+    soac-opt prog.mlir -p 'soac-standard{tile=false}'     # soac.passes.DEFAULT_PIPELINE: what it runs for CPUs
 
 Its steps are passes of their own (the simplifier, fusion, flattening, then block tiling and coalescing by
 transposed copies); `soac-opt -p` with the pipeline's text runs the same steps one by one.
@@ -22,18 +22,18 @@ from xdsl.passes import ModulePass, PassPipeline
 @dataclass(frozen=True)
 class SoacStandardPass(ModulePass):
     """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`, `soac-small-intra`) unless `tile=false`,
-    then make the transposed copies that coalesce row-walking kernels (`soac-coalesce{read-through=false}`) unless
-    `coalesce=false` (by default as `tile`: both are the GPU pipeline's)."""
+    then, if `coalesce=true`, make the transposed copies that coalesce row-walking kernels
+    (`soac-coalesce{read-through=false}`)."""
 
     name = "soac-standard"
 
     tile: bool = True
     """Block and register tiling at the end (for targets whose work-groups share local memory)."""
-    coalesce: bool | None = None
-    """Transposed copies for kernels whose work-items walk along rows, after tiling; unset: as `tile`."""
+    coalesce: bool = False
+    """Transposed copies for kernels whose work-items walk along rows, after tiling (opt-in: see `GPU_PIPELINE`)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        coalesce = self.tile if self.coalesce is None else self.coalesce
+        coalesce = self.coalesce
         pipeline = standard_pipeline(self.tile, coalesce)
         if coalesce and not self.tile:
             pipeline = f"{DEFAULT_PIPELINE},{COALESCE_STEP}"

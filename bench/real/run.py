@@ -5,7 +5,7 @@ each checked against numpy and timed against JAX and CuPy (see bench/real/README
     python bench/real/run.py --small                # small sizes on PoCL (CI); no peers
     python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
     python bench/real/run.py --gpu --only backprop,matvec --segred teams    # a segmented strategy forced
-    python bench/real/run.py --gpu --only softmax --no-coalesce              # without soac-coalesce's transposed copies
+    python bench/real/run.py --gpu --only softmax --coalesce                 # with soac-coalesce's transposed copies
 
 For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, the device opened
 before the first program as a user's process opens it once; with soac's
@@ -258,9 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         "--pipeline", default=None, help="soac.lang's pass pipeline (default: soac.lang's for the device's target)"
     )
     parser.add_argument(
-        "--no-coalesce",
-        action="store_true",
-        help="without soac-coalesce's transposed copies (the GPU pipeline up to soac-tile: soac.passes.TILED_PIPELINE)",
+        "--coalesce", action="store_true", help="with soac-coalesce's transposed copies (soac.passes.GPU_PIPELINE)"
     )
     parser.add_argument("--no-tile", action="store_true", help="without soac-tile (the outer-parallel versions stay segmaps)")
     parser.add_argument("--segred", default="auto", choices=SEGRED_STRATEGIES, help="soac-to-kernel's segred strategy")
@@ -269,10 +267,11 @@ def main(argv: list[str] | None = None) -> int:
         "--autotune", action="store_true", help="also time sl.jit(autotune=True): the search's cost and its choice"
     )
     options = parser.parse_args(argv)
-    if options.pipeline is None and (options.no_coalesce or options.no_tile):
+    if options.pipeline is None and (options.coalesce or options.no_tile):
         from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE
 
-        steps = [DEFAULT_PIPELINE] + ([] if options.no_tile else ["soac-tile"]) + ([] if options.no_coalesce else [COALESCE_STEP])
+        tiling = [] if options.no_tile else ["soac-tile", "soac-small-intra"]
+        steps = [DEFAULT_PIPELINE, *tiling] + ([COALESCE_STEP] if options.coalesce else [])
         options.pipeline = ",".join(steps)
     lowering = {"segred": options.segred, "segscan": options.segscan}
     scale = options.scale or "gpu"
