@@ -285,7 +285,7 @@ def unary(name: str, a: Any) -> Any:
     if name == "abs" and dtype.is_unsigned:
         return a
     if name == "abs":
-            return select(a < constant(0, dtype, weak=True), -a, a)
+        return select(a < constant(0, dtype, weak=True), -a, a)
     if name == "~":
         ones = True if dtype.kind == "b" else (1 << dtype.bits) - 1 if dtype.is_unsigned else -1
         return scalar_binary("^", a, constant(ones, dtype, weak=True))
