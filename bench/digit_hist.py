@@ -8,10 +8,10 @@ device-resident, on 32-bit keys; checked against numpy.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import soac.lang as sl
+from resident import median_ms  # pyright: ignore[reportMissingImports]
 from soac.lang import dtypes
 from soac.lang.sorting import _digit, digit_histogram  # pyright: ignore[reportPrivateUsage]
 
@@ -27,18 +27,6 @@ def one_pass(xs):
 
 def per_place(xs):
     return sl.concatenate([digit_histogram(xs, 8 * p, 8) for p in range(4)])
-
-
-def median_ms(step, finish, runs: int) -> float:
-    step()
-    finish()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        step()
-        finish()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
 
 
 def main() -> None:

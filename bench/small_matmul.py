@@ -161,8 +161,12 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=65536)
     parser.add_argument("--n", default="16", help="matrix sizes, comma-separated (n x n products)")
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--pipeline", choices=("standard", "tiled", "default"), default="standard",
-                        help="standard: soac.lang's for the device (tiled on GPUs); tiled: TILED_PIPELINE everywhere")
+    parser.add_argument(
+        "--pipeline",
+        choices=("standard", "tiled", "default"),
+        default="standard",
+        help="standard: soac.lang's for the device (tiled on GPUs); tiled: TILED_PIPELINE everywhere",
+    )
     parser.add_argument("--target", default=None, help="soac-to-kernel's target (generic: GPU kernels on PoCL)")
     parser.add_argument("--out", default=None, help="also write the table to this file")
     args = parser.parse_args()

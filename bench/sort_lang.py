@@ -7,22 +7,10 @@ one run: device-resident calls on 32-bit keys, checked against numpy's stable so
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import soac.lang as sl
-
-
-def median_ms(step, finish, runs: int) -> float:
-    step()
-    finish()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        step()
-        finish()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
+from resident import median_ms  # pyright: ignore[reportMissingImports]
 
 
 def main() -> None:
