@@ -87,8 +87,29 @@ class ShuffleOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' moves 32-bit values (i32 or f32), not {self.value.type}")
 
 
+class _MaskOp(IRDLOperation):
+    """A sub-group op whose result is an i32 mask of lanes (lane 0 in the lowest bit)."""
+
+    width = prop_def(IntegerAttr[I64])
+    result = result_def(i32)
+
+    traits = traits_def(HasAncestor(FuncOp))
+
+    def __init__(self, operand: SSAValue | Operation, width: int = 32):
+        super().__init__(operands=[operand], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
+
+    @property
+    def lanes(self) -> int:
+        return self.width.value.data
+
+    def verify_(self) -> None:
+        _check_width(self, self.lanes)
+        if self.lanes > 32:
+            raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")
+
+
 @irdl_op_definition
-class BallotOp(IRDLOperation):
+class BallotOp(_MaskOp):
     """The lanes of the sub-group whose predicate holds, as the bits of an i32 (lane 0 in the lowest bit).
 
     %mask = kernel.ballot %p width 32
@@ -96,28 +117,13 @@ class BallotOp(IRDLOperation):
 
     name = "kernel.ballot"
 
-    width = prop_def(IntegerAttr[I64])
     predicate = operand_def(i1)
-    result = result_def(i32)
 
-    traits = traits_def(HasAncestor(FuncOp))
     assembly_format = "$predicate `width` $width attr-dict"
-
-    def __init__(self, predicate: SSAValue | Operation, width: int = 32):
-        super().__init__(operands=[predicate], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
-
-    @property
-    def lanes(self) -> int:
-        return self.width.value.data
-
-    def verify_(self) -> None:
-        _check_width(self, self.lanes)
-        if self.lanes > 32:
-            raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")
 
 
 @irdl_op_definition
-class MatchAnyOp(IRDLOperation):
+class MatchAnyOp(_MaskOp):
     """The lanes of the sub-group whose value equals this lane's, as the bits of an i32 (lane 0 in the lowest bit).
 
     %same = kernel.match_any %c width 32 : i32
@@ -125,21 +131,6 @@ class MatchAnyOp(IRDLOperation):
 
     name = "kernel.match_any"
 
-    width = prop_def(IntegerAttr[I64])
     value = operand_def(I32)
-    result = result_def(i32)
 
-    traits = traits_def(HasAncestor(FuncOp))
     assembly_format = "$value `width` $width attr-dict `:` type($value)"
-
-    def __init__(self, value: SSAValue | Operation, width: int = 32):
-        super().__init__(operands=[value], result_types=[i32], properties={"width": IntegerAttr(width, i64)})
-
-    @property
-    def lanes(self) -> int:
-        return self.width.value.data
-
-    def verify_(self) -> None:
-        _check_width(self, self.lanes)
-        if self.lanes > 32:
-            raise VerifyException(f"'{self.name}' gives an i32 mask, so its width is at most 32, got {self.lanes}")

@@ -356,47 +356,48 @@ class KernelPrinter(CPrinter):
 
     def print_ballot(self, op: kd.BallotOp) -> None:
         """`vote.sync.ballot` in inline PTX, of the whole warp: narrower ballots would need their segment's bits."""
-        self.check_subgroups(op)
-        if op.lanes != self.target.subgroup_width:
-            raise EmitError(
-                f"'{op.name}' of {op.lanes} lanes: target '{self.target.name}' has ballots of its whole "
-                f"{self.target.subgroup_width}-lane sub-groups only"
-            )
-        name = self.define(op.result)
-        self.line(f"int {name};")
+        name = self.declare_mask(op, "ballots")
+        predicate = self.expr(op.predicate)
         if self.lanes is not None:
-            me = f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
-            self.line(f"{self.lanes}[{me}] = {self.expr(op.predicate)} ? (int)(1u << {me}) : 0;")
-            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
-            self.line(f"{name} = 0;")
-            self.line(f"for (int l = 0; l < {op.lanes}; l++) {name} |= {self.lanes}[l];")
-            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+            self.print_emulated_mask(name, f"{predicate} ? (int)(1u << {self.lane_number()}) : 0", "{}")
             return
         self.line(
             'asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" '
-            f': "=r"({name}) : "r"((uint){self.expr(op.predicate)}));'
+            f': "=r"({name}) : "r"((uint){predicate}));'
         )
 
     def print_match_any(self, op: kd.MatchAnyOp) -> None:
         """`match.any.sync` in inline PTX, of the whole warp (emulated: each lane compares every lane's value)."""
+        name = self.declare_mask(op, "matches")
+        value = self.expr(op.value)
+        if self.lanes is not None:
+            self.print_emulated_mask(name, value, f"({{}} == {value} ? (int)(1u << l) : 0)")
+            return
+        self.line(f'asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"({name}) : "r"({value}));')
+
+    def declare_mask(self, op: kd.BallotOp | kd.MatchAnyOp, what: str) -> str:
+        """The declared result of a whole-warp mask op (`what`: its plural, for the error)."""
         self.check_subgroups(op)
         if op.lanes != self.target.subgroup_width:
             raise EmitError(
-                f"'{op.name}' of {op.lanes} lanes: target '{self.target.name}' has matches of its whole "
+                f"'{op.name}' of {op.lanes} lanes: target '{self.target.name}' has {what} of its whole "
                 f"{self.target.subgroup_width}-lane sub-groups only"
             )
         name = self.define(op.result)
-        value = self.expr(op.value)
         self.line(f"int {name};")
-        if self.lanes is not None:
-            me = f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
-            self.line(f"{self.lanes}[{me}] = {value};")
-            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
-            self.line(f"{name} = 0;")
-            self.line(f"for (int l = 0; l < {op.lanes}; l++) {name} |= {self.lanes}[l] == {value} ? (int)(1u << l) : 0;")
-            self.line("barrier(CLK_LOCAL_MEM_FENCE);")
-            return
-        self.line(f'asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"({name}) : "r"({value}));')
+        return name
+
+    def lane_number(self) -> str:
+        return f"((int)get_local_id(0) & {self.target.subgroup_width - 1})"
+
+    def print_emulated_mask(self, name: str, mine: str, bit_of: str) -> None:
+        """`lanes[me] = mine`, then `name` ORs `bit_of` of every lane's entry (`{}` stands for `lanes[l]`)."""
+        assert self.lanes is not None
+        self.line(f"{self.lanes}[{self.lane_number()}] = {mine};")
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+        self.line(f"{name} = 0;")
+        self.line(f"for (int l = 0; l < {self.target.subgroup_width}; l++) {name} |= {bit_of.format(f'{self.lanes}[l]')};")
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);")
 
     def print_device_assert(self, op: kd.DeviceAssertOp) -> None:
         """Unless the condition holds, the first failing work-item of the call records its code and values.
