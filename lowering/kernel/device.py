@@ -14,7 +14,7 @@ memory, plain loads and stores, and device assertions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Self
+from typing import ClassVar, Self
 
 from soac.lowering.kernel.types import (
     ERROR_VALUES,
@@ -211,14 +211,10 @@ class BarrierOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' needs at least one fence flag (local or global)")
 
 
-@irdl_op_definition
-class LocalAllocOp(IRDLOperation):
-    """A work-group local array of a static number of elements.
+class _StaticAllocOp(IRDLOperation):
+    """An array of a static number of elements in the address space `SPACE`."""
 
-    %tile = kernel.local_alloc 256 : !kernel.buffer<local, f32>
-    """
-
-    name = "kernel.local_alloc"
+    SPACE: ClassVar[str]
 
     size = prop_def(IntegerAttr[I64])
     result = result_def(BufferType)
@@ -227,22 +223,36 @@ class LocalAllocOp(IRDLOperation):
     assembly_format = "$size attr-dict `:` type($result)"
 
     def __init__(self, size: int, element_type: Attribute):
-        super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType("local", element_type)])
+        super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType(self.SPACE, element_type)])
 
     @property
     def num_elements(self) -> int:
         return self.size.value.data
 
     def verify_(self) -> None:
-        buffer_of(self, self.result, "local")
+        buffer_of(self, self.result, self.SPACE)
         if self.num_elements <= 0:
             raise VerifyException(f"'{self.name}' size must be positive, got {self.num_elements}")
+
+
+@irdl_op_definition
+class LocalAllocOp(_StaticAllocOp):
+    """A work-group local array of a static number of elements.
+
+    %tile = kernel.local_alloc 256 : !kernel.buffer<local, f32>
+    """
+
+    name = "kernel.local_alloc"
+    SPACE: ClassVar[str] = "local"
+
+    def verify_(self) -> None:
+        super().verify_()
         if not isinstance(self.parent_op(), FuncOp):
             raise VerifyException(f"'{self.name}' must be at the top level of a kernel.func")
 
 
 @irdl_op_definition
-class PrivateAllocOp(IRDLOperation):
+class PrivateAllocOp(_StaticAllocOp):
     """A work-item's own array of a static number of elements; indexed in loops marked `kernel.unroll` (see
     `UNROLL`), it stays in registers.
 
@@ -250,24 +260,7 @@ class PrivateAllocOp(IRDLOperation):
     """
 
     name = "kernel.private_alloc"
-
-    size = prop_def(IntegerAttr[I64])
-    result = result_def(BufferType)
-
-    traits = traits_def(HasAncestor(FuncOp))
-    assembly_format = "$size attr-dict `:` type($result)"
-
-    def __init__(self, size: int, element_type: Attribute):
-        super().__init__(properties={"size": IntegerAttr(size, i64)}, result_types=[BufferType("private", element_type)])
-
-    @property
-    def num_elements(self) -> int:
-        return self.size.value.data
-
-    def verify_(self) -> None:
-        buffer_of(self, self.result, "private")
-        if self.num_elements <= 0:
-            raise VerifyException(f"'{self.name}' size must be positive, got {self.num_elements}")
+    SPACE: ClassVar[str] = "private"
 
 
 UNROLL = "kernel.unroll"
