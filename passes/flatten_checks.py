@@ -38,6 +38,7 @@ from soac.dialect import (
 )
 from soac.dialect.sizes import DimOf, ResultDimsInterface
 from soac.messages import reshape_problem
+from soac.passes.flatten_analysis import is_consumed
 from soac.passes.flatten_nest import Bound, KernelBody, Nest, RowOf
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
@@ -109,8 +110,9 @@ def _said_by_op(array: SSAValue, axis: int) -> Size | None:
         return None
     if isinstance(extent, int):
         return extent
-    if isinstance(extent, DimOf):
-        return None if _defined_inside(op, extent.array) else array_dim(extent.array, extent.dim)
+    if isinstance(extent, DimOf):  # not through an array an op consumes: the nest may come after it
+        followed = not _defined_inside(op, extent.array) and not is_consumed(extent.array)
+        return array_dim(extent.array, extent.dim) if followed else None
     return None if _defined_inside(op, extent) else extent
 
 

@@ -88,9 +88,20 @@ class Distributor:
         yields = list(terminator.operands)
         needed = used_after((r for p in pending for r in p.results), pending, block)
         self.flush(pending, [*needed, *(y for y in dict.fromkeys(yields) if self.nest.full(y) is None and y not in needed)])
-        results = [self.nest.full(y) for y in yields]
-        assert all(r is not None for r in results)
-        return results  # pyright: ignore[reportReturnType]
+        return self.own_arrays(yields)
+
+    def own_arrays(self, values: Sequence[SSAValue]) -> list[SSAValue]:
+        """The arrays of `values` (each has one), a copy of its own for a value that comes again: the results they
+        become must not share an array, as one of them may be consumed (an update of one result of a map that
+        yields one value twice)."""
+        arrays: list[SSAValue] = []
+        for j, value in enumerate(values):
+            if value in values[:j]:
+                self.flush([], [value])
+            array = self.nest.full(value)
+            assert array is not None
+            arrays.append(array)
+        return arrays
 
     def flush(self, group: Sequence[Operation], values: Sequence[SSAValue]) -> None:
         """One segmap over the nest runs `group` sequentially and stores `values` in arrays (or only checks)."""
@@ -272,4 +283,4 @@ class Distributor:
     def arrays(self, values: Sequence[SSAValue]) -> list[SSAValue]:
         """Each value as an array over the nest, built by one segmap for those that are not one yet."""
         self.flush([], [v for v in dict.fromkeys(values) if self.nest.full(v) is None])
-        return [self.nest.full(v) for v in values]  # pyright: ignore[reportReturnType]
+        return self.own_arrays(values)
