@@ -310,7 +310,8 @@ def lowering_variants(
         print(f"{'':>12}{spec:<24} " + " ".join(f"{show(t):>10}" for t in [soac["kernels"], soac["wall"], *ratios]), flush=True)
         for name, ms in soac.get("breakdown", {}).items():
             print(f"{'':>16}{name:<28} {ms:9.3f}", flush=True)
-        found.append({"options": spec, "soac_kernels": soac["kernels"], "soac_wall": soac["wall"], **soac})
+        timed = {"soac_kernels": soac["kernels"], "soac_wall": soac["wall"], "breakdown": soac.get("breakdown")}
+        found.append({"options": spec, **timed})
     return found
 
 

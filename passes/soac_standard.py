@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE, standard_pipeline
+from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE, TILED_PIPELINE
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass, PassPipeline
@@ -33,10 +33,8 @@ class SoacStandardPass(ModulePass):
     """Transposed copies for kernels whose work-items walk along rows, after tiling (opt-in: see `GPU_PIPELINE`)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        coalesce = self.coalesce
-        pipeline = standard_pipeline(self.tile, coalesce)
-        if coalesce and not self.tile:
-            pipeline = f"{DEFAULT_PIPELINE},{COALESCE_STEP}"
+        base = TILED_PIPELINE if self.tile else DEFAULT_PIPELINE
+        pipeline = f"{base},{COALESCE_STEP}" if self.coalesce else base
         PassPipeline.parse_spec(_steps(), pipeline).apply(ctx, op)
 
 
