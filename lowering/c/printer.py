@@ -49,7 +49,7 @@ from soac.lowering.c.operators import (
 )
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i32
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 C_KEYWORDS = frozenset(
@@ -93,16 +93,24 @@ class CPrinter:
         self.used: set[str] = set()
         self.next_suffix: dict[str, int] = {}
         self.indent = 1
+        self.index_bits = 64
+        """The width of `index` in the function being printed (a kernel's `index_bitwidth`)."""
 
     # -- types, names and expressions -------------------------------------------
 
     def c_type(self, t: Attribute) -> str:
-        if (name := self.TYPES.get(str(t))) is None:
+        if (name := self.TYPES.get(self._type_key(t))) is None:
             raise ValueError(f"no {self.LANGUAGE} type for {t}")
         return name
 
     def unsigned(self, t: Attribute) -> str:
-        return self.UNSIGNED_TYPES[str(t)]
+        return self.UNSIGNED_TYPES[self._type_key(t)]
+
+    def _type_key(self, t: Attribute) -> str:
+        return "i32" if self.index_bits == 32 and isinstance(t, IndexType) else str(t)
+
+    def bit_width(self, t: Attribute) -> int:
+        return self.index_bits if isinstance(t, IndexType) else bit_width(t)
 
     def reserved(self, name: str) -> bool:
         """Whether a variable may not be called `name`."""
@@ -131,8 +139,16 @@ class CPrinter:
             return name
         owner = value.owner
         if isinstance(owner, arith.ConstantOp):
+            if self.index_bits == 32 and isinstance(value.type, IndexType):
+                return self._index_literal(owner.value)
             return literal(owner.value, value.type)
         raise EmitError(f"value {value} is used before it is defined")
+
+    def _index_literal(self, attr: Attribute) -> str:
+        assert isinstance(attr, IntegerAttr)
+        if not -(2**31) <= attr.value.data < 2**31:
+            raise EmitError(f"the index constant {attr.value.data} does not fit the function's 32-bit indices")
+        return literal(attr, i32)
 
     def line(self, text: str) -> None:
         self.out.write("  " * self.indent + text + "\n")
@@ -316,7 +332,7 @@ class CPrinter:
         t = op.results[0].type
         if is_bool(t):  # the count is 0 or 1, the width
             return a if isinstance(op, arith.ShRSIOp) else f"({a} && !{b})"
-        width, u, name = bit_width(t), self.unsigned(t), self.c_type(t)
+        width, u, name = self.bit_width(t), self.unsigned(t), self.c_type(t)
         count = constant_value(op.operands[1])
         fits = count is not None and 0 <= count < width
         if isinstance(op, arith.ShRSIOp):

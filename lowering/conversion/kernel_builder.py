@@ -324,6 +324,9 @@ class KernelBuilder:
     warp: int = 0
     """Lanes of the target's sub-groups (`DeviceTarget.subgroup_width`; 0 where it has none): the width of the
     kernel's shuffles and ballots."""
+    index_bits: int = 64
+    """The width of `index` in the kernel (`kernel.func`'s `index_bitwidth`): 32 only where the host launches it
+    with every index below 2^31."""
 
     def __post_init__(self) -> None:
         self.b = Builder(InsertPoint.at_end(self.block))
@@ -587,7 +590,7 @@ class KernelBuilder:
     def finish(self, global_size: SSAValue, local_size: SSAValue) -> FuncOp:
         """Close the kernel body and emit its allocation of scratch space and its launch on the host."""
         self.b.insert(ReturnOp())
-        func = FuncOp(self.name, [a.type for a, _ in self.params], Region(self.block))
+        func = FuncOp(self.name, [a.type for a, _ in self.params], Region(self.block), 32 if self.index_bits == 32 else None)
         self.launch_size = global_size
         args = [source() if callable(source) else source for _, source in self.params]
         self.host.insert(LaunchOp(self.name, args, global_size, local_size))

@@ -104,6 +104,13 @@ class LoweringOptions:
     """How a staged partition tile carries each row's rank from counting to moving: with its values in registers
     (`registers`: the rounds unrolled, private arrays), in local memory (`keep`, where it fits; the rows are read
     again), or not (`again`: the moving round matches the warps' classes again); `auto`: `keep`."""
+    partition_index: Literal["auto", "32", "64"] = "auto"
+    """The index width of a partition's ranking kernel: `32` adds a version with 32-bit index arithmetic, which the
+    host launches where the rows fit it (`kernel.func`'s `index_bitwidth`), `64` keeps only the 64-bit kernel;
+    `auto`: the target's `narrow_indices`."""
+    partition_lookback: int = 0
+    """Status words a Onesweep partition's look-back reads at once (tiles p, p - 1, ... in one step, their loads
+    overlapping); 0: `LOOKBACK_WINDOW` of `strategies/partition.py`."""
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
@@ -190,6 +197,8 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_PARTITION_ITEMS": ("partition_items", {}),
     "SOAC_PARTITION_MATCH": ("partition_match", {}),
     "SOAC_PARTITION_RANKS": ("partition_ranks", {}),
+    "SOAC_PARTITION_LOOKBACK": ("partition_lookback", {}),
+    "SOAC_PARTITION_INDEX": ("partition_index", {}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

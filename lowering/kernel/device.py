@@ -82,25 +82,37 @@ class FuncOp(IRDLOperation):
     """A kernel: its arguments are global buffers and scalars; it returns nothing.
 
     kernel.func @k(%xs: !kernel.buffer<global, f32>, %n: index) { ... kernel.return }
+
+    `index_bitwidth 32` after the arguments makes `index` a 32-bit integer in the kernel, its scalar arguments
+    included (MLIR's `index-bitwidth` of the lowering to LLVM): for kernels whose host launches them only where
+    every index fits (`strategies/partition.py` versions its kernels by size).
+
+    kernel.func @k(%xs: !kernel.buffer<global, f32>, %n: index) index_bitwidth 32 { ... kernel.return }
     """
 
     name = "kernel.func"
 
     sym_name = prop_def(StringAttr, prop_name="sym_name")
     function_type = prop_def(FunctionType)
+    index_bitwidth = opt_prop_def(IntegerAttr[I64])
     body = region_def("single_block")
 
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
 
-    def __init__(self, name: str, arg_types: Sequence[Attribute], body: Region):
-        super().__init__(
-            properties={"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(arg_types, [])},
-            regions=[body],
-        )
+    def __init__(self, name: str, arg_types: Sequence[Attribute], body: Region, index_bitwidth: int | None = None):
+        properties: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(arg_types, [])}
+        if index_bitwidth is not None:
+            properties["index_bitwidth"] = IntegerAttr(index_bitwidth, i64)
+        super().__init__(properties=properties, regions=[body])
 
     @property
     def kernel_name(self) -> str:
         return self.sym_name.data
+
+    @property
+    def index_bits(self) -> int:
+        """The width of `index` in the kernel: 64 unless `index_bitwidth` says 32."""
+        return 64 if self.index_bitwidth is None else self.index_bitwidth.value.data
 
     def verify_(self) -> None:
         block = self.body.block
@@ -113,11 +125,15 @@ class FuncOp(IRDLOperation):
                 raise VerifyException(f"'{self.name}' @{self.kernel_name}: buffer arguments must be global")
         if not isinstance(block.last_op, ReturnOp):
             raise VerifyException(f"'{self.name}' @{self.kernel_name} must end with kernel.return")
+        if self.index_bits not in (32, 64):
+            raise VerifyException(f"'{self.name}' @{self.kernel_name}: index_bitwidth must be 32 or 64, got {self.index_bits}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" @" + self.kernel_name + "(")
         printer.print_list(self.body.block.args, printer.print_block_argument)
         printer.print_string(") ")
+        if self.index_bitwidth is not None:
+            printer.print_string(f"index_bitwidth {self.index_bits} ")
         printer.print_region(self.body, print_entry_block_args=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
@@ -125,8 +141,9 @@ class FuncOp(IRDLOperation):
     def parse(cls, parser: Parser) -> Self:
         name = parser.parse_symbol_name().data
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        bits = parser.parse_integer() if parser.parse_optional_keyword("index_bitwidth") is not None else None
         body = parser.parse_region(args)
-        op = cls(name, [a.type for a in args], body)
+        op = cls(name, [a.type for a in args], body, bits)
         return with_parsed_attributes(parser, op)
 
 

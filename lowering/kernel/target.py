@@ -50,6 +50,10 @@ class DeviceTarget:
     3.1, default work-group method `loopvec`) computed wrong results for some of these kernels, with many
     barriers in loops, that NVIDIA's OpenCL and PoCL's `loops` method ran right."""
 
+    narrow_indices: bool = False
+    """Kernels that the host launches by size get a 32-bit version for sizes below 2^31 (on GPUs 64-bit integer
+    arithmetic takes two instructions; `kernel.func`'s `index_bitwidth`)."""
+
     @property
     def has_subgroups(self) -> bool:
         return self.subgroup_width > 0
@@ -63,7 +67,7 @@ class DeviceTarget:
 
 TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
-    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
+    "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False, narrow_indices=True),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
     "emulated-warps": DeviceTarget("emulated-warps", subgroup_width=32, scan="lookback", contiguous=False),
 }

@@ -153,6 +153,7 @@ class KernelPrinter(CPrinter):
     # -- kernels ----------------------------------------------------------------
 
     def print_kernel(self, kernel: kd.FuncOp) -> None:
+        self.index_bits = kernel.index_bits
         params: list[str] = []
         shared = _read_and_written(kernel)
         for arg in kernel.body.block.args:
@@ -161,7 +162,7 @@ class KernelPrinter(CPrinter):
                 restrict = "" if arg in shared else "restrict "
                 params.append(f"__global {storage_type(arg.type.element_type)} *{restrict}{name}")
             else:
-                params.append(f"const {storage_type(arg.type)} {name}")
+                params.append(f"const {storage_type(arg.type) if str(arg.type) == 'i1' else self.c_type(arg.type)} {name}")
         self.out.write(f"__kernel void {kernel.kernel_name}({', '.join(params)}) {{\n")
         self.lanes = None
         if self.spelling.emulated_subgroups and any(
@@ -197,7 +198,7 @@ class KernelPrinter(CPrinter):
         }
 
     def print_work_item_query(self, op: kd.WorkItemQuery) -> None:
-        self.assign(op.result, f"(long){WORK_ITEM_FUNCTIONS[type(op)]}({op.dimension})")
+        self.assign(op.result, f"({self.c_type(op.result.type)}){WORK_ITEM_FUNCTIONS[type(op)]}({op.dimension})")
 
     def element(self, buffer: SSAValue, index: SSAValue) -> str:
         return f"{self.expr(buffer)}[{self.expr(index)}]"

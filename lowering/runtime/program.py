@@ -62,7 +62,7 @@ from soac.lowering.runtime.host_scalars import to_numpy, to_python
 from soac.messages import format_message
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, IndexType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 
 # ---------------------------------------------------------------------------
@@ -604,8 +604,13 @@ def _scalar_types(module: ModuleOp) -> dict[str, list[np.dtype[Any] | None]]:
     """The numpy types of each kernel's scalar parameters (None for buffers). Declared to pyopencl, it packs a scalar
     argument with `struct` instead of working out what it is (on PoCL 0.5 µs for a launch's arguments, against about
     3.5 µs for each scalar)."""
+    def scalar(t: Attribute, index_bits: int) -> np.dtype[Any] | None:
+        if isinstance(t, kd.BufferType):
+            return None
+        return np.dtype(np.int32) if index_bits == 32 and isinstance(t, IndexType) else _storage(dtype_of(t))
+
     return {
-        op.kernel_name: [None if isinstance(t, kd.BufferType) else _storage(dtype_of(t)) for t in op.function_type.inputs.data]
+        op.kernel_name: [scalar(t, op.index_bits) for t in op.function_type.inputs.data]
         for op in module.body.block.ops
         if isinstance(op, kd.FuncOp)
     }

@@ -68,7 +68,7 @@ from soac.lowering.conversion.kernel_builder import (
 from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp, PrivateAllocOp
-from soac.lowering.kernel.memory import AtomicOp, element_bytes
+from soac.lowering.kernel.memory import AtomicLoadOp, AtomicOp, element_bytes
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -81,6 +81,8 @@ TILE_ROWS = 4096
 """The rows of a tile, when the options do not say how many per work-item."""
 BALLOT_LANES = 32
 """The ranking matches a warp's lanes by 32-bit ballots: it takes warps where the target's sub-group is that wide."""
+LOOKBACK_WINDOW = 1
+"""The status words a Onesweep look-back step reads at once, when the options do not say."""
 
 Scan = Callable[[HostLowering, soac.ScanOp], None]
 
@@ -125,18 +127,44 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
     tiles = m.ceildiv(width, m.c(group * items), "tiles")
     launch = (m.mul(tiles, m.c(group), "global_size"), m.c(group))
     outs = [lw.alloc(tensor_element(r.type), [width], r.name_hint) for r in op.outs]
+    versions = _index_versions(lw, width, m.mul(tiles, m.c(classes)), group * items, launch)
     if op.known is not None and lw.scan_strategy == "lookback":
         look_back = _LookBack.prepare(lw, op, tiles)
-        _rank(lw, op, look_back, outs, tiles, group, items, warps, launch)
+        for bits, sized in versions:
+            _rank(lw, op, look_back, outs, tiles, group, items, warps, sized, bits)
         lw.env[op.counts] = lw.array(op.known)
     else:
         tile_counts = lw.alloc(i32, [m.mul(m.c(classes), tiles)], "tile_counts")
-        _count(lw, op, tile_counts, tiles, group, items, warps, launch)
+        for bits, sized in versions:
+            _count(lw, op, tile_counts, tiles, group, items, warps, sized, bits)
         scanned = _scan(lw, tile_counts, lower_scan)
-        _rank(lw, op, _Scanned(tile_counts, scanned), outs, tiles, group, items, warps, launch)
+        for bits, sized in versions:
+            _rank(lw, op, _Scanned(tile_counts, scanned), outs, tiles, group, items, warps, sized, bits)
         lw.env[op.counts] = _counts(lw, op, scanned, tiles)
     for result, out in zip(op.outs, outs):
         lw.env[result] = out
+
+
+NARROW_LIMIT = 2**31
+"""A 32-bit version of a kernel runs where its rows (with a tile past the end) and status words stay below this."""
+
+
+def _index_versions(
+    lw: HostLowering, width: SSAValue, words: SSAValue, tile_rows: int, launch: tuple[SSAValue, SSAValue]
+) -> list[tuple[int, tuple[SSAValue, SSAValue]]]:
+    """The index widths of the partition's kernels, each with its launch: 64 bits alone, or (`partition-index`) a
+    32-bit version and a 64-bit one, the host giving the other no work-items (a launch of none is skipped)."""
+    index = lw.options.partition_index
+    if index == "64" or (index == "auto" and not lw.target.narrow_indices):
+        return [(64, launch)]
+    m = lw.m
+    rows_fit = m.lt(m.add(width, m.c(tile_rows)), m.c(NARROW_LIMIT))
+    fits = m.both(rows_fit, m.lt(words, m.c(NARROW_LIMIT)), "narrow")
+    global_size, local_size = launch
+    return [
+        (32, (m.select(fits, global_size, m.c(0), "narrow_size"), local_size)),
+        (64, (m.select(fits, m.c(0), global_size, "wide_size"), local_size)),
+    ]
 
 
 class _Tile:
@@ -323,9 +351,11 @@ def _count(
     items: int,
     warps: bool,
     launch: tuple[SSAValue, SSAValue],
+    index_bits: int = 64,
 ) -> None:
     """`partition_count`: each tile's rows per class, class-major (with warps, one atomic per class of a round)."""
     kb = lw.kernel("partition_count")
+    kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps)
     classes = t.classes
@@ -380,9 +410,11 @@ def _rank(
     items: int,
     warps: bool,
     launch: tuple[SSAValue, SSAValue],
+    index_bits: int = 64,
 ) -> None:
     """`partition_rank`: the stable ranks of a tile's rows (see the module docstring) and the moves."""
     kb = lw.kernel("partition_onesweep" if isinstance(places, _LookBack) else "partition_rank")
+    kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps, places.tile_id(kb))
     classes, columns = t.classes, t.columns
@@ -712,6 +744,8 @@ class _LookBack:
     starts: HostArray
     status: HostArray
     ticket: HostArray
+    window: int = 1
+    """Status words a look-back step reads at once (`partition-lookback`)."""
 
     @classmethod
     def prepare(cls, lw: HostLowering, op: soac.PartitionOp, tiles: SSAValue) -> _LookBack:
@@ -728,6 +762,7 @@ class _LookBack:
             lw.alloc(i32, [m.c(classes)], "starts"),
             lw.alloc(i64, [m.mul(tiles, m.c(classes))], "status"),
             lw.alloc(i32, [m.c(1)], "ticket"),
+            lw.options.partition_lookback or LOOKBACK_WINDOW,
         )
         kb = lw.kernel("partition_init")
         km = kb.m
@@ -779,7 +814,7 @@ class _LookBack:
 
     def begin(self, kb: KernelBuilder, t: _Tile, tiles: SSAValue) -> Callable[[SSAValue, SSAValue], SSAValue]:
         """Where the tile's rows of class c begin: the class's start plus the rows of class c in the tiles before
-        (summed back to the first inclusive word); then the tile's inclusive word."""
+        (summed back to the first inclusive word, `window` tiles a step); then the tile's inclusive word."""
         del tiles
         m = kb.m
         status, starts = kb.array(self.status, "status"), kb.array(self.starts, "starts")
@@ -790,10 +825,8 @@ class _LookBack:
             before.add_op(scf.ConditionOp(going, p, prefix))
             after = Block(arg_types=[IndexType(), i32])
             with building_at(kb.b, InsertPoint.at_end(after)):
-                (word,) = spin_status(kb, [status], self._slot(kb, t, after.args[0], c))
-                more = m.insert(arith.CmpiOp(status_flag(kb, word), m.const(INCLUSIVE, i32), "ne"), "more")
-                summed = _add(kb, after.args[1], unpack_value(kb, word, i32), "prefix")
-                kb.b.insert(scf.YieldOp(m.sub(after.args[0], m.c(1)), summed, more))
+                step = self._step if self.window == 1 else self._window_step
+                kb.b.insert(scf.YieldOp(*step(kb, t, status, c, after.args[0], after.args[1])))
             start = [m.sub(t.tile, m.c(1)), m.const(0, i32), m.lt(m.c(0), t.tile, "has_before")]
             loop = kb.b.insert(scf.WhileOp(start, [IndexType(), i32], Region(before), Region(after)))
             prefix_total = loop.results[1]
@@ -806,6 +839,39 @@ class _LookBack:
             return _add(kb, kb.load(starts, c), prefix_total, "begin")
 
         return begin
+
+    def _step(self, kb: KernelBuilder, t: _Tile, status: View, c: SSAValue, p: SSAValue, prefix: SSAValue) -> list[SSAValue]:
+        """One tile a step: wait for tile p's word, add its rows; go on to p - 1 unless it was inclusive."""
+        m = kb.m
+        (word,) = spin_status(kb, [status], self._slot(kb, t, p, c))
+        more = m.insert(arith.CmpiOp(status_flag(kb, word), m.const(INCLUSIVE, i32), "ne"), "more")
+        return [m.sub(p, m.c(1)), _add(kb, prefix, unpack_value(kb, word, i32), "prefix"), more]
+
+    def _window_step(
+        self, kb: KernelBuilder, t: _Tile, status: View, c: SSAValue, p: SSAValue, prefix: SSAValue
+    ) -> list[SSAValue]:
+        """`window` tiles a step: the words of tiles p, p - 1, ... read at once (independent loads, so their latencies
+        overlap), then taken in order: a published word adds its rows, an inclusive one ends the look-back, and an
+        unpublished one ends the step, which starts again at that tile."""
+        m = kb.m
+        words = []
+        for j in range(self.window):
+            tile = p if j == 0 else m.select(m.lt(m.c(j - 1), p), m.sub(p, m.c(j)), m.c(0))
+            words.append(m.insert(AtomicLoadOp(status.buffer, self._slot(kb, t, tile, c), "relaxed", "device"), "word"))
+        stopped, found = m.const(0, i1), m.const(0, i1)
+        after, true = m.sub(p, m.c(self.window)), m.const(1, i1)
+        for j, word in enumerate(words):
+            flag = status_flag(kb, word)
+            live = m.insert(arith.XOrIOp(stopped, true))
+            published = m.insert(arith.CmpiOp(flag, m.const(0, i32), "ne"))
+            adds = m.both(live, published)
+            prefix = m.select(adds, _add(kb, prefix, unpack_value(kb, word, i32)), prefix, "prefix")
+            ends = m.both(adds, m.eq(flag, m.const(INCLUSIVE, i32)))
+            found = m.insert(arith.OrIOp(found, ends), "found")
+            waits = m.both(live, m.insert(arith.XOrIOp(published, true)))
+            after = m.select(waits, m.sub(p, m.c(j)) if j else p, after, "next_tile")
+            stopped = m.insert(arith.OrIOp(stopped, m.insert(arith.OrIOp(waits, ends))), "stopped")
+        return [after, prefix, m.insert(arith.XOrIOp(found, true), "more")]
 
 
 def _counts(lw: HostLowering, op: soac.PartitionOp, scanned: HostArray, tiles: SSAValue) -> HostArray:

@@ -495,3 +495,11 @@ kernel.func @k() {
 }
 
 // CHECK: error: 'kernel.local_alloc' expects a local buffer, got !kernel.buffer<global, f32>
+
+// -----
+// A kernel's index is 32 or 64 bits wide.
+kernel.func @k(%n: index) index_bitwidth 16 {
+  kernel.return
+}
+
+// CHECK:      error: 'kernel.func' @k: index_bitwidth must be 32 or 64, got 16

@@ -46,6 +46,8 @@ TARGETS = {
 TARGETS["emulated-warps-match"] = {**TARGETS["emulated-warps"], "partition_match": "match"}
 TARGETS["emulated-warps-again"] = {**TARGETS["emulated-warps"], "partition_ranks": "again"}
 TARGETS["emulated-warps-registers"] = {**TARGETS["emulated-warps"], "partition_ranks": "registers"}
+TARGETS["emulated-warps-window"] = {**TARGETS["emulated-warps"], "partition_lookback": 3}
+TARGETS["emulated-warps-narrow"] = {**TARGETS["emulated-warps"], "partition_index": "32"}
 _programs: dict[str, Program] = {}
 
 
@@ -79,7 +81,8 @@ def test_key_patterns(kind: str):
 
 
 @pytest.mark.parametrize(
-    "target", ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers"]
+    "target",
+    ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers", "emulated-warps-narrow"],
 )
 def test_other_targets(target: str):
     for n in (0, 1, TILE + 1, 2003):
@@ -167,14 +170,14 @@ def known_counts(xs: np.ndarray) -> np.ndarray:
     return remainder_reference(xs, xs.astype(np.float32))[0]
 
 
-@pytest.mark.parametrize("target", ["emulated-warps", "generic"])
+@pytest.mark.parametrize("target", ["emulated-warps", "emulated-warps-window", "emulated-warps-narrow", "generic"])
 def test_known_counts(target: str):
     """With the counts given: one pass with look-back where the target's scan has forward progress (emulated warps),
     the counting kernels elsewhere (the counts then unused)."""
     module = parse_module(make_context(), WITH_COUNTS, "known.mlir")
     prog = compile_module(module, "pocl", **TARGETS[target])
     onesweep = any("onesweep" in k for k in prog.kernels)
-    assert onesweep == (target == "emulated-warps")
+    assert onesweep == target.startswith("emulated-warps")
     for kind, n in [("random", 0), ("random", 1), ("random", TILE - 1), ("random", TILE + 1), ("few", 3001), ("equal", 500)]:
         xs = keys_of(kind, n)
         vs = np.arange(n, dtype=np.float32)
@@ -203,3 +206,32 @@ def test_local_memory_bounds_the_tile_and_the_buckets():
     text = BY_REMAINDER.replace("buckets 5", "buckets 5000")
     with pytest.raises(Exception, match=r"'soac.partition' at many.mlir:\d+:\d+: 5000 buckets need more local memory"):
         compile_module(parse_module(make_context(), text, "many.mlir"), "pocl")
+
+
+def test_a_32_bit_version_runs_where_the_rows_fit():
+    """`partition-index=32` (the nvidia target's default) adds 32-bit versions of the count and rank kernels
+    (`index_bitwidth 32`); the host launches them, and gives the 64-bit ones no work-items, where the rows fit."""
+    from soac.lowering import kernel as kd
+
+    module = parse_module(make_context(), BY_REMAINDER, "partition.mlir")
+    prog = compile_module(module, "pocl", **TARGETS["emulated-warps-narrow"])
+    bits = {op.kernel_name: op.index_bits for op in prog.module.walk() if isinstance(op, kd.FuncOp)}
+    narrow = {name for name, b in bits.items() if b == 32}
+    assert {name.rsplit("_", 2)[-2] for name in narrow} == {"count", "rank"}
+    assert "const int n" in prog.source
+    launched: list[str] = []
+
+    def recording(name: str, kernel: object) -> object:
+        def launch(*args: object) -> object:
+            launched.append(name)
+            return kernel(*args)  # pyright: ignore[reportCallIssue]
+
+        return launch
+
+    prog.kernels = {name: recording(name, k) for name, k in prog.kernels.items()}
+    xs = keys_of("random", 2003)
+    vs = np.arange(len(xs), dtype=np.float32)
+    for got, want in zip(prog.call("main", [xs, vs]), remainder_reference(xs, vs), strict=True):
+        np.testing.assert_array_equal(got, want)
+    ranking = [name for name in launched if "_count_" in name or "_rank_" in name]
+    assert ranking and all(name in narrow for name in ranking)
