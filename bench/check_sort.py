@@ -1,7 +1,8 @@
 """Correctness of soac.lang's sorts on soac.partition on a device, for each lowering path: the default (Onesweep
 where the device's scan is the look-back one and the counts are known), the counting path (`scan=reduce-then-scan`),
 and the generic target's ranking (no warps), counting or Onesweep; `match`: warps match classes with `match.any`;
-`again`: the tiles rank twice; `registers`: the ranks and rows kept in registers. Keys i32 and f32, pairs, sizes
+`again`: the tiles rank twice; `registers`: the ranks and rows kept in registers; `load`: each round loads its rows;
+`wide`: 64-bit indices only; `window4`: the look-back reads 4 tiles' words a step. Keys i32 and f32, pairs, sizes
 around the tile and large.
 
     python bench/check_sort.py                       # the first GPU
@@ -24,6 +25,9 @@ VARIANTS: dict[str, dict[str, object]] = {
     "match": {"partition_match": "match"},
     "again": {"partition_ranks": "again"},
     "registers": {"partition_ranks": "registers"},
+    "load": {"partition_rows": "load"},
+    "wide": {"partition_index": "64"},
+    "window4": {"partition_lookback": 4},
 }
 
 

@@ -104,6 +104,10 @@ class LoweringOptions:
     """How a staged partition tile carries each row's rank from counting to moving: with its values in registers
     (`registers`: the rounds unrolled, private arrays), in local memory (`keep`, where it fits; the rows are read
     again), or not (`again`: the moving round matches the warps' classes again); `auto`: `keep`."""
+    partition_rows: Literal["auto", "registers", "load"] = "auto"
+    """How a partition tile's rounds get their rows: loaded into registers before the first round (`registers`, the
+    rounds unrolled; the moving round reads them there too), or by each round (`load`); `auto`: `registers` with
+    warps where a work-item's rows are few enough (`PRELOAD_VALUES`)."""
     partition_index: Literal["auto", "32", "64"] = "auto"
     """The index width of a partition's ranking kernel: `32` adds a version with 32-bit index arithmetic, which the
     host launches where the rows fit it (`kernel.func`'s `index_bitwidth`), `64` keeps only the 64-bit kernel;
@@ -199,6 +203,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_PARTITION_RANKS": ("partition_ranks", {}),
     "SOAC_PARTITION_LOOKBACK": ("partition_lookback", {}),
     "SOAC_PARTITION_INDEX": ("partition_index", {}),
+    "SOAC_PARTITION_ROWS": ("partition_rows", {}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

@@ -59,6 +59,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import (
     HostArray,
     KernelBuilder,
+    KValue,
     LoweringError,
     View,
     building_at,
@@ -194,6 +195,8 @@ class _Tile:
         self.round: SSAValue | None = None
         self.unrolled = False
         """Whether the rounds are unrolled (their rows' values then live in registers: `_RankRegisters`)."""
+        self.preloaded: list[View] | None = None
+        """The work-item's rows of every round, in private arrays by round (`preload`)."""
         self.columns = group // BALLOT_LANES if warps else group
         if warps:
             self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
@@ -208,11 +211,37 @@ class _Tile:
         m = self.kb.m
         return m.add(self.first, m.add(m.mul(e, m.c(BALLOT_LANES)), self.lane) if self.warps else e, "row")
 
+    def preload(self) -> None:
+        """Each round's rows loaded into the work-item's private arrays before the first round, in one unrolled loop
+        (CUB loads a thread's keys so): their loads are issued together, rather than one a round between the
+        matching's warp operations, and the later rounds read registers (`rows_at`)."""
+        kb, m = self.kb, self.kb.m
+        last = m.sub(self.width, m.c(1), "last")
+        self.unrolled = True
+        views = [
+            View(m.insert(PrivateAllocOp(self.items, v.element), f"{v.buffer.name_hint or 'row'}_rows"), m.c(0), [m.c(self.items)], v.element)
+            for v in self.inputs
+        ]
+
+        def load(e: SSAValue) -> None:
+            i = m.min(self.row_at(e), last)
+            for view, x in zip(views, self.inputs):
+                kb.store(kb.row(x, i), view, e)
+
+        self.rounds(load)
+        self.preloaded = views
+
+    def rows_at(self, i: SSAValue) -> list[KValue]:
+        """The inputs' rows at `i` (the current round's row of the work-item, from registers where `preload`ed)."""
+        if self.preloaded is not None and self.round is not None:
+            return [self.kb.load(view, self.round) for view in self.preloaded]
+        return [self.kb.row(v, i) for v in self.inputs]
+
     def row(self, i: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
         """Row `i`'s class (its bucket, or `k` outside the buckets) and the values it moves."""
         kb, m = self.kb, self.kb.m
         k = self.op.bucket_count
-        bucket, *values = self.inliner.inline_scalars(self.op.body, [kb.row(v, i) for v in self.inputs])
+        bucket, *values = self.inliner.inline_scalars(self.op.body, self.rows_at(i))
         j = _to_index(kb.b, bucket)
         return m.select(scatter_in_bounds(kb, j, m.c(k)), j, m.c(k), "class"), values
 
@@ -223,7 +252,7 @@ class _Tile:
 
     def values_of(self, i: SSAValue) -> list[SSAValue]:
         """The values row `i` moves (the rows themselves where the lambda moves its arguments)."""
-        rows = [self.kb.row(v, i) for v in self.inputs]
+        rows = self.rows_at(i)
         return rows if self.moves_its_arguments else self.row(i)[1]
 
     def class_of_values(self, values: list[SSAValue]) -> SSAValue:
@@ -358,6 +387,8 @@ def _count(
     kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps)
+    if preloads(lw.options, t):
+        t.preload()
     classes = t.classes
     out, k_tiles = kb.array(tile_counts, "tile_counts"), kb.scalar(tiles, "tiles")
     counters = _local(kb, classes, "counters")
@@ -417,6 +448,8 @@ def _rank(
     kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps, places.tile_id(kb))
+    if preloads(lw.options, t):
+        t.preload()
     classes, columns = t.classes, t.columns
     begin = places.begin(kb, t, kb.scalar(tiles, "tiles"))
     out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
@@ -598,6 +631,19 @@ def _class_places(
     _barrier(kb)
     _loop(kb, t.tid, m.c(t.classes), m.c(t.group), "c", lambda c: kb.store(begin(c, kb.load(totals, c)), base, c))
     _barrier(kb)
+
+
+PRELOAD_VALUES = 32
+"""The most rows' values (rounds times inputs) a work-item preloads into registers."""
+
+
+def preloads(options: LoweringOptions, t: _Tile) -> bool:
+    """Whether the tile's work-items load their rows into registers before the rounds (`partition-rows`; `auto`: with
+    warps, where the rows are scalars and at most `PRELOAD_VALUES` a work-item)."""
+    scalars = all(len(v.dims) == 1 for v in t.inputs)
+    if options.partition_rows == "load" or not scalars:
+        return False
+    return options.partition_rows == "registers" or (t.warps and t.items * len(t.inputs) <= PRELOAD_VALUES)
 
 
 def keeps_ranks(options: LoweringOptions, op: soac.PartitionOp, group: int, items: int) -> bool:

@@ -48,6 +48,7 @@ TARGETS["emulated-warps-again"] = {**TARGETS["emulated-warps"], "partition_ranks
 TARGETS["emulated-warps-registers"] = {**TARGETS["emulated-warps"], "partition_ranks": "registers"}
 TARGETS["emulated-warps-window"] = {**TARGETS["emulated-warps"], "partition_lookback": 3}
 TARGETS["emulated-warps-narrow"] = {**TARGETS["emulated-warps"], "partition_index": "32"}
+TARGETS["emulated-warps-load"] = {**TARGETS["emulated-warps"], "partition_rows": "load"}
 _programs: dict[str, Program] = {}
 
 
@@ -82,7 +83,7 @@ def test_key_patterns(kind: str):
 
 @pytest.mark.parametrize(
     "target",
-    ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers", "emulated-warps-narrow"],
+    ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers", "emulated-warps-narrow", "emulated-warps-load"],
 )
 def test_other_targets(target: str):
     for n in (0, 1, TILE + 1, 2003):
