@@ -1,5 +1,5 @@
-"""Stream compaction of i32 at 50% selectivity: `sl.filter` (since session 37 a partition into one bucket; before,
-a scan of the flags and a scatter) and `sl.partition` into one bucket with the kept rows' slice written out, against
+"""Stream compaction of i32 at 50% selectivity: `sl.filter` (one scan of the flags whose kernel scatters the kept
+elements, lang/compaction.py) and `sl.partition` into one bucket with the kept rows' slice written out, against
 CuPy's boolean mask, torch's `masked_select`, and the floor: reading the input and writing the output once (CuPy
 copying every other element). Device-resident wall times, checked against numpy.
 

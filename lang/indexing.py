@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from soac import dialect as soac
 from soac.lang import dtypes
+from soac.lang.compaction import kept_in_order
 from soac.lang.construction import _zeros_like_rows
 from soac.lang.construction import array as literal
 from soac.lang.control import cond, maximum, minimum, where
@@ -28,7 +29,6 @@ from soac.lang.lambdas import emit_at
 from soac.lang.operators import elementwise
 from soac.lang.reductions import _sum_1d
 from soac.lang.soacs import cumsum, iota, map_, reshape, reverse, scatter
-from soac.lang.sorting import kept_first
 from soac.lang.tracer import Tracer
 from soac.lang.values import Array, Scalar, Value, as_array, as_scalar, use, wrap
 from xdsl.dialects import arith
@@ -273,15 +273,14 @@ def _default_fill(dtype: DType) -> Any:
 
 def compress(mask: Any, xs: Any) -> Array:
     """The rows of `xs` where `mask` (a 1-D bool array as long) is true, in order: numpy's `xs[mask]` and
-    `np.compress`. Of a 1-D array, a partition into one bucket (the kept elements first) and their slice; of rows, a
-    scan of the flags gives each kept row's place, a scatter puts it there. (On the H200, 2^28 i32 at 50% took 2.3 ms
-    by partition, 23.6 by scan and scatter: bench/filter.py.)"""
+    `np.compress`. Of a 1-D array, one scan of the flags whose kernel scatters the kept elements (`compaction.py`);
+    of rows, a scan of the flags gives each kept row's place, a scatter puts it there."""
     flags = as_array(mask, "the mask")
     a = as_array(xs, "the array filtered by a mask")
     if flags.rank != 1 or flags.dtype.kind != "b":
         raise SoacTypeError(located(f"a mask must be a 1-D bool array, not a {flags.describe()}; flatten it with .reshape(-1)"))
     if a.rank == 1:
-        counts, moved = kept_first(flags, a)
+        counts, moved = kept_in_order(flags, a)
         return slice_rows(moved, slice(0, counts[0]), None)
     counts = flags.astype(dtypes.int64)
     places = cumsum(counts)

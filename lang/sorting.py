@@ -86,17 +86,6 @@ def _emit_partition(
     return (counts, *outs)  # pyright: ignore[reportReturnType]
 
 
-def kept_first(flags: Array, xs: Array) -> tuple[Array, Array]:
-    """The 1-D array `xs` with the elements whose flag is true first, in order (then the others), and their number
-    (i32, as a 1-element array): one `soac.partition` into one bucket, which moves `xs` only."""
-
-    def body(keep: Scalar, x: Scalar) -> tuple[Any, ...]:
-        return (convert_scalar(select(keep, 0, 1), dtypes.index), x)
-
-    counts, moved = _emit_partition(1, body, [flags, xs], [xs], None, user_location())
-    return counts, moved
-
-
 def _unsigned(dtype: DType) -> DType:
     return dtypes.uint32 if dtype.bits == 32 else dtypes.uint64
 

@@ -91,6 +91,7 @@ def strategies() -> dict[type[Operation], Callable[[HostLowering, Operation], No
         soac.IndexOp: maps.lower_index,
         soac.SliceOp: maps.lower_slice,
         soac.UpdateOp: maps.lower_update,
+        tensor.EmptyOp: maps.lower_empty,
         tensor.ExtractOp: maps.lower_extract,
         tensor.InsertOp: maps.lower_insert,
         soac.ReduceOp: lower_reduce,

@@ -38,6 +38,7 @@ from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies import hist_generated, transpose
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Operation, SSAValue
 
 
@@ -165,13 +166,16 @@ def fresh_copy(lw: HostLowering, array: HostArray, name: str | None) -> HostArra
     return copy
 
 
+FRESH_MAKERS = (soac.ReplicateOp, soac.IotaOp, soac.SegmapOp, tensor.EmptyOp)
+"""Ops whose result is always a new buffer."""
+
+
 def consumed_target(lw: HostLowering, op: Operation, dest: SSAValue, name: str | None) -> HostArray:
     """The buffer an op that consumes `dest` (a scatter, hist or seghist) writes: the destination's own when an op
-    that always makes a new buffer (`soac.replicate`, `soac.iota`, `soac.segmap`) in the same block (not one outside
-    a loop that runs `op` many times) made it for `op` alone, so that no one else sees the buffer; else a copy
-    (`fresh_copy`)."""
+    that always makes a new buffer (`FRESH_MAKERS`) in the same block (not one outside a loop that runs `op` many
+    times) made it for `op` alone, so that no one else sees the buffer; else a copy (`fresh_copy`)."""
     maker = dest.owner
-    if isinstance(maker, soac.ReplicateOp | soac.IotaOp | soac.SegmapOp) and maker.parent is op.parent and dest.has_one_use():
+    if isinstance(maker, FRESH_MAKERS) and maker.parent is op.parent and dest.has_one_use():
         return lw.array(dest)
     return fresh_copy(lw, lw.array(dest), name)
 
@@ -219,6 +223,16 @@ def lower_replicate(lw: HostLowering, op: soac.ReplicateOp) -> None:
     view = kb.array(out, op.result.name_hint or "out")
     value: KValue = kb.array(source, op.value.name_hint) if isinstance(source, HostArray) else kb.scalar(source, "v")
     grid_stride(lw, kb, width, "i", lambda i: kb.write_row(value, view, i))
+
+
+def lower_empty(lw: HostLowering, op: tensor.EmptyOp) -> None:
+    """`tensor.empty`: a buffer of the sizes, its contents unspecified (a scatter's destination whose unwritten
+    places no one reads, as sl.filter's), so nothing is launched."""
+    result_type = op.tensor.type
+    assert isinstance(result_type, TensorType)
+    sizes = iter(op.dynamic_sizes)
+    dims = [lw.scalar(next(sizes)) if d == DYNAMIC_INDEX else lw.m.c(d) for d in result_type.get_shape()]
+    lw.env[op.tensor] = lw.alloc(result_type.element_type, dims, op.tensor.name_hint)
 
 
 def lower_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:

@@ -82,7 +82,7 @@ TILE_ROWS = 4096
 """The rows of a tile, when the options do not say how many per work-item."""
 BALLOT_LANES = 32
 """The ranking matches a warp's lanes by 32-bit ballots: it takes warps where the target's sub-group is that wide."""
-LOOKBACK_WINDOW = 1
+LOOKBACK_WINDOW = 2
 """The status words a Onesweep look-back step reads at once, when the options do not say."""
 
 Scan = Callable[[HostLowering, soac.ScanOp], None]
@@ -205,6 +205,8 @@ class _Tile:
         else:
             self.column = self.tid
             self.first = m.add(self.start, m.mul(self.tid, m.c(items)), "first")
+        if preloads(lw.options, self):
+            self.preload()
 
     def row_at(self, e: SSAValue) -> SSAValue:
         """The row of round `e` of this work-item: consecutive rows per round in a warp, else per work-item."""
@@ -218,10 +220,7 @@ class _Tile:
         kb, m = self.kb, self.kb.m
         last = m.sub(self.width, m.c(1), "last")
         self.unrolled = True
-        views = [
-            View(m.insert(PrivateAllocOp(self.items, v.element), f"{v.buffer.name_hint or 'row'}_rows"), m.c(0), [m.c(self.items)], v.element)
-            for v in self.inputs
-        ]
+        views = [View(self._private(v), m.c(0), [m.c(self.items)], v.element) for v in self.inputs]
 
         def load(e: SSAValue) -> None:
             i = m.min(self.row_at(e), last)
@@ -230,6 +229,9 @@ class _Tile:
 
         self.rounds(load)
         self.preloaded = views
+
+    def _private(self, view: View) -> SSAValue:
+        return self.kb.m.insert(PrivateAllocOp(self.items, view.element), f"{view.buffer.name_hint or 'row'}_rows")
 
     def rows_at(self, i: SSAValue) -> list[KValue]:
         """The inputs' rows at `i` (the current round's row of the work-item, from registers where `preload`ed)."""
@@ -387,8 +389,6 @@ def _count(
     kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps)
-    if preloads(lw.options, t):
-        t.preload()
     classes = t.classes
     out, k_tiles = kb.array(tile_counts, "tile_counts"), kb.scalar(tiles, "tiles")
     counters = _local(kb, classes, "counters")
@@ -448,8 +448,6 @@ def _rank(
     kb.index_bits = index_bits
     m = kb.m
     t = _Tile(lw, kb, op, group, items, warps, places.tile_id(kb))
-    if preloads(lw.options, t):
-        t.preload()
     classes, columns = t.classes, t.columns
     begin = places.begin(kb, t, kb.scalar(tiles, "tiles"))
     out_views = [kb.array(o, r.name_hint) for o, r in zip(outs, op.outs)]
@@ -633,7 +631,7 @@ def _class_places(
     _barrier(kb)
 
 
-PRELOAD_VALUES = 32
+PRELOAD_VALUES = 16
 """The most rows' values (rounds times inputs) a work-item preloads into registers."""
 
 

@@ -172,28 +172,3 @@ def test_partition_bucket_must_be_an_integer():
         f(np.ones(3, np.float32))
     assert str(error.value).startswith(line_of("FLOAT_BUCKET"))
 
-
-def test_filters_of_1d_arrays_are_partitions():
-    """`sl.filter` and `sl.compress` of a 1-D array are one partition into one bucket (no scan, no scatter) and the
-    kept elements' slice; of rows, a scan and a scatter still. Both against numpy, around the tile."""
-
-    @sl.jit(backend="opencl")
-    def positives(xs):
-        return sl.filter(lambda x: x > 0, xs)
-
-    @sl.jit(backend="opencl")
-    def even_rows(m, xss):
-        return sl.compress(m, xss)
-
-    rng = np.random.default_rng(8)
-    for n in (0, 1, 4095, 4097, 20011):
-        xs = rng.integers(-100, 100, n).astype(np.int32)
-        np.testing.assert_array_equal(positives(xs), xs[xs > 0])
-        xss = rng.standard_normal((n, 3)).astype(np.float32)
-        mask = np.arange(n) % 2 == 0
-        np.testing.assert_array_equal(even_rows(mask, xss), xss[mask])
-    flat = str(positives.ir(optimized=True))
-    assert flat.count("soac.partition") == 1
-    assert "soac.scatter" not in flat
-    assert "soac.scan" not in flat
-    assert "soac.scatter" in str(even_rows.ir(optimized=True))
