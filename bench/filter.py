@@ -3,7 +3,7 @@ elements, lang/compaction.py) and `sl.partition` into one bucket with the kept r
 CuPy's boolean mask, torch's `masked_select`, and the floor: reading the input and writing the output once (CuPy
 copying every other element). Device-resident wall times, checked against numpy.
 
-    python bench/filter.py --log2-n 28 --runs 5
+    python bench/filter.py --log2-n 28 --runs 5 [--breakdown]
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 
 import numpy as np
 import soac.lang as sl
-from resident import median_ms  # pyright: ignore[reportMissingImports]
+from resident import kernel_breakdown, median_ms  # pyright: ignore[reportMissingImports]
 
 
 def by_filter(xs):
@@ -28,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log2-n", type=int, default=28)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--breakdown", action="store_true", help="also the kernels' times of each soac call, by name")
     options = parser.parse_args()
     n = 1 << options.log2_n
     xs = np.random.default_rng(5).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
@@ -40,6 +41,9 @@ def main() -> None:
         ok = np.array_equal(jitted(dx).get(), want)
         queue = jitted.specialize(dx).runner.queue
         rows[name] = (median_ms(lambda: jitted(dx), queue.finish, options.runs), ok)
+        if options.breakdown:
+            times = kernel_breakdown(jitted.specialize(dx).runner, lambda: jitted(dx), options.runs)
+            print(f"{name}: kernels {sum(times.values()):.3f} ms: " + ", ".join(f"{k} {v:.3f}" for k, v in times.items()))
     try:
         import cupy as cp
 

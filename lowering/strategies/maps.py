@@ -34,7 +34,7 @@ from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index, rotated_row
-from soac.lowering.kernel import CopyOp, GlobalSizeOp, ReadOp, WriteOp
+from soac.lowering.kernel import AllocOp, CopyOp, GlobalSizeOp, ReadOp, WriteOp
 from soac.lowering.strategies import hist_generated, transpose
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
@@ -359,15 +359,28 @@ def lower_extract(lw: HostLowering, op: tensor.ExtractOp) -> None:
 
 
 def lower_slice(lw: HostLowering, op: soac.SliceOp) -> None:
+    """A copy of the rows, or the source's buffer itself where the slice is a prefix of an array made in this
+    function that nothing else reads (a filter's kept elements: no copy)."""
     source = lw.array(op.array)
     m = lw.m
     start, end = lw.scalar(op.start), lw.scalar(op.end)
     lw.check_slice(op, start, end, source.dims[0])
     rows = m.sub(end, start, "rows")
+    if lw.m.constant_of(start) == 0 and _prefix_of_own_buffer(op, source):
+        lw.env[op.result] = HostArray(source.buffer, [rows, *source.dims[1:]], source.element)
+        return
     row_size = m.product(source.dims[1:])
     out = lw.alloc(source.element, [rows, *source.dims[1:]], op.result.name_hint)
     lw.builder.insert(CopyOp(m.mul(rows, row_size), source.buffer, m.mul(start, row_size), out.buffer, m.c(0)))
     lw.env[op.result] = out
+
+
+def _prefix_of_own_buffer(op: soac.SliceOp, source: HostArray) -> bool:
+    """Whether the sliced rows (from row 0) are of a buffer the function allocated, and the slice is the source's
+    only reader (but for its sizes), so that the rows after it are dead and it may share the buffer."""
+    if not isinstance(source.buffer.owner, AllocOp):
+        return False
+    return all(use.operation is op or isinstance(use.operation, tensor.DimOp) for use in op.array.uses)
 
 
 def _update(
