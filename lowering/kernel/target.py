@@ -49,6 +49,11 @@ class DeviceTarget:
     a work-item runs each element alone. The inner parallelism has no cores to go to there, and PoCL (3.0 and
     3.1, default work-group method `loopvec`) computed wrong results for some of these kernels, with many
     barriers in loops, that NVIDIA's OpenCL and PoCL's `loops` method ran right."""
+    one_warp_groups: bool = False
+    """Every work-group of a kernel that shuffles must be one sub-group (`emulated-warps`: its shuffles and ballots go
+    through one warp's local array between barriers, so a second warp in the group would overwrite the first's
+    lanes, and a shuffle that only some warps of a group reach would break the barriers' rule). The runtime launches
+    such a target's kernels in groups of `subgroup_width` (`soac.lowering.runtime.options_for`)."""
 
     @property
     def has_subgroups(self) -> bool:
@@ -65,7 +70,7 @@ TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
     "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
-    "emulated-warps": DeviceTarget("emulated-warps", subgroup_width=32, scan="lookback", contiguous=False),
+    "emulated-warps": DeviceTarget("emulated-warps", subgroup_width=32, scan="lookback", contiguous=False, one_warp_groups=True),
 }
 
 

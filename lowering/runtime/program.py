@@ -732,17 +732,25 @@ def options_for(
     **options: Any,
 ) -> LoweringOptions:
     """The lowering options `compile_module` uses for `device`: those given, else the environment variables', else the
-    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit)."""
+    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit). A target whose groups
+    must be one warp (`emulated-warps`) gets groups of one warp, its look-back scans too; ValueError for others."""
     is_cpu = bool(device.type & cl.device_type.CPU)
     device_target = get_target(target) if target else target_for(device)
+    warp = device_target.subgroup_width if device_target.one_warp_groups else 0
     explicit = dict(
         target=device_target.name,
-        group_size=group_size or (64 if is_cpu else 256),
+        group_size=group_size or warp or (64 if is_cpu else 256),
         max_groups=max_groups or (4 * device.max_compute_units if is_cpu else 1024),
         scan=scan or scan_strategy_for(device, device_target),
         layout="auto" if contiguous is None else ("contiguous" if contiguous else "strided"),
     )
-    return lowering_options(_knob_environment(), **{**explicit, **options})
+    chosen = lowering_options(_knob_environment(), **{**explicit, **({"scan_group": warp} if warp else {}), **options})
+    if warp and (chosen.group_size, chosen.scan_group) != (warp, warp):
+        raise ValueError(
+            f"target '{device_target.name}' runs a work-group as one warp (its shuffles go through local memory): "
+            f"group-size and scan-group must be {warp}, not {chosen.group_size} and {chosen.scan_group}"
+        )
+    return chosen
 
 
 _COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}
