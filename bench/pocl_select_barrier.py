@@ -8,11 +8,15 @@ Found chasing "heap corruption when many suite programs run in one PoCL process"
 `sl.jit(f, pipeline=TILED_PIPELINE, lowering={"target": "generic"})`). The tiled matvec kernel (`matvec_tiled_0`)
 guards each work-item's row reads inside its tail loop with `in_space ? a[...] : 0` and its store after the loop with
 `if (in_space)`; the tail sits in `if (tail > 0) { barrier; ...; barrier; loop }`. PoCL 3.1 (LLVM 15, Debian's
-`pocl-opencl-icd`; loopvec and loops work-group methods alike) and PoCL 3.0-rc2 (LLVM 14, the pyopencl wheel's) run the store in every work-item when work-item 0's
-row exists, so a block with fewer rows than work-items writes past the result buffer; on a CPU device that buffer is
-heap memory (glibc then reports `double free or corruption` / `munmap_chunk(): invalid pointer`). The soac kernel's
-OpenCL C is right: printf shows the condition false in work-item 1 before the branch and true at the store.
-`-cl-opt-disable` builds it right.
+`pocl-opencl-icd`; loopvec and loops work-group methods alike) and PoCL 3.0-rc2 (LLVM 14, the pyopencl wheel's) run
+the store in every work-item when work-item 0's row exists, so a block with fewer rows than work-items writes past the
+result buffer; on a CPU device that buffer is heap memory (glibc then reports `double free or corruption` /
+`munmap_chunk(): invalid pointer`). The soac kernel's OpenCL C is right: printf shows the condition false in
+work-item 1 before the branch and true at the store. `-cl-opt-disable` builds it right: with the runtime's
+`cl.Program(...).build()` given that option (an experiment, not kept), the whole suite tiled on PoCL
+(`SOAC_TARGET=generic MALLOC_CHECK_=3 run.py --small --pipeline <TILED_PIPELINE>`) ran with 0 failures, where
+without it matvec and backprop abort with heap corruption. soac.lang tiles only on GPUs, so PoCL users meet this only
+when they ask for tiling.
 
 The three kernels below differ in one thing each; only `select_in_loop` writes outside `out[0]`:
 

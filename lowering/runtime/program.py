@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 from soac.lowering import kernel as kd
-from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
+from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options, one_warp_problem
 from soac.lowering.kernel.target import TARGETS, DeviceTarget, get_target
 from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
 from soac.lowering.opencl.emitter import opencl_source
@@ -737,6 +737,7 @@ def options_for(
     is_cpu = bool(device.type & cl.device_type.CPU)
     device_target = get_target(target) if target else target_for(device)
     warp = device_target.subgroup_width if device_target.one_warp_groups else 0
+    environment = _knob_environment()
     explicit = dict(
         target=device_target.name,
         group_size=group_size or warp or (64 if is_cpu else 256),
@@ -744,12 +745,11 @@ def options_for(
         scan=scan or scan_strategy_for(device, device_target),
         layout="auto" if contiguous is None else ("contiguous" if contiguous else "strided"),
     )
-    chosen = lowering_options(_knob_environment(), **{**explicit, **({"scan_group": warp} if warp else {}), **options})
-    if warp and (chosen.group_size, chosen.scan_group) != (warp, warp):
-        raise ValueError(
-            f"target '{device_target.name}' runs a work-group as one warp (its shuffles go through local memory): "
-            f"group-size and scan-group must be {warp}, not {chosen.group_size} and {chosen.scan_group}"
-        )
+    if warp and "scan_group" not in options and "SOAC_SCAN_GROUP" not in environment:
+        explicit["scan_group"] = warp
+    chosen = lowering_options(environment, **{**explicit, **options})
+    if (problem := one_warp_problem(device_target, chosen.group_size, chosen.scan_group)) is not None:
+        raise ValueError(problem)
     return chosen
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import soac.lang as sl
 from soac.context import make_context
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
@@ -65,7 +66,24 @@ def test_lookback_scan(rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(ys, np.cumsum(3 * xs + 1, dtype=np.int32))
 
 
+def batched_matmul(a, b):
+    """As `bench/real/suite/batched_matmul.py` writes it."""
+    return sl.map(lambda x, y: sl.map(lambda row: sl.map(lambda col: sl.sum(row * col), y.T), x), a, b)
+
+
+def test_lang_batched_matmul_fully_flattened(rng: np.random.Generator) -> None:
+    """The report's program: `sl.jit` with only the target named, the outer-parallel version never taken."""
+    a, b = (rng.standard_normal((5, 16, 16), dtype=np.float32) for _ in range(2))
+    f = sl.jit(batched_matmul, device="pocl", lowering={"target": "emulated-warps"}, thresholds={"suff_outer_par_0": 2**62})
+    np.testing.assert_allclose(f(a, b), np.matmul(a.astype(np.float64), b), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("options", [{"group_size": 64}, {"scan_group": 128}])
 def test_groups_of_several_warps_refused(options: dict[str, int]) -> None:
-    with pytest.raises(ValueError, match="runs a work-group as one warp"):
+    with pytest.raises(ValueError, match="runs each work-group as one warp"):
         compiled(BATCHED_DOTS, **options)
+
+
+def test_lang_names_the_line_of_groups_of_several_warps() -> None:
+    with pytest.raises(ValueError, match=r"test_emulated_warps_groups.py:\d+: sl.jit lowering options: .* not 64 and 32"):
+        sl.jit(batched_matmul, lowering={"target": "emulated-warps", "group_size": 64})
