@@ -14,8 +14,8 @@ business: `soac.lowering.opencl.target` maps each target onto its OpenCL spellin
 | `emulated-warps` | 32 lanes (emulated: work-groups of one warp) | look-back | strided | local-memory tiles | group per element |
 
 `emulated-warps` is for tests: it runs the kernels lowered as for NVIDIA (warp shuffles and ballots) on devices
-without sub-groups (PoCL), where every work-group must be one warp of 32 work-items (e.g. soac-to-kernel's
-`scan-group=32 scan-items=8`).
+without sub-groups (PoCL), where every work-group must be one warp of 32 work-items (`one_warp_groups`: the runtime
+launches it with soac-to-kernel's `group-size=32 scan-group=32` and refuses other sizes).
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 
