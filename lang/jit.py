@@ -38,7 +38,8 @@ from soac.lang.dtypes import DType
 from soac.lang.errors import SoacTraceError, SoacTypeError, SourceLocation, located, user_location
 from soac.lang.tracer import Tracer, call_capturing_locals, parameter_names, set_name
 from soac.lang.values import Value, argument_values, as_value, name_locals
-from soac.lowering.conversion.options import LoweringOptions, option_fields, parse_option
+from soac.lowering.conversion.options import LoweringOptions, one_warp_problem, option_fields, parse_option
+from soac.lowering.kernel.target import get_target
 from soac.lowering.opencl.emitter import opencl_source
 from soac.lowering.runtime import Program, choose_device, compile_module, lower_module, options_for
 from soac.lowering.runtime.device_arrays import DeviceNDArray
@@ -450,6 +451,11 @@ def _checked_lowering(lowering: Mapping[str, object]) -> dict[str, object]:
             LoweringOptions(**{name: checked[name]})
         except ValueError as error:
             raise ValueError(located(f"sl.jit lowering option {option}={value!r}: {error}")) from None
+    if isinstance(target := checked.get("target"), str) and (chosen := get_target(target)).one_warp_groups:
+        warp = chosen.subgroup_width
+        group_size, scan_group = checked.get("group_size", warp), checked.get("scan_group", warp)
+        if (problem := one_warp_problem(chosen, int(group_size), int(scan_group))) is not None:  # pyright: ignore[reportArgumentType]
+            raise ValueError(located(f"sl.jit lowering options: {problem}"))
     return checked
 
 

@@ -240,6 +240,18 @@ def options_from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     return options
 
 
+def one_warp_problem(target: DeviceTarget, group_size: int, scan_group: int) -> str | None:
+    """Why kernels of `target` would compute wrong results in work-groups of `group_size` and look-back tiles of
+    `scan_group` work-items (`DeviceTarget.one_warp_groups`: `emulated-warps` needs one warp), or None."""
+    warp = target.subgroup_width
+    if not target.one_warp_groups or (group_size, scan_group) == (warp, warp):
+        return None
+    return (
+        f"target '{target.name}' runs each work-group as one warp (its shuffles go through local memory): "
+        f"group-size and scan-group must be {warp}, not {group_size} and {scan_group}"
+    )
+
+
 def lowering_options(environ: Mapping[str, str] | None = None, **explicit: Any) -> LoweringOptions:
     """Options from `explicit` fields (None: not given), else from the environment variables in `environ`, else the
     defaults."""

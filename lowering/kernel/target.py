@@ -14,8 +14,8 @@ business: `soac.lowering.opencl.target` maps each target onto its OpenCL spellin
 | `emulated-warps` | 32 lanes (emulated: work-groups of one warp) | look-back | strided | local-memory tiles | group per element |
 
 `emulated-warps` is for tests: it runs the kernels lowered as for NVIDIA (warp shuffles and ballots) on devices
-without sub-groups (PoCL), where every work-group must be one warp of 32 work-items (e.g. soac-to-kernel's
-`scan-group=32 scan-items=8`).
+without sub-groups (PoCL), where every work-group must be one warp of 32 work-items (`one_warp_groups`: the runtime
+launches it with soac-to-kernel's `group-size=32 scan-group=32` and refuses other sizes).
 A lowered module names its target in the attribute `kernel.target` on the module.
 """
 
@@ -49,6 +49,11 @@ class DeviceTarget:
     a work-item runs each element alone. The inner parallelism has no cores to go to there, and PoCL (3.0 and
     3.1, default work-group method `loopvec`) computed wrong results for some of these kernels, with many
     barriers in loops, that NVIDIA's OpenCL and PoCL's `loops` method ran right."""
+    one_warp_groups: bool = False
+    """Every work-group of a kernel that shuffles must be one sub-group (`emulated-warps`: its shuffles and ballots go
+    through one warp's local array between barriers, so a second warp in the group would overwrite the first's
+    lanes, and a shuffle that only some warps of a group reach would break the barriers' rule). The runtime launches
+    such a target's kernels in groups of `subgroup_width` (`soac.lowering.runtime.options_for`)."""
 
     narrow_indices: bool = False
     """Kernels that the host launches by size get a 32-bit version for sizes below 2^31 (on GPUs 64-bit integer
@@ -69,7 +74,7 @@ TARGETS = {
     "generic": DeviceTarget("generic", subgroup_width=0, scan="reduce-then-scan", contiguous=False),
     "nvidia": DeviceTarget("nvidia", subgroup_width=32, scan="lookback", contiguous=False, narrow_indices=True),
     "cpu": DeviceTarget("cpu", subgroup_width=0, scan="chunked", contiguous=True, local_tiles=False, group_segmaps=False),
-    "emulated-warps": DeviceTarget("emulated-warps", subgroup_width=32, scan="lookback", contiguous=False),
+    "emulated-warps": DeviceTarget("emulated-warps", subgroup_width=32, scan="lookback", contiguous=False, one_warp_groups=True),
 }
 
 

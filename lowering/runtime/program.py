@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 from soac.lowering import kernel as kd
-from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options
+from soac.lowering.conversion.options import ENVIRONMENT, LoweringOptions, lowering_options, one_warp_problem
 from soac.lowering.kernel.target import TARGETS, DeviceTarget, get_target
 from soac.lowering.opencl.device_defaults import device_info, threshold_defaults
 from soac.lowering.opencl.emitter import opencl_source
@@ -737,17 +737,25 @@ def options_for(
     **options: Any,
 ) -> LoweringOptions:
     """The lowering options `compile_module` uses for `device`: those given, else the environment variables', else the
-    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit)."""
+    device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit). A target whose groups
+    must be one warp (`emulated-warps`) gets groups of one warp, its look-back scans too; ValueError for others."""
     is_cpu = bool(device.type & cl.device_type.CPU)
     device_target = get_target(target) if target else target_for(device)
+    warp = device_target.subgroup_width if device_target.one_warp_groups else 0
+    environment = _knob_environment()
     explicit = dict(
         target=device_target.name,
-        group_size=group_size or (64 if is_cpu else 256),
+        group_size=group_size or warp or (64 if is_cpu else 256),
         max_groups=max_groups or (4 * device.max_compute_units if is_cpu else 1024),
         scan=scan or scan_strategy_for(device, device_target),
         layout="auto" if contiguous is None else ("contiguous" if contiguous else "strided"),
     )
-    return lowering_options(_knob_environment(), **{**explicit, **options})
+    if warp and "scan_group" not in options and "SOAC_SCAN_GROUP" not in environment:
+        explicit["scan_group"] = warp
+    chosen = lowering_options(environment, **{**explicit, **options})
+    if (problem := one_warp_problem(device_target, chosen.group_size, chosen.scan_group)) is not None:
+        raise ValueError(problem)
+    return chosen
 
 
 _COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}

@@ -27,8 +27,9 @@ map-outs and ignored inputs as a map does; a scanomap loses unused map-outs, red
 parts (all of its reduction part when none is used), post results, and the scanned values
 that nothing reads any more, and becomes a redomap (or a map) when nothing reads its scan.
 Reads at the index of an `iota` of a map's width become inputs of the map (FU-49), and a
-slice of a map's result becomes a map of slices of its inputs (FU-45/47). Ops
-whose results are all unused are left to dead code elimination.
+slice of a map's result becomes a map of slices of its inputs (FU-45/47). A `soac.assert` whose condition is true
+whatever the values (a constant `true`, or an `arith.ori` with such an operand) goes. Ops whose results are all unused
+are left to dead code elimination.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from collections.abc import Sequence
 from soac.dialect.array_ops import IndexOp, IotaOp, ReplicateOp, SliceOp
 from soac.dialect.base import YieldOp, canonicalization_pattern
 from soac.dialect.consumption import defined_inside
+from soac.dialect.control import AssertOp
 from soac.dialect.screma import MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
 from soac.types import row_type
 from xdsl.dialects import arith, tensor
@@ -423,3 +425,34 @@ class SliceOfMapToMapOfSlices(RewritePattern):
         new.outs[0].name_hint = op.result.name_hint
         rewriter.replace(op, [*slices, width, new], [new.outs[0]])
         rewriter.erase(producer)
+
+
+def _always_true(condition: SSAValue) -> bool:
+    """Whether an `i1` is true whatever the values: a constant `true`, an `ori` with such an operand, an `andi` of
+    such operands."""
+    owner = condition.owner
+    if isinstance(owner, arith.ConstantOp):
+        return isinstance(owner.value, IntegerAttr) and owner.value.value.data != 0
+    if isinstance(owner, arith.OrIOp):
+        return _always_true(owner.lhs) or _always_true(owner.rhs)
+    if isinstance(owner, arith.AndIOp):
+        return _always_true(owner.lhs) and _always_true(owner.rhs)
+    return False
+
+
+@canonicalization_pattern
+class DropAlwaysTrueAssert(RewritePattern):
+    """A check that cannot fail goes (else it reaches the kernels as `if (!(true))`), e.g. a flattened map's row check
+    where the rows are known to match:
+
+        %same = arith.constant true
+        %ok = arith.ori %empty, %same : i1
+        soac.assert %ok, "'soac.scan': width {0} does not match the outer size {1} of input #1" (%n, %n : index, index)
+      becomes nothing (the `ori` and the constant are left to dead code elimination).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AssertOp, rewriter: PatternRewriter) -> None:
+        if not _always_true(op.ok):
+            return
+        rewriter.erase(op)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Self
 
 from soac.dialect.attributes import OnDevice
+from soac.dialect.base import Canonicalization
 from soac.messages import message_problem
 from soac.syntax import parse_index_operand, with_parsed_attributes
 from soac.types import is_integer_like
@@ -132,6 +133,8 @@ class AssertOp(IRDLOperation):
     ok = operand_def(i1)
     values = var_operand_def()
     message = prop_def(StringAttr)
+
+    traits = traits_def(Canonicalization(("DropAlwaysTrueAssert",)))
 
     def __init__(self, ok: SSAValue | Operation, message: str, values: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[ok, values], properties={"message": StringAttr(message)})
