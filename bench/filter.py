@@ -3,7 +3,7 @@ elements, lang/compaction.py) and `sl.partition` into one bucket with the kept r
 CuPy's boolean mask, torch's `masked_select`, and the floor: reading the input and writing the output once (CuPy
 copying every other element). Device-resident wall times, checked against numpy.
 
-    python bench/filter.py --log2-n 28 --runs 5 [--breakdown]
+    python bench/filter.py --log2-n 28 --runs 5 [--breakdown] [--lowering 'scan-items=16' ...]
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ def main() -> None:
     parser.add_argument("--log2-n", type=int, default=28)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--breakdown", action="store_true", help="also the kernels' times of each soac call, by name")
+    parser.add_argument(
+        "--lowering", action="append", default=[], help="sl.filter again with these soac-to-kernel options ('scan-items=16')"
+    )
     options = parser.parse_args()
     n = 1 << options.log2_n
     xs = np.random.default_rng(5).integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
@@ -36,8 +39,12 @@ def main() -> None:
     dx = sl.device_put(xs)
     floor = None
     rows = {}
-    for name, fn in (("sl.filter", by_filter), ("sl.partition + slice", by_partition)):
-        jitted = sl.jit(fn, device_results=True)
+    variants = [("sl.filter", by_filter, None), ("sl.partition + slice", by_partition, None)]
+    for spec in options.lowering:
+        forced = {k.replace("-", "_"): int(v) if v.isdigit() else v for k, v in (item.split("=") for item in spec.split())}
+        variants.append((f"sl.filter {spec}", by_filter, forced))
+    for name, fn, lowering in variants:
+        jitted = sl.jit(fn, device_results=True, lowering=lowering)
         ok = np.array_equal(jitted(dx).get(), want)
         queue = jitted.specialize(dx).runner.queue
         rows[name] = (median_ms(lambda: jitted(dx), queue.finish, options.runs), ok)
