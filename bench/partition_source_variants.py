@@ -76,12 +76,15 @@ def _preload(body: str, keep: bool) -> str:
 
 
 def _full8(body: str) -> str:
-    bit8 = re.search(r"(    const int v_\d+ = \(int\)\(\(uint\)class_bits >> \(uint\)8\);\n.*?)    const int (peers_\d+) = (peers_\d+) & (v_\d+);\n", body, re.S)
+    ninth = r"(    const int v_\d+ = \(int\)\(\(uint\)class_bits >> \(uint\)8\);\n.*?)"
+    bit8 = re.search(ninth + r"    const int (peers_\d+) = (peers_\d+) & (v_\d+);\n", body, re.S)
     assert bit8 is not None
     block, peers, before, mask = bit8.groups()
     replaced = f"    int {peers} = {before};\n    if (!full_tile) {{\n{block}      {peers} = {before} & {mask};\n    }}\n"
     body = body.replace(bit8.group(0), replaced)
-    return re.sub(r"(  const long tile_start = [^\n]*\n)", r"\1  const bool full_tile = tile_start + 4096L <= n;\n", body, count=1)
+    return re.sub(
+        r"(  const long tile_start = [^\n]*\n)", r"\1  const bool full_tile = tile_start + 4096L <= n;\n", body, count=1
+    )
 
 
 EDITS: dict[str, Callable[[str], str]] = {

@@ -604,6 +604,7 @@ def _scalar_types(module: ModuleOp) -> dict[str, list[np.dtype[Any] | None]]:
     """The numpy types of each kernel's scalar parameters (None for buffers). Declared to pyopencl, it packs a scalar
     argument with `struct` instead of working out what it is (on PoCL 0.5 µs for a launch's arguments, against about
     3.5 µs for each scalar)."""
+
     def scalar(t: Attribute, index_bits: int) -> np.dtype[Any] | None:
         if isinstance(t, kd.BufferType):
             return None

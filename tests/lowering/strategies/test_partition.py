@@ -83,7 +83,15 @@ def test_key_patterns(kind: str):
 
 @pytest.mark.parametrize(
     "target",
-    ["cpu", "emulated-warps", "emulated-warps-match", "emulated-warps-again", "emulated-warps-registers", "emulated-warps-narrow", "emulated-warps-load"],
+    [
+        "cpu",
+        "emulated-warps",
+        "emulated-warps-match",
+        "emulated-warps-again",
+        "emulated-warps-registers",
+        "emulated-warps-narrow",
+        "emulated-warps-load",
+    ],
 )
 def test_other_targets(target: str):
     for n in (0, 1, TILE + 1, 2003):
@@ -235,4 +243,5 @@ def test_a_32_bit_version_runs_where_the_rows_fit():
     for got, want in zip(prog.call("main", [xs, vs]), remainder_reference(xs, vs), strict=True):
         np.testing.assert_array_equal(got, want)
     ranking = [name for name in launched if "_count_" in name or "_rank_" in name]
-    assert ranking and all(name in narrow for name in ranking)
+    assert ranking
+    assert all(name in narrow for name in ranking)
