@@ -72,7 +72,7 @@ from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocO
 from soac.lowering.kernel.memory import AtomicLoadOp, AtomicOp, element_bytes
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32, i64
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 LOCAL_BYTES = 44 * 1024
@@ -195,8 +195,8 @@ class _Tile:
         self.round: SSAValue | None = None
         self.unrolled = False
         """Whether the rounds are unrolled (their rows' values then live in registers: `_RankRegisters`)."""
-        self.preloaded: list[View] | None = None
-        """The work-item's rows of every round, in private arrays by round (`preload`)."""
+        self.preloaded: dict[int, View] | None = None
+        """The work-item's rows of every round of some inputs (by input), in private arrays by round (`preload`)."""
         self.columns = group // BALLOT_LANES if warps else group
         if warps:
             self.lane = m.rem(self.tid, m.c(BALLOT_LANES), "lane")
@@ -214,21 +214,43 @@ class _Tile:
         return m.add(self.first, m.add(m.mul(e, m.c(BALLOT_LANES)), self.lane) if self.warps else e, "row")
 
     def preload(self) -> None:
-        """Each round's rows loaded into the work-item's private arrays before the first round, in one unrolled loop
-        (CUB loads a thread's keys so): their loads are issued together, rather than one a round between the
-        matching's warp operations, and the later rounds read registers (`rows_at`)."""
+        """Each round's rows of the inputs the bucket depends on (`bucket_inputs`) loaded into the work-item's
+        private arrays before the first round, in one unrolled loop (CUB loads a thread's keys so): their loads are
+        issued together, rather than one a round between the matching's warp operations, and the later rounds read
+        registers (`rows_at`). Inputs only moved (a sort's values) are read where they move."""
         kb, m = self.kb, self.kb.m
         last = m.sub(self.width, m.c(1), "last")
         self.unrolled = True
-        views = [View(self._private(v), m.c(0), [m.c(self.items)], v.element) for v in self.inputs]
+        views = {
+            k: View(self._private(self.inputs[k]), m.c(0), [m.c(self.items)], self.inputs[k].element) for k in self.bucket_inputs
+        }
 
         def load(e: SSAValue) -> None:
             i = m.min(self.row_at(e), last)
-            for view, x in zip(views, self.inputs):
-                kb.store(kb.row(x, i), view, e)
+            for k, view in views.items():
+                kb.store(kb.row(self.inputs[k], i), view, e)
 
         self.rounds(load)
         self.preloaded = views
+
+    @property
+    def bucket_inputs(self) -> list[int]:
+        """The inputs whose rows the lambda's bucket depends on (all of them where the lambda has regions)."""
+        block = self.op.body.block
+        terminator = block.last_op
+        assert terminator is not None
+        if any(op.regions for op in block.ops):
+            return list(range(len(self.inputs)))
+        needed: set[SSAValue] = set()
+        pending = [terminator.operands[0]]
+        while pending:
+            value = pending.pop()
+            if value in needed:
+                continue
+            needed.add(value)
+            if isinstance(value.owner, Operation) and value.owner.parent is block:
+                pending.extend(value.owner.operands)
+        return [k for k, arg in enumerate(block.args) if arg in needed]
 
     def _private(self, view: View) -> SSAValue:
         return self.kb.m.insert(PrivateAllocOp(self.items, view.element), f"{view.buffer.name_hint or 'row'}_rows")
@@ -236,7 +258,10 @@ class _Tile:
     def rows_at(self, i: SSAValue) -> list[KValue]:
         """The inputs' rows at `i` (the current round's row of the work-item, from registers where `preload`ed)."""
         if self.preloaded is not None and self.round is not None:
-            return [self.kb.load(view, self.round) for view in self.preloaded]
+            preloaded, round_ = self.preloaded, self.round
+            return [
+                self.kb.load(preloaded[k], round_) if k in preloaded else self.kb.row(v, i) for k, v in enumerate(self.inputs)
+            ]
         return [self.kb.row(v, i) for v in self.inputs]
 
     def row(self, i: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
@@ -636,12 +661,12 @@ PRELOAD_VALUES = 16
 
 
 def preloads(options: LoweringOptions, t: _Tile) -> bool:
-    """Whether the tile's work-items load their rows into registers before the rounds (`partition-rows`; `auto`: with
-    warps, where the rows are scalars and at most `PRELOAD_VALUES` a work-item)."""
+    """Whether the tile's work-items load the rows their buckets depend on into registers before the rounds
+    (`partition-rows`; `auto`: with warps, where the rows are scalars and at most `PRELOAD_VALUES` a work-item)."""
     scalars = all(len(v.dims) == 1 for v in t.inputs)
     if options.partition_rows == "load" or not scalars:
         return False
-    return options.partition_rows == "registers" or (t.warps and t.items * len(t.inputs) <= PRELOAD_VALUES)
+    return options.partition_rows == "registers" or (t.warps and t.items * len(t.bucket_inputs) <= PRELOAD_VALUES)
 
 
 def keeps_ranks(options: LoweringOptions, op: soac.PartitionOp, group: int, items: int) -> bool:
