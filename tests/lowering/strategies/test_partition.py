@@ -49,6 +49,7 @@ TARGETS["emulated-warps-registers"] = {**TARGETS["emulated-warps"], "partition_r
 TARGETS["emulated-warps-window"] = {**TARGETS["emulated-warps"], "partition_lookback": 3}
 TARGETS["emulated-warps-narrow"] = {**TARGETS["emulated-warps"], "partition_index": "32"}
 TARGETS["emulated-warps-load"] = {**TARGETS["emulated-warps"], "partition_rows": "load"}
+TARGETS["emulated-warps-preload"] = {**TARGETS["emulated-warps"], "partition_rows": "registers"}
 _programs: dict[str, Program] = {}
 
 
