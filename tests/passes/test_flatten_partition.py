@@ -1,0 +1,117 @@
+"""soac-flatten on maps of `soac.partition`: partitions of the flat array by (segment, bucket), against numpy's stable
+argsort of each row, in the interpreter. Both versions (one flat partition of `m * (k + 1)` classes; a partition by
+bucket and one per 8-bit digit of the segment id), chosen at run time or from a constant width: no rows, one row,
+empty rows, all keys equal, buckets outside the range, two moved values, a bucket read from a per-row pivot, a nest of
+two maps; moderate flattening keeps each row's partition sequential."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from soac.dialect import PartitionOp, SegmapOp
+from soac.interpreter import run_function
+from soac.passes.flatten_partition import FLAT_CLASSES, digit_passes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from partition_programs import (  # pyright: ignore[reportMissingImports]
+    NESTED_ROWS,
+    PER_ROW,
+    partition_reference,
+    per_row_pivot,
+    pivot_reference,
+)
+from test_soac_flatten import MODES, assert_every_version, flattened  # pyright: ignore[reportMissingImports]
+
+ROW_SHAPES = [(0, 5), (1, 0), (3, 0), (1, 1), (6, 41), (42, 3), (43, 3), (300, 2)]
+"""42 rows of 6 classes fill the flat version's 256 buckets; 43 take the radix one, 300 need two digit passes."""
+
+
+def pivot_args(m: int, n: int, kind: str = "random", seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed + 31 * m + n)
+    xss = rng.integers(-9, 9, (m, n)).astype(np.int32)
+    if kind == "equal":
+        xss[:] = 4
+    vss = rng.standard_normal((m, n)).astype(np.float32)
+    pivots = rng.integers(-5, 5, m).astype(np.int32)
+    return [xss, vss, pivots]
+
+
+def assert_pivot_rows(got: list[np.ndarray], args: list[np.ndarray]) -> None:
+    xss, vss, pivots = args
+    assert [g.shape for g in got] == [(len(xss), 3), xss.shape, xss.shape]
+    for s in range(len(xss)):
+        for have, want in zip(got, pivot_reference(xss[s], vss[s], int(pivots[s])), strict=True):
+            np.testing.assert_array_equal(have[s], want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("m", "n"), ROW_SHAPES)
+def test_rows_keep_their_results(m: int, n: int, mode: str) -> None:
+    args = pivot_args(m, n)
+    assert assert_every_version(per_row_pivot(), args, mode) == 1  # a partition makes no threshold
+    assert_pivot_rows(run_function(flattened(per_row_pivot(), mode), "main", args), args)
+
+
+@pytest.mark.parametrize(("m", "n", "kind"), [(5, 13, "equal"), (300, 3, "equal"), (2, 4, "random")])
+def test_remainder_buckets_and_equal_keys(m: int, n: int, kind: str) -> None:
+    rng = np.random.default_rng(m)
+    xss = np.full((m, n), 12, np.int32) if kind == "equal" else rng.integers(-30, 30, (m, n)).astype(np.int32)
+    counts, ys = run_function(flattened(PER_ROW, "full"), "main", [xss])
+    for row, c, y in zip(xss, counts, ys, strict=True):
+        want_counts, want = partition_reference(np.fmod(row, 7), 5, row)
+        np.testing.assert_array_equal(c, want_counts)
+        np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("rows", [4, 300])
+def test_constant_widths_take_one_version(rows: int) -> None:
+    """4 rows of 4 classes: one flat partition of 16 buckets; 300 rows: by bucket, then two digit passes, unrolled."""
+    module = flattened(per_row_pivot(rows), "full")
+    partitions = [op for op in module.walk() if isinstance(op, PartitionOp)]
+    assert not any(op.name.startswith("scf.") for op in module.walk())
+    if rows * 4 <= FLAT_CLASSES:
+        assert [p.bucket_count for p in partitions] == [rows * 4]
+    else:
+        assert [p.bucket_count for p in partitions] == [3] + [256] * digit_passes(rows)
+    args = pivot_args(rows, 7, seed=rows)
+    assert_pivot_rows(run_function(module, "main", args), args)
+
+
+def test_dynamic_widths_choose_at_run_time() -> None:
+    module = flattened(PER_ROW, "incremental")
+    (choice,) = [op for op in module.walk() if op.name == "scf.if"]
+    flat, radix = ([op for op in region.walk() if isinstance(op, PartitionOp)] for region in choice.regions)
+    assert [p.bucket_count for p in flat] == [FLAT_CLASSES]
+    assert [p.bucket_count for p in radix] == [5, 256]  # the digit pass in a loop
+    assert any(op.name == "scf.for" for op in choice.regions[1].walk())
+
+
+def test_nest_of_two_maps() -> None:
+    for shape in [(3, 4, 7), (2, 130, 3), (0, 3, 2), (2, 0, 5), (2, 3, 0)]:
+        xsss = np.random.default_rng(sum(shape)).integers(0, 100, shape).astype(np.int32)
+        for mode in MODES:
+            counts, ys = run_function(flattened(NESTED_ROWS, mode), "main", [xsss])
+            assert counts.shape == (*shape[:2], 2) and ys.shape == shape
+            for index in np.ndindex(*shape[:2]):
+                want_counts, want = partition_reference(xsss[index] & 1, 2, xsss[index])
+                np.testing.assert_array_equal(counts[index], want_counts)
+                np.testing.assert_array_equal(ys[index], want)
+
+
+def test_moderate_flattening_keeps_each_partition_sequential() -> None:
+    module = flattened(per_row_pivot(), "moderate")
+    (partition,) = [op for op in module.walk() if isinstance(op, PartitionOp)]
+    assert isinstance(partition.parent_op(), SegmapOp)
+
+
+def test_width_mismatch_is_reported_at_the_partition() -> None:
+    """The rows of the partition's inputs are checked against its width before the flat partitions run."""
+    text = per_row_pivot().replace("soac.partition %n", "soac.partition %m", 1)
+    module = flattened(text, "full")
+    args = pivot_args(3, 5)
+    with pytest.raises(Exception, match=r"test:10:.*'soac.partition': width 3 does not match the outer size 5"):
+        run_function(module, "main", args)
