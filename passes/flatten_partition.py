@@ -107,9 +107,11 @@ class SegmentedPartition:
         self.top = self.builder
         self.constants: dict[int, SSAValue] = {}
         self.segments = self.product(self.nest.widths, "segments")
-        self.rows = self.insert(arith.MuliOp(self.segments, self.width), "rows")
+        self.rows = self.insert(arith.MuliOp(self.segments, self.width), "flat_rows")
         self.flat = [self.flatten(x) for x in self.inputs]
         self.read_at_segment = {v: self.flatten_segments(a) for v, a in self.per_segment.items()}
+        self.positions = self.insert(IotaOp(self.rows, TensorType(index, [DYNAMIC_INDEX])), "pos")
+        self.row_width = self.insert(arith.MaxUIOp(self.width, self.constant(1)), "row_width")  # no lane for none
         types = [self.nest.manifest_type(r.type) for r in self.op.results]
         static = self.static_segments()
         if static is not None and static * (self.k + 1) <= FLAT_CLASSES:
@@ -138,19 +140,17 @@ class SegmentedPartition:
 
     def flat_version(self, buckets: int) -> list[SSAValue]:
         """One partition of the flat rows by class `s * (k + 1) + b'`, of `buckets` buckets (at least `m * (k + 1)`)."""
-        positions = self.insert(IotaOp(self.rows, TensorType(index, [DYNAMIC_INDEX])), "pos")
         region = self.bucket_lambda(lambda b, lam, s: [lam.composite_class(s, b)], moved_segment=False)
         moved_types = list(self.op.outs.types)
-        flat = self.builder.insert(PartitionOp(self.rows, [positions, *self.flat], buckets, moved_types, region))
+        flat = self.builder.insert(PartitionOp(self.rows, [self.positions, *self.flat], buckets, moved_types, region))
         flat.counts.name_hint = "class_counts"
         return [self.segment_counts(flat.counts), *self.unflatten(flat.outs)]
 
     def radix_version(self, static_segments: int | None) -> list[SSAValue]:
         """A partition by bucket, then one by each digit of the segment id (lowest first); counts by a histogram."""
-        positions = self.insert(IotaOp(self.rows, TensorType(index, [DYNAMIC_INDEX])), "pos")
         region = self.bucket_lambda(lambda b, lam, s: [b], moved_segment=True)
         types = [*self.op.outs.types, TensorType(index, [DYNAMIC_INDEX])]
-        first = self.builder.insert(PartitionOp(self.rows, [positions, *self.flat], self.k, types, region))
+        first = self.builder.insert(PartitionOp(self.rows, [self.positions, *self.flat], self.k, types, region))
         first.outs[-1].name_hint = "seg"
         moved = list(first.outs)
         if static_segments is not None:
@@ -158,7 +158,7 @@ class SegmentedPartition:
                 moved = self.digit_pass(moved, self.constant(p * DIGIT_BITS))
         else:
             moved = self.digit_loop(moved)
-        counts = self.class_histogram(positions) if self.op.counts.uses else None
+        counts = self.class_histogram() if self.op.counts.uses else None
         results = [counts if counts is not None else self.empty_counts(), *self.unflatten(moved[:-1])]
         return results
 
@@ -194,7 +194,7 @@ class SegmentedPartition:
 
     # -- counts -------------------------------------------------------------------------------------------------------
 
-    def class_histogram(self, positions: SSAValue) -> SSAValue:
+    def class_histogram(self) -> SSAValue:
         """The rows of each class `s * (k + 1) + b'` (a `soac.hist` of `m * (k + 1)` bins), as counts over the nest."""
         bins = self.insert(arith.MuliOp(self.segments, self.constant(self.k + 1)), "classes")
         zero = self.insert(arith.ConstantOp(IntegerAttr(0, i32)), "zero")
@@ -207,7 +207,7 @@ class SegmentedPartition:
             return [lam.composite_class(s, b), lam.insert(arith.ConstantOp(IntegerAttr(1, i32)), "one")]
 
         region = self.bucket_lambda(class_and_one, moved_segment=False, values=False)
-        hist = self.builder.insert(HistOp(self.rows, [positions, *self.flat], [zeros], [zero], Region(combine), region))
+        hist = self.builder.insert(HistOp(self.rows, [self.positions, *self.flat], [zeros], [zero], Region(combine), region))
         hist.results[0].name_hint = "class_counts"
         return self.segment_counts(hist.results[0])
 
@@ -251,8 +251,7 @@ class SegmentedPartition:
         for old, new in zip(original.args, block.args[1:]):
             mapper[old] = new
             new.name_hint = old.name_hint
-        divisor = lam.insert(arith.MaxUIOp(self.width, lam.constant(1)), "row_width")
-        segment = lam.insert(arith.DivUIOp(position, divisor), "s")
+        segment = lam.insert(arith.DivUIOp(position, self.row_width), "s")
         for value, array in self.read_at_segment.items():
             mapper[value] = lam.insert(IndexOp(array, [segment]), value.name_hint)
         *ops, yield_op = original.ops

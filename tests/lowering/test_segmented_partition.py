@@ -56,7 +56,9 @@ def test_rows_around_the_tile_on_the_generic_target() -> None:
         vss = rng.standard_normal((m, n)).astype(np.float32)
         pivots = rng.integers(-5, 5, m).astype(np.int32)
         counts, ys, ws = program.call("main", [xss, vss, pivots])
-        assert counts.shape == (m, 3) and ys.shape == (m, n) and ws.shape == (m, n)
+        assert counts.shape == (m, 3)
+        assert ys.shape == (m, n)
+        assert ws.shape == (m, n)
         for s in range(m):
             for have, want, what in zip((counts, ys, ws), pivot_reference(xss[s], vss[s], int(pivots[s])), "cyw"):
                 np.testing.assert_array_equal(have[s], want, err_msg=f"{what}, row {s} of {m} x {n}")

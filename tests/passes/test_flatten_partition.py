@@ -95,7 +95,8 @@ def test_nest_of_two_maps() -> None:
         xsss = np.random.default_rng(sum(shape)).integers(0, 100, shape).astype(np.int32)
         for mode in MODES:
             counts, ys = run_function(flattened(NESTED_ROWS, mode), "main", [xsss])
-            assert counts.shape == (*shape[:2], 2) and ys.shape == shape
+            assert counts.shape == (*shape[:2], 2)
+            assert ys.shape == shape
             for index in np.ndindex(*shape[:2]):
                 want_counts, want = partition_reference(xsss[index] & 1, 2, xsss[index])
                 np.testing.assert_array_equal(counts[index], want_counts)
