@@ -9,7 +9,8 @@ The statements of the innermost lambda are taken in order (seed 004, steps
 * a parallel statement gets its own kernel(s) over the nest: an inner map
   extends the nest (map of maps, and versions in incremental mode), a
   reduction or scan becomes a segred/segscan (e), a histogram a seghist into
-  its destinations over the nest (copied unless the flattener built them), a `transpose`, `reverse`, a
+  its destinations over the nest (copied unless the flattener built them), a partition partitions of the
+  nest's flat array by (segment, bucket) (`flatten_partition`), a `transpose`, `reverse`, a
   `reshape` to sizes fixed in the nest (its checks before the nest) or a
   `replicate` of a whole row is pushed out as one array op over the nest, a
   sequential loop containing parallelism is interchanged with the nest: the

@@ -38,7 +38,8 @@ func.func @main(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
   func.return %cs, %ys : tensor<?x?xi32>, tensor<?x?xi32>
 }
 """
-"""A partition in every row of a map (stays a segmap of partitions, each by one work-item)."""
+"""A partition in every row of a map (lowered as it is, a segmap of partitions, each by one work-item; soac-flatten
+makes it partitions of the flat array: `passes/flatten_partition.py`)."""
 
 
 def partition_reference(buckets: np.ndarray, k: int, *values: np.ndarray) -> list[np.ndarray]:
