@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from soac.dialect import HistOp, IndexOp, IotaOp, Level, PartitionOp, ReplicateOp, ReshapeOp, SegmapOp, YieldOp
 from soac.passes.flatten_checks import constant_of
@@ -62,6 +63,8 @@ from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType, TensorType, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
+
+OpT = TypeVar("OpT", bound=Operation)
 
 FLAT_CLASSES = 256
 """The buckets of the one flat partition: `m * (k + 1)` classes must fit. As many as a radix sort's 8-bit digit, so
@@ -135,14 +138,14 @@ class SegmentedPartition:
             block.add_op(scf.YieldOp(*results))
             self.builder = saved
             branches.append(block)
-        choice = self.builder.insert(scf.IfOp(fits, types, [branches[0]], [branches[1]]))
+        choice = self.add(scf.IfOp(fits, types, [branches[0]], [branches[1]]))
         return list(choice.results)
 
     def flat_version(self, buckets: int) -> list[SSAValue]:
         """One partition of the flat rows by class `s * (k + 1) + b'`, of `buckets` buckets (at least `m * (k + 1)`)."""
         region = self.bucket_lambda(lambda b, lam, s: [lam.composite_class(s, b)], moved_segment=False)
         moved_types = list(self.op.outs.types)
-        flat = self.builder.insert(PartitionOp(self.rows, [self.positions, *self.flat], buckets, moved_types, region))
+        flat = self.add(PartitionOp(self.rows, [self.positions, *self.flat], buckets, moved_types, region))
         flat.counts.name_hint = "class_counts"
         return [self.segment_counts(flat.counts), *self.unflatten(flat.outs)]
 
@@ -150,7 +153,7 @@ class SegmentedPartition:
         """A partition by bucket, then one by each digit of the segment id (lowest first); counts by a histogram."""
         region = self.bucket_lambda(lambda b, lam, s: [b], moved_segment=True)
         types = [*self.op.outs.types, TensorType(index, [DYNAMIC_INDEX])]
-        first = self.builder.insert(PartitionOp(self.rows, [self.positions, *self.flat], self.k, types, region))
+        first = self.add(PartitionOp(self.rows, [self.positions, *self.flat], self.k, types, region))
         first.outs[-1].name_hint = "seg"
         moved = list(first.outs)
         if static_segments is not None:
@@ -175,7 +178,7 @@ class SegmentedPartition:
         ends = self.digit_pass(list(body.args[1:]), body.args[0])
         body.add_op(scf.YieldOp(*ends))
         self.builder = saved
-        loop = self.builder.insert(scf.ForOp(self.constant(0), passes, self.constant(DIGIT_BITS), moved, body))
+        loop = self.add(scf.ForOp(self.constant(0), passes, self.constant(DIGIT_BITS), moved, body))
         return list(loop.results)
 
     def digit_pass(self, moved: list[SSAValue], shift: SSAValue) -> list[SSAValue]:
@@ -188,9 +191,39 @@ class SegmentedPartition:
         digit = lam.insert(arith.AndIOp(digit, lam.constant((1 << DIGIT_BITS) - 1)), "digit")
         block.add_op(YieldOp(digit, *block.args))
         types = [v.type for v in moved]
-        step = self.builder.insert(PartitionOp(self.rows, moved, 1 << DIGIT_BITS, types, Region(block)))
+        known = self.digit_counts(shift)
+        step = self.add(PartitionOp(self.rows, moved, 1 << DIGIT_BITS, types, Region(block), known))
         step.outs[-1].name_hint = "seg"
         return list(step.outs)
+
+    def digit_counts(self, shift: SSAValue) -> SSAValue:
+        """The rows of each digit `v` of the segment ids at `shift`, known without reading them (a segmap of 256),
+        given to the digit pass so that a device with forward progress partitions in one pass (Onesweep): every
+        segment has `n` rows, and of the segment ids `s < m` the `q = m >> shift` whole blocks of `B = 1 << shift`
+        ids share a digit by block, `(q >> 8) + (v < q & 255)` blocks of digit `v`, and the `m - q * B` ids of the
+        last block have digit `q & 255`. No division: any `shift` below 64 is exact."""
+        block = Block(arg_types=[index])
+        lam = LambdaBuilder(block)
+        (digit,) = block.args
+        digit.name_hint = "v"
+        mask = lam.constant((1 << DIGIT_BITS) - 1)
+        span = lam.insert(arith.ShLIOp(lam.constant(1), shift), "span")
+        blocks = lam.insert(arith.ShRUIOp(self.segments, shift), "blocks")
+        rest = lam.insert(arith.SubiOp(self.segments, lam.insert(arith.ShLIOp(blocks, shift))), "rest")
+        last = lam.insert(arith.AndIOp(blocks, mask), "last_digit")
+        before = lam.insert(arith.CmpiOp(digit, last, "ult"))
+        whole = lam.insert(arith.ShRUIOp(blocks, lam.constant(DIGIT_BITS)))
+        whole = lam.insert(arith.AddiOp(whole, lam.insert(arith.SelectOp(before, lam.constant(1), lam.constant(0)))))
+        partial = lam.insert(arith.SelectOp(lam.insert(arith.CmpiOp(digit, last, "eq")), rest, lam.constant(0)))
+        ids = lam.insert(arith.AddiOp(lam.insert(arith.MuliOp(whole, span)), partial), "ids")
+        rows = lam.insert(arith.MuliOp(ids, self.width))
+        count = lam.insert(arith.IndexCastOp(rows, i32), "count")
+        block.add_op(YieldOp(count))
+        counts = self.add(
+            SegmapOp(Level.THREAD, [self.constant(1 << DIGIT_BITS)], [TensorType(i32, [DYNAMIC_INDEX])], Region(block))
+        )
+        counts.results[0].name_hint = "digit_counts"
+        return counts.results[0]
 
     # -- counts -------------------------------------------------------------------------------------------------------
 
@@ -207,7 +240,7 @@ class SegmentedPartition:
             return [lam.composite_class(s, b), lam.insert(arith.ConstantOp(IntegerAttr(1, i32)), "one")]
 
         region = self.bucket_lambda(class_and_one, moved_segment=False, values=False)
-        hist = self.builder.insert(HistOp(self.rows, [self.positions, *self.flat], [zeros], [zero], Region(combine), region))
+        hist = self.add(HistOp(self.rows, [self.positions, *self.flat], [zeros], [zero], Region(combine), region))
         hist.results[0].name_hint = "class_counts"
         return self.segment_counts(hist.results[0])
 
@@ -221,7 +254,7 @@ class SegmentedPartition:
         read = lam.insert(IndexOp(classes, [place]), "count")
         block.add_op(YieldOp(read))
         dims = [*self.nest.widths, self.constant(self.k)]
-        counts = self.builder.insert(SegmapOp(Level.THREAD, dims, [self.nest.manifest_type(self.op.counts.type)], Region(block)))
+        counts = self.add(SegmapOp(Level.THREAD, dims, [self.nest.manifest_type(self.op.counts.type)], Region(block)))
         counts.results[0].name_hint = self.op.counts.name_hint or "counts"
         return counts.results[0]
 
@@ -311,8 +344,13 @@ class SegmentedPartition:
             known.name_hint = f"c{value}"
         return known
 
+    def add(self, op: OpT) -> OpT:
+        """Inserts `op` with the partition's location (its run-time errors name the user's line)."""
+        op.location = self.op.location
+        return self.builder.insert(op)
+
     def insert(self, op: Operation, name: str | None = None) -> SSAValue:
-        self.builder.insert(op)
+        self.add(op)
         if name is not None:
             op.results[0].name_hint = name
         return op.results[0]

@@ -1,7 +1,8 @@
 """Maps of `soac.partition`, flattened (`soac-flatten`: partitions of the flat array by segment and bucket), on
 OpenCL (PoCL) against numpy: rows around the default tile (4095, 4097 rows of 4096 a tile), no rows, one row, empty
 rows, all keys equal, buckets outside the range, two moved values, both versions (one flat partition; by bucket, then
-by each digit of the segment id in a host loop), on the generic target and with emulated warps."""
+by each digit of the segment id in a host loop), on the generic target and with emulated warps (whose digit passes,
+given their counts, take the one-pass look-back kernel)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def test_rows_around_the_tile_on_the_generic_target() -> None:
 @pytest.mark.slow
 def test_emulated_warps_and_a_nest_of_two_maps() -> None:
     program = flattened_program(PER_ROW, **EMULATED_WARPS)
+    assert "partition_onesweep" in program.source  # the digit passes know their counts: one pass with look-back
     for m, n in [(3, 95), (2, 97), (50, 7), (260, 1)]:
         xss = np.random.default_rng(m).integers(-30, 30, (m, n)).astype(np.int32)
         counts, ys = program.call("main", [xss])

@@ -4,7 +4,8 @@
 // A partition in every row of a map: partitions of the flat array by (row, bucket). The rows are known at run time
 // only, so `scf.if` chooses: up to 42 rows of 6 classes (5 buckets and the rows outside them) fit one partition of
 // 256 buckets, by class `s * 6 + b'`; more take a partition by bucket that moves the row id `s` along, then one by
-// each 8-bit digit of `s` (a host loop), and count the classes with a histogram.
+// each 8-bit digit of `s` (a host loop; each given its counts, known from m and n without reading the rows), and
+// count the classes with a histogram.
 func.func @rows(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -53,7 +54,12 @@ func.func @rows(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
 // CHECK:           %{{.*}}, %[[BY_BUCKET:.*]], %seg = soac.partition %flat_rows buckets 5 (%pos, %flat_xss : tensor<?xindex>, tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xindex>)
 // CHECK:             soac.yield %b_1, %x_1, %s_1 : index, i32, index
 // CHECK:           %[[LAST:.*]], %{{.*}} = scf.for %shift = %c0{{.*}} to %digit_bits_7 step %c8 iter_args(%[[Z:.*]] = %[[BY_BUCKET]], %[[T:.*]] = %seg)
-// CHECK-NEXT:        %{{.*}}, %[[Z1:.*]], %seg_1 = soac.partition %flat_rows buckets 256 (%[[Z]], %[[T]] : tensor<?xi32>, tensor<?xindex>)
+// CHECK-NEXT:        %digit_counts = soac.segmap thread (%c256) -> tensor<?xi32> lambda(%v: index) {
+// CHECK:               %blocks = arith.shrui %m, %shift : index
+// CHECK:               %ids = arith.addi
+// CHECK:               soac.yield %{{.*}} : i32
+// CHECK-NEXT:        }
+// CHECK-NEXT:        %{{.*}}, %[[Z1:.*]], %seg_1 = soac.partition %flat_rows buckets 256 counts(%digit_counts : tensor<?xi32>) (%[[Z]], %[[T]] : tensor<?xi32>, tensor<?xindex>)
 // CHECK-SAME:            lambda(%{{.*}}: i32, %[[U:.*]]: index) {
 // CHECK-NEXT:          %[[SHIFTED:.*]] = arith.shrui %[[U]], %shift : index
 // CHECK:               %digit = arith.andi %[[SHIFTED]], %{{.*}} : index
