@@ -156,3 +156,27 @@ func.func @main(%xsss: tensor<?x?x?xi32>) -> (tensor<?x?x?xi32>, tensor<?x?x?xi3
 }
 """
 """A partition (even keys first) in every row of a map of maps: the segments are the points of a 2-deep nest."""
+
+
+ROWS_OF_ROWS = """
+func.func @main(%xsss: tensor<?x?x?xf32>) -> (tensor<?x?xi32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %xsss, %c0 : tensor<?x?x?xf32>
+  %n = tensor.dim %xsss, %c1 : tensor<?x?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %cs, %ys = soac.map %b (%xsss : tensor<?x?x?xf32>) -> (tensor<?x?xi32>, tensor<?x?xf32>) lambda(%xss: tensor<?x?xf32>) {
+    %counts, %seconds = soac.partition %n buckets 1 (%xss : tensor<?x?xf32>) -> (tensor<?xi32>, tensor<?xf32>)
+        lambda(%row: tensor<?xf32>) {
+      %second = soac.index %row[%c1] : tensor<?xf32> -> f32
+      %negative = arith.cmpf olt, %second, %zero : f32
+      %bucket = arith.extui %negative : i1 to i8
+      soac.yield %bucket, %second : i8, f32
+    }
+    soac.yield %counts, %seconds : tensor<?xi32>, tensor<?xf32>
+  }
+  func.return %cs, %ys : tensor<?x?xi32>, tensor<?x?xf32>
+}
+"""
+"""A partition of rows (each a row of a 2-D array, its bucket an i8 from the row's second element) in every row of a
+map: the flat partition's inputs are `[b * n, w]`."""

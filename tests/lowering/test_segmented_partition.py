@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from soac.context import make_context
+from soac.interpreter import run_function
 from soac.lowering.runtime import Program, compile_module
 from soac.lowering.strategies.partition import TILE_ROWS
 from soac.parsing import parse_module
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from partition_programs import (  # pyright: ignore[reportMissingImports]
     NESTED_ROWS,
     PER_ROW,
+    ROWS_OF_ROWS,
     partition_reference,
     per_row_pivot,
     pivot_reference,
@@ -83,3 +85,8 @@ def test_emulated_warps_and_a_nest_of_two_maps() -> None:
         want_counts, want = partition_reference(xsss[index] & 1, 2, xsss[index])
         np.testing.assert_array_equal(counts[index], want_counts)
         np.testing.assert_array_equal(ys[index], want)
+    rows = flattened_program(ROWS_OF_ROWS)
+    xsss = np.random.default_rng(6).standard_normal((40, 9, 3)).astype(np.float32)
+    want = run_function(parse_module(make_context(), ROWS_OF_ROWS, "rows.mlir"), "main", [xsss])
+    for have, expected in zip(rows.call("main", [xsss]), want, strict=True):
+        np.testing.assert_array_equal(have, expected)

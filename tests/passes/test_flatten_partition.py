@@ -11,8 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from soac.context import make_context
 from soac.dialect import PartitionOp, SegmapOp
 from soac.interpreter import run_function
+from soac.parsing import parse_module
 from soac.passes.flatten_partition import FLAT_CLASSES, digit_passes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -20,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from partition_programs import (  # pyright: ignore[reportMissingImports]
     NESTED_ROWS,
     PER_ROW,
+    ROWS_OF_ROWS,
     partition_reference,
     per_row_pivot,
     pivot_reference,
@@ -101,6 +104,17 @@ def test_nest_of_two_maps() -> None:
                 want_counts, want = partition_reference(xsss[index] & 1, 2, xsss[index])
                 np.testing.assert_array_equal(counts[index], want_counts)
                 np.testing.assert_array_equal(ys[index], want)
+
+
+@pytest.mark.parametrize("shape", [(3, 50, 4), (60, 3, 2), (0, 3, 2), (2, 0, 3)])
+def test_partitions_of_rows_with_i8_buckets(shape: tuple[int, int, int]) -> None:
+    """Inputs whose rows are rows: the flat partition takes `[b * n, w]`; the bucket an i8 (sign-extended)."""
+    xsss = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    want = run_function(parse_module(make_context(), ROWS_OF_ROWS, "test"), "main", [xsss])
+    got = run_function(flattened(ROWS_OF_ROWS, "full"), "main", [xsss])
+    for have, expected in zip(got, want, strict=True):
+        np.testing.assert_array_equal(have, expected)
+    np.testing.assert_array_equal(got[0][:, 0], np.count_nonzero(xsss[:, :, 1] >= 0, axis=1))  # bucket 0: not negative
 
 
 def test_moderate_flattening_keeps_each_partition_sequential() -> None:
