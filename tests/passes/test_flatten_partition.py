@@ -2,7 +2,8 @@
 argsort of each row, in the interpreter. Both versions (one flat partition of `m * (k + 1)` classes; a partition by
 bucket and one per 8-bit digit of the segment id), chosen at run time or from a constant width: no rows, one row,
 empty rows, all keys equal, buckets outside the range, two moved values, a bucket read from a per-row pivot, a nest of
-two maps; moderate flattening keeps each row's partition sequential."""
+two maps; incremental flattening keeps a partition per thread behind a threshold too (many rows), moderate only
+that."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from soac.dialect import PartitionOp, SegmapOp
 from soac.interpreter import run_function
 from soac.parsing import parse_module
 from soac.passes.flatten_partition import FLAT_CLASSES, digit_passes
+from soac.passes.thresholds import list_thresholds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -55,7 +57,8 @@ def assert_pivot_rows(got: list[np.ndarray], args: list[np.ndarray]) -> None:
 @pytest.mark.parametrize(("m", "n"), ROW_SHAPES)
 def test_rows_keep_their_results(m: int, n: int, mode: str) -> None:
     args = pivot_args(m, n)
-    assert assert_every_version(per_row_pivot(), args, mode) == 1  # a partition makes no threshold
+    settings = assert_every_version(per_row_pivot(), args, mode)
+    assert settings == (2 if mode == "incremental" else 1)  # the outer-parallel version, behind a threshold
     assert_pivot_rows(run_function(flattened(per_row_pivot(), mode), "main", args), args)
 
 
@@ -84,8 +87,18 @@ def test_constant_widths_take_one_version(rows: int) -> None:
     assert_pivot_rows(run_function(module, "main", args), args)
 
 
-def test_dynamic_widths_choose_at_run_time() -> None:
+def test_incremental_flattening_keeps_a_partition_per_thread_for_many_rows() -> None:
     module = flattened(PER_ROW, "incremental")
+    assert [t.name for t in list_thresholds(module)] == ["suff_outer_par_0"]
+    (versions,) = [op for op in module.walk() if op.name == "scf.if" and op.operands[0].name_hint == "outer_suff"]
+    per_thread = [op for op in versions.regions[0].walk() if isinstance(op, PartitionOp)]
+    assert [p.parent_op().name for p in per_thread] == ["soac.segmap"]  # pyright: ignore[reportOptionalMemberAccess]
+    segmented = [op for op in versions.regions[1].walk() if isinstance(op, PartitionOp)]
+    assert [p.bucket_count for p in segmented] == [FLAT_CLASSES, 5, 256]
+
+
+def test_dynamic_widths_choose_at_run_time() -> None:
+    module = flattened(PER_ROW, "full")
     (choice,) = [op for op in module.walk() if op.name == "scf.if"]
     flat, radix = ([op for op in region.walk() if isinstance(op, PartitionOp)] for region in choice.regions)
     assert [p.bucket_count for p in flat] == [FLAT_CLASSES]

@@ -1,4 +1,5 @@
-// RUN: soac-opt %s -p soac-flatten --split-input-file | filecheck %s
+// RUN: soac-opt %s -p 'soac-flatten{mode=full}' --split-input-file | filecheck %s
+// RUN: soac-opt %s -p soac-flatten --split-input-file | filecheck %s --check-prefix=INCREMENTAL
 // RUN: soac-opt %s -p 'soac-flatten{mode=moderate}' --split-input-file | filecheck %s --check-prefix=MODERATE
 
 // A partition in every row of a map: partitions of the flat array by (row, bucket). The rows are known at run time
@@ -70,6 +71,18 @@ func.func @rows(%xss: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?x?xi32>) {
 // CHECK:             soac.yield %class_1, %one : index, i32
 // CHECK:           %counts_1 = soac.segmap thread (%m, %c5)
 // CHECK:           %zs_1 = soac.reshape %[[LAST]] (%m, %n) : tensor<?xi32> -> tensor<?x?xi32>
+
+// Incremental flattening keeps a partition per thread (a counting sort of each row) for many rows, as the outer-
+// parallel version of the map; moderate flattening only that.
+// INCREMENTAL-LABEL: func.func @rows
+// INCREMENTAL:         %outer_suff = soac.threshold "suff_outer_par_0" %m default 32768 device "resident"
+// INCREMENTAL-NEXT:    %cs, %ys = scf.if %outer_suff -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+// INCREMENTAL-NEXT:      soac.segmap thread (%m)
+// INCREMENTAL-NEXT:        %xs = soac.index %xss[%i] : tensor<?x?xi32> -> tensor<?xi32>
+// INCREMENTAL-NEXT:        soac.partition %n buckets 5 (%xs : tensor<?xi32>)
+// INCREMENTAL:         } else {
+// INCREMENTAL:           %fits_flat = arith.cmpi ule, %m, %c42 : index
+// INCREMENTAL:           scf.if %fits_flat
 
 // MODERATE-LABEL: func.func @rows
 // MODERATE:         soac.segmap thread (%m)
