@@ -147,7 +147,8 @@ class SegmentedPartition:
         moved_types = list(self.op.outs.types)
         flat = self.add(PartitionOp(self.rows, [self.positions, *self.flat], buckets, moved_types, region))
         flat.counts.name_hint = "class_counts"
-        return [self.segment_counts(flat.counts), *self.unflatten(flat.outs)]
+        counts = self.segment_counts(flat.counts) if self.op.counts.uses else self.empty_counts()
+        return [counts, *self.unflatten(flat.outs)]
 
     def radix_version(self, static_segments: int | None) -> list[SSAValue]:
         """A partition by bucket, then one by each digit of the segment id (lowest first); counts by a histogram."""
@@ -161,9 +162,8 @@ class SegmentedPartition:
                 moved = self.digit_pass(moved, self.constant(p * DIGIT_BITS))
         else:
             moved = self.digit_loop(moved)
-        counts = self.class_histogram() if self.op.counts.uses else None
-        results = [counts if counts is not None else self.empty_counts(), *self.unflatten(moved[:-1])]
-        return results
+        counts = self.class_histogram() if self.op.counts.uses else self.empty_counts()
+        return [counts, *self.unflatten(moved[:-1])]
 
     def digit_loop(self, moved: list[SSAValue]) -> list[SSAValue]:
         """`scf.for %shift = 0 to 8 * (digits of m - 1) step 8`, a digit pass in each iteration."""

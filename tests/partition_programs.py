@@ -180,3 +180,30 @@ func.func @main(%xsss: tensor<?x?x?xf32>) -> (tensor<?x?xi32>, tensor<?x?xf32>) 
 """
 """A partition of rows (each a row of a 2-D array, its bucket an i8 from the row's second element) in every row of a
 map: the flat partition's inputs are `[b * n, w]`."""
+
+
+BIT_SORT_ROWS = """
+func.func @main(%xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %xss, %c0 : tensor<?x?xi32>
+  %n = tensor.dim %xss, %c1 : tensor<?x?xi32>
+  %ys = soac.map %m (%xss : tensor<?x?xi32>) -> tensor<?x?xi32> lambda(%xs: tensor<?xi32>) {
+    %sorted = scf.for %bit = %c0 to %c2 step %c1 iter_args(%cur = %xs) -> (tensor<?xi32>) {
+      %bit32 = arith.index_cast %bit : index to i32
+      %counts, %next = soac.partition %n buckets 2 (%cur : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+        %one = arith.constant 1 : i32
+        %shifted = arith.shrui %x, %bit32 : i32
+        %b = arith.andi %shifted, %one : i32
+        soac.yield %b, %x : i32, i32
+      }
+      scf.yield %next : tensor<?xi32>
+    }
+    soac.yield %sorted : tensor<?xi32>
+  }
+  func.return %ys : tensor<?x?xi32>
+}
+"""
+"""Each row sorted by its two low bits (keys 0..3) in a loop of two partitions, one per bit: the loop is interchanged
+with the map, each partition in it flattened."""

@@ -1,6 +1,6 @@
 """Maps of `soac.partition`, flattened (`soac-flatten`: partitions of the flat array by segment and bucket), on
 OpenCL (PoCL) against numpy: rows around the default tile (4095, 4097 rows of 4096 a tile), no rows, one row, empty
-rows, all keys equal, buckets outside the range, two moved values, both versions (one flat partition; by bucket, then
+rows, all keys equal, buckets outside the range, two moved values, a loop of partitions, both versions (one flat partition; by bucket, then
 by each digit of the segment id in a host loop), on the generic target and with emulated warps (whose digit passes,
 given their counts, take the one-pass look-back kernel)."""
 
@@ -20,6 +20,7 @@ from soac.passes.soac_flatten import SoacFlattenPass
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from partition_programs import (  # pyright: ignore[reportMissingImports]
+    BIT_SORT_ROWS,
     NESTED_ROWS,
     PER_ROW,
     ROWS_OF_ROWS,
@@ -90,3 +91,8 @@ def test_emulated_warps_and_a_nest_of_two_maps() -> None:
     want = run_function(parse_module(make_context(), ROWS_OF_ROWS, "rows.mlir"), "main", [xsss])
     for have, expected in zip(rows.call("main", [xsss]), want, strict=True):
         np.testing.assert_array_equal(have, expected)
+    bits = flattened_program(BIT_SORT_ROWS)
+    for m, n in [(7, 130), (60, 5)]:
+        xss = np.random.default_rng(m).integers(0, 4, (m, n)).astype(np.int32)
+        (ys,) = bits.call("main", [xss])
+        np.testing.assert_array_equal(ys, np.sort(xss, axis=1, kind="stable"))

@@ -18,10 +18,12 @@ from soac.interpreter import run_function
 from soac.parsing import parse_module
 from soac.passes.flatten_partition import FLAT_CLASSES, digit_passes
 from soac.passes.thresholds import list_thresholds
+from xdsl.ir import Operation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from partition_programs import (  # pyright: ignore[reportMissingImports]
+    BIT_SORT_ROWS,
     NESTED_ROWS,
     PER_ROW,
     ROWS_OF_ROWS,
@@ -128,6 +130,28 @@ def test_partitions_of_rows_with_i8_buckets(shape: tuple[int, int, int]) -> None
     for have, expected in zip(got, want, strict=True):
         np.testing.assert_array_equal(have, expected)
     np.testing.assert_array_equal(got[0][:, 0], np.count_nonzero(xsss[:, :, 1] >= 0, axis=1))  # bucket 0: not negative
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_loop_of_partitions_is_interchanged(mode: str) -> None:
+    """A loop of partitions in a map (a radix sort of each row, a bit a pass) runs outside the flattened map."""
+    module = flattened(BIT_SORT_ROWS, mode)
+    partitions = [op for op in module.walk() if isinstance(op, PartitionOp)]
+    per_thread = [p for p in partitions if any(isinstance(a, SegmapOp) for a in ancestors(p))]
+    assert all(any(a.name == "scf.for" for a in ancestors(p)) for p in partitions)
+    assert len(per_thread) < len(partitions) if mode != "moderate" else per_thread == partitions
+    for m, n in [(5, 9), (50, 3), (0, 2), (2, 0)]:
+        xss = np.random.default_rng(m).integers(0, 4, (m, n)).astype(np.int32)
+        for outer in (0, 2**62):
+            (ys,) = run_function(module, "main", [xss], thresholds={"suff_outer_par_0": outer} if mode == "incremental" else {})
+            np.testing.assert_array_equal(ys, np.sort(xss, axis=1, kind="stable"))
+
+
+def ancestors(op: Operation) -> list[Operation]:
+    found: list[Operation] = []
+    while (op := op.parent_op()) is not None:  # pyright: ignore[reportAssignmentType]
+        found.append(op)
+    return found
 
 
 def test_moderate_flattening_keeps_each_partition_sequential() -> None:
