@@ -1,8 +1,8 @@
 """Maps of `soac.partition`, flattened (`soac-flatten`: partitions of the flat array by segment and bucket), on
 OpenCL (PoCL) against numpy: rows around the default tile (4095, 4097 rows of 4096 a tile), no rows, one row, empty
-rows, all keys equal, buckets outside the range, two moved values, a loop of partitions, both versions (one flat partition; by bucket, then
-by each digit of the segment id in a host loop), on the generic target and with emulated warps (whose digit passes,
-given their counts, take the one-pass look-back kernel)."""
+rows, all keys equal, buckets outside the range, two moved values, a loop of partitions, both versions (one flat
+partition; by bucket, then by each digit of the segment id in a host loop), on the generic target and with emulated
+warps (whose digit passes, given their counts, take the one-pass look-back kernel)."""
 
 from __future__ import annotations
 
