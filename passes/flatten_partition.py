@@ -20,30 +20,42 @@ counts the program knew (`counts(...)`, a promise for Onesweep) are dropped: the
           lambda(%x: i32) { ... soac.yield %b, %x : index, i32 }
       soac.yield %counts, %zs : tensor<?xi32>, tensor<?xi32>
     }
-becomes
-    %rows = arith.muli %m, %n : index
-    %flat = soac.reshape %xss (%rows) : tensor<?x?xi32> -> tensor<?xi32>
-    %fits = arith.cmpi ule, %m, %c42 : index                                   // 42 = 256 / (5 + 1)
-    %cs, %ys = scf.if %fits -> (tensor<?x?xi32>, tensor<?x?xi32>) {
-      %pos = soac.iota %rows : tensor<?xindex>
-      %classes, %zs = soac.partition %rows buckets 256 (%pos, %flat : tensor<?xindex>, tensor<?xi32>)
+becomes (`mode=full`; `incremental` keeps the map with a partition per thread too, behind `suff_outer_par_K`)
+    %flat_rows = arith.muli %m, %n : index
+    %flat_xss = soac.reshape %xss (%flat_rows) : tensor<?x?xi32> -> tensor<?xi32>
+    %pos = soac.iota %flat_rows : tensor<?xindex>
+    %row_width = arith.maxui %n, %c1 : index
+    %fits_flat = arith.cmpi ule, %m, %c42 : index                              // 42 = 256 / (5 + 1)
+    %cs, %ys = scf.if %fits_flat -> (tensor<?x?xi32>, tensor<?x?xi32>) {
+      %class_counts, %0 = soac.partition %flat_rows buckets 256 (%pos, %flat_xss : tensor<?xindex>, tensor<?xi32>)
           -> (tensor<?xi32>, tensor<?xi32>) lambda(%p: index, %x: i32) {
-        ... %s = arith.divui %p, %n1 : index  ...  %c = s * 6 + b'
-        soac.yield %c, %x : index, i32
+        %s = arith.divui %p, %row_width : index
+        ...                                                                     // the bucket %b, as before
+        %class = ...                                                            // s * 6 + (0 <= b < 5 ? b : 5)
+        soac.yield %class, %x : index, i32
       }
-      %counts = soac.segmap thread (%m, %c5) -> tensor<?x?xi32> lambda(%i: index, %j: index) { %classes[i * 6 + j] }
-      %ys = soac.reshape %zs (%m, %n) : tensor<?xi32> -> tensor<?x?xi32>
-      scf.yield %counts, %ys : tensor<?x?xi32>, tensor<?x?xi32>
+      %counts = soac.segmap thread (%m, %c5) -> tensor<?x?xi32> lambda(%i: index, %j: index) {
+        ... soac.index %class_counts[i * 6 + j] ...
+      }
+      %zs = soac.reshape %0 (%m, %n) : tensor<?xi32> -> tensor<?x?xi32>
+      scf.yield %counts, %zs : tensor<?x?xi32>, tensor<?x?xi32>
     } else {
-      %by_bucket, %zs0, %s0 = soac.partition %rows buckets 5 (%pos, %flat ...) lambda(...) { soac.yield %b, %x, %s }
-      %passes = ...                                                             // 8 * the 8-bit digits of m - 1
-      %zs, %s = scf.for %shift = %c0 to %passes step %c8 iter_args(%z = %zs0, %t = %s0) -> (...) {
-        %_, %z1, %t1 = soac.partition %rows buckets 256 (%z, %t ...) lambda(%x: i32, %u: index) {
-          %d = (%u >> %shift) & 255 ...  soac.yield %d, %x, %u : index, i32, index
+      %_, %by_bucket, %seg = soac.partition %flat_rows buckets 5 (%pos, %flat_xss : ...) lambda(%p: index, %x: i32) {
+        ... soac.yield %b, %x, %s : index, i32, index
+      }
+      %digit_bits = ...                                                         // 8 * the 8-bit digits of m - 1
+      %zs, %_ = scf.for %shift = %c0 to %digit_bits step %c8 iter_args(%z = %by_bucket, %t = %seg) -> (...) {
+        %digit_counts = soac.segmap thread (%c256) -> tensor<?xi32> lambda(%v: index) {...}   // n * #{s : digit v}
+        %_, %z1, %t1 = soac.partition %flat_rows buckets 256 counts(%digit_counts : tensor<?xi32>) (%z, %t : ...)
+            lambda(%x: i32, %u: index) {
+          ... soac.yield %digit, %x, %u : index, i32, index                   // (u >> shift) & 255
         }
         scf.yield %z1, %t1 : tensor<?xi32>, tensor<?xindex>
       }
-      %classes = soac.hist %rows (%pos, %flat ...) into(%zeros : tensor<?xi32>) ... lambda(...) { soac.yield %c, %one }
+      %class_counts = soac.hist %flat_rows (%pos, %flat_xss : ...) into(%zeros : tensor<?xi32>) ... lambda(...) {
+        ... soac.yield %class, %one : index, i32
+      }
+      %counts = soac.segmap thread (%m, %c5) ...                                // as above
       ...
     }
 """
@@ -52,7 +64,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from soac.dialect import HistOp, IndexOp, IotaOp, Level, PartitionOp, ReplicateOp, ReshapeOp, SegmapOp, YieldOp
@@ -100,6 +112,21 @@ class SegmentedPartition:
     inputs: list[SSAValue]
     outer: dict[SSAValue, SSAValue]
     per_segment: dict[SSAValue, SSAValue]
+    top: Builder = field(init=False)
+    """Where the constants go: before the versions, whichever builder the version being built has."""
+    constants: dict[int, SSAValue] = field(init=False, default_factory=dict[int, SSAValue])
+    segments: SSAValue = field(init=False)
+    """`m`, the points of the nest (the product of its widths)."""
+    rows: SSAValue = field(init=False)
+    """`m * n`, the rows of the flat array."""
+    flat: list[SSAValue] = field(init=False)
+    """The inputs as `[m * n, ...]`."""
+    read_at_segment: dict[SSAValue, SSAValue] = field(init=False)
+    """The per-segment values the bucket function reads, as arrays `[m, ...]` that its lambda reads at `s`."""
+    positions: SSAValue = field(init=False)
+    """`iota (m * n)`: each lambda's row position, from which it computes `s`."""
+    row_width: SSAValue = field(init=False)
+    """`max(n, 1)`, the divisor of `s = p / n` (no lane runs where `n` is 0)."""
 
     @property
     def k(self) -> int:
@@ -108,7 +135,6 @@ class SegmentedPartition:
     def emit(self) -> list[SSAValue]:
         """The partition's counts and moved values over the nest (what replaces its results)."""
         self.top = self.builder
-        self.constants: dict[int, SSAValue] = {}
         self.segments = self.product(self.nest.widths, "segments")
         self.rows = self.insert(arith.MuliOp(self.segments, self.width), "flat_rows")
         self.flat = [self.flatten(x) for x in self.inputs]
@@ -130,6 +156,7 @@ class SegmentedPartition:
     # -- the two versions -----------------------------------------------------------------------------------------
 
     def versions(self, fits: SSAValue, types: list[Attribute]) -> list[SSAValue]:
+        """`scf.if %fits` between the flat version (256 buckets) and the radix one (a loop of digit passes)."""
         branches: list[Block] = []
         for build in (lambda: self.flat_version(FLAT_CLASSES), lambda: self.radix_version(None)):
             block = Block()
