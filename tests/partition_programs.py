@@ -207,3 +207,31 @@ func.func @main(%xss: tensor<?x?xi32>) -> tensor<?x?xi32> {
 """
 """Each row sorted by its two low bits (keys 0..3) in a loop of two partitions, one per bit: the loop is interchanged
 with the map, each partition in it flattened."""
+
+
+NESTED_PIVOTS = """
+func.func @main(%xsss: tensor<?x?x?xi32>, %pss: tensor<?x?xi32>) -> tensor<?x?x?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tensor.dim %xsss, %c0 : tensor<?x?x?xi32>
+  %m = tensor.dim %xsss, %c1 : tensor<?x?x?xi32>
+  %n = tensor.dim %xsss, %c2 : tensor<?x?x?xi32>
+  %ys = soac.map %a (%xsss, %pss : tensor<?x?x?xi32>, tensor<?x?xi32>) -> tensor<?x?x?xi32>
+      lambda(%xss: tensor<?x?xi32>, %ps: tensor<?xi32>) {
+    %y = soac.map %m (%xss, %ps : tensor<?x?xi32>, tensor<?xi32>) -> tensor<?x?xi32> lambda(%xs: tensor<?xi32>, %p: i32) {
+      %twice = arith.addi %p, %p : i32
+      %counts, %zs = soac.partition %n buckets 1 (%xs : tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>) lambda(%x: i32) {
+        %above = arith.cmpi sgt, %x, %twice : i32
+        %b = arith.extui %above : i1 to i32
+        soac.yield %b, %x : i32, i32
+      }
+      soac.yield %zs : tensor<?xi32>
+    }
+    soac.yield %y : tensor<?x?xi32>
+  }
+  func.return %ys : tensor<?x?x?xi32>
+}
+"""
+"""A stable filter (keys above twice the row's pivot first) in every row of a map of maps: the bucket function reads
+a value computed in the nest, which the segmented partition reads at the row's place in the nest."""

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from partition_programs import (  # pyright: ignore[reportMissingImports]
     BIT_SORT_ROWS,
+    NESTED_PIVOTS,
     NESTED_ROWS,
     PER_ROW,
     ROWS_OF_ROWS,
@@ -152,6 +153,19 @@ def ancestors(op: Operation) -> list[Operation]:
     while (op := op.parent_op()) is not None:  # pyright: ignore[reportAssignmentType]
         found.append(op)
     return found
+
+
+def test_nest_of_two_maps_with_a_value_per_row() -> None:
+    module = flattened(NESTED_PIVOTS, "full")
+    assert not any(isinstance(p, PartitionOp) for op in module.walk() if isinstance(op, SegmapOp) for p in op.walk())
+    for shape in [(2, 3, 5), (3, 40, 4), (0, 2, 2), (2, 2, 0)]:
+        rng = np.random.default_rng(sum(shape))
+        xsss = rng.integers(-9, 9, shape).astype(np.int32)
+        pss = rng.integers(-3, 3, shape[:2]).astype(np.int32)
+        (ys,) = run_function(module, "main", [xsss, pss])
+        for index in np.ndindex(*shape[:2]):
+            row = xsss[index]
+            np.testing.assert_array_equal(ys[index], np.concatenate([row[row <= 2 * pss[index]], row[row > 2 * pss[index]]]))
 
 
 def test_moderate_flattening_keeps_each_partition_sequential() -> None:
