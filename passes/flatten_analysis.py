@@ -19,6 +19,7 @@ from soac.dialect import (
     HistOp,
     IndexOp,
     MapOp,
+    PartitionOp,
     RedomapOp,
     ReduceOp,
     ScanomapOp,
@@ -34,7 +35,7 @@ from soac.passes.fusion_graph import consumed_values
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-SOACS = (MapOp, ReduceOp, ScanOp, RedomapOp, ScanomapOp, ScatterOp, HistOp)
+SOACS = (MapOp, ReduceOp, ScanOp, RedomapOp, ScanomapOp, ScatterOp, HistOp, PartitionOp)
 COMBINING = (ReduceOp, ScanOp, RedomapOp, ScanomapOp)
 SEGOPS = (SegmapOp, SegredOp, SegscanOp, SeghistOp)
 

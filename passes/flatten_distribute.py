@@ -9,7 +9,8 @@ The statements of the innermost lambda are taken in order (seed 004, steps
 * a parallel statement gets its own kernel(s) over the nest: an inner map
   extends the nest (map of maps, and versions in incremental mode), a
   reduction or scan becomes a segred/segscan (e), a histogram a seghist into
-  its destinations over the nest (copied unless the flattener built them), a `transpose`, `reverse`, a
+  its destinations over the nest (copied unless the flattener built them), a partition partitions of the
+  nest's flat array by (segment, bucket) (`flatten_partition`), a `transpose`, `reverse`, a
   `reshape` to sizes fixed in the nest (its checks before the nest) or a
   `replicate` of a whole row is pushed out as one array op over the nest, a
   sequential loop containing parallelism is interchanged with the nest: the
@@ -40,10 +41,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from soac.dialect import AssertOp, HistOp, Level, MapOp, ReplicateOp, ReshapeOp, ReverseOp, TransposeOp
-from soac.passes.flatten_analysis import COMBINING, contains_soac, is_cheap, is_consumed, is_hoistable, used_after
+from soac.dialect import AssertOp, HistOp, Level, MapOp, PartitionOp, ReplicateOp, ReshapeOp, ReverseOp, TransposeOp
+from soac.passes.flatten_analysis import (
+    COMBINING,
+    contains_soac,
+    is_cheap,
+    is_consumed,
+    is_hoistable,
+    region_free_values,
+    used_after,
+)
 from soac.passes.flatten_checks import check_reshape, check_width
 from soac.passes.flatten_nest import Bound, KernelBody, Nest
+from soac.passes.flatten_partition import SegmentedPartition, bucket_type_supported
 from soac.passes.flatten_segops import Combining, combine_region, segcombine, seghist_of
 from xdsl.builder import Builder
 from xdsl.dialects import scf
@@ -145,6 +155,8 @@ class Distributor:
             return self.combining(op)
         if isinstance(op, HistOp):
             return self.hist(op)
+        if isinstance(op, PartitionOp):
+            return self.partition(op)
         if isinstance(op, scf.ForOp):
             return self.interchange(op)
         if isinstance(op, TransposeOp) and (array := self.nest.full(op.array)) is not None:
@@ -194,6 +206,28 @@ class Distributor:
             dests = [d if d in self.nest.fresh else self.copy(v) for v, d in zip(op.dests, self.arrays(list(op.dests)))]
             seghist = self.builder.insert(seghist_of(self.nest, op, width, dests, neutral, combine))  # pyright: ignore
             self.nest.bind_full(op.results, seghist.results)
+
+        return emit
+
+    def partition(self, op: PartitionOp) -> Handler | None:
+        """Σ ⊢ partition k f xs ⇒ partitions of the nest's whole flat array by (segment, bucket)
+        (`flatten_partition`); the values `f` reads from the nest are read at each row's segment."""
+        width = self.outer(op.width)
+        if not self.flattener.flatten_combining or width is None or not bucket_type_supported(op):
+            return None
+        free = region_free_values(op.body)
+        outer = {v: o for v in free if (o := self.outer(v)) is not None}
+        per_row = [v for v in free if v not in outer]
+        if any(self.nest.shape_varies(v) for v in [*op.inputs, *per_row]):
+            return None
+
+        def emit() -> None:
+            check_width(self.builder, self.nest, op, width)  # the flat partition does not check its inputs' rows
+            self.flush([], [v for v in dict.fromkeys([*op.inputs, *per_row]) if self.nest.full(v) is None])
+            inputs = [self.nest.full(x) for x in op.inputs]
+            per_segment = {v: self.nest.full(v) for v in per_row}
+            built = SegmentedPartition(self.builder, self.nest, op, width, inputs, outer, per_segment)  # pyright: ignore
+            self.nest.bind_full(op.results, built.emit())
 
         return emit
 

@@ -10,7 +10,12 @@ body of a map's lambda; a version is made when its score exceeds 1.
   counts 10 times its body, a branch twice its larger branch. Scatters,
   histograms and scalar code count 0. So a map of one reduction (`map (\\row ->
   reduce (+) 0 row)`, score 2) gets an outer-parallel version, and a map of a
-  map of one (score 1) gets none: the inner map gets its own versions.
+  map of one (score 1) gets none: the inner map gets its own versions. A
+  partition (not Futhark's, whose `partition` is a scan and a scatter) counts
+  2 plus its lambda's score, as a reduction directly in the body does: a map
+  of partitions gets an outer-parallel version (each row partitioned by one
+  thread, a counting sort) beside the segmented partitions of
+  `flatten_partition`, which cost a pass per 8-bit digit of the row id.
 * *Intra-group* (one work-group per element, the body's SOACs shared out over
   the group): every inner SOAC of a width that is no constant below 32 counts
   1 (a map the larger of that and its body's score) plus its lambda's score; a
@@ -27,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from soac.dialect import MapOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
+from soac.dialect import MapOp, PartitionOp, RedomapOp, ReduceOp, ScanomapOp, ScanOp
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -76,6 +81,8 @@ def sequential_score(block: Block, depth: int = 0) -> int:
             inner = _lambda(op)
             tileable = isinstance(op, ReduceOp | RedomapOp) and depth == 0
             total += 1 + (sequential_score(inner, depth + 1) if inner else 0) + int(tileable)
+        elif isinstance(op, PartitionOp):
+            total += 2 + sequential_score(op.body.block, depth + 1)
         elif isinstance(op, _LOOPS):
             total += 10 * sum(sequential_score(b, depth + 1) for r in op.regions for b in r.blocks)
         elif isinstance(op, scf.IfOp):

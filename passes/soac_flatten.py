@@ -4,7 +4,8 @@ Every `soac.map` that is not inside a lambda (in a function body, or in the
 body of a loop or branch there) is flattened with the rules of
 `flatten_distribute` and `flatten_segops`: map distribution, map-loop
 interchange, transpose pushing, map(redomap) -> segred, map(scanomap) ->
-segscan, maps of maps -> a segmap over a multi-dimensional index space, and
+segscan, maps of maps -> a segmap over a multi-dimensional index space, maps of
+partitions -> partitions of the flat array by (segment, bucket) (`flatten_partition`), and
 sequential code for what cannot be flattened regularly. Reductions and scans
 outside maps are already flat and stay as they are.
 
