@@ -33,11 +33,12 @@ def main() -> None:
         module = parse_module(make_context(), (PROGRAMS / f"{name}.mlir").read_text(), f"{name}.mlir")
         PassPipeline.parse_spec(get_all_passes(), "soac-fuse").apply(make_context(), module)
         program = compile_module(module, device)
-        out, count = program.call("main", [dx])
+        out, _ = program.call("main", [dx])
         kept = xs[xs > 0]
         ok = np.array_equal(np.asarray(out)[: len(kept)], kept)
         times = kernel_breakdown(program, lambda program=program: program.call("main", [dx], device_results=True), options.runs)
-        print(f"{name:<32} kernels {sum(times.values()):.3f} ms ({', '.join(f'{k} {v:.3f}' for k, v in times.items())}); kept right: {ok}")
+        listed = ", ".join(f"{k} {v:.3f}" for k, v in times.items())
+        print(f"{name:<32} kernels {sum(times.values()):.3f} ms ({listed}); kept right: {ok}")
 
 
 if __name__ == "__main__":
