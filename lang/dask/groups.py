@@ -96,7 +96,9 @@ class DeviceGroup:
         with span(self.__name__, "task", data_device(tuple(chunks[0])) or worker_device(self.stage.devices)):
             if (joined := self.joined(chunks)) is not None:
                 return self.stage(*joined)
-            return np.concatenate([self.stage(*blocks) for blocks in chunks])
+            if len(chunks) == 1:  # one partial: read at once, as the runtime reads a scalar result
+                return self.stage(*chunks[0])
+            return self.stage.partials(chunks)
 
     def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
         """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`

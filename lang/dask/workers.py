@@ -25,7 +25,7 @@ import itertools
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,6 +270,14 @@ class StageCall:
     def __call__(self, *blocks: Any, computing_meta: bool = False, **_: Any) -> Any:
         if computing_meta and self.meta is not None:
             return self.meta
+        args = self.arguments(blocks)
+        with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
+            with borrowed(self.program, self.devices, args) as (compiled, jitted):
+                result = self.run(compiled, jitted, args)
+        return self.finish(result)
+
+    def arguments(self, blocks: Sequence[Any]) -> tuple[Any, ...]:
+        """The program's arguments for one chunk's blocks (the whole values put in), within the chunk budget."""
         chunks = iter(blocks)
         args = tuple(next(chunks) if slot is None else slot[1] for slot in self.layout)
         args = gathered(tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args))
@@ -282,9 +290,10 @@ class StageCall:
         with _LOCK:
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
-        with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
-            with borrowed(self.program, self.devices, args) as (compiled, jitted):
-                result = self.run(compiled, jitted, args)
+        return args
+
+    def finish(self, result: Any) -> Any:
+        """A run's result as the task returns it: packed in `record`, reshaped to `shape_out`, device arrays kept."""
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
@@ -297,8 +306,36 @@ class StageCall:
         result = np.asarray(result)
         return result.reshape(self.shape_out) if self.shape_out is not None else result
 
-    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...]) -> Any:
+    def partials(self, chunks: Sequence[Sequence[Any]]) -> np.ndarray:
+        """The stage (a reduce's or a hist's chunk program) on a device group's chunks in turn, their partials stacked
+        on axis 0 in chunk order. Over device arrays nothing waits between the chunks: each chunk's partial stays on
+        the device (`device_scalars`) while the next chunk's kernels are queued, and the group's partials are read
+        together at the end (`read_all`: one wait per device, not one per chunk). The compiled program is borrowed
+        once for the chunks on the first chunk's device."""
+        calls = [self.arguments(blocks) for blocks in chunks]
+        if not calls:
+            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
+        device = data_device(calls[0]) or worker_device(self.devices)
+        results: list[Any] = []
+        with borrowed(self.program, self.devices, calls[0]) as (compiled, jitted):
+            for args in calls:
+                with span(self.__name__, "task", device):
+                    if (data_device(args) or worker_device(self.devices)) == device:
+                        results.append(self.run(compiled, jitted, args, defer=True))
+                    else:  # a chunk persisted elsewhere (another placement): its own device's program
+                        with borrowed(self.program, self.devices, args) as (other, other_jitted):
+                            results.append(self.run(other, other_jitted, args))
+        flat = [r for result in results for r in (result if isinstance(result, tuple) else (result,))]
+        with span(self.__name__, "device", device):
+            read = iter(read_all(flat))
+        values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in results]
+        return np.concatenate([self.finish(v) for v in values])
+
+    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False) -> Any:
         """The compiled program on `args`, with no lock held while the device works.
+
+        `defer` (a device group's chunks, `partials`): results that would come to the host are left on the device,
+        unread and not waited for (a reduce's scalars as 0-d device arrays), for `read_all` to read later.
 
         On a device that copies (a GPU), numpy arguments (host chunks, whole arrays) are uploaded first under the
         device's transfer lock (its pinned ring is not for two threads at once), the program then runs on device
@@ -312,6 +349,8 @@ class StageCall:
             args = tuple(upload(a, memory) if isinstance(a, np.ndarray) else a for a in args)
         device = data_device(args) or worker_device(self.devices)
         with span(self.__name__, "device", device):
+            if defer and (over_device or copies):
+                return compiled.run(args, jitted.thresholds, True, device_scalars=True)
             result = compiled.run(args, jitted.thresholds, over_device or copies)
             if over_device and self.program.role in _RESIDENT_ROLES and not self.host_results:
                 return result
@@ -324,6 +363,25 @@ def upload(host: np.ndarray, memory: Any) -> DeviceArray:
     """`host` on `memory`'s device, copied under the device's transfer lock."""
     with transfer_lock(memory):
         return put_on(host, memory.device)
+
+
+def read_all(values: Sequence[Any]) -> list[Any]:
+    """`values` with their device arrays read back together: per device, one wait for its queue (no lock held),
+    then every copy enqueued at once and waited for under the device's transfer lock; other values as they are."""
+    out = list(values)
+    by_memory: dict[int, list[int]] = {}
+    for k, value in enumerate(values):
+        if type(value) is DeviceArray:
+            by_memory.setdefault(id(value.memory), []).append(k)
+    for positions in by_memory.values():
+        memory = values[positions[0]].memory
+        memory.queue.finish()
+        memory.check_errors()  # a failing kernel of the group comes before its partials
+        with transfer_lock(memory):
+            hosts = memory.download([(values[k].data, values[k].shape, values[k].dtype) for k in positions])
+        for k, host in zip(positions, hosts):
+            out[k] = host
+    return out
 
 
 def host_copy(value: Any) -> Any:

@@ -266,6 +266,8 @@ class Program:
         """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
         self.plans: dict[str, host_plan.FunctionPlan] = {}
         """Each host function's plan, built on its first call (see `host_plan`)."""
+        self.scalar_plans: dict[str, host_plan.FunctionPlan] = {}
+        """The plans that leave returned scalars on the device (`call(..., device_scalars=True)`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
         self._arguments: set[int] = set()
@@ -281,10 +283,16 @@ class Program:
         args: Sequence[object],
         thresholds: Mapping[str, int] | None = None,
         device_results: bool | None = False,
+        device_scalars: bool = False,
     ) -> tuple[Any, ...]:
         """Run `@name` on `args` (numpy arrays or `DeviceNDArray`s of this device, and scalars). Its arrays come back
         as numpy arrays, or stay on the device as `DeviceNDArray`s if `device_results` (None: if any argument is a
-        device array); device arrays in and out move nothing between the host and the device."""
+        device array); device arrays in and out move nothing between the host and the device.
+
+        `device_scalars` (with device results): a scalar result that the device computed (a reduce's, read back by
+        `kernel.read` as the function's last step) stays there too, as a 0-d `DeviceNDArray`, so that the call waits
+        for nothing and calls one after another queue their kernels back to back; read them together at the end
+        (`DeviceMemory.download`). Other scalar results (sizes the host computes) come back as usual."""
         function = self.functions.get(name)
         if function is None:
             known = ", ".join(f"@{f}" for f in self.functions) or "none"
@@ -301,7 +309,9 @@ class Program:
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
         self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
-        plan = self.function_plan(name)
+        if device_results is None:
+            device_results = any(type(arg) is DeviceNDArray for arg in args)
+        plan = self.function_plan(name, scalars_on_device=device_scalars and bool(device_results))
         if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
             cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
         self.errors_unread = True
@@ -311,8 +321,6 @@ class Program:
         except Exception:
             self.raise_device_error()  # a kernel failing first is the cause
             raise
-        if device_results is None:
-            device_results = any(type(arg) is DeviceNDArray for arg in args)
         self.read_errors_later()
         if not device_results:
             try:
@@ -343,12 +351,14 @@ class Program:
         transfer of the device: a kernel and the read-back of its result must never be on two queues."""
         self.memory.use_queue(queue)
 
-    def function_plan(self, name: str) -> host_plan.FunctionPlan:
-        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too)."""
-        if (plan := self.plans.get(name)) is None:
+    def function_plan(self, name: str, scalars_on_device: bool = False) -> host_plan.FunctionPlan:
+        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too); with
+        `scalars_on_device`, the variant that leaves its returned reads on the device (`host_plan.returned_reads`)."""
+        plans = self.scalar_plans if scalars_on_device else self.plans
+        if (plan := plans.get(name)) is None:
             if (function := self.functions.get(name)) is None:
                 raise OpenCLRuntimeError(f"no function @{name} in the module")
-            plan = self.plans[name] = host_plan.compile_function(self, function)
+            plan = plans[name] = host_plan.compile_function(self, function, scalars_on_device)
         return plan
 
     def read_errors_later(self) -> None:
@@ -467,7 +477,20 @@ class Program:
             if type(result) is _ArrayResult:
                 data = result.data if result.data.host is None else self._device_copy(result.data)
                 results[k] = DeviceNDArray(data, result.shape, result.dtype, self.memory)
+            elif type(result) is host_plan.ScalarOnDevice:
+                results[k] = self._scalar_array(result, types[k])
         return results
+
+    def _scalar_array(self, scalar: host_plan.ScalarOnDevice, t: Attribute) -> DeviceNDArray:
+        """A scalar left on the device as a 0-d `DeviceNDArray`: its buffer itself when it is the only element of a
+        buffer of the program's, else a copy of the element (on the queue: nothing waits)."""
+        array = scalar.array
+        if array.size != 1 or scalar.index != 0 or array.host is not None:
+            element = self.memory.empty(array.dtype, 1)
+            itemsize = array.dtype.itemsize
+            cl.enqueue_copy(self.queue, element.buffer, array.buffer, byte_count=itemsize, src_offset=scalar.index * itemsize)
+            array = element
+        return DeviceNDArray(array, (), dtype_of(t), self.memory)
 
     def _results(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
         """The results as numpy scalars and `_ArrayResult`s."""
@@ -478,7 +501,8 @@ class Program:
         position = 0
         for rank, leave in cached[1]:
             if rank is None:
-                results.append(leave(flat[position]))
+                value = flat[position]
+                results.append(value if type(value) is host_plan.ScalarOnDevice else leave(value))
                 position += 1
             else:
                 shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])
