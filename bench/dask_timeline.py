@@ -92,6 +92,10 @@ def show(row: dict[str, Any]) -> None:
               f"threads {', '.join(d['threads'])}")  # fmt: skip
     print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms; tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
+    if "outside_tasks_s" in row:
+        per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
+        print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
+              f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each")  # fmt: skip
 
 
 def main() -> None:
@@ -104,6 +108,7 @@ def main() -> None:
     parser.add_argument("--cases", default="resident,from host")
     parser.add_argument("--modes", default="grouped,per-chunk")
     parser.add_argument("--programs", default="map->reduce,nbody")
+    parser.add_argument("--join-bytes", help="soac.join-bytes (0: a device group runs its chunks one by one)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
     devices = args.devices.split(",") if args.devices else default_devices()
@@ -119,7 +124,10 @@ def main() -> None:
                 else:
                     make, expected = compute_bound(used, args.bodies, chunks, case)
                 for mode in args.modes.split(","):
-                    with dask.config.set({sd.DEVICE_GROUPS_KEY: mode == "grouped"}):
+                    config: dict[str, Any] = {sd.DEVICE_GROUPS_KEY: mode == "grouped"}
+                    if args.join_bytes is not None:
+                        config["soac.join-bytes"] = args.join_bytes
+                    with dask.config.set(config):
                         row = measure(make, expected, count, args.reps)
                     row = {"program": name, "case": case, "devices": count, "mode": mode, "chunks": chunks} | row
                     row["devices_busy"] = row.pop("devices")
