@@ -190,30 +190,55 @@ def _stage(program: Program, inputs: Inputs, options: dict[str, Any], **extra: A
 def _graph(
     stage: StageCall, combine: CombineGroups, inputs: Inputs, groups: int, meta: np.ndarray, shape: tuple[int, ...]
 ) -> da.Array:
-    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`; the whole numpy arrays
-    are one key each."""
+    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`.
+
+    The graph is as small as it can be, since dask's per-compute work (optimising, ordering, scheduling) grows with
+    it: persisted chunks (device arrays that are values of their array's graph, not tasks) and the whole numpy
+    arrays are put in the group tasks themselves, so that the graph has no other layer and no other key; one group
+    is one task, combining its partials itself (a nested task).
+
+        two devices:  group 0 (chunks 0-3) | group 1 (chunks 4-7) -> combine      3 tasks, no dependency
+        one device:   combine(group 0 (chunks 0-7))                               1 task
+    """
     name = f"soac-grouped-{uuid.uuid4().hex}"  # a new graph each call: hashing the whole arrays would cost more
     graph: dict[Any, Any] = {}
-    blocks: list[Any] = []  # per argument: a chunk's key by chunk index, or the whole array's key
+    blocks: list[Any] = []  # per argument: a chunk's key or value by chunk index, or the whole array
+    dependencies: list[da.Array] = []
     for k, arg in enumerate(inputs.args):
         if k in inputs.chunked_at:
-            blocks.append([_first_key(key) for key in arg.__dask_keys__()])
+            keys = [_first_key(key) for key in arg.__dask_keys__()]
+            values = _persisted(arg, keys)
+            if values is None:
+                dependencies.append(arg)
+            blocks.append(keys if values is None else values)
         elif isinstance(arg, np.ndarray):
-            graph[(name, "whole", k)] = arg
-            blocks.append((name, "whole", k))
+            blocks.append(arg)
     count = len(inputs.chunked[0].chunks[0])
     members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
     members = [chunks for chunks in members if chunks]
     chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
     places = chosen_devices(stage.devices)
+    joining = join_bytes()
+    tasks = []
     for g, chunks in enumerate(members):
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
-        group = DeviceGroup(stage, chunked, join_bytes(), places[g] if places else None)
-        graph[(name, "group", g)] = (group, calls)
+        tasks.append((DeviceGroup(stage, chunked, joining, places[g] if places else None), calls))
     out = (name, *(0 for _ in shape))
-    graph[out] = (combine, [(name, "group", g) for g in range(len(members))])
-    layers = HighLevelGraph.from_collections(name, graph, dependencies=inputs.chunked)
+    if len(tasks) == 1:
+        graph[out] = (combine, [tasks[0]])
+    else:
+        graph.update({(name, "group", g): task for g, task in enumerate(tasks)})
+        graph[out] = (combine, [(name, "group", g) for g in range(len(tasks))])
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=dependencies)
     return da.Array(layers, name, tuple((n,) for n in shape), meta=meta)
+
+
+def _persisted(array: da.Array, keys: list[Any]) -> list[DeviceArray] | None:
+    """The chunks of `array` (by their keys) when each is a device array held in its graph (`sd.persist`'s), else
+    None (tasks make them: a map over resident chunks)."""
+    graph = array.__dask_graph__()
+    values = [graph.get(key) for key in keys]
+    return values if all(type(v) is DeviceArray for v in values) else None  # pyright: ignore[reportReturnType]
 
 
 def _first_key(keys: Any) -> Any:

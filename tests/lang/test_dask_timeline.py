@@ -204,3 +204,27 @@ def test_timeline_is_off_unless_open_and_one_at_a_time() -> None:
     assert {s.phase for s in tl.spans} >= {"task", "chunk", "device"}
     assert program(xs).compute(scheduler="threads", num_workers=1) == 10
     assert len(tl.spans) == recorded
+
+
+def sum_of_halves(xs):
+    return sl.sum(sl.map(lambda x: 0.5 * x * x + 1.0, xs))
+
+
+@pytest.mark.parametrize("layout", [(5, 1, 4, 2), (0, 7, 0, 0, 5, 0), (3, 3, 3, 3)], ids=["uneven", "empty", "even"])
+def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) -> None:
+    """A device group run chunk by chunk leaves each chunk's partial on the device (no blocking read between its
+    chunks' launches) and reads the group's partials together; the groups' partials are combined in chunk order."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, layout, places)
+    floats = resident(np.linspace(-3, 5, 12).astype(np.float32), layout, places)
+    last, total = sd.jit(last_valid_value, devices=places), sd.jit(sum_of_halves, devices=places)
+    with dask.config.set({"soac.join-bytes": 0}):
+        compute = lambda graph: graph.compute(scheduler="threads", num_workers=2)  # noqa: E731
+        compute(last(xs)), compute(total(floats))  # compiles
+        moved = sl.transfer_counts("0:0")
+        moved.reset()
+        assert compute(last(xs)) == 10
+        halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
+        np.testing.assert_allclose(compute(total(floats)), (0.5 * halves**2 + 1).sum(), rtol=1e-6)
+    assert moved.element_reads == 2  # the combining programs' results only: no chunk's partial read on its own
+    assert moved.downloads == 2 * len(layout)  # every chunk's partial, read together with its group's

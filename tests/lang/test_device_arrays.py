@@ -321,3 +321,37 @@ def test_unsigned_device_arrays_chain_with_unsigned_results() -> None:
     np.testing.assert_array_equal(_wrapping(once).get(), (expected // 3 + 200).astype(np.uint8))
     with pytest.raises(ValueError, match="element sizes differ"):
         once.view(np.uint16)
+
+
+@sl.jit
+def reductions(xs, ys):
+    """A float sum, an integer max, a bool any, the length (a size the host knows) and an element of `xs`."""
+    return (
+        sl.sum(sl.map(lambda x: x * x, xs)),
+        sl.reduce(lambda a, b: sl.where(a < b, b, a), np.int32(-(1 << 30)), ys),
+        sl.reduce(lambda a, b: a | b, False, sl.map(lambda y: y > 40, ys)),
+        xs.shape[0],
+        xs[3],
+    )
+
+
+def test_device_scalars_leave_a_reduce_result_on_the_device(counts) -> None:
+    """`device_scalars`: the scalars the device computed stay there (0-d device arrays, no blocking read), calls one
+    after another queue back to back, and the values read together at the end are the numpy call's; a size the
+    host computes stays a host scalar."""
+    rng = np.random.default_rng(3)
+    xs, ys = rng.random(10_000, dtype=np.float32), rng.integers(-50, 50, 777).astype(np.int32)
+    expected = reductions(xs, ys)
+    dx, dy = sl.device_put(xs), sl.device_put(ys)
+    compiled = reductions.specialize(dx, dy)
+    counts.reset()
+    runs = [compiled.run((dx, dy), reductions.thresholds, True, device_scalars=True) for _ in range(3)]
+    assert counts.element_reads == 0 and counts.downloads == 0
+    for total, most, any_big, length, third in runs:
+        assert all(type(r) is sl.DeviceArray and r.shape == () for r in (total, most, any_big, third))
+        assert (total.dtype, most.dtype, any_big.dtype) == (np.float32, np.int32, np.bool_)
+        assert type(length) is not sl.DeviceArray and length == 10_000
+        assert third.get() == xs[3]  # an element of an argument's buffer: copied into one of its own
+        np.testing.assert_allclose(total.get(), expected[0], rtol=1e-5)
+        assert (most.get(), any_big.get()) == (expected[1], expected[2])
+    assert counts.downloads == 12
