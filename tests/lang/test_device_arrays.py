@@ -346,11 +346,13 @@ def test_device_scalars_leave_a_reduce_result_on_the_device(counts) -> None:
     compiled = reductions.specialize(dx, dy)
     counts.reset()
     runs = [compiled.run((dx, dy), reductions.thresholds, True, device_scalars=True) for _ in range(3)]
-    assert counts.element_reads == 0 and counts.downloads == 0
+    assert counts.element_reads == 0
+    assert counts.downloads == 0
     for total, most, any_big, length, third in runs:
         assert all(type(r) is sl.DeviceArray and r.shape == () for r in (total, most, any_big, third))
         assert (total.dtype, most.dtype, any_big.dtype) == (np.float32, np.int32, np.bool_)
-        assert type(length) is not sl.DeviceArray and length == 10_000
+        assert type(length) is not sl.DeviceArray
+        assert length == 10_000
         assert third.get() == xs[3]  # an element of an argument's buffer: copied into one of its own
         np.testing.assert_allclose(total.get(), expected[0], rtol=1e-5)
         assert (most.get(), any_big.get()) == (expected[1], expected[2])
