@@ -228,3 +228,19 @@ def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) ->
         np.testing.assert_allclose(compute(total(floats)), (0.5 * halves**2 + 1).sum(), rtol=1e-6)
     assert moved.element_reads == 2  # the combining programs' results only: no chunk's partial read on its own
     assert moved.downloads == 2 * len(layout)  # every chunk's partial, read together with its group's
+
+
+def test_a_grouped_result_computes_with_other_collections() -> None:
+    """A grouped result over persisted chunks skips dask's array optimisations (`ReadyArray`); arrays made from it
+    and computed beside other collections are plain dask arrays."""
+    from soac.lang.dask.groups import ReadyArray
+
+    places = ("0:0", "0:0")
+    floats = resident(np.linspace(-3, 5, 12).astype(np.float32), (5, 1, 4, 2), places)
+    total = sd.jit(sum_of_halves, devices=places)(floats)
+    assert type(total) is ReadyArray
+    halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
+    expected = (0.5 * halves**2 + 1).sum()
+    shifted, ones = dask.compute(total + 1, da.ones(3, chunks=2).sum(), scheduler="threads", num_workers=2)
+    np.testing.assert_allclose(shifted, expected + 1, rtol=1e-6)
+    assert ones == 3
