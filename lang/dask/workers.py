@@ -168,6 +168,20 @@ device: a task runs where its chunks are); a runtime `Program` keeps per-call st
 on one device at once take two."""
 
 
+def stage_programs(name: str | None = None) -> list[tuple[str, str | None, Compiled]]:
+    """The stage programs this process's workers compiled (role, device, compiled program), those of the user's
+    function `name` only if given: what a benchmark checks of the chunk programs (`optimized_text`: the passes'
+    result, e.g. whether a nest was tiled)."""
+    with _LOCK:
+        jitted = [(role, device, j) for (_, role, device), idle in _IDLE.items() for j in list(idle)]
+    return [
+        (role, device, compiled)
+        for role, device, j in jitted
+        if name is None or j.name == f"{name}_{role.replace('-', '_')}"
+        for compiled in j.specializations.values()
+    ]
+
+
 @contextlib.contextmanager
 def borrowed(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> Iterator[tuple[Compiled, JitFunction]]:
     """A compiled program for `program` and the types of `args` (built if none is idle), on the device that holds
