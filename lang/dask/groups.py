@@ -10,12 +10,16 @@ chunks, so the operator need not commute) with soac's program of the operator, a
 A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
 one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
 chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
-larger group runs chunk by chunk (joining would double its memory traffic). Host chunks that small are grouped too:
-joined on the host and uploaded once to the group's device (larger ones stream by in upload tasks, `prefetch`).
+larger group runs chunk by chunk (joining would double its memory traffic), its chunks' kernels queued back to
+back: each chunk's partial stays on the device (`device_scalars`) until the group's partials are read together
+(`StageCall.partials`), so the device does not idle between chunks while the host waits for a scalar. Host chunks
+that small are grouped too: joined on the host and uploaded once to the group's device (larger ones stream by in
+upload tasks, `prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
       per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
       grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
+      one device: soac-combine-groups(soac-device-group(chunks 0-3))            (one task)
 
 Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
 (whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
