@@ -11,7 +11,11 @@ PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1
 `len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
 results, as the host sees them); "overlap" is the time two devices or more were busy at once: 0 with work on both
 means a serialisation on the host; "tasks" is the sum of the tasks' times (threads' work); "graph" is the time to
-build the dask graph (`program(xs)`) and "compute" the rest of a run.
+build the dask graph (`program(xs)`) and "compute" the rest of a run; "outside tasks" the time in which no soac task
+ran (building the graph, dask's optimisation, ordering and scheduling, thread hand-offs); "host per chunk" the host
+time of each chunk run inside a device group (with its partial left on the device: the enqueueing only); the graph's
+keys and layers (persisted chunks included when they are keys of it). `--join-bytes 0` runs a device group's chunks
+one by one, as chunks of hundreds of MiB run on the GPUs.
 
 On the 2-GPU machine: python bench/dask_timeline.py --json dask_timeline.json
 """
@@ -80,7 +84,9 @@ def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -
         runs.append((done - start, built - start, done - built, tl.summary(), float(result)))
     seconds, graph_s, compute_s, summary, result = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
     ok = bool(np.isnan(expected) or np.isclose(result, expected, rtol=1e-3))
-    return {"s": seconds, "graph_s": graph_s, "compute_s": compute_s, "ok": ok, "result": result, **summary}
+    hlg = graph.__dask_graph__()
+    shape = {"graph_keys": len(hlg), "graph_layers": len(getattr(hlg, "layers", {None: None}))}
+    return {"s": seconds, "graph_s": graph_s, "compute_s": compute_s, "ok": ok, "result": result, **shape, **summary}
 
 
 def show(row: dict[str, Any]) -> None:
@@ -95,7 +101,8 @@ def show(row: dict[str, Any]) -> None:
     if "outside_tasks_s" in row:
         per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
         print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
-              f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each")  # fmt: skip
+              f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each; "
+              f"graph {row['graph_keys']} keys in {row['graph_layers']} layers")  # fmt: skip
 
 
 def main() -> None:

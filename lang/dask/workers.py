@@ -61,6 +61,7 @@ class Stats:
 
 
 STATS = Stats()
+_STATS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -301,7 +302,7 @@ class StageCall:
                 f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
                 f"{self.budget} bytes (rechunk smaller, or raise soac.chunk-budget)"
             )
-        with _LOCK:
+        with _STATS_LOCK:  # not `_LOCK`: a thread compiling holds that one for seconds
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
         return args
