@@ -244,3 +244,32 @@ def test_a_grouped_result_computes_with_other_collections() -> None:
     shifted, ones = dask.compute(total + 1, da.ones(3, chunks=2).sum(), scheduler="threads", num_workers=2)
     np.testing.assert_allclose(shifted, expected + 1, rtol=1e-6)
     assert ones == 3
+
+
+def potential(x, m, bx, bm, eps):
+    def body(xi, mi):
+        return mi * sl.sum(sl.map(lambda xj, mj: mj / sl.sqrt((xi - xj) * (xi - xj) + eps), bx, bm))
+
+    return sl.sum(sl.map(body, x, m))
+
+
+@pytest.mark.parametrize("join_bytes", ["64 MiB", 0], ids=["joined", "chunk by chunk"])
+def test_chunk_programs_of_bodies_against_all_bodies_are_tiled(join_bytes: str | int) -> None:
+    """The GPUs' pipeline (TILED_PIPELINE, here on PoCL with local-memory tiles) tiles the chunk program of bodies i
+    against all bodies j (bench/dask_scaling.py's nbody), joined per device or chunk by chunk."""
+    from soac.lang.dask.workers import stage_programs
+    from soac.passes import TILED_PIPELINE
+
+    places = ("0:0", "0:0")
+    rng = np.random.default_rng(2)
+    bodies, mass = rng.random(45), rng.random(45) + 0.5
+    layout = (10, 1, 13, 0, 21)
+    x, m = (resident(a, layout, places) for a in (bodies, mass))
+    f = sd.jit(potential, devices=places, pipeline=TILED_PIPELINE, lowering={"target": "generic"})
+    with dask.config.set({"soac.join-bytes": join_bytes}):
+        got = f(x, m, bodies, mass, 1e-3).compute(scheduler="threads", num_workers=2)
+    pairs = mass[None, :] / np.sqrt((bodies[:, None] - bodies[None, :]) ** 2 + 1e-3)
+    np.testing.assert_allclose(got, (mass * pairs.sum(1)).sum(), rtol=1e-12)
+    programs = [compiled for role, _, compiled in stage_programs("potential") if role == "program"]
+    assert programs
+    assert all("soac.tiled_redomap" in compiled.optimized_text for compiled in programs)
