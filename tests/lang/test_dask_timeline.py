@@ -273,3 +273,26 @@ def test_chunk_programs_of_bodies_against_all_bodies_are_tiled(join_bytes: str |
     programs = [compiled for role, _, compiled in stage_programs("potential") if role == "program"]
     assert programs
     assert all("soac.tiled_redomap" in compiled.optimized_text for compiled in programs)
+
+
+def looked_up(xs, table):
+    return sl.sum(sl.map(lambda x: table[x], xs))
+
+
+@pytest.mark.parametrize("bad", [1, 5, 11], ids=["first group's first chunk", "middle", "last chunk"])
+def test_a_failing_chunk_of_a_group_names_the_users_line(bad: int) -> None:
+    """A kernel failing in a device group whose partials stay on the device is reported (by the next chunk's call,
+    or by the read of the group's partials) with the user's line; the next compute is right."""
+    from soac.lowering.runtime.errors import ProgramError
+
+    places = ("0:0", "0:0")
+    table = np.arange(5, dtype=np.int64)
+    f = sd.jit(looked_up, devices=places)
+    values = np.arange(12, dtype=np.int64) % 5
+    wrong = values.copy()
+    wrong[bad] = 7
+    with dask.config.set({"soac.join-bytes": 0}):
+        xs = resident(wrong, (3, 3, 3, 3), places)
+        with pytest.raises(ProgramError, match=r"test_dask_timeline.py:\d+:\d+: 'soac.index': index 7 is out of bounds"):
+            f(xs, table).compute(scheduler="threads", num_workers=2)
+        assert f(resident(values, (3, 3, 3, 3), places), table).compute(scheduler="threads", num_workers=2) == values.sum()
