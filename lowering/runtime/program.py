@@ -260,8 +260,13 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
-        self.error_read: tuple[cl.Event, np.ndarray] | None = None
-        """The read of the error buffer that the last call enqueued behind its kernels, and where it lands."""
+        self.error_reads: list[tuple[cl.Event, np.ndarray]] = []
+        """The reads of the error buffer that calls enqueued behind their kernels, and where they land, oldest first:
+        one, the last call's, except after calls with `device_scalars`, which do not wait for earlier ones."""
+        self.read_enqueued = False
+        """Whether the current (or last) call enqueued its read of the error buffer."""
+        self.checking = threading.Lock()
+        """Held while the error reads are checked: another thread's `check_errors` may check this program's too."""
         self.poison = False
         """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
         self.plans: dict[str, host_plan.FunctionPlan] = {}
@@ -302,20 +307,24 @@ class Program:
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
-        self.memory.check_errors()  # a failure of an earlier call whose results stayed on the device comes first
+        if device_results is None:
+            device_results = any(type(arg) is DeviceNDArray for arg in args)
+        queued = device_scalars and bool(device_results)
+        # A failure of an earlier call whose results stayed on the device comes first; with `device_scalars` (calls
+        # queued back to back) only the failures already read back: the others when something waits for the device.
+        self.memory.check_errors(wait=not queued)
         self.thresholds = dict(thresholds) if thresholds else {}
         self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
         self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
-        if device_results is None:
-            device_results = any(type(arg) is DeviceNDArray for arg in args)
-        plan = self.function_plan(name, scalars_on_device=device_scalars and bool(device_results))
-        if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
-            cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        plan = self.function_plan(name, scalars_on_device=queued)
+        if self.errors is not None and self.errors_unread:  # an interrupted call (or one unchecked) may have left a failure
+            # A fill, not a copy from `_NO_ERROR`: pyopencl's event of a copy from host memory waits for it when dropped.
+            cl.enqueue_fill_buffer(self.queue, self.errors.buffer, np.int64(0), 0, _NO_ERROR.nbytes)
         self.errors_unread = True
-        self.error_read = None
+        self.read_enqueued = False
         try:
             results = plan(flat)
         except Exception:
@@ -366,25 +375,53 @@ class Program:
         caller waits for the device (a read-back, the next call's check), the read is done and costs no round trip."""
         if self.errors is not None:
             recorded = np.empty(kd.ERROR_SLOTS, np.int64)
-            self.error_read = (cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded)
+            self.error_reads.append((cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded))
+            self.read_enqueued = True
 
-    def raise_device_error(self) -> None:
-        """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
-        self.memory.unchecked.discard(self)
+    def raise_device_error(self, wait: bool = True) -> None:
+        """Raise the first failure that the calls' kernels recorded, if any: each read of the error buffer in order
+        (waits for them; a call that enqueued none reads the buffer now). `wait=False` checks only the reads already
+        done, and the program stays unchecked while others are not."""
         if self.errors is None:
+            self.memory.unchecked.discard(self)
             return
-        self.memory.counts.error_checks += 1
-        if self.error_read is not None:
-            event, recorded = self.error_read
-            self.error_read = None
+        if not self.checking.acquire(blocking=wait):
+            return  # another thread is checking them
+        try:
+            self.check_reads(wait)
+        finally:
+            self.checking.release()
+
+    def check_reads(self, wait: bool) -> None:
+        """`raise_device_error`'s work, under `checking`."""
+        assert self.errors is not None
+        while self.error_reads:
+            event, recorded = self.error_reads[0]
+            if not wait and event.command_execution_status != cl.command_execution_status.COMPLETE:
+                return
+            del self.error_reads[0]
+            self.memory.counts.error_checks += 1
             event.wait()
-        else:
+            self.raise_recorded(recorded)
+        self.memory.unchecked.discard(self)
+        if wait and not self.read_enqueued:  # the call stopped before it enqueued its read
+            self.memory.counts.error_checks += 1
             recorded = np.empty(kd.ERROR_SLOTS, np.int64)
             cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
-        self.errors_unread = False
+            self.read_enqueued = True
+            self.raise_recorded(recorded)
+        if not self.error_reads:
+            self.errors_unread = False
+
+    def raise_recorded(self, recorded: np.ndarray) -> None:
+        """Raise the failure in a read of the error buffer, if any; the buffer is cleared, and the reads of later
+        calls are dropped (their work came after the failure)."""
         code = int(recorded[:1].view(np.int32)[0])
         if code == 0:
             return
+        self.error_reads.clear()
+        self.memory.unchecked.discard(self)
+        self.errors_unread = False
         cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
         check = self.error_table.get(code)
         if check is None:

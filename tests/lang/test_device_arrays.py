@@ -357,3 +357,39 @@ def test_device_scalars_leave_a_reduce_result_on_the_device(counts) -> None:
         np.testing.assert_allclose(total.get(), expected[0], rtol=1e-5)
         assert (most.get(), any_big.get()) == (expected[1], expected[2])
     assert counts.downloads == 12
+
+
+@sl.jit
+def looked_up_sum(xs, table):
+    return sl.sum(sl.map(lambda x: table[x], xs))
+
+
+def test_device_scalars_calls_wait_for_nothing(memory: DeviceMemory) -> None:
+    """Calls with `device_scalars` of a program with device checks return while the device has run none of them (a
+    user event holds the queue): no call waits for a partial or for an earlier call's error read. Once the device
+    runs them, the failure of the second is raised first, and the others' values are right."""
+    import threading
+
+    table = sl.device_put(np.arange(5, dtype=np.int64))
+    good, bad = sl.device_put(np.array([1, 2, 3], np.int64)), sl.device_put(np.array([1, 9, 3], np.int64))
+    compiled = looked_up_sum.specialize(good, table)
+    assert compiled.run((good, table), {}, True, device_scalars=True).get() == 6  # plans built, nothing pending
+    gate = cl.UserEvent(memory.context)
+    cl.enqueue_marker(memory.queue, wait_for=[gate])
+    results: list[object] = []
+
+    def queue_calls() -> None:
+        for args in ((good, table), (bad, table), (good, table)):
+            results.append(compiled.run(args, {}, True, device_scalars=True))
+
+    thread = threading.Thread(target=queue_calls)
+    thread.start()
+    thread.join(timeout=30)
+    returned = not thread.is_alive()
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    thread.join()
+    assert returned
+    with pytest.raises(ProgramError, match=r"'soac\.index': index 9 is out of bounds for dimension 0 of size 5"):
+        memory.check_errors()
+    assert results[0].get() == 6  # pyright: ignore[reportAttributeAccessIssue]
+    assert results[2].get() == 6  # pyright: ignore[reportAttributeAccessIssue]
