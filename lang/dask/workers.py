@@ -331,6 +331,7 @@ class StageCall:
         if not calls:
             raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
         device = data_device(calls[0]) or worker_device(self.devices)
+        calls = _whole_arrays_put_once(calls, device)
         results: list[Any] = []
         with borrowed(self.program, self.devices, calls[0]) as (compiled, jitted):
             for args in calls:
@@ -378,6 +379,19 @@ def upload(host: np.ndarray, memory: Any) -> DeviceArray:
     """`host` on `memory`'s device, copied under the device's transfer lock."""
     with transfer_lock(memory):
         return put_on(host, memory.device)
+
+
+def _whole_arrays_put_once(calls: list[tuple[Any, ...]], device: str | None) -> list[tuple[Any, ...]]:
+    """A device group's calls over resident chunks with the numpy arrays that every chunk takes whole (one object
+    in every call) put on the group's device once, not once per chunk (a GPU copies them at every call; PoCL waits
+    at the end of every call whose kernels read host memory in place)."""
+    if len(calls) < 2 or not any(type(a) is DeviceArray for a in calls[0]):
+        return calls
+    whole = [k for k, a in enumerate(calls[0]) if isinstance(a, np.ndarray) and all(c[k] is a for c in calls)]
+    if not whole:
+        return calls
+    placed = {k: put(calls[0][k], device) for k in whole}
+    return [tuple(placed.get(k, a) for k, a in enumerate(c)) for c in calls]
 
 
 def read_all(values: Sequence[Any]) -> list[Any]:

@@ -296,3 +296,20 @@ def test_a_failing_chunk_of_a_group_names_the_users_line(bad: int) -> None:
         with pytest.raises(ProgramError, match=r"test_dask_timeline.py:\d+:\d+: 'soac.index': index 7 is out of bounds"):
             f(xs, table).compute(scheduler="threads", num_workers=2)
         assert f(resident(values, (3, 3, 3, 3), places), table).compute(scheduler="threads", num_workers=2) == values.sum()
+
+
+def test_a_device_group_puts_a_whole_array_on_its_device_once() -> None:
+    """A whole numpy array that every chunk of a group takes goes to the group's device once, not once per chunk
+    (a GPU would copy it at every call; PoCL would wait at the end of every call that reads host memory)."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (3, 3, 3, 3), places)
+    weights = np.array([0.5, -1.0, 2.0, 0.25])
+    f = sd.jit(weighted_total, devices=places)
+    expected = (weights[np.mod(VALUES, 4)] * VALUES + 1.5).sum()
+    with dask.config.set({"soac.join-bytes": 0}):
+        f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2)  # compiles
+        moved = sl.transfer_counts("0:0")
+        moved.reset()
+        np.testing.assert_allclose(f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2), expected, rtol=1e-12)
+    assert moved.uploads == 2  # one per group
+    assert moved.zero_copy == 1  # the combining task's partials only, not the weights at every chunk
