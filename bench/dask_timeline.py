@@ -6,6 +6,9 @@ lock waits; grouped (a task per device, the default: over resident chunks, and o
     python bench/dask_timeline.py [--devices 0:0,0:1] [--log2-n 27] [--bodies 65536] [--chunks-per-device 8]
                                   [--reps 3] [--cases resident,from host] [--modes grouped,per-chunk] [--json OUT]
 
+`checked` (not run unless named in `--programs`) is a reduce with device checks and a whole table,
+`sum(map(x -> table[x % 4] * x, xs))` over 2^n int64.
+
 `--devices`: the devices' `SOAC_OPENCL_DEVICE` specs (default: every GPU, else the first two OpenCL devices; on
 PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1). Each device count from 1 to
 `len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
@@ -34,6 +37,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pyopencl as cl
+import soac.lang as sl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import soac.lang.dask as sd
@@ -56,6 +60,20 @@ def memory_bound(devices: list[str], n: int, chunks: int, case: str) -> tuple[Ca
     return lambda: program(xs), expected
 
 
+def table_terms(xs, table):
+    """A reduce with device checks (a gather from a whole table): its chunk program has an error buffer."""
+    return sl.sum(sl.map(lambda x: table[x % 4] * x, xs))
+
+
+def checked(devices: list[str], n: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
+    values = np.random.default_rng(1).integers(0, 1000, n)
+    table = np.array([1, -2, 3, 5], np.int64)
+    on_host = da.from_array(values, chunks=-(-n // chunks)).persist(scheduler="threads")
+    xs = sd.persist(on_host, devices=devices, scheduler="threads") if case == "resident" else on_host
+    program = sd.jit(table_terms, devices=devices)
+    return lambda: program(xs, table), float((table[values % 4] * values).sum())
+
+
 def compute_bound(devices: list[str], bodies: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
     rng = np.random.default_rng(7)
     pos = rng.random((4, bodies), dtype=np.float32)
@@ -68,6 +86,9 @@ def compute_bound(devices: list[str], bodies: int, chunks: int, case: str) -> tu
     expected = float((p64[3] * (p64[3] / np.sqrt(d2 + eps)).sum(axis=1)).sum()) if d2 is not None else float("nan")
     program = sd.jit(potential, devices=devices)
     return lambda: program(x, y, z, m, *pos, eps), expected
+
+
+PROGRAMS = {"map->reduce": memory_bound, "nbody": compute_bound, "checked": checked}
 
 
 def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -> dict[str, Any]:
@@ -114,7 +135,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", default="resident,from host")
     parser.add_argument("--modes", default="grouped,per-chunk")
-    parser.add_argument("--programs", default="map->reduce,nbody")
+    parser.add_argument("--programs", default="map->reduce,nbody", help="of map->reduce, nbody, checked")
     parser.add_argument("--join-bytes", help="soac.join-bytes (0: a device group runs its chunks one by one)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
@@ -126,10 +147,8 @@ def main() -> None:
         chunks = count * args.chunks_per_device
         for case in args.cases.split(","):
             for name in args.programs.split(","):
-                if name == "map->reduce":
-                    make, expected = memory_bound(used, 1 << args.log2_n, chunks, case)
-                else:
-                    make, expected = compute_bound(used, args.bodies, chunks, case)
+                size = args.bodies if name == "nbody" else 1 << args.log2_n
+                make, expected = PROGRAMS[name](used, size, chunks, case)
                 for mode in args.modes.split(","):
                     config: dict[str, Any] = {sd.DEVICE_GROUPS_KEY: mode == "grouped"}
                     if args.join_bytes is not None:
