@@ -48,6 +48,7 @@ and `--scheduler distributed` also
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import sys
@@ -197,16 +198,68 @@ def _cupy_potential(cp: Any, x: Any, y: Any, z: Any, m: Any, bodies: np.ndarray,
     return np.asarray([float((mi[:, 0] * total).sum())], np.float32)
 
 
+_HOST_DATA: dict[int, tuple[da.Array, float]] = {}
+
+
+def host_data(cluster: Cluster, n: int, chunks: int) -> tuple[da.Array, float]:
+    """`n` random f32 in host memory in `chunks` chunks, and the program's result in float64: made once per `n` (with
+    every core, outside the timed runs; 2^33 f32 are 32 GiB) and rechunked for the next GPU count."""
+    if n not in _HOST_DATA:
+        made = da.random.random(n, chunks=-(-n // chunks)).astype(np.float32)
+        made = cluster.persist(made) if cluster.client is not None else made.persist(scheduler="threads")
+        terms = (0.5 * made.astype(np.float64) ** 2 + 1.0).sum()
+        expected = float(cluster.compute(terms) if cluster.client is not None else terms.compute(scheduler="threads"))
+        _HOST_DATA.clear()  # one size at a time in host memory
+        _HOST_DATA[n] = (made, expected)
+    made, expected = _HOST_DATA[n]
+    if made.numblocks[0] == chunks:
+        return made, expected
+    return cluster.persist(made.rechunk(-(-n // chunks))), expected
+
+
+def resident_fits(devices: list[str], n: int, chunks: int, with_cupy: bool) -> str | None:
+    """Why `n` f32 in `chunks` resident chunks (runs of neighbouring chunks per GPU, as `sd.persist` places them) do
+    not fit the GPUs, else None: a chunk must fit one buffer (`max_mem_alloc_size`) and the chunk budget (dask's
+    `soac.chunk-budget`, if set); a GPU's chunks must fit 90% of its memory, with CuPy's copy of them, its
+    temporaries (three chunks) and what soac's buffer pool keeps (an eighth of the memory) when CuPy runs too (soac's
+    chunks are freed first)."""
+    from soac.lowering.runtime import choose_device
+
+    rows = -(-n // chunks)
+    chunk_bytes = rows * 4
+    gpus = list(dict.fromkeys(devices))
+    per_gpu = [sum(min(rows, n - i * rows) * 4 for i in range(chunks) if device_of_chunk(i, chunks, len(gpus)) == g)
+               for g in range(len(gpus))]  # fmt: skip
+    budget = dask.config.get(sd.CHUNK_BUDGET_KEY, None)
+    if budget is not None and chunk_bytes > dask.utils.parse_bytes(budget):
+        return f"a chunk of {chunk_bytes / 2**30:.2f} GiB is over the chunk budget ({budget}): use more --chunks-per-gpu"
+    for spec, held in zip(gpus, per_gpu):
+        device = choose_device(spec)
+        memory = device.global_mem_size
+        if chunk_bytes > device.max_mem_alloc_size:
+            return (f"a chunk of {chunk_bytes / 2**30:.2f} GiB is over {device.name}'s largest buffer "
+                    f"({device.max_mem_alloc_size / 2**30:.2f} GiB): use more --chunks-per-gpu")  # fmt: skip
+        if held > 0.9 * memory:
+            return f"{held / 2**30:.1f} GiB of chunks on {spec} is over 90% of its {memory / 2**30:.1f} GiB"
+        if with_cupy and held + 3 * chunk_bytes + memory // 8 > 0.95 * memory:
+            return (f"CuPy's copy of {held / 2**30:.1f} GiB on {spec} with its temporaries does not fit "
+                    f"{memory / 2**30:.1f} GiB: run with --no-cupy")  # fmt: skip
+    return None
+
+
 def memory_bound(
     cluster: Cluster, devices: list[str], n: int, chunks: int, reps: int, with_cupy: bool, case: str
 ) -> dict[str, Any]:
-    on_host = cluster.persist(da.random.random(n, chunks=-(-n // chunks)).astype(np.float32))
-    expected = float(cluster.compute((0.5 * on_host.astype(np.float64) ** 2 + 1.0).sum()))
+    if case == "resident" and (problem := resident_fits(devices, n, chunks, with_cupy)) is not None:
+        sys.exit(f"map->reduce of 2^{n.bit_length() - 1} f32, resident in {chunks} chunks: {problem}")
+    on_host, expected = host_data(cluster, n, chunks)
     xs = cluster.resident(on_host, devices) if case == "resident" else on_host
     program = sd.jit(energy_terms, devices=devices)
-    seconds, result = timed(lambda: cluster.compute(program(xs)), reps)
+    seconds, result = timed(lambda xs=xs, program=program: cluster.compute(program(xs)), reps)
     row: dict[str, Any] = {"program": "map->reduce", "case": case, "n": n, "gpus": len(set(devices)), "chunks": xs.numblocks[0]}
     row |= {"soac_s": seconds, "soac_GBps": xs.nbytes / seconds / 1e9, "soac_ok": bool(np.isclose(result, expected, rtol=1e-3))}
+    del xs, program  # soac's resident chunks go back to the pool (at most an eighth of the memory is kept)
+    gc.collect()
     if with_cupy:
         gpus = len(set(devices))
         cupy_xs = cupy_resident(cluster, on_host, gpus) if case == "resident" else on_host
@@ -239,6 +292,7 @@ def compute_bound(
     row: dict[str, Any] = {"program": "nbody potential", "case": case, "bodies": bodies, "gpus": len(set(devices))}
     row["chunks"] = x.numblocks[0]
     row |= {"soac_s": seconds, "soac_Ginteractions_per_s": interactions / seconds / 1e9, "soac_ok": ok, "energy": float(result)}
+    row |= chunk_program_tiling("potential")
     if with_cupy:
         gpus = len(set(devices))
         cupy_in = [cupy_resident(cluster, a, gpus) for a in on_host] if case == "resident" else on_host
@@ -249,6 +303,18 @@ def compute_bound(
         seconds, cupy_result = timed(lambda: cluster.compute(partials.sum()), reps)
         row |= {"cupy_s": seconds, "cupy_ok": bool(np.isclose(cupy_result, result, rtol=1e-3))}
     return row
+
+
+def chunk_program_tiling(name: str) -> dict[str, Any]:
+    """Whether the chunk programs of `name` that the workers compiled (soac.lang's default pipeline for their
+    device) run a tiled kernel (`soac.tiled_redomap`): nbody's bodies i of a chunk against all bodies j."""
+    from soac.lang.dask.workers import stage_programs
+    from soac.passes import standard_pipeline
+
+    programs = [compiled for role, _, compiled in stage_programs(name) if role == "program"]
+    tiled = [("soac.tiled_redomap" in compiled.optimized_text) for compiled in programs]
+    pipeline = standard_pipeline(True) if gpu_specs() else standard_pipeline(False)
+    return {"chunk_programs": len(programs), "chunk_programs_tiled": sum(tiled), "gpu_pipeline_tiles": "soac-tile" in pipeline}
 
 
 def h2d_bandwidth(device_spec: str, nbytes: int) -> float:

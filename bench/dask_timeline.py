@@ -6,12 +6,19 @@ lock waits; grouped (a task per device, the default: over resident chunks, and o
     python bench/dask_timeline.py [--devices 0:0,0:1] [--log2-n 27] [--bodies 65536] [--chunks-per-device 8]
                                   [--reps 3] [--cases resident,from host] [--modes grouped,per-chunk] [--json OUT]
 
+`checked` (not run unless named in `--programs`) is a reduce with device checks and a whole table,
+`sum(map(x -> table[x % 4] * x, xs))` over 2^n int64.
+
 `--devices`: the devices' `SOAC_OPENCL_DEVICE` specs (default: every GPU, else the first two OpenCL devices; on
 PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1). Each device count from 1 to
 `len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
 results, as the host sees them); "overlap" is the time two devices or more were busy at once: 0 with work on both
 means a serialisation on the host; "tasks" is the sum of the tasks' times (threads' work); "graph" is the time to
-build the dask graph (`program(xs)`) and "compute" the rest of a run.
+build the dask graph (`program(xs)`) and "compute" the rest of a run; "outside tasks" the time in which no soac task
+ran (building the graph, dask's optimisation, ordering and scheduling, thread hand-offs); "host per chunk" the host
+time of each chunk run inside a device group (with its partial left on the device: the enqueueing only); the graph's
+keys and layers (persisted chunks included when they are keys of it). `--join-bytes 0` runs a device group's chunks
+one by one, as chunks of hundreds of MiB run on the GPUs.
 
 On the 2-GPU machine: python bench/dask_timeline.py --json dask_timeline.json
 """
@@ -30,6 +37,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pyopencl as cl
+import soac.lang as sl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import soac.lang.dask as sd
@@ -52,6 +60,20 @@ def memory_bound(devices: list[str], n: int, chunks: int, case: str) -> tuple[Ca
     return lambda: program(xs), expected
 
 
+def table_terms(xs, table):
+    """A reduce with device checks (a gather from a whole table): its chunk program has an error buffer."""
+    return sl.sum(sl.map(lambda x: table[x % 4] * x, xs))
+
+
+def checked(devices: list[str], n: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
+    values = np.random.default_rng(1).integers(0, 1000, n)
+    table = np.array([1, -2, 3, 5], np.int64)
+    on_host = da.from_array(values, chunks=-(-n // chunks)).persist(scheduler="threads")
+    xs = sd.persist(on_host, devices=devices, scheduler="threads") if case == "resident" else on_host
+    program = sd.jit(table_terms, devices=devices)
+    return lambda: program(xs, table), float((table[values % 4] * values).sum())
+
+
 def compute_bound(devices: list[str], bodies: int, chunks: int, case: str) -> tuple[Callable[[], Any], float]:
     rng = np.random.default_rng(7)
     pos = rng.random((4, bodies), dtype=np.float32)
@@ -64,6 +86,9 @@ def compute_bound(devices: list[str], bodies: int, chunks: int, case: str) -> tu
     expected = float((p64[3] * (p64[3] / np.sqrt(d2 + eps)).sum(axis=1)).sum()) if d2 is not None else float("nan")
     program = sd.jit(potential, devices=devices)
     return lambda: program(x, y, z, m, *pos, eps), expected
+
+
+PROGRAMS = {"map->reduce": memory_bound, "nbody": compute_bound, "checked": checked}
 
 
 def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -> dict[str, Any]:
@@ -80,7 +105,9 @@ def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -
         runs.append((done - start, built - start, done - built, tl.summary(), float(result)))
     seconds, graph_s, compute_s, summary, result = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
     ok = bool(np.isnan(expected) or np.isclose(result, expected, rtol=1e-3))
-    return {"s": seconds, "graph_s": graph_s, "compute_s": compute_s, "ok": ok, "result": result, **summary}
+    hlg = graph.__dask_graph__()
+    shape = {"graph_keys": len(hlg), "graph_layers": len(getattr(hlg, "layers", {None: None}))}
+    return {"s": seconds, "graph_s": graph_s, "compute_s": compute_s, "ok": ok, "result": result, **shape, **summary}
 
 
 def show(row: dict[str, Any]) -> None:
@@ -92,6 +119,11 @@ def show(row: dict[str, Any]) -> None:
               f"threads {', '.join(d['threads'])}")  # fmt: skip
     print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms; tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
+    if "outside_tasks_s" in row:
+        per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
+        print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
+              f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each; "
+              f"graph {row['graph_keys']} keys in {row['graph_layers']} layers")  # fmt: skip
 
 
 def main() -> None:
@@ -103,7 +135,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", default="resident,from host")
     parser.add_argument("--modes", default="grouped,per-chunk")
-    parser.add_argument("--programs", default="map->reduce,nbody")
+    parser.add_argument("--programs", default="map->reduce,nbody", help="of map->reduce, nbody, checked")
+    parser.add_argument("--join-bytes", help="soac.join-bytes (0: a device group runs its chunks one by one)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
     devices = args.devices.split(",") if args.devices else default_devices()
@@ -114,12 +147,13 @@ def main() -> None:
         chunks = count * args.chunks_per_device
         for case in args.cases.split(","):
             for name in args.programs.split(","):
-                if name == "map->reduce":
-                    make, expected = memory_bound(used, 1 << args.log2_n, chunks, case)
-                else:
-                    make, expected = compute_bound(used, args.bodies, chunks, case)
+                size = args.bodies if name == "nbody" else 1 << args.log2_n
+                make, expected = PROGRAMS[name](used, size, chunks, case)
                 for mode in args.modes.split(","):
-                    with dask.config.set({sd.DEVICE_GROUPS_KEY: mode == "grouped"}):
+                    config: dict[str, Any] = {sd.DEVICE_GROUPS_KEY: mode == "grouped"}
+                    if args.join_bytes is not None:
+                        config["soac.join-bytes"] = args.join_bytes
+                    with dask.config.set(config):
                         row = measure(make, expected, count, args.reps)
                     row = {"program": name, "case": case, "devices": count, "mode": mode, "chunks": chunks} | row
                     row["devices_busy"] = row.pop("devices")

@@ -184,9 +184,19 @@ class Compiled:
     def optimized(self) -> ModuleOp:
         return Parser(make_context(), self.optimized_text).parse_module()
 
-    def run(self, args: Sequence[object], thresholds: Mapping[str, int], device_results: bool | None = None) -> Any:
+    def run(
+        self,
+        args: Sequence[object],
+        thresholds: Mapping[str, int],
+        device_results: bool | None = None,
+        device_scalars: bool = False,
+    ) -> Any:
+        """The program on `args`; `device_scalars` (OpenCL, with device results): a reduce's scalar results stay on
+        the device as 0-d device arrays (`soac.lowering.runtime.Program.call`)."""
         if self.backend == "interp":  # reads device arrays back (`__array__`)
             results = self.runner.call(self.name, args)
+        elif device_scalars:
+            results = self.runner.call(self.name, args, thresholds, device_results, device_scalars=True)
         else:
             results = self.runner.call(self.name, args, thresholds, device_results)
         results = [_as_unsigned(r, t) for r, t in zip(results, self.result_types)] if self.result_types else results

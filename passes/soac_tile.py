@@ -47,6 +47,10 @@ and `reg` gives each work-item a block of results held in registers.
 Inside soac-flatten's versions, the intra-group versions tried before a tiled one become opt-in: their
 thresholds default to 2^62 (`prefer_tiled_version`), so the tiled kernel runs unless tuning says otherwise.
 
+A redomap outside any lambda whose lambda folds over arrays from outside (nbody's potential energy, `sum_i m_i *
+sum_j f(i, j)`) is first split into a segmap of its lambda and a reduce when the segmap would be tiled
+(`tile_reduced_nests`).
+
 Options `block`, `reg` and `chunk` set the sizes of every tiled nest (0: the defaults of
 `default_sizes`); the sizes are also tuning parameters (`soac-run --list-thresholds`).
 """
@@ -71,6 +75,7 @@ from soac.dialect import (
 from soac.parsing import location_of
 from soac.passes.flatten_analysis import in_lambda
 from soac.passes.thresholds import MAX_THRESHOLD, guard
+from soac.passes.tile_reduced_nests import SplitReducedNest
 from xdsl.context import Context
 from xdsl.dialects import builtin, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, i64
@@ -367,4 +372,6 @@ class SoacTilePass(ModulePass):
         sizes = {rank: _sizes(rank, self.block, self.reg, self.chunk) for rank in (1, 2)}
         existing = [o.tile_name for o in op.walk() if isinstance(o, TiledRedomapOp)]
         counter = [1 + max((int(n[5:]) for n in existing if n[5:].isdigit()), default=-1)]
+        split = SplitReducedNest(lambda segmap: _tileable(segmap) is not None)  # nbody's potential: see its module
+        PatternRewriteWalker(split, apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(TileNest(sizes, counter), apply_recursively=False).rewrite_module(op)

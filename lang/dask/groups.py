@@ -10,12 +10,16 @@ chunks, so the operator need not commute) with soac's program of the operator, a
 A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
 one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
 chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
-larger group runs chunk by chunk (joining would double its memory traffic). Host chunks that small are grouped too:
-joined on the host and uploaded once to the group's device (larger ones stream by in upload tasks, `prefetch`).
+larger group runs chunk by chunk (joining would double its memory traffic), its chunks' kernels queued back to
+back: each chunk's partial stays on the device (`device_scalars`) until the group's partials are read together
+(`StageCall.partials`), so the device does not idle between chunks while the host waits for a scalar. Host chunks
+that small are grouped too: joined on the host and uploaded once to the group's device (larger ones stream by in
+upload tasks, `prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
       per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
       grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
+      one device: soac-combine-groups(soac-device-group(chunks 0-3))            (one task)
 
 Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
 (whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
@@ -96,7 +100,9 @@ class DeviceGroup:
         with span(self.__name__, "task", data_device(tuple(chunks[0])) or worker_device(self.stage.devices)):
             if (joined := self.joined(chunks)) is not None:
                 return self.stage(*joined)
-            return np.concatenate([self.stage(*blocks) for blocks in chunks])
+            if len(chunks) == 1:  # one partial: read at once, as the runtime reads a scalar result
+                return self.stage(*chunks[0])
+            return self.stage.partials(chunks)
 
     def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
         """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`
@@ -188,30 +194,68 @@ def _stage(program: Program, inputs: Inputs, options: dict[str, Any], **extra: A
 def _graph(
     stage: StageCall, combine: CombineGroups, inputs: Inputs, groups: int, meta: np.ndarray, shape: tuple[int, ...]
 ) -> da.Array:
-    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`; the whole numpy arrays
-    are one key each."""
+    """A task per group of chunks (the runs `sd.persist` put on each device), then `combine`.
+
+    The graph is as small as it can be, since dask's per-compute work (optimising, ordering, scheduling) grows with
+    it: persisted chunks (device arrays that are values of their array's graph, not tasks) and the whole numpy
+    arrays are put in the group tasks themselves, so that the graph has no other layer and no other key; one group
+    is one task, combining its partials itself (a nested task).
+
+        two devices:  group 0 (chunks 0-3) | group 1 (chunks 4-7) -> combine      3 tasks, no dependency
+        one device:   combine(group 0 (chunks 0-7))                               1 task
+    """
     name = f"soac-grouped-{uuid.uuid4().hex}"  # a new graph each call: hashing the whole arrays would cost more
     graph: dict[Any, Any] = {}
-    blocks: list[Any] = []  # per argument: a chunk's key by chunk index, or the whole array's key
+    blocks: list[Any] = []  # per argument: a chunk's key or value by chunk index, or the whole array
+    dependencies: list[da.Array] = []
     for k, arg in enumerate(inputs.args):
         if k in inputs.chunked_at:
-            blocks.append([_first_key(key) for key in arg.__dask_keys__()])
+            keys = [_first_key(key) for key in arg.__dask_keys__()]
+            values = _persisted(arg, keys)
+            if values is None:
+                dependencies.append(arg)
+            blocks.append(keys if values is None else values)
         elif isinstance(arg, np.ndarray):
-            graph[(name, "whole", k)] = arg
-            blocks.append((name, "whole", k))
+            blocks.append(arg)
     count = len(inputs.chunked[0].chunks[0])
     members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
     members = [chunks for chunks in members if chunks]
     chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
     places = chosen_devices(stage.devices)
+    joining = join_bytes()
+    tasks = []
     for g, chunks in enumerate(members):
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
-        group = DeviceGroup(stage, chunked, join_bytes(), places[g] if places else None)
-        graph[(name, "group", g)] = (group, calls)
+        tasks.append((DeviceGroup(stage, chunked, joining, places[g] if places else None), calls))
     out = (name, *(0 for _ in shape))
-    graph[out] = (combine, [(name, "group", g) for g in range(len(members))])
-    layers = HighLevelGraph.from_collections(name, graph, dependencies=inputs.chunked)
-    return da.Array(layers, name, tuple((n,) for n in shape), meta=meta)
+    if len(tasks) == 1:
+        graph[out] = (combine, [tasks[0]])
+    else:
+        graph.update({(name, "group", g): task for g, task in enumerate(tasks)})
+        graph[out] = (combine, [(name, "group", g) for g in range(len(tasks))])
+    layers = HighLevelGraph.from_collections(name, graph, dependencies=dependencies)
+    return (da.Array if dependencies else ReadyArray)(layers, name, tuple((n,) for n in shape), meta=meta)
+
+
+class ReadyArray(da.Array):
+    """A dask array whose graph is already what should run: device groups over persisted chunks make one layer of
+    the tasks to run, with no other key (nothing to cull, fuse or inline), so computing it skips dask's array
+    optimisations (the collection protocol's `__dask_optimize__`; about 0.3 ms of a compute on the CI box). An array
+    made from it (`x[name]`, `x + 1`) is a plain dask array."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def __dask_optimize__(dsk: Any, keys: Any, **_: Any) -> Any:
+        return dsk
+
+
+def _persisted(array: da.Array, keys: list[Any]) -> list[DeviceArray] | None:
+    """The chunks of `array` (by their keys) when each is a device array held in its graph (`sd.persist`'s), else
+    None (tasks make them: a map over resident chunks)."""
+    graph = array.__dask_graph__()
+    values = [graph.get(key) for key in keys]
+    return values if all(type(v) is DeviceArray for v in values) else None  # pyright: ignore[reportReturnType]
 
 
 def _first_key(keys: Any) -> Any:
@@ -221,4 +265,13 @@ def _first_key(keys: Any) -> Any:
     return keys
 
 
-__all__ = ["JOIN_BYTES", "JOIN_BYTES_KEY", "CombineGroups", "DeviceGroup", "groupable", "grouped", "join_on_device"]
+__all__ = [
+    "JOIN_BYTES",
+    "JOIN_BYTES_KEY",
+    "CombineGroups",
+    "DeviceGroup",
+    "ReadyArray",
+    "groupable",
+    "grouped",
+    "join_on_device",
+]

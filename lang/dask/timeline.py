@@ -83,7 +83,9 @@ class Timeline:
         return (self.stopped if self.stopped is not None else time.perf_counter()) - self.started
 
     def summary(self) -> dict[str, Any]:
-        """Per device: busy seconds, device calls and tasks; the overlap; task counts by name; lock waits; threads."""
+        """Per device: busy seconds, device calls and tasks; the overlap; task counts by name; the time in which no
+        task ran (`outside_tasks_s`: dask's scheduling and hand-offs, building the graph if it was recorded); the
+        chunks run inside larger tasks and their host seconds; lock waits; threads."""
         tasks = self.of("task")
         per_device = {
             device: {
@@ -95,8 +97,12 @@ class Timeline:
             for device in self.devices()
         }
         locks = self.of("lock")
+        chunks = self.of("chunk")
         return {
             "wall_s": self.wall(),
+            "outside_tasks_s": self.wall() - _length(_union([(s.start, s.end) for s in tasks])),
+            "chunks": len(chunks),
+            "chunk_s": sum(s.seconds for s in chunks),
             "devices": per_device,
             "overlap_s": self.overlap(),
             "tasks": dict(Counter(s.what for s in tasks)),
@@ -118,6 +124,9 @@ class Timeline:
         lines.append(f"  overlap of the devices: {summary['overlap_s'] * 1e3:.2f} ms")
         lines.append(f"  tasks: {summary['tasks']} ({summary['task_s'] * 1e3:.2f} ms in all)")
         lines.append(f"  lock waits: {summary['lock_waits']} ({summary['lock_wait_s'] * 1e3:.3f} ms)")
+        lines.append(f"  outside tasks: {summary['outside_tasks_s'] * 1e3:.2f} ms")
+        if summary["chunks"]:
+            lines.append(f"  chunks in device groups: {summary['chunks']} ({summary['chunk_s'] * 1e3:.2f} ms)")
         return "\n".join(lines)
 
     def by_thread(self) -> dict[str, list[Span]]:

@@ -25,7 +25,7 @@ import itertools
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,7 @@ class Stats:
 
 
 STATS = Stats()
+_STATS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -168,6 +169,20 @@ device: a task runs where its chunks are); a runtime `Program` keeps per-call st
 on one device at once take two."""
 
 
+def stage_programs(name: str | None = None) -> list[tuple[str, str | None, Compiled]]:
+    """The stage programs this process's workers compiled (role, device, compiled program), those of the user's
+    function `name` only if given: what a benchmark checks of the chunk programs (`optimized_text`: the passes'
+    result, e.g. whether a nest was tiled)."""
+    with _LOCK:
+        jitted = [(role, device, j) for (_, role, device), idle in _IDLE.items() for j in list(idle)]
+    return [
+        (role, device, compiled)
+        for role, device, j in jitted
+        if name is None or j.name == f"{name}_{role.replace('-', '_')}"
+        for compiled in j.specializations.values()
+    ]
+
+
 @contextlib.contextmanager
 def borrowed(program: Program, devices: tuple[str, ...], args: tuple[Any, ...]) -> Iterator[tuple[Compiled, JitFunction]]:
     """A compiled program for `program` and the types of `args` (built if none is idle), on the device that holds
@@ -270,6 +285,14 @@ class StageCall:
     def __call__(self, *blocks: Any, computing_meta: bool = False, **_: Any) -> Any:
         if computing_meta and self.meta is not None:
             return self.meta
+        args = self.arguments(blocks)
+        with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
+            with borrowed(self.program, self.devices, args) as (compiled, jitted):
+                result = self.run(compiled, jitted, args)
+        return self.finish(result)
+
+    def arguments(self, blocks: Sequence[Any]) -> tuple[Any, ...]:
+        """The program's arguments for one chunk's blocks (the whole values put in), within the chunk budget."""
         chunks = iter(blocks)
         args = tuple(next(chunks) if slot is None else slot[1] for slot in self.layout)
         args = gathered(tuple(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a for a in args))
@@ -279,12 +302,13 @@ class StageCall:
                 f"a chunk of {self.program.role} needs {nbytes} bytes on the device, more than the chunk budget of "
                 f"{self.budget} bytes (rechunk smaller, or raise soac.chunk-budget)"
             )
-        with _LOCK:
+        with _STATS_LOCK:  # not `_LOCK`: a thread compiling holds that one for seconds
             STATS.chunks += 1
             STATS.max_chunk_bytes = max(STATS.max_chunk_bytes, nbytes)
-        with span(self.__name__, "task", data_device(args) or worker_device(self.devices)):
-            with borrowed(self.program, self.devices, args) as (compiled, jitted):
-                result = self.run(compiled, jitted, args)
+        return args
+
+    def finish(self, result: Any) -> Any:
+        """A run's result as the task returns it: packed in `record`, reshaped to `shape_out`, device arrays kept."""
         if self.record is not None:
             packed = np.empty((1,), self.record)
             for name, value in zip(self.record.names or (), result if isinstance(result, tuple) else (result,)):
@@ -297,8 +321,37 @@ class StageCall:
         result = np.asarray(result)
         return result.reshape(self.shape_out) if self.shape_out is not None else result
 
-    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...]) -> Any:
+    def partials(self, chunks: Sequence[Sequence[Any]]) -> np.ndarray:
+        """The stage (a reduce's or a hist's chunk program) on a device group's chunks in turn, their partials stacked
+        on axis 0 in chunk order. Over device arrays nothing waits between the chunks: each chunk's partial stays on
+        the device (`device_scalars`) while the next chunk's kernels are queued, and the group's partials are read
+        together at the end (`read_all`: one wait per device, not one per chunk). The compiled program is borrowed
+        once for the chunks on the first chunk's device."""
+        calls = [self.arguments(blocks) for blocks in chunks]
+        if not calls:
+            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
+        device = data_device(calls[0]) or worker_device(self.devices)
+        calls = _whole_arrays_put_once(calls, device)
+        results: list[Any] = []
+        with borrowed(self.program, self.devices, calls[0]) as (compiled, jitted):
+            for args in calls:
+                with span(self.__name__, "task", device):
+                    if (data_device(args) or worker_device(self.devices)) == device:
+                        results.append(self.run(compiled, jitted, args, defer=True))
+                    else:  # a chunk persisted elsewhere (another placement): its own device's program
+                        with borrowed(self.program, self.devices, args) as (other, other_jitted):
+                            results.append(self.run(other, other_jitted, args))
+        flat = [r for result in results for r in (result if isinstance(result, tuple) else (result,))]
+        with span(self.__name__, "device", device):
+            read = iter(read_all(flat))
+        values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in results]
+        return np.concatenate([self.finish(v) for v in values])
+
+    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False) -> Any:
         """The compiled program on `args`, with no lock held while the device works.
+
+        `defer` (a device group's chunks, `partials`): results that would come to the host are left on the device,
+        unread and not waited for (a reduce's scalars as 0-d device arrays), for `read_all` to read later.
 
         On a device that copies (a GPU), numpy arguments (host chunks, whole arrays) are uploaded first under the
         device's transfer lock (its pinned ring is not for two threads at once), the program then runs on device
@@ -312,6 +365,8 @@ class StageCall:
             args = tuple(upload(a, memory) if isinstance(a, np.ndarray) else a for a in args)
         device = data_device(args) or worker_device(self.devices)
         with span(self.__name__, "device", device):
+            if defer and (over_device or copies):
+                return compiled.run(args, jitted.thresholds, True, device_scalars=True)
             result = compiled.run(args, jitted.thresholds, over_device or copies)
             if over_device and self.program.role in _RESIDENT_ROLES and not self.host_results:
                 return result
@@ -324,6 +379,38 @@ def upload(host: np.ndarray, memory: Any) -> DeviceArray:
     """`host` on `memory`'s device, copied under the device's transfer lock."""
     with transfer_lock(memory):
         return put_on(host, memory.device)
+
+
+def _whole_arrays_put_once(calls: list[tuple[Any, ...]], device: str | None) -> list[tuple[Any, ...]]:
+    """A device group's calls over resident chunks with the numpy arrays that every chunk takes whole (one object
+    in every call) put on the group's device once, not once per chunk (a GPU copies them at every call; PoCL waits
+    at the end of every call whose kernels read host memory in place)."""
+    if len(calls) < 2 or not any(type(a) is DeviceArray for a in calls[0]):
+        return calls
+    whole = [k for k, a in enumerate(calls[0]) if isinstance(a, np.ndarray) and all(c[k] is a for c in calls)]
+    if not whole:
+        return calls
+    placed = {k: put(calls[0][k], device) for k in whole}
+    return [tuple(placed.get(k, a) for k, a in enumerate(c)) for c in calls]
+
+
+def read_all(values: Sequence[Any]) -> list[Any]:
+    """`values` with their device arrays read back together: per device, one wait for its queue (no lock held),
+    then every copy enqueued at once and waited for under the device's transfer lock; other values as they are."""
+    out = list(values)
+    by_memory: dict[int, list[int]] = {}
+    for k, value in enumerate(values):
+        if type(value) is DeviceArray:
+            by_memory.setdefault(id(value.memory), []).append(k)
+    for positions in by_memory.values():
+        memory = values[positions[0]].memory
+        memory.queue.finish()
+        memory.check_errors()  # a failing kernel of the group comes before its partials
+        with transfer_lock(memory):
+            hosts = memory.download([(values[k].data, values[k].shape, values[k].dtype) for k in positions])
+        for k, host in zip(positions, hosts):
+            out[k] = host
+    return out
 
 
 def host_copy(value: Any) -> Any:

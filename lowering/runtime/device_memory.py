@@ -213,8 +213,13 @@ class DeviceMemory:
         self.queue.finish()
         self.queue = queue
 
-    def check_errors(self) -> None:
-        """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device)."""
+    def check_errors(self, wait: bool = True) -> None:
+        """Raise the failure that a kernel of a call with device results recorded, if any (waits for the device;
+        `wait=False`: only the failures already read back, `Program.raise_device_error`)."""
+        if not wait:
+            for program in list(self.unchecked):
+                program.raise_device_error(wait=False)
+            return
         while self.unchecked:
             try:
                 program = self.unchecked.pop()

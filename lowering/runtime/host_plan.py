@@ -118,9 +118,39 @@ class FunctionPlan:
         return self.body.run(frame, args)
 
 
-def compile_function(device: Device, function: func.FuncOp) -> FunctionPlan:
-    """The plan of `function`, whose device operations are `device`'s."""
-    builder = PlanBuilder(device)
+@dataclass(frozen=True)
+class ScalarOnDevice:
+    """A scalar result left where the device wrote it: element `index` of `array` (a plan built with
+    `scalars_on_device` returns this in place of the blocking read of a `kernel.read` that only feeds the return)."""
+
+    array: Any
+    index: int
+
+
+def returned_reads(function: func.FuncOp) -> frozenset[Operation]:
+    """The `kernel.read`s in `function`'s body whose result is used by its `func.return` only (a reduce's result)
+    and has the buffer's element type: what a plan with `scalars_on_device` leaves on the device.
+
+        %acc_result = kernel.alloc %c1 : !kernel.buffer<global, f32>
+        kernel.launch @reduce_partials(..., %acc_result) ...
+        %8 = kernel.read %acc_result[%c0] : !kernel.buffer<global, f32> -> f32     <- returned read
+        func.return %8 : f32
+    """
+    ret = function.body.block.last_op
+    return frozenset(
+        op
+        for op in function.body.block.ops
+        if isinstance(op, kd.ReadOp)
+        and op.result.uses
+        and all(use.operation is ret for use in op.result.uses)
+        and op.buffer.type.element_type == op.result.type  # pyright: ignore[reportAttributeAccessIssue]
+    )
+
+
+def compile_function(device: Device, function: func.FuncOp, scalars_on_device: bool = False) -> FunctionPlan:
+    """The plan of `function`, whose device operations are `device`'s; with `scalars_on_device`, its returned reads
+    (`returned_reads`) give `ScalarOnDevice`s, and nothing in the plan waits for the device's results."""
+    builder = PlanBuilder(device, returned_reads(function) if scalars_on_device else frozenset())
     arguments = function.body.block.args
     scalars = tuple(k for k, arg in enumerate(arguments) if isinstance(arg.type, IntegerType | IndexType))
     builder.static.update(arguments[k] for k in scalars)
@@ -131,8 +161,10 @@ def compile_function(device: Device, function: func.FuncOp) -> FunctionPlan:
 class PlanBuilder:
     """Turns one function's ops into steps; `STEPS` picks the maker of an op's step by its class."""
 
-    def __init__(self, device: Device):
+    def __init__(self, device: Device, kept_reads: Set[Operation] = frozenset()):
         self.device = device
+        self.kept_reads = kept_reads
+        """The reads whose value stays on the device (`ScalarOnDevice`): see `compile_function`."""
         self.slots: dict[SSAValue, int] = {}
         self.template: list[Any] = [None]  # KEY_SLOT
         self.static: set[SSAValue] = set()
@@ -272,6 +304,13 @@ class PlanBuilder:
         return step
 
     def read(self, op: kd.ReadOp) -> Step:
+        if op in self.kept_reads:
+            out, buffer, index = self.slot(op.result), self.slot(op.buffer), self.slot(op.index)
+
+            def keep(frame: Frame) -> None:
+                frame[out] = ScalarOnDevice(frame[buffer], int(frame[index]))
+
+            return keep
         read, out, buffer, index = self.device.reader(op), self.slot(op.result), self.slot(op.buffer), self.slot(op.index)
 
         def step(frame: Frame) -> None:

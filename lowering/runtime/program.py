@@ -260,12 +260,19 @@ class Program:
         self.errors: DeviceArray | None = None
         """The error buffer of every call: all zeros between calls (it is cleared only after a failure)."""
         self.errors_unread = False
-        self.error_read: tuple[cl.Event, np.ndarray] | None = None
-        """The read of the error buffer that the last call enqueued behind its kernels, and where it lands."""
+        self.error_reads: list[tuple[cl.Event, np.ndarray]] = []
+        """The reads of the error buffer that calls enqueued behind their kernels, and where they land, oldest first:
+        one, the last call's, except after calls with `device_scalars`, which do not wait for earlier ones."""
+        self.read_enqueued = False
+        """Whether the current (or last) call enqueued its read of the error buffer."""
+        self.checking = threading.Lock()
+        """Held while the error reads are checked: another thread's `check_errors` may check this program's too."""
         self.poison = False
         """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
         self.plans: dict[str, host_plan.FunctionPlan] = {}
         """Each host function's plan, built on its first call (see `host_plan`)."""
+        self.scalar_plans: dict[str, host_plan.FunctionPlan] = {}
+        """The plans that leave returned scalars on the device (`call(..., device_scalars=True)`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
         self._arguments: set[int] = set()
@@ -281,10 +288,16 @@ class Program:
         args: Sequence[object],
         thresholds: Mapping[str, int] | None = None,
         device_results: bool | None = False,
+        device_scalars: bool = False,
     ) -> tuple[Any, ...]:
         """Run `@name` on `args` (numpy arrays or `DeviceNDArray`s of this device, and scalars). Its arrays come back
         as numpy arrays, or stay on the device as `DeviceNDArray`s if `device_results` (None: if any argument is a
-        device array); device arrays in and out move nothing between the host and the device."""
+        device array); device arrays in and out move nothing between the host and the device.
+
+        `device_scalars` (with device results): a scalar result that the device computed (a reduce's, read back by
+        `kernel.read` as the function's last step) stays there too, as a 0-d `DeviceNDArray`, so that the call waits
+        for nothing and calls one after another queue their kernels back to back; read them together at the end
+        (`DeviceMemory.download`). Other scalar results (sizes the host computes) come back as usual."""
         function = self.functions.get(name)
         if function is None:
             known = ", ".join(f"@{f}" for f in self.functions) or "none"
@@ -294,25 +307,29 @@ class Program:
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
-        self.memory.check_errors()  # a failure of an earlier call whose results stayed on the device comes first
+        if device_results is None:
+            device_results = any(type(arg) is DeviceNDArray for arg in args)
+        queued = device_scalars and bool(device_results)
+        # A failure of an earlier call whose results stayed on the device comes first; with `device_scalars` (calls
+        # queued back to back) only the failures already read back: the others when something waits for the device.
+        self.memory.check_errors(wait=not queued)
         self.thresholds = dict(thresholds) if thresholds else {}
         self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
         self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
-        plan = self.function_plan(name)
-        if self.errors is not None and self.errors_unread:  # an interrupted call may have left a failure
-            cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        plan = self.function_plan(name, scalars_on_device=queued)
+        if self.errors is not None and self.errors_unread:  # an interrupted call (or one unchecked) may have left a failure
+            # A fill, not a copy from `_NO_ERROR`: pyopencl's event of a copy from host memory waits for it when dropped.
+            cl.enqueue_fill_buffer(self.queue, self.errors.buffer, np.int64(0), 0, _NO_ERROR.nbytes)
         self.errors_unread = True
-        self.error_read = None
+        self.read_enqueued = False
         try:
             results = plan(flat)
         except Exception:
             self.raise_device_error()  # a kernel failing first is the cause
             raise
-        if device_results is None:
-            device_results = any(type(arg) is DeviceNDArray for arg in args)
         self.read_errors_later()
         if not device_results:
             try:
@@ -343,12 +360,14 @@ class Program:
         transfer of the device: a kernel and the read-back of its result must never be on two queues."""
         self.memory.use_queue(queue)
 
-    def function_plan(self, name: str) -> host_plan.FunctionPlan:
-        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too)."""
-        if (plan := self.plans.get(name)) is None:
+    def function_plan(self, name: str, scalars_on_device: bool = False) -> host_plan.FunctionPlan:
+        """The plan of `@name`, built on the first call of the function (a `func.call` is a call too); with
+        `scalars_on_device`, the variant that leaves its returned reads on the device (`host_plan.returned_reads`)."""
+        plans = self.scalar_plans if scalars_on_device else self.plans
+        if (plan := plans.get(name)) is None:
             if (function := self.functions.get(name)) is None:
                 raise OpenCLRuntimeError(f"no function @{name} in the module")
-            plan = self.plans[name] = host_plan.compile_function(self, function)
+            plan = plans[name] = host_plan.compile_function(self, function, scalars_on_device)
         return plan
 
     def read_errors_later(self) -> None:
@@ -356,25 +375,53 @@ class Program:
         caller waits for the device (a read-back, the next call's check), the read is done and costs no round trip."""
         if self.errors is not None:
             recorded = np.empty(kd.ERROR_SLOTS, np.int64)
-            self.error_read = (cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded)
+            self.error_reads.append((cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=False), recorded))
+            self.read_enqueued = True
 
-    def raise_device_error(self) -> None:
-        """Raise the first failure that the call's kernels recorded, if any (waits for them)."""
-        self.memory.unchecked.discard(self)
+    def raise_device_error(self, wait: bool = True) -> None:
+        """Raise the first failure that the calls' kernels recorded, if any: each read of the error buffer in order
+        (waits for them; a call that enqueued none reads the buffer now). `wait=False` checks only the reads already
+        done, and the program stays unchecked while others are not."""
         if self.errors is None:
+            self.memory.unchecked.discard(self)
             return
-        self.memory.counts.error_checks += 1
-        if self.error_read is not None:
-            event, recorded = self.error_read
-            self.error_read = None
+        if not self.checking.acquire(blocking=wait):
+            return  # another thread is checking them
+        try:
+            self.check_reads(wait)
+        finally:
+            self.checking.release()
+
+    def check_reads(self, wait: bool) -> None:
+        """`raise_device_error`'s work, under `checking`."""
+        assert self.errors is not None
+        while self.error_reads:
+            event, recorded = self.error_reads[0]
+            if not wait and event.command_execution_status != cl.command_execution_status.COMPLETE:
+                return
+            del self.error_reads[0]
+            self.memory.counts.error_checks += 1
             event.wait()
-        else:
+            self.raise_recorded(recorded)
+        self.memory.unchecked.discard(self)
+        if wait and not self.read_enqueued:  # the call stopped before it enqueued its read
+            self.memory.counts.error_checks += 1
             recorded = np.empty(kd.ERROR_SLOTS, np.int64)
             cl.enqueue_copy(self.queue, recorded, self.errors.buffer, is_blocking=True)
-        self.errors_unread = False
+            self.read_enqueued = True
+            self.raise_recorded(recorded)
+        if not self.error_reads:
+            self.errors_unread = False
+
+    def raise_recorded(self, recorded: np.ndarray) -> None:
+        """Raise the failure in a read of the error buffer, if any; the buffer is cleared, and the reads of later
+        calls are dropped (their work came after the failure)."""
         code = int(recorded[:1].view(np.int32)[0])
         if code == 0:
             return
+        self.error_reads.clear()
+        self.memory.unchecked.discard(self)
+        self.errors_unread = False
         cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
         check = self.error_table.get(code)
         if check is None:
@@ -467,7 +514,20 @@ class Program:
             if type(result) is _ArrayResult:
                 data = result.data if result.data.host is None else self._device_copy(result.data)
                 results[k] = DeviceNDArray(data, result.shape, result.dtype, self.memory)
+            elif type(result) is host_plan.ScalarOnDevice:
+                results[k] = self._scalar_array(result, types[k])
         return results
+
+    def _scalar_array(self, scalar: host_plan.ScalarOnDevice, t: Attribute) -> DeviceNDArray:
+        """A scalar left on the device as a 0-d `DeviceNDArray`: its buffer itself when it is the only element of a
+        buffer of the program's, else a copy of the element (on the queue: nothing waits)."""
+        array = scalar.array
+        if array.size != 1 or scalar.index != 0 or array.host is not None:
+            element = self.memory.empty(array.dtype, 1)
+            itemsize = array.dtype.itemsize
+            cl.enqueue_copy(self.queue, element.buffer, array.buffer, byte_count=itemsize, src_offset=scalar.index * itemsize)
+            array = element
+        return DeviceNDArray(array, (), dtype_of(t), self.memory)
 
     def _results(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
         """The results as numpy scalars and `_ArrayResult`s."""
@@ -478,7 +538,8 @@ class Program:
         position = 0
         for rank, leave in cached[1]:
             if rank is None:
-                results.append(leave(flat[position]))
+                value = flat[position]
+                results.append(value if type(value) is host_plan.ScalarOnDevice else leave(value))
                 position += 1
             else:
                 shape = tuple(int(d) for d in flat[position + 1 : position + 1 + rank])

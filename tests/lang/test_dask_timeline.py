@@ -204,3 +204,112 @@ def test_timeline_is_off_unless_open_and_one_at_a_time() -> None:
     assert {s.phase for s in tl.spans} >= {"task", "chunk", "device"}
     assert program(xs).compute(scheduler="threads", num_workers=1) == 10
     assert len(tl.spans) == recorded
+
+
+def sum_of_halves(xs):
+    return sl.sum(sl.map(lambda x: 0.5 * x * x + 1.0, xs))
+
+
+@pytest.mark.parametrize("layout", [(5, 1, 4, 2), (0, 7, 0, 0, 5, 0), (3, 3, 3, 3)], ids=["uneven", "empty", "even"])
+def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) -> None:
+    """A device group run chunk by chunk leaves each chunk's partial on the device (no blocking read between its
+    chunks' launches) and reads the group's partials together; the groups' partials are combined in chunk order."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, layout, places)
+    floats = resident(np.linspace(-3, 5, 12).astype(np.float32), layout, places)
+    last, total = sd.jit(last_valid_value, devices=places), sd.jit(sum_of_halves, devices=places)
+    with dask.config.set({"soac.join-bytes": 0}):
+        compute = lambda graph: graph.compute(scheduler="threads", num_workers=2)  # noqa: E731
+        compute(last(xs)), compute(total(floats))  # compiles
+        moved = sl.transfer_counts("0:0")
+        moved.reset()
+        assert compute(last(xs)) == 10
+        halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
+        np.testing.assert_allclose(compute(total(floats)), (0.5 * halves**2 + 1).sum(), rtol=1e-6)
+    assert moved.element_reads == 2  # the combining programs' results only: no chunk's partial read on its own
+    assert moved.downloads == 2 * len(layout)  # every chunk's partial, read together with its group's
+
+
+def test_a_grouped_result_computes_with_other_collections() -> None:
+    """A grouped result over persisted chunks skips dask's array optimisations (`ReadyArray`); arrays made from it
+    and computed beside other collections are plain dask arrays."""
+    from soac.lang.dask.groups import ReadyArray
+
+    places = ("0:0", "0:0")
+    floats = resident(np.linspace(-3, 5, 12).astype(np.float32), (5, 1, 4, 2), places)
+    total = sd.jit(sum_of_halves, devices=places)(floats)
+    assert type(total) is ReadyArray
+    halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
+    expected = (0.5 * halves**2 + 1).sum()
+    shifted, ones = dask.compute(total + 1, da.ones(3, chunks=2).sum(), scheduler="threads", num_workers=2)
+    np.testing.assert_allclose(shifted, expected + 1, rtol=1e-6)
+    assert ones == 3
+
+
+def potential(x, m, bx, bm, eps):
+    def body(xi, mi):
+        return mi * sl.sum(sl.map(lambda xj, mj: mj / sl.sqrt((xi - xj) * (xi - xj) + eps), bx, bm))
+
+    return sl.sum(sl.map(body, x, m))
+
+
+@pytest.mark.parametrize("join_bytes", ["64 MiB", 0], ids=["joined", "chunk by chunk"])
+def test_chunk_programs_of_bodies_against_all_bodies_are_tiled(join_bytes: str | int) -> None:
+    """The GPUs' pipeline (TILED_PIPELINE, here on PoCL with local-memory tiles) tiles the chunk program of bodies i
+    against all bodies j (bench/dask_scaling.py's nbody), joined per device or chunk by chunk."""
+    from soac.lang.dask.workers import stage_programs
+    from soac.passes import TILED_PIPELINE
+
+    places = ("0:0", "0:0")
+    rng = np.random.default_rng(2)
+    bodies, mass = rng.random(45), rng.random(45) + 0.5
+    layout = (10, 1, 13, 0, 21)
+    x, m = (resident(a, layout, places) for a in (bodies, mass))
+    f = sd.jit(potential, devices=places, pipeline=TILED_PIPELINE, lowering={"target": "generic"})
+    with dask.config.set({"soac.join-bytes": join_bytes}):
+        got = f(x, m, bodies, mass, 1e-3).compute(scheduler="threads", num_workers=2)
+    pairs = mass[None, :] / np.sqrt((bodies[:, None] - bodies[None, :]) ** 2 + 1e-3)
+    np.testing.assert_allclose(got, (mass * pairs.sum(1)).sum(), rtol=1e-12)
+    programs = [compiled for role, _, compiled in stage_programs("potential") if role == "program"]
+    assert programs
+    assert all("soac.tiled_redomap" in compiled.optimized_text for compiled in programs)
+
+
+def looked_up(xs, table):
+    return sl.sum(sl.map(lambda x: table[x], xs))
+
+
+@pytest.mark.parametrize("bad", [1, 5, 11], ids=["first group's first chunk", "middle", "last chunk"])
+def test_a_failing_chunk_of_a_group_names_the_users_line(bad: int) -> None:
+    """A kernel failing in a device group whose partials stay on the device is reported (by the next chunk's call,
+    or by the read of the group's partials) with the user's line; the next compute is right."""
+    from soac.lowering.runtime.errors import ProgramError
+
+    places = ("0:0", "0:0")
+    table = np.arange(5, dtype=np.int64)
+    f = sd.jit(looked_up, devices=places)
+    values = np.arange(12, dtype=np.int64) % 5
+    wrong = values.copy()
+    wrong[bad] = 7
+    with dask.config.set({"soac.join-bytes": 0}):
+        xs = resident(wrong, (3, 3, 3, 3), places)
+        with pytest.raises(ProgramError, match=r"test_dask_timeline.py:\d+:\d+: 'soac.index': index 7 is out of bounds"):
+            f(xs, table).compute(scheduler="threads", num_workers=2)
+        assert f(resident(values, (3, 3, 3, 3), places), table).compute(scheduler="threads", num_workers=2) == values.sum()
+
+
+def test_a_device_group_puts_a_whole_array_on_its_device_once() -> None:
+    """A whole numpy array that every chunk of a group takes goes to the group's device once, not once per chunk
+    (a GPU would copy it at every call; PoCL would wait at the end of every call that reads host memory)."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (3, 3, 3, 3), places)
+    weights = np.array([0.5, -1.0, 2.0, 0.25])
+    f = sd.jit(weighted_total, devices=places)
+    expected = (weights[np.mod(VALUES, 4)] * VALUES + 1.5).sum()
+    with dask.config.set({"soac.join-bytes": 0}):
+        f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2)  # compiles
+        moved = sl.transfer_counts("0:0")
+        moved.reset()
+        np.testing.assert_allclose(f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2), expected, rtol=1e-12)
+    assert moved.uploads == 2  # one per group
+    assert moved.zero_copy == 1  # the combining task's partials only, not the weights at every chunk

@@ -321,3 +321,75 @@ def test_unsigned_device_arrays_chain_with_unsigned_results() -> None:
     np.testing.assert_array_equal(_wrapping(once).get(), (expected // 3 + 200).astype(np.uint8))
     with pytest.raises(ValueError, match="element sizes differ"):
         once.view(np.uint16)
+
+
+@sl.jit
+def reductions(xs, ys):
+    """A float sum, an integer max, a bool any, the length (a size the host knows) and an element of `xs`."""
+    return (
+        sl.sum(sl.map(lambda x: x * x, xs)),
+        sl.reduce(lambda a, b: sl.where(a < b, b, a), np.int32(-(1 << 30)), ys),
+        sl.reduce(lambda a, b: a | b, False, sl.map(lambda y: y > 40, ys)),
+        xs.shape[0],
+        xs[3],
+    )
+
+
+def test_device_scalars_leave_a_reduce_result_on_the_device(counts) -> None:
+    """`device_scalars`: the scalars the device computed stay there (0-d device arrays, no blocking read), calls one
+    after another queue back to back, and the values read together at the end are the numpy call's; a size the
+    host computes stays a host scalar."""
+    rng = np.random.default_rng(3)
+    xs, ys = rng.random(10_000, dtype=np.float32), rng.integers(-50, 50, 777).astype(np.int32)
+    expected = reductions(xs, ys)
+    dx, dy = sl.device_put(xs), sl.device_put(ys)
+    compiled = reductions.specialize(dx, dy)
+    counts.reset()
+    runs = [compiled.run((dx, dy), reductions.thresholds, True, device_scalars=True) for _ in range(3)]
+    assert counts.element_reads == 0
+    assert counts.downloads == 0
+    for total, most, any_big, length, third in runs:
+        assert all(type(r) is sl.DeviceArray and r.shape == () for r in (total, most, any_big, third))
+        assert (total.dtype, most.dtype, any_big.dtype) == (np.float32, np.int32, np.bool_)
+        assert type(length) is not sl.DeviceArray
+        assert length == 10_000
+        assert third.get() == xs[3]  # an element of an argument's buffer: copied into one of its own
+        np.testing.assert_allclose(total.get(), expected[0], rtol=1e-5)
+        assert (most.get(), any_big.get()) == (expected[1], expected[2])
+    assert counts.downloads == 12
+
+
+@sl.jit
+def looked_up_sum(xs, table):
+    return sl.sum(sl.map(lambda x: table[x], xs))
+
+
+def test_device_scalars_calls_wait_for_nothing(memory: DeviceMemory) -> None:
+    """Calls with `device_scalars` of a program with device checks return while the device has run none of them (a
+    user event holds the queue): no call waits for a partial or for an earlier call's error read. Once the device
+    runs them, the failure of the second is raised first, and the others' values are right."""
+    import threading
+
+    table = sl.device_put(np.arange(5, dtype=np.int64))
+    good, bad = sl.device_put(np.array([1, 2, 3], np.int64)), sl.device_put(np.array([1, 9, 3], np.int64))
+    compiled = looked_up_sum.specialize(good, table)
+    assert compiled.run((good, table), {}, True, device_scalars=True).get() == 6  # plans built, nothing pending
+    gate = cl.UserEvent(memory.context)
+    cl.enqueue_marker(memory.queue, wait_for=[gate])
+    results: list[object] = []
+
+    def queue_calls() -> None:
+        for args in ((good, table), (bad, table), (good, table)):
+            results.append(compiled.run(args, {}, True, device_scalars=True))
+
+    thread = threading.Thread(target=queue_calls)
+    thread.start()
+    thread.join(timeout=30)
+    returned = not thread.is_alive()
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    thread.join()
+    assert returned
+    with pytest.raises(ProgramError, match=r"'soac\.index': index 9 is out of bounds for dimension 0 of size 5"):
+        memory.check_errors()
+    assert results[0].get() == 6  # pyright: ignore[reportAttributeAccessIssue]
+    assert results[2].get() == 6  # pyright: ignore[reportAttributeAccessIssue]

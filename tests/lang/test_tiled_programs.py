@@ -176,3 +176,46 @@ def test_two_dimensional_index_space_with_a_tuple() -> None:
         (dot, top) = compiled.run((a, bt), {}, False)
         np.testing.assert_allclose(dot, terms.sum(2), rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(top, terms.max(2))
+
+
+def potential(x, m, bx, bm, eps):
+    """bench/dask_scaling.py's chunk program: bodies of a chunk against all bodies, summed (a redomap outside any
+    lambda, split by soac-tile into a tiled segmap and a reduce)."""
+
+    def body(xi, mi):
+        return mi * sl.sum(sl.map(lambda xj, mj: mj / sl.sqrt((xi - xj) * (xi - xj) + eps), bx, bm))
+
+    return sl.sum(sl.map(body, x, m))
+
+
+def latest_pair(x, bx):
+    """A non-commutative outer reduction: for each x the count of bx within 2 and the largest such bx, then the last
+    x (in order) that has any, with its count."""
+
+    def body(xi):
+        inside = lambda xj: sl.where((xj - xi) * (xj - xi) <= 4, 1, 0)  # noqa: E731
+        return sl.sum(sl.map(inside, bx)), xi
+
+    later = lambda a, b: (sl.where(b[0] > 0, b[0], a[0]), sl.where(b[0] > 0, b[1], a[1]))  # noqa: E731
+    return sl.reduce(later, (0, -1), *sl.map(body, x))
+
+
+def test_reduced_nests_are_tiled_and_keep_their_order() -> None:
+    """The chunk of bodies i against all bodies j, with an outer sum (commutative) or an outer "last with any"
+    (not commutative), at awkward sizes: tiled, and equal to numpy."""
+    f = sl.jit(potential, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(1, 1, SMALL))
+    g = sl.jit(latest_pair, lowering=GENERIC, pipeline=TILED_PIPELINE, thresholds=tile_sizes(1, 1, SMALL))
+    rng = np.random.default_rng(11)
+    for n, m in [(1, 1), (9, 17), (33, 16), (17, 61), (0, 5)]:
+        x, mass = rng.random(n), rng.random(n) + 0.5
+        bx, bm = rng.random(m), rng.random(m) + 0.5
+        args = (x, mass, bx, bm, 1e-3)
+        assert f.specialize(*args).optimized_text.count("soac.tiled_redomap") == 1
+        expected = (mass * (bm[None, :] / np.sqrt((x[:, None] - bx[None, :]) ** 2 + 1e-3)).sum(1)).sum()
+        np.testing.assert_allclose(f(*args), expected, rtol=1e-12, err_msg=f"n = {n}, m = {m}")
+        xi, bxi = rng.integers(-10, 10, n).astype(np.int32), rng.integers(-10, 10, m).astype(np.int32)
+        assert g.specialize(xi, bxi).optimized_text.count("soac.tiled_redomap") == 1
+        counts = ((bxi[None, :] - xi[:, None]) ** 2 <= 4).sum(1)
+        last = np.flatnonzero(counts > 0)
+        expected_pair = (counts[last[-1]], xi[last[-1]]) if len(last) else (0, -1)
+        assert tuple(int(v) for v in g(xi, bxi)) == expected_pair, f"n = {n}, m = {m}"

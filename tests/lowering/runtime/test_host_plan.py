@@ -226,9 +226,9 @@ def test_a_plan_is_built_once_per_function(monkeypatch) -> None:
     built: list[str] = []
     compile_function = host_plan.compile_function
 
-    def counting(device, function):
+    def counting(device, function, *options):
         built.append(function.sym_name.data)
-        return compile_function(device, function)
+        return compile_function(device, function, *options)
 
     monkeypatch.setattr(host_plan, "compile_function", counting)
     module = parse_module(make_context(), HOST_FUNCTIONS, "host.mlir")
