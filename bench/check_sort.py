@@ -26,7 +26,7 @@ VARIANTS: dict[str, dict[str, object]] = {
     "again": {"partition_ranks": "again"},
     "registers": {"partition_ranks": "registers"},
     "load": {"partition_rows": "load"},
-    "wide": {"partition_index": "64"},
+    "wide": {"partition_index": "i64"},
     "window4": {"partition_lookback": 4},
 }
 

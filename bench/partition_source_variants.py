@@ -2,9 +2,12 @@
 each timed on the sort of examples/radix_sort_onesweep.mlir in one run, beside CUB's SortKeys.
 
     python bench/partition_source_variants.py [--n 100000000] [--runs 5] [--variants base,i32,pre,...]
-        [--lowering 'partition-items=12']
+        [--lowering 'partition-index=i64 partition-rows=load partition-lookback=1 partition-items=12']
 
-Each variant rewrites the text of the `partition_onesweep` kernel before it is built (the lowering is not changed):
+Each variant rewrites the text of the `partition_onesweep` kernel before it is built (the lowering is not changed).
+The edits apply to the kernel of session 37's lowering, which `--lowering` selects by default (64-bit indices, rows
+loaded each round, one tile a look-back step); session 38 built `i32`, `keep` and a windowed look-back into the
+lowering (`partition-index`, `partition-rows`, `partition-lookback`) from what this measured:
 
 - `base`: the generated kernel;
 - `i32`: index arithmetic in 32-bit integers (all but the look-back's 64-bit status words);
@@ -121,7 +124,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--variants", default="base,i32,pre,keep,full8,novol,i32+keep,i32+keep+full8,nolb")
-    parser.add_argument("--lowering", default="", help="soac-to-kernel options for every variant")
+    parser.add_argument(
+        "--lowering",
+        default="partition-index=i64 partition-rows=load partition-lookback=1",
+        help="soac-to-kernel options for every variant",
+    )
     parser.add_argument("--device", default=None)
     parser.add_argument("--dump", type=Path, default=None, help="write each variant's kernel source here")
     options = parser.parse_args()

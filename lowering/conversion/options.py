@@ -108,9 +108,9 @@ class LoweringOptions:
     """How a partition tile's rounds get their rows: loaded into registers before the first round (`registers`, the
     rounds unrolled; the moving round reads them there too), or by each round (`load`); `auto`: `registers` with
     warps where a work-item's rows are few enough (`PRELOAD_VALUES`)."""
-    partition_index: Literal["auto", "32", "64"] = "auto"
-    """The index width of a partition's ranking kernel: `32` adds a version with 32-bit index arithmetic, which the
-    host launches where the rows fit it (`kernel.func`'s `index_bitwidth`), `64` keeps only the 64-bit kernel;
+    partition_index: Literal["auto", "i32", "i64"] = "auto"
+    """The index width of a partition's ranking kernel: `i32` adds a version with 32-bit index arithmetic, which the
+    host launches where the rows fit it (`kernel.func`'s `index_bitwidth`), `i64` keeps only the 64-bit kernel;
     `auto`: the target's `narrow_indices`."""
     partition_lookback: int = 0
     """Status words a Onesweep partition's look-back reads at once (tiles p, p - 1, ... in one step, their loads

@@ -156,7 +156,7 @@ def _index_versions(
     """The index widths of the partition's kernels, each with its launch: 64 bits alone, or (`partition-index`) a
     32-bit version and a 64-bit one, the host giving the other no work-items (a launch of none is skipped)."""
     index = lw.options.partition_index
-    if index == "64" or (index == "auto" and not lw.target.narrow_indices):
+    if index == "i64" or (index == "auto" and not lw.target.narrow_indices):
         return [(64, launch)]
     m = lw.m
     rows_fit = m.lt(m.add(width, m.c(tile_rows)), m.c(NARROW_LIMIT))

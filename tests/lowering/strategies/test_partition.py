@@ -47,7 +47,7 @@ TARGETS["emulated-warps-match"] = {**TARGETS["emulated-warps"], "partition_match
 TARGETS["emulated-warps-again"] = {**TARGETS["emulated-warps"], "partition_ranks": "again"}
 TARGETS["emulated-warps-registers"] = {**TARGETS["emulated-warps"], "partition_ranks": "registers"}
 TARGETS["emulated-warps-window"] = {**TARGETS["emulated-warps"], "partition_lookback": 3}
-TARGETS["emulated-warps-narrow"] = {**TARGETS["emulated-warps"], "partition_index": "32"}
+TARGETS["emulated-warps-narrow"] = {**TARGETS["emulated-warps"], "partition_index": "i32"}
 TARGETS["emulated-warps-load"] = {**TARGETS["emulated-warps"], "partition_rows": "load"}
 TARGETS["emulated-warps-preload"] = {**TARGETS["emulated-warps"], "partition_rows": "registers"}
 _programs: dict[str, Program] = {}
@@ -219,7 +219,7 @@ def test_local_memory_bounds_the_tile_and_the_buckets():
 
 
 def test_a_32_bit_version_runs_where_the_rows_fit():
-    """`partition-index=32` (the nvidia target's default) adds 32-bit versions of the count and rank kernels
+    """`partition-index=i32` (the nvidia target's default) adds 32-bit versions of the count and rank kernels
     (`index_bitwidth 32`); the host launches them, and gives the 64-bit ones no work-items, where the rows fit."""
     from soac.lowering import kernel as kd
 
