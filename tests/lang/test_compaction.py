@@ -30,6 +30,8 @@ def test_filters_match_numpy_around_the_tiles(lowering: dict[str, object] | None
         np.testing.assert_array_equal(kept(xs), xs[xs > 0], err_msg=f"n = {n}")
     for xs in (np.full(300, 7, np.int32), np.full(300, -7, np.int32)):  # all kept, none kept
         np.testing.assert_array_equal(kept(xs), xs[xs > 0])
+    kernels = re.findall(r"__kernel void (\w+)\(", kept.opencl())
+    assert not any("iota" in name for name in kernels), kernels  # the scan computes the row index
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
