@@ -75,6 +75,30 @@ func.func @f(%xs: tensor<?xi32>) -> (tensor<?xi32>, i32, i32) {
 }
 """
 
+# A scatter whose indices come from an iota (reversing the scan's sums): in the scan's kernel (look-back, chunked) or a
+# kernel of its own (reduce-then-scan).
+SCAN_SCATTER = """
+func.func @f(%xs: tensor<?xi32>) -> tensor<?xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xi32>
+  %last = arith.subi %n, %c1 : index
+  %zero = arith.constant 0 : i32
+  %is = soac.iota %n : tensor<?xindex>
+  %dest = soac.replicate %n, %zero : i32 -> tensor<?xi32>
+  %sums = soac.scan %n (%xs : tensor<?xi32>) neutral(%zero : i32) -> tensor<?xi32> combine(%a: i32, %b: i32) {
+    %s = arith.addi %a, %b : i32
+    soac.yield %s : i32
+  }
+  %out = soac.scatter %n (%sums, %is : tensor<?xi32>, tensor<?xindex>) into(%dest : tensor<?xi32>) -> tensor<?xi32>
+      lambda(%s: i32, %i: index) {
+    %j = arith.subi %last, %i : index
+    soac.yield %j, %s : index, i32
+  }
+  func.return %out : tensor<?xi32>
+}
+"""
+
 # sl.filter's compaction with its iota (the third program of bench/compaction_variants.py).
 COMPACTION = (Path(__file__).resolve().parents[3] / "bench" / "programs" / "compaction_iota.mlir").read_text()
 
@@ -90,13 +114,14 @@ LOWERINGS = [
 ]
 
 
-def differential(text: str, lowering: dict[str, object], tile: int, stored: bool = False) -> None:
-    """Against the interpreter at sizes 0, 1 and around a tile; `stored`: the iota has a kernel of its own."""
+def differential(text: str, lowering: dict[str, object], tile: int, stored: bool = False, replicates: int = 0) -> None:
+    """Against the interpreter at sizes 0, 1 and around a tile; `stored`: the iota has a kernel of its own;
+    `replicates`: the replicate kernels."""
     module = parse_module(make_context(), text, "scan_generated.mlir")
     compiled = compile_module(module, "pocl", **lowering)
     names = list(compiled.kernels)
     assert any("iota" in k for k in names) == stored, names
-    assert not any("replicate" in k for k in names), names
+    assert sum("replicate" in k for k in names) == replicates, names
     rng = np.random.default_rng(tile)
     for n in (0, 1, tile - 1, tile, tile + 1, 3 * tile + 5):
         xs = rng.integers(-100, 100, n).astype(np.int32)
@@ -107,6 +132,11 @@ def differential(text: str, lowering: dict[str, object], tile: int, stored: bool
 @pytest.mark.parametrize(("lowering", "tile"), LOWERINGS)
 def test_scans_compute_their_iota_and_replicate(lowering: dict[str, object], tile: int) -> None:
     differential(SCANS, lowering, tile)
+
+
+@pytest.mark.parametrize(("lowering", "tile"), LOWERINGS)
+def test_scatter_indices_from_an_iota(lowering: dict[str, object], tile: int) -> None:
+    differential(SCAN_SCATTER, lowering, tile, replicates=1)  # the destination's
 
 
 @pytest.mark.parametrize(("lowering", "tile"), LOWERINGS)
