@@ -33,6 +33,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import ReadOp
+from soac.lowering.strategies.generated_inputs import InputRows
 from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
 from xdsl.ir import SSAValue
 
@@ -59,14 +60,14 @@ class _ChunkKernel:
         self.lam = op.body if isinstance(op, soac.ScanomapOp | soac.RedomapOp) else None
         self.chunk = kb.global_id("chunk")
         kb.thread_id = self.chunk
-        self._views: list[View] | None = None
+        self._inputs: InputRows | None = None
 
     @property
-    def views(self) -> list[View]:
-        """The inputs in the kernel (made arguments on first use)."""
-        if self._views is None:
-            self._views = [self.kb.array(self.lw.array(x), x.name_hint) for x in self.op.inputs]
-        return self._views
+    def inputs(self) -> InputRows:
+        """The inputs in the kernel (stored ones made arguments on first use; `generated_inputs.py`)."""
+        if self._inputs is None:
+            self._inputs = InputRows(self.lw, self.kb, self.op.inputs)
+        return self._inputs
 
     def bounds(self, size: SSAValue) -> tuple[SSAValue, SSAValue]:
         m = self.kb.m
@@ -81,7 +82,7 @@ class _ChunkKernel:
         return self.inliner.inline_scalars(self.op.combine, [*a, *b])
 
     def element(self, i: SSAValue) -> list[KValue]:
-        rows = [self.kb.row(v, i) for v in self.views]
+        rows = self.inputs.at(i)
         return self.inliner.inline(self.lam, rows) if self.lam is not None else rows
 
     def fold(
@@ -155,7 +156,7 @@ def lower_scan(
     def write(i: SSAValue, values: list[KValue], acc: list[SSAValue]) -> None:
         finals: list[KValue] = list(acc)
         if post is not None:
-            finals = ck.inliner.inline(post, [*acc, *(kb.row(v, i) for v in ck.views)])
+            finals = ck.inliner.inline(post, [*acc, *ck.inputs.at(i)])
         if scatter is not None:
             scatter(i, finals)
         else:

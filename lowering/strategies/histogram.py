@@ -44,7 +44,7 @@ from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, Vi
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, LocalAllocOp, LocalIdOp, LocalSizeOp
 from soac.lowering.kernel.memory import element_bytes
-from soac.lowering.strategies.hist_generated import Row, row_source
+from soac.lowering.strategies.generated_inputs import Row, row_source
 from soac.lowering.strategies.hist_updates import ATOMIC_KINDS, BinUpdate, atomic_kinds, choose_update
 from soac.lowering.strategies.maps import consumed_target, grid_stride
 from xdsl.dialects import arith

@@ -14,7 +14,8 @@ the post lambda). `lookback_scan` makes the kernels:
 
 `_ScanomapBody` is the body of a 1-D scan or scanomap (with its reduction part, if any:
 `lookback_reduce.py`); where inputs and outputs are whole 1-D arrays of 32-bit values, full tiles
-move in 16-byte vectors. With a `ScatterSink` (scan_scatter.py) its store
+move in 16-byte vectors. An iota or replicate input is computed from the element index, not read
+(`generated_inputs.py`). With a `ScatterSink` (scan_scatter.py) its store
 step runs a scatter on each element's results instead of storing them.
 
 `_SegscanBody` is a regular segmented scan (every segment of length n) as one flat scan over
@@ -31,6 +32,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.strategies import lookback_scan, segred_vector
+from soac.lowering.strategies.generated_inputs import InputRows
 from soac.lowering.strategies.group_code import componentwise_commutative, neutral_values, vectorizable, write_values
 from soac.lowering.strategies.lookback_reduce import TileReduction
 from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs, bind
@@ -74,7 +76,7 @@ class _ScanomapBody:
         inliner = Inliner(kb)
         reduction = self._reduction(kb, inliner)
         k = len(op.neutral) + (len(reduction.types) if reduction is not None else 0)  # the values of an item
-        views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+        inputs = InputRows(lw, kb, op.inputs)
         out_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.outs, self.out.scanned)]
         map_views = [kb.array(a, r.name_hint) for a, r in zip(self.out.map_outs, self.out.map_results)]
         scan_types = [v.type for v in op.neutral]
@@ -108,13 +110,13 @@ class _ScanomapBody:
             if full:
                 vectors = {
                     t: [x for q in range(0, count, 4) for x in ix.vector_load(kb, view, kb.m.add(base, kb.m.c(q)), 4)]
-                    for t, view in enumerate(views)
+                    for t, view in inputs.views.items()
                     if vectorizable(view)
                 }
                 map_values: list[list[KValue]] = []
                 for j in range(count):
                     index = kb.m.add(base, kb.m.c(j))
-                    rows = [vectors[t][j] if t in vectors else kb.row(view, index) for t, view in enumerate(views)]
+                    rows = [vectors[t][j] if t in vectors else inputs.row(t, index) for t in range(len(op.inputs))]
                     values = element(rows)
                     items.append(values[:k])  # pyright: ignore[reportArgumentType]
                     map_values.append(values[k:])
@@ -124,7 +126,7 @@ class _ScanomapBody:
                 index = kb.m.add(base, kb.m.c(j))
 
                 def present(index: SSAValue = index) -> list[SSAValue]:
-                    values = element([kb.row(view, index) for view in views])
+                    values = element(inputs.at(index))
                     write_values(kb, values[k:], map_views, index)
                     return values[:k]  # pyright: ignore[reportReturnType]
 
@@ -134,7 +136,7 @@ class _ScanomapBody:
         def finals(index: SSAValue, acc: list[SSAValue]) -> list[KValue]:
             if self.post is None:
                 return list(acc)
-            return inliner.inline(self.post, [*acc, *(kb.row(v, index) for v in views)])
+            return inliner.inline(self.post, [*acc, *inputs.at(index)])
 
         scatter = sink_writer(lw, kb, inliner, op, self.sink) if self.sink is not None else None
 

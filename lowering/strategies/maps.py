@@ -35,7 +35,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View, tensor_element
 from soac.lowering.conversion.sequential import Inliner, _cast_index, rotated_row
 from soac.lowering.kernel import AllocOp, CopyOp, GlobalSizeOp, ReadOp, WriteOp
-from soac.lowering.strategies import hist_generated, transpose
+from soac.lowering.strategies import generated_inputs, transpose
 from soac.lowering.strategies.scan_scatter import scatter_row
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
@@ -194,14 +194,14 @@ def lower_scatter(lw: HostLowering, op: soac.ScatterOp) -> None:
     dests = scatter_destinations(lw, op)
     kb = lw.kernel("scatter")
     inliner = Inliner(kb)
-    views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+    inputs = generated_inputs.InputRows(lw, kb, op.inputs)
     dest_views = [kb.array(d, r.name_hint) for d, r in zip(dests, op.dests)]
-    grid_stride(lw, kb, width, "i", lambda i: scatter_row(kb, inliner, op, [kb.row(v, i) for v in views], dest_views))
+    grid_stride(lw, kb, width, "i", lambda i: scatter_row(kb, inliner, op, inputs.at(i), dest_views))
 
 
 def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
-    if hist_generated.generates(op):  # the hists that read it compute its rows
-        hist_generated.placeholder(lw, op)
+    if generated_inputs.generates(op):  # the hists, scans and scatters that read it compute its rows
+        generated_inputs.placeholder(lw, op)
         return
     width = lw.scalar(op.width)
     element = tensor_element(op.result.type)
@@ -212,8 +212,8 @@ def lower_iota(lw: HostLowering, op: soac.IotaOp) -> None:
 
 
 def lower_replicate(lw: HostLowering, op: soac.ReplicateOp) -> None:
-    if hist_generated.generates(op):
-        hist_generated.placeholder(lw, op)
+    if generated_inputs.generates(op):
+        generated_inputs.placeholder(lw, op)
         return
     width = lw.scalar(op.width)
     source = lw.lookup(op.value)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
+from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue
 from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.strategies.generated_inputs import InputRows
 from soac.lowering.strategies.group_code import ElementFn, GroupCode, alloc_like, neutral_values, tree_to, write_values
 from soac.lowering.strategies.outputs import ScanOutputs
 from xdsl.ir import SSAValue
@@ -39,14 +40,14 @@ def reduce_then_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: S
     group_aggs = alloc_like(lw, neutral, groups, "group_aggs")
     group_prefix = alloc_like(lw, neutral, groups, "group_prefix")
 
-    def element_fn(kb: KernelBuilder, inliner: Inliner) -> tuple[ElementFn, list[View]]:
-        views = [kb.array(lw.array(x), x.name_hint) for x in op.inputs]
+    def element_fn(kb: KernelBuilder, inliner: Inliner) -> tuple[ElementFn, InputRows]:
+        inputs = InputRows(lw, kb, op.inputs)  # iotas and replicates computed, not read (`generated_inputs.py`)
 
         def element(i: SSAValue) -> list[KValue]:
-            rows = [kb.row(v, i) for v in views]
+            rows = inputs.at(i)
             return inliner.inline(lam, rows) if lam is not None else rows
 
-        return element, views
+        return element, inputs
 
     # Phase 1: per-work-item and per-group aggregates.
     kb = lw.kernel("scan_reduce")
@@ -78,7 +79,7 @@ def reduce_then_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: S
     kb = lw.kernel("scan_final")
     inliner = Inliner(kb)
     code = GroupCode(lw, kb, inliner, op.combine, [v.type for v in neutral])
-    element, input_views = element_fn(kb, inliner)
+    element, inputs = element_fn(kb, inliner)
     out_views = [kb.array(a, r.name_hint) for a, r in zip(out.outs, out.scanned)]
     map_views = [kb.array(a, r.name_hint) for a, r in zip(out.map_outs, out.map_results)]
     code.store_locals([kb.load(kb.array(a), code.gid) for a in thread_aggs], code.t)
@@ -95,7 +96,7 @@ def reduce_then_scan(lw: HostLowering, op: soac.ScanOp | soac.ScanomapOp, out: S
     def write(i: SSAValue, values: list[KValue], acc: list[SSAValue]) -> None:
         finals: list[KValue] = list(acc)
         if post is not None:
-            finals = inliner.inline(post, [*acc, *(kb.row(v, i) for v in input_views)])
+            finals = inliner.inline(post, [*acc, *inputs.at(i)])
         write_values(kb, finals, out_views, i)
         write_values(kb, values[k:], map_views, i)
 

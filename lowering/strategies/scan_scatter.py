@@ -21,6 +21,7 @@ from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, KValue, View
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
+from soac.lowering.strategies.generated_inputs import InputRows
 from xdsl.ir import Operation, SSAValue
 
 
@@ -72,10 +73,11 @@ def sink_writer(
     """`write(index, results)`: scatter element `index` of the scan, whose (post) results are `results`."""
     dests = [kb.array(d, r.name_hint) for d, r in zip(sink.dests, sink.op.dests)]
     outs = list(scan.outs)
-    views = {x: kb.array(lw.array(x), x.name_hint) for x in other_inputs(scan, sink.op)}
+    others = other_inputs(scan, sink.op)
+    inputs = InputRows(lw, kb, others)  # iotas and replicates computed, not read (`generated_inputs.py`)
 
     def write(index: SSAValue, results: Sequence[KValue]) -> None:
-        rows = [results[outs.index(x)] if x in outs else kb.row(views[x], index) for x in sink.op.inputs]
+        rows = [results[outs.index(x)] if x in outs else inputs.row(others.index(x), index) for x in sink.op.inputs]
         scatter_row(kb, inliner, sink.op, rows, dests)
 
     return write

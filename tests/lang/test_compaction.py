@@ -4,6 +4,8 @@ target and with the look-back scan of the nvidia kernels (emulated warps); rows 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import soac.lang as sl
@@ -28,6 +30,8 @@ def test_filters_match_numpy_around_the_tiles(lowering: dict[str, object] | None
         np.testing.assert_array_equal(kept(xs), xs[xs > 0], err_msg=f"n = {n}")
     for xs in (np.full(300, 7, np.int32), np.full(300, -7, np.int32)):  # all kept, none kept
         np.testing.assert_array_equal(kept(xs), xs[xs > 0])
+    kernels = re.findall(r"__kernel void (\w+)\(", kept.opencl())
+    assert not any("iota" in name for name in kernels), kernels  # the scan computes the row index
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
@@ -41,8 +45,9 @@ def test_compress_keeps_the_element_type(dtype: type) -> None:
 
 
 def test_one_scan_scatters_into_an_empty_array() -> None:
-    """The predicate fuses into the scanomap, the scatter takes all its results, and its destination is not filled:
-    no replicate of n elements, no scatter kernel of its own."""
+    """The predicate fuses into the scanomap, which scans one value (the kept count) and reads the row index from an
+    iota that no kernel stores; the scatter takes all its results, and its destination is not filled: no replicate of
+    n elements, no scatter kernel of its own."""
     kept = sl.jit(positives, backend="opencl")
     xs = np.arange(-50, 50, dtype=np.int32)
     np.testing.assert_array_equal(kept(xs), xs[xs > 0])
@@ -52,7 +57,12 @@ def test_one_scan_scatters_into_an_empty_array() -> None:
     assert ir.count("soac.map ") == 0
     assert "tensor.empty" in ir
     assert ir.count("soac.replicate") == 1  # the kept count's one element
-    assert "scatter" not in " ".join(name for name in kept.opencl().split() if name.startswith("_lambda_"))
+    assert ir.count("soac.iota") == 1
+    scan = next(line for line in ir.splitlines() if "soac.scanomap" in line)
+    assert "neutral(%0 : i32)" in scan  # one scanned value
+    kernels = re.findall(r"__kernel void (\w+)\(", kept.opencl())
+    assert any("scan" in name for name in kernels)
+    assert not any("scatter" in name or "iota" in name for name in kernels), kernels
 
 
 def test_rows_keep_their_scan_and_scatter() -> None:

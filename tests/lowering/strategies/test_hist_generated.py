@@ -1,5 +1,5 @@
 """A top-level hist's iota and replicate-of-a-scalar inputs are computed in its kernel, not stored
-(`strategies/hist_generated.py`): the results stay the interpreter's, and no iota or replicate kernel runs for them;
+(`strategies/generated_inputs.py`): the results stay the interpreter's, and no iota or replicate kernel runs for them;
 an iota that something else also reads is still stored."""
 
 from __future__ import annotations
