@@ -51,6 +51,11 @@ JOIN_BYTES = 64 << 20
 `soac.join-bytes`: bytes or a string such as "64 MiB"; 0 never joins)."""
 
 
+INTERLEAVE_KEY = "soac.interleave-groups"
+"""dask config: False makes a task of each device group (a thread each) and one combining task; by default (True)
+one task queues every group's chunks interleaved, then combines (`InterleavedGroups`)."""
+
+
 def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
     """Whether the call runs as device groups: a reduce or a hist, with no `distributed` client current, over
     resident chunks, or over host chunks of at most `join_bytes()` a group (joined on the host, one upload each)."""
@@ -104,6 +109,16 @@ class DeviceGroup:
                 return self.stage(*chunks[0])
             return self.stage.partials(chunks)
 
+    def calls(self, chunks: list[list[Any]]) -> list[list[Any]]:
+        """The blocks of the group's calls on its device: its chunks joined (one call), or each chunk, a host chunk
+        put on the group's device (the thread that queues every group has no device of its own)."""
+        if (joined := self.joined(chunks)) is not None:
+            return [joined]
+        if self.device is None:
+            return chunks
+        return [[put(np.ascontiguousarray(b), self.device) if k in self.chunked and isinstance(b, np.ndarray) else b
+                 for k, b in enumerate(blocks)] for blocks in chunks]  # fmt: skip
+
     def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
         """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`
         (and the chunk budget) and are device arrays on one device (joined there) or numpy arrays (joined on the host
@@ -137,6 +152,29 @@ def join_on_device(parts: list[DeviceArray]) -> DeviceArray:
             cl.enqueue_copy(memory.queue, data.buffer, part.data.buffer, byte_count=part.nbytes, dst_offset=offset)
         offset += part.nbytes
     return DeviceArray(data, shape, parts[0].dtype, memory)
+
+
+@dataclass(frozen=True, eq=False)
+class InterleavedGroups:
+    """Every device group in one task, then `combine`: the groups' chunks are queued from this one thread,
+    interleaved (chunk 0 of each device, chunk 1 of each, ...), with nothing waited for until every chunk is
+    queued (`StageCall.partials_of_groups`). Threads of their own (a task per device) take turns at the GIL while
+    they queue, so one device would start a group's worth of host time after the other."""
+
+    groups: tuple[DeviceGroup, ...]
+    combine: CombineGroups
+
+    @property
+    def __name__(self) -> str:
+        return "soac-device-groups"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, chunks_of_groups: list[list[list[Any]]]) -> Any:
+        with span(self.__name__, "task", None):
+            calls = [group.calls(chunks) for group, chunks in zip(self.groups, chunks_of_groups)]
+            return self.combine(self.groups[0].stage.partials_of_groups(calls))
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,16 +257,19 @@ def _graph(
             blocks.append(arg)
     count = len(inputs.chunked[0].chunks[0])
     members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
-    members = [chunks for chunks in members if chunks]
     chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
     places = chosen_devices(stage.devices)
     joining = join_bytes()
     tasks = []
     for g, chunks in enumerate(members):
+        if not chunks:  # fewer chunks than devices
+            continue
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
         tasks.append((DeviceGroup(stage, chunked, joining, places[g] if places else None), calls))
     out = (name, *(0 for _ in shape))
-    if len(tasks) == 1:
+    if dask.config.get(INTERLEAVE_KEY, True):
+        graph[out] = (InterleavedGroups(tuple(group for group, _ in tasks), combine), [calls for _, calls in tasks])
+    elif len(tasks) == 1:
         graph[out] = (combine, [tasks[0]])
     else:
         graph.update({(name, "group", g): task for g, task in enumerate(tasks)})
@@ -268,8 +309,10 @@ def _first_key(keys: Any) -> Any:
 __all__ = [
     "JOIN_BYTES",
     "JOIN_BYTES_KEY",
+    "INTERLEAVE_KEY",
     "CombineGroups",
     "DeviceGroup",
+    "InterleavedGroups",
     "ReadyArray",
     "groupable",
     "grouped",

@@ -64,6 +64,16 @@ class Timeline:
         """Seconds in which `device` had a device call in flight (the union of its `device` spans)."""
         return _length(_union([(s.start, s.end) for s in self.of("device", device)]))
 
+    def first_launches(self) -> dict[str, float]:
+        """Per device, when its first device call began."""
+        return {device: min(s.start for s in self.of("device", device)) for device in self.devices()}
+
+    def start_skew(self) -> float:
+        """Seconds between the first device call of the first device and that of the last device to start (0 with
+        one device): how long a device waited for its host to give it work while another already had some."""
+        starts = self.first_launches().values()
+        return max(starts) - min(starts) if starts else 0.0
+
     def overlap(self) -> float:
         """Seconds in which two devices or more had a device call in flight at once."""
         edges = sorted(
@@ -105,6 +115,7 @@ class Timeline:
             "chunk_s": sum(s.seconds for s in chunks),
             "devices": per_device,
             "overlap_s": self.overlap(),
+            "start_skew_s": self.start_skew(),
             "tasks": dict(Counter(s.what for s in tasks)),
             "task_s": sum(s.seconds for s in tasks),
             "lock_waits": len(locks),
@@ -121,7 +132,10 @@ class Timeline:
                 f"  device {device}: busy {row['busy_s'] * 1e3:.2f} ms in {row['device_calls']} device calls, "
                 f"{row['tasks']} tasks, threads {', '.join(row['threads'])}"
             )
-        lines.append(f"  overlap of the devices: {summary['overlap_s'] * 1e3:.2f} ms")
+        lines.append(
+            f"  overlap of the devices: {summary['overlap_s'] * 1e3:.2f} ms; "
+            f"their first launches {summary['start_skew_s'] * 1e3:.2f} ms apart"
+        )
         lines.append(f"  tasks: {summary['tasks']} ({summary['task_s'] * 1e3:.2f} ms in all)")
         lines.append(f"  lock waits: {summary['lock_waits']} ({summary['lock_wait_s'] * 1e3:.3f} ms)")
         lines.append(f"  outside tasks: {summary['outside_tasks_s'] * 1e3:.2f} ms")
@@ -176,6 +190,17 @@ def span(what: str, phase: str, device: str | None) -> Iterator[None]:
 _IN_TASK = threading.local()
 
 
+def record_span(what: str, phase: str, device: str | None, start: float) -> None:
+    """Record a span from `start` (a `time.perf_counter` time) to now in the open timeline (nothing when none is
+    open): an interval that no block encloses, such as a device's work that ends with its read while other devices'
+    reads go first."""
+    if (recording := _ACTIVE) is not None:
+        end = time.perf_counter()
+        recording.spans.append(Span(threading.current_thread().name, device or "default", what, phase, start, end))
+
+
+
+
 _HELD = threading.local()
 
 
@@ -226,4 +251,4 @@ def _length(intervals: list[tuple[float, float]]) -> float:
     return sum(end - start for start, end in intervals)
 
 
-__all__ = ["NamedLock", "Span", "Timeline", "held_locks", "span", "timeline"]
+__all__ = ["NamedLock", "Span", "Timeline", "held_locks", "record_span", "span", "timeline"]

@@ -25,6 +25,7 @@ import itertools
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ import numpy as np
 import pyopencl as cl
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
-from soac.lang.dask.timeline import NamedLock, span
+from soac.lang.dask.timeline import NamedLock, record_span, span
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
 from soac.lowering.runtime import choose_device, memory_of
@@ -323,29 +324,57 @@ class StageCall:
 
     def partials(self, chunks: Sequence[Sequence[Any]]) -> np.ndarray:
         """The stage (a reduce's or a hist's chunk program) on a device group's chunks in turn, their partials stacked
-        on axis 0 in chunk order. Over device arrays nothing waits between the chunks: each chunk's partial stays on
-        the device (`device_scalars`) while the next chunk's kernels are queued, and the group's partials are read
-        together at the end (`read_all`: one wait per device, not one per chunk). The compiled program is borrowed
-        once for the chunks on the first chunk's device."""
-        calls = [self.arguments(blocks) for blocks in chunks]
-        if not calls:
-            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
-        device = data_device(calls[0]) or worker_device(self.devices)
-        calls = _whole_arrays_put_once(calls, device)
-        results: list[Any] = []
-        with borrowed(self.program, self.devices, calls[0]) as (compiled, jitted):
-            for args in calls:
-                with span(self.__name__, "task", device):
-                    if (data_device(args) or worker_device(self.devices)) == device:
-                        results.append(self.run(compiled, jitted, args, defer=True))
-                    else:  # a chunk persisted elsewhere (another placement): its own device's program
-                        with borrowed(self.program, self.devices, args) as (other, other_jitted):
-                            results.append(self.run(other, other_jitted, args))
-        flat = [r for result in results for r in (result if isinstance(result, tuple) else (result,))]
-        with span(self.__name__, "device", device):
+        on axis 0 in chunk order (`partials_of_groups` of one group)."""
+        return self.partials_of_groups([chunks])[0]
+
+    def partials_of_groups(self, groups: Sequence[Sequence[Sequence[Any]]]) -> list[np.ndarray]:
+        """The stage on each device group's chunks, every group's partials stacked on axis 0 in chunk order.
+
+        Nothing waits between the chunks: each chunk's partial stays on the device (`device_scalars`) while the next
+        chunk's kernels are queued, and the partials are read together at the end (`read_all`: one wait per device,
+        not one per chunk). The groups' chunks are queued interleaved, chunk 0 of every group, then chunk 1, ...: one
+        thread drives every device, and each device gets its first kernels within one chunk's host time of the
+        others (threads of their own would take turns at the GIL). A group's compiled program is borrowed once,
+        on the device of its first chunk.
+
+            groups [[a0, a1], [b0, b1, b2]] on devices A, B:  queue a0, b0, a1, b1, b2; read A's, read B's"""
+        prepared: list[tuple[list[tuple[Any, ...]], str | None]] = []
+        for chunks in groups:
+            calls = [self.arguments(blocks) for blocks in chunks]
+            if not calls:
+                raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
+            device = data_device(calls[0]) or worker_device(self.devices)
+            prepared.append((_whole_arrays_put_once(calls, device), device))
+        results: list[list[Any]] = [[] for _ in prepared]
+        with contextlib.ExitStack() as borrows:
+            programs = [borrows.enter_context(borrowed(self.program, self.devices, calls[0])) for calls, _ in prepared]
+            for i in range(max(len(calls) for calls, _ in prepared)):
+                for (calls, device), program, out in zip(prepared, programs, results):
+                    if i < len(calls):
+                        out.append(self.run_deferred(program, calls[i], device))
+        return self.read_partials(results, [device for _, device in prepared])
+
+    def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None) -> Any:
+        """One chunk of a group on `device` with its results left there (a chunk persisted elsewhere, by another
+        placement, runs on its own device with its own program, and is read at once)."""
+        with span(self.__name__, "task", device):
+            if (data_device(args) or worker_device(self.devices)) == device:
+                return self.run(*program, args, defer=True)
+            with borrowed(self.program, self.devices, args) as (other, other_jitted):
+                return self.run(other, other_jitted, args)
+
+    def read_partials(self, results: list[list[Any]], devices: list[str | None]) -> list[np.ndarray]:
+        """The groups' deferred results read back (a device's after its queue is done; the spans of the reads all
+        start when the first read does, as every device works until its read), finished and stacked per group."""
+        started = time.perf_counter()
+        partials = []
+        for group, device in zip(results, devices):
+            flat = [r for result in group for r in (result if isinstance(result, tuple) else (result,))]
             read = iter(read_all(flat))
-        values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in results]
-        return np.concatenate([self.finish(v) for v in values])
+            record_span(self.__name__, "device", device, started)
+            values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in group]
+            partials.append(np.concatenate([self.finish(v) for v in values]))
+        return partials
 
     def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False) -> Any:
         """The compiled program on `args`, with no lock held while the device works.

@@ -19,7 +19,7 @@ import pyopencl as cl
 import pytest
 import soac.lang as sl
 import soac.lang.dask as sd
-from soac.lang.dask.groups import join_on_device
+from soac.lang.dask.groups import INTERLEAVE_KEY, join_on_device
 from soac.lang.jit import Compiled
 from soac.lowering.runtime import choose_device, memory_of
 
@@ -73,7 +73,14 @@ def resident(values: np.ndarray, layout: tuple[int, ...], devices: tuple[str, ..
     return sd.persist(da.from_array(values, chunks=(layout,)), devices=devices, scheduler="threads")
 
 
-MODES = {"grouped, joined": (True, "64 MiB"), "grouped, chunk by chunk": (True, 0), "per chunk": (False, 0)}
+MODES = {
+    "interleaved, joined": (True, "64 MiB", True),
+    "interleaved, chunk by chunk": (True, 0, True),
+    "a task per device, joined": (True, "64 MiB", False),
+    "a task per device, chunk by chunk": (True, 0, False),
+    "per chunk": (False, 0, False),
+}
+"""Device groups in one task (interleaved, the default) or a task each, joined or chunk by chunk; or a task per chunk."""
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -84,8 +91,9 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
     places = ("0:0", "0:0", "0:0")
     xs = resident(VALUES, layout, places)
     ix = resident(np.arange(12, dtype=np.int64), layout, places)
-    grouped, join_bytes = MODES[mode]
-    with dask.config.set({sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes}), sd.timeline() as tl:
+    grouped, join_bytes, interleaved = MODES[mode]
+    config = {sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes, INTERLEAVE_KEY: interleaved}
+    with dask.config.set(config), sd.timeline() as tl:
         last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
         least = sd.jit(argmin_and_sum, devices=places)(xs, ix)
         value, index = dask.compute(*least, scheduler="threads", num_workers=3)
@@ -99,8 +107,13 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
         assert "soac-device-group" not in tasks
         assert tasks["soac-program"] == 2 * len(layout)
         return
-    assert tasks["soac-device-group"] == 3 * groups  # three programs
-    assert tasks["soac-combine-groups"] == 3
+    if interleaved:
+        assert tasks["soac-device-groups"] == 3  # one task a program
+        assert "soac-device-group" not in tasks
+        assert len({s.device for s in tl.of("device")}) == 1  # three groups on one device named thrice
+    else:
+        assert tasks["soac-device-group"] == 3 * groups  # three programs
+        assert tasks["soac-combine-groups"] == 3
     assert "soac-program" not in tasks
     runs = len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")])
     assert runs == 3 * (groups if join_bytes else len(layout))  # a launch per group, or per chunk
@@ -123,7 +136,7 @@ def test_small_host_chunks_are_joined_per_device(layout: tuple[int, ...], join_b
     np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
     tasks = tl.summary()["tasks"]
     if join_bytes:
-        assert tasks["soac-device-group"] == 3 * min(3, len(layout))
+        assert tasks["soac-device-groups"] == 3  # one task a program, queueing its three groups
         assert len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")]) == 3 * min(3, len(layout))
     else:
         assert "soac-device-group" not in tasks
@@ -149,9 +162,42 @@ def copying(devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> tuple[
     return devices
 
 
+def test_one_thread_queues_the_groups_chunks_interleaved(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default one task queues every device group's chunks, interleaved (chunk 0 of each group, then chunk 1 of
+    each), with no soac.lang.dask lock held at any device call, and reads the partials only after the last launch;
+    the result keeps chunk order (the operator does not commute)."""
+    values = np.where(np.arange(1 << 12) % 7 == 0, -1, np.arange(1 << 12)).astype(np.int64)
+    values[-5:] = -1
+    xs = resident(values, (1 << 10,) * 4, copying)
+    program = sd.jit(last_valid_value, devices=copying)
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert program(xs).compute(scheduler="threads", num_workers=2) == values[values != -1][-1]  # compiles
+        chunks = {id(xs.blocks[k].compute(scheduler="synchronous")): k for k in range(4)}
+        launched: list[tuple[int, tuple[str, ...], str]] = []
+        run = Compiled.run
+
+        def recorded(self: Compiled, args: Any, *rest: Any, **options: Any) -> Any:
+            if "last_valid_value_program" in self.name:
+                launched.append((chunks[id(args[0])], sd.held_locks(), threading.current_thread().name))
+            return run(self, args, *rest, **options)
+
+        monkeypatch.setattr(Compiled, "run", recorded)
+        with sd.timeline() as tl:
+            assert program(xs).compute(scheduler="threads", num_workers=2) == values[values != -1][-1]
+    assert [chunk for chunk, _, _ in launched] == [0, 2, 1, 3]  # groups (0, 1) and (2, 3), interleaved
+    assert {locks for _, locks, _ in launched} == {()}
+    assert len({thread for _, _, thread in launched}) == 1
+    last_launch = max(s.end for s in tl.of("chunk") if s.what == "soac-program")
+    reads = [s for s in tl.of("device") if s.what == "soac-program" and s.start >= last_launch]
+    assert len(reads) == 2  # a read of each group's partials, after every launch
+    assert tl.summary()["tasks"] == {"soac-device-groups": 1}
+
+
 def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each group's first device call waits for the other group's: both threads are inside a device call at the same
-    time, and neither holds a soac.lang.dask lock there (the whole array is uploaded under the transfer lock first)."""
+    """With a task per device group (`soac.interleave-groups: False`), each group's first device call waits for the
+    other group's: both threads are inside a device call at the same time, and neither holds a soac.lang.dask lock
+    there (the whole array is uploaded under the transfer lock first)."""
+    monkeypatch.setitem(dask.config.config, INTERLEAVE_KEY, False)
     xs = resident((np.arange(1 << 16) % 1000).astype(np.int64), (1 << 14,) * 4, copying)
     weights = np.array([0.5, 1.0, 1.5, 2.0])
     program = sd.jit(weighted_total, devices=copying)
@@ -161,12 +207,12 @@ def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], m
     seen: dict[int, tuple[str, ...]] = {}
     run = Compiled.run
 
-    def run_when_both_are_here(self: Compiled, args: Any, *rest: Any) -> Any:
+    def run_when_both_are_here(self: Compiled, args: Any, *rest: Any, **options: Any) -> Any:
         thread = threading.get_ident()
         if thread not in seen and "weighted_total_program" in self.name:
             seen[thread] = sd.held_locks()
             barrier.wait()  # a lock held across a device call would keep the other thread from coming: it breaks
-        return run(self, args, *rest)
+        return run(self, args, *rest, **options)
 
     monkeypatch.setattr(Compiled, "run", run_when_both_are_here)
     with sd.timeline() as tl:
