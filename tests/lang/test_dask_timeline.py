@@ -10,6 +10,7 @@ thread waiting for the lock, and the barrier would break), and by the locks each
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import dask
@@ -193,11 +194,17 @@ def test_one_thread_queues_the_groups_chunks_interleaved(copying: tuple[str, ...
     assert tl.summary()["tasks"] == {"soac-device-groups": 1}
 
 
+@pytest.fixture
+def task_per_group() -> Iterator[None]:
+    with dask.config.set({INTERLEAVE_KEY: False}):
+        yield
+
+
+@pytest.mark.usefixtures("task_per_group")
 def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     """With a task per device group (`soac.interleave-groups: False`), each group's first device call waits for the
     other group's: both threads are inside a device call at the same time, and neither holds a soac.lang.dask lock
     there (the whole array is uploaded under the transfer lock first)."""
-    monkeypatch.setitem(dask.config.config, INTERLEAVE_KEY, False)
     xs = resident((np.arange(1 << 16) % 1000).astype(np.int64), (1 << 14,) * 4, copying)
     weights = np.array([0.5, 1.0, 1.5, 2.0])
     program = sd.jit(weighted_total, devices=copying)
