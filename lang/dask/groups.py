@@ -36,6 +36,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pyopencl as cl
+from dask.callbacks import Callback
 from dask.highlevelgraph import HighLevelGraph
 from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
@@ -174,7 +175,7 @@ class InterleavedGroups:
     def __call__(self, chunks_of_groups: list[list[list[Any]]]) -> Any:
         with span(self.__name__, "task", None):
             calls = [group.calls(chunks) for group, chunks in zip(self.groups, chunks_of_groups)]
-            return self.combine(self.groups[0].stage.partials_of_groups(calls))
+            return self.combine.combined(self.groups[0].stage.partials_of_groups(calls))
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,10 +195,13 @@ class CombineGroups:
 
     def __call__(self, groups: list[np.ndarray]) -> Any:
         with span(self.__name__, "task", None):
-            partials = np.concatenate(groups)
-            if self.first is not None:
-                partials = np.concatenate([self.first[None], partials])
-            return self.combine(partials, keepdims=False)
+            return self.combined(groups)
+
+    def combined(self, groups: list[np.ndarray]) -> Any:
+        partials = np.concatenate(groups)
+        if self.first is not None:
+            partials = np.concatenate([self.first[None], partials])
+        return self.combine(partials, keepdims=False)
 
 
 def grouped(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:
@@ -278,17 +282,54 @@ def _graph(
     return (da.Array if dependencies else ReadyArray)(layers, name, tuple((n,) for n in shape), meta=meta)
 
 
+LOCAL_SCHEDULERS = (None, "threads", "threading", "sync", "synchronous", "single-threaded")
+"""The schedulers under which `ReadyArray.compute` runs its one task itself (dask's threaded scheduler is the default
+for arrays)."""
+
+
 class ReadyArray(da.Array):
     """A dask array whose graph is already what should run: device groups over persisted chunks make one layer of
     the tasks to run, with no other key (nothing to cull, fuse or inline), so computing it skips dask's array
     optimisations (the collection protocol's `__dask_optimize__`; about 0.3 ms of a compute on the CI box). An array
-    made from it (`x[name]`, `x + 1`) is a plain dask array."""
+    made from it (`x[name]`, `x + 1`) is a plain dask array.
+
+    Its `compute()` under a local scheduler (threads or synchronous, and no `distributed` client or dask callback)
+    runs the graph's one task in the calling thread and finalises the result as dask does: dask's compute of a
+    one-task graph (its expression wrapper, ordering, the thread pool's hand-offs) costs 0.5-1 ms on the CI box and
+    2 ms on the GPU machine, as long as the GPUs' work on 2^33 f32. `dask.compute(x, ...)` and graphs of more than
+    one task go through dask."""
 
     __slots__ = ()
 
     @staticmethod
     def __dask_optimize__(dsk: Any, keys: Any, **_: Any) -> Any:
         return dsk
+
+    def compute(self, **kwargs: Any) -> Any:
+        if (task := self.direct_task(kwargs)) is None:
+            return super().compute(**kwargs)
+        key, (function, *args) = task
+        finalize, extra = self.__dask_postcompute__()
+        return finalize(_with_value(self.__dask_keys__(), key, function(*args)), *extra)
+
+    def direct_task(self, kwargs: dict[str, Any]) -> tuple[Any, tuple[Any, ...]] | None:
+        """The graph's one task (key, task tuple) if `compute(**kwargs)` may run it directly, else None: an
+        `InterleavedGroups` task, whose arguments are values (chunks, whole arrays), no keys or nested tasks."""
+        scheduler = kwargs.get("scheduler", dask.config.get("scheduler", None))
+        if scheduler not in LOCAL_SCHEDULERS or Callback.active or _distributed_client():
+            return None
+        graph = self.__dask_graph__().to_dict()
+        if len(graph) != 1:
+            return None
+        ((key, task),) = graph.items()
+        return (key, task) if isinstance(task, tuple) and task and isinstance(task[0], InterleavedGroups) else None
+
+
+def _with_value(keys: Any, key: Any, value: Any) -> Any:
+    """`keys` (a nested list, as `__dask_keys__` gives them) with `key` replaced by `value`."""
+    if isinstance(keys, list):
+        return [_with_value(k, key, value) for k in keys]
+    return value if keys == key else keys
 
 
 def _persisted(array: da.Array, keys: list[Any]) -> list[DeviceArray] | None:
@@ -309,6 +350,7 @@ def _first_key(keys: Any) -> Any:
 __all__ = [
     "JOIN_BYTES",
     "JOIN_BYTES_KEY",
+    "LOCAL_SCHEDULERS",
     "INTERLEAVE_KEY",
     "CombineGroups",
     "DeviceGroup",
