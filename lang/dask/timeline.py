@@ -167,10 +167,19 @@ def timeline() -> Iterator[Timeline]:
         _ACTIVE = None
 
 
+def span(what: str, phase: str, device: str | None) -> contextlib.AbstractContextManager[None]:
+    """Record the block as a span of the open timeline (nothing when none is open: a shared null context, as this is
+    on every chunk's path); a `task` inside a task is a `chunk`."""
+    if _ACTIVE is None:
+        return _NOTHING
+    return _recorded(what, phase, device)
+
+
+_NOTHING = contextlib.nullcontext()
+
+
 @contextlib.contextmanager
-def span(what: str, phase: str, device: str | None) -> Iterator[None]:
-    """Record the block as a span of the open timeline (nothing when none is open); a `task` inside a task is a
-    `chunk`."""
+def _recorded(what: str, phase: str, device: str | None) -> Iterator[None]:
     recording = _ACTIVE
     if recording is None:
         yield

@@ -231,17 +231,23 @@ def data_device(args: tuple[Any, ...]) -> str | None:
     held = next((a for a in args if type(a) is DeviceArray), None)
     if held is None:
         return None
-    specs: dict[int, str] = _LOCAL.__dict__.setdefault("specs", {})
-    if (spec := specs.get(held.device.int_ptr)) is None:
-        spec = specs[held.device.int_ptr] = device_spec(held.device)
+    if (spec := _SPECS.get(id(held.memory))) is None:
+        with _LOCK:
+            spec = _SPECS.setdefault(id(held.memory), device_spec(held.device))
     return spec
+
+
+_SPECS: dict[int, str] = {}
+"""The device spec of each device's `DeviceMemory` (one per device and process, never freed), by its `id`."""
 
 
 def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """`args` with every device array on the device of the first (a resident chunk elsewhere is copied: it was
     persisted with another placement)."""
-    if (device := data_device(args)) is None:
+    held = [a for a in args if type(a) is DeviceArray]
+    if not held or all(a.memory is held[0].memory for a in held):
         return args
+    device = data_device(args)
     moved = []
     for a in args:
         if type(a) is DeviceArray and data_device((a,)) != device:
@@ -348,18 +354,22 @@ class StageCall:
         results: list[list[Any]] = [[] for _ in prepared]
         with contextlib.ExitStack() as borrows:
             programs = [borrows.enter_context(borrowed(self.program, self.devices, calls[0])) for calls, _ in prepared]
+            placed = [_on_one_device(calls) for calls, _ in prepared]
             for i in range(max(len(calls) for calls, _ in prepared)):
-                for (calls, device), program, out in zip(prepared, programs, results):
+                for (calls, device), program, here, out in zip(prepared, programs, placed, results):
                     if i < len(calls):
-                        out.append(self.run_deferred(program, calls[i], device))
+                        out.append(self.run_deferred(program, calls[i], device, here))
         return self.read_partials(results, [device for _, device in prepared])
 
-    def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None) -> Any:
-        """One chunk of a group on `device` with its results left there (a chunk persisted elsewhere, by another
-        placement, runs on its own device with its own program, and is read at once)."""
+    def run_deferred(
+        self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool
+    ) -> Any:
+        """One chunk of a group on `device` with its results left there. `placed`: every chunk of the group is on
+        one device (checked once for the group); else a chunk persisted elsewhere (by another placement) runs on its
+        own device with its own program, and is read at once."""
         with span(self.__name__, "task", device):
-            if (data_device(args) or worker_device(self.devices)) == device:
-                return self.run(*program, args, defer=True)
+            if placed or (data_device(args) or worker_device(self.devices)) == device:
+                return self.run(*program, args, defer=True, device=device)
             with borrowed(self.program, self.devices, args) as (other, other_jitted):
                 return self.run(other, other_jitted, args)
 
@@ -376,7 +386,9 @@ class StageCall:
             partials.append(np.concatenate([self.finish(v) for v in values]))
         return partials
 
-    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False) -> Any:
+    def run(
+        self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False, device: str | None = None
+    ) -> Any:
         """The compiled program on `args`, with no lock held while the device works.
 
         `defer` (a device group's chunks, `partials`): results that would come to the host are left on the device,
@@ -390,9 +402,9 @@ class StageCall:
         memory = getattr(compiled.runner, "memory", None)
         copies = memory is not None and memory.mode != "zero-copy"
         over_device = any(type(a) is DeviceArray for a in args)
-        if copies:
+        if copies and any(isinstance(a, np.ndarray) for a in args):
             args = tuple(upload(a, memory) if isinstance(a, np.ndarray) else a for a in args)
-        device = data_device(args) or worker_device(self.devices)
+        device = device or data_device(args) or worker_device(self.devices)
         with span(self.__name__, "device", device):
             if defer and (over_device or copies):
                 return compiled.run(args, jitted.thresholds, True, device_scalars=True)
@@ -421,6 +433,21 @@ def _whole_arrays_put_once(calls: list[tuple[Any, ...]], device: str | None) -> 
         return calls
     placed = {k: put(calls[0][k], device) for k in whole}
     return [tuple(placed.get(k, a) for k, a in enumerate(c)) for c in calls]
+
+
+def _on_one_device(calls: list[tuple[Any, ...]]) -> bool:
+    """Whether every call of `calls` (a group's chunks) has device arrays, all on one device: then each chunk runs
+    with the group's program, with no check of its own."""
+    memory = None
+    for args in calls:
+        held = [a for a in args if type(a) is DeviceArray]
+        if not held:
+            return False
+        for a in held:
+            memory = a.memory if memory is None else memory
+            if a.memory is not memory:
+                return False
+    return True
 
 
 def read_all(values: Sequence[Any]) -> list[Any]:
