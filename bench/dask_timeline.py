@@ -120,7 +120,8 @@ def show(row: dict[str, Any]) -> None:
     for device, d in row["devices_busy"].items():
         print(f"    {device}: busy {d['busy_s'] * 1e3:.2f} ms, {d['device_calls']} device calls, {d['tasks']} tasks, "
               f"threads {', '.join(d['threads'])}")  # fmt: skip
-    print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms, first launches {row['start_skew_s'] * 1e3:.2f} ms apart; tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
+    print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms, first launches {row['start_skew_s'] * 1e3:.2f} ms apart; "
+          f"tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
     if "outside_tasks_s" in row:
         per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")

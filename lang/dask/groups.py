@@ -60,7 +60,7 @@ one task queues every group's chunks interleaved, then combines (`InterleavedGro
 def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
     """Whether the call runs as device groups: a reduce or a hist, with no `distributed` client current, over
     resident chunks, or over host chunks of at most `join_bytes()` a group (joined on the host, one upload each)."""
-    if plan.kind not in ("reduce", "hist") or _distributed_client():
+    if plan.kind not in ("reduce", "hist") or distributed_client():
         return False
     if any(is_resident(a) for a in inputs.chunked):
         return True
@@ -73,7 +73,7 @@ def join_bytes() -> int:
     return JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
 
 
-def _distributed_client() -> bool:
+def distributed_client() -> bool:
     if (distributed := sys.modules.get("distributed")) is None:
         return False
     try:
@@ -316,7 +316,7 @@ class ReadyArray(da.Array):
         """The graph's one task (key, task tuple) if `compute(**kwargs)` may run it directly, else None: an
         `InterleavedGroups` task, whose arguments are values (chunks, whole arrays), no keys or nested tasks."""
         scheduler = kwargs.get("scheduler", dask.config.get("scheduler", None))
-        if scheduler not in LOCAL_SCHEDULERS or Callback.active or _distributed_client():
+        if scheduler not in LOCAL_SCHEDULERS or Callback.active or distributed_client():
             return None
         graph = self.__dask_graph__().to_dict()
         if len(graph) != 1:
@@ -348,14 +348,15 @@ def _first_key(keys: Any) -> Any:
 
 
 __all__ = [
+    "INTERLEAVE_KEY",
     "JOIN_BYTES",
     "JOIN_BYTES_KEY",
     "LOCAL_SCHEDULERS",
-    "INTERLEAVE_KEY",
     "CombineGroups",
     "DeviceGroup",
     "InterleavedGroups",
     "ReadyArray",
+    "distributed_client",
     "groupable",
     "grouped",
     "join_on_device",

@@ -208,8 +208,6 @@ def record_span(what: str, phase: str, device: str | None, start: float) -> None
         recording.spans.append(Span(threading.current_thread().name, device or "default", what, phase, start, end))
 
 
-
-
 _HELD = threading.local()
 
 

@@ -361,9 +361,7 @@ class StageCall:
                         out.append(self.run_deferred(program, calls[i], device, here))
         return self.read_partials(results, [device for _, device in prepared])
 
-    def run_deferred(
-        self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool
-    ) -> Any:
+    def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool) -> Any:
         """One chunk of a group on `device` with its results left there. `placed`: every chunk of the group is on
         one device (checked once for the group); else a chunk persisted elsewhere (by another placement) runs on its
         own device with its own program, and is read at once."""

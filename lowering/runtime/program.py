@@ -319,7 +319,8 @@ class Program:
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
-        self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
+        # The arguments' buffers, never lent out as results (`_unbind`, for results read back only).
+        self._arguments = set() if device_results else {id(value) for value in flat if type(value) is DeviceArray}
         plan = self.function_plan(name, scalars_on_device=queued)
         if self.errors is not None and self.errors_unread:  # an interrupted call (or one unchecked) may have left a failure
             # A fill, not a copy from `_NO_ERROR`: pyopencl's event of a copy from host memory waits for it when dropped.

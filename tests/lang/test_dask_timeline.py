@@ -366,3 +366,56 @@ def test_a_device_group_puts_a_whole_array_on_its_device_once() -> None:
         np.testing.assert_allclose(f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2), expected, rtol=1e-12)
     assert moved.uploads == 2  # one per group
     assert moved.zero_copy == 1  # the combining task's partials only, not the weights at every chunk
+
+
+def shifted_last_valid(xs, k):
+    return sl.reduce(last_valid, -1, sl.map(lambda x: sl.where(x == -1, x, x + k), xs))
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "sync", None])
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_a_resident_reduce_runs_in_the_calling_thread(layout: tuple[int, ...], scheduler: str | None) -> None:
+    """Under a local scheduler, computing device groups over persisted chunks runs their one task in the calling
+    thread (no dask scheduler), in chunk order, as `dask.compute` does through dask."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, layout, places)
+    f = sd.jit(shifted_last_valid, devices=places)
+    with dask.config.set({"soac.join-bytes": 0}):
+        with sd.timeline() as tl:
+            direct = f(xs, 100).compute(scheduler=scheduler)
+        (through_dask,) = dask.compute(f(xs, 100), scheduler=scheduler or "threads")
+    assert direct == through_dask == 110
+    assert {s.thread for s in tl.of("task")} == {threading.current_thread().name}
+    bins = sd.jit(counts, devices=places)(xs).compute(scheduler=scheduler)
+    np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
+
+
+def test_dask_runs_the_task_under_a_callback_or_another_scheduler() -> None:
+    """A dask callback (a progress bar, a profiler) sees the task: the compute goes through dask's scheduler."""
+    from dask.callbacks import Callback
+
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (5, 1, 4, 2), places)
+    seen: list[Any] = []
+    with Callback(start_state=lambda dsk, state: seen.append(len(dsk))), sd.timeline() as tl:
+        assert sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads") == 10
+    assert len(seen) == 1  # dask started the graph (its task and its finalising one)
+    assert {s.thread for s in tl.of("task")} != {threading.current_thread().name}
+
+
+def test_graphs_over_resident_chunks_are_kept_for_the_same_arguments() -> None:
+    """The same resident arrays, equal scalars and settings give the graph made before; anything else a new one."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (5, 1, 4, 2), places)
+    f = sd.jit(shifted_last_valid, devices=places)
+    first = f(xs, 100)
+    assert f(xs, 100) is first
+    assert f(xs, 200) is not first
+    assert f(xs, 200).compute() == 210
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert f(xs, 100) is not first
+        assert f(xs, 100).compute() == 110
+    assert f(resident(VALUES, (5, 1, 4, 2), places), 100) is not first
+    on_host = da.from_array(VALUES, chunks=(5, 1, 4, 2))
+    assert f(on_host, 100) is not f(on_host, 100)  # host chunks: a new graph each call
+    assert first.compute() == 110
