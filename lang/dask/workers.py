@@ -355,10 +355,13 @@ class StageCall:
         with contextlib.ExitStack() as borrows:
             programs = [borrows.enter_context(borrowed(self.program, self.devices, calls[0])) for calls, _ in prepared]
             placed = [_on_one_device(calls) for calls, _ in prepared]
+            queues = [getattr(compiled.runner, "queue", None) for compiled, _ in programs]
             for i in range(max(len(calls) for calls, _ in prepared)):
-                for (calls, device), program, here, out in zip(prepared, programs, placed, results):
+                for (calls, device), program, here, queue, out in zip(prepared, programs, placed, queues, results):
                     if i < len(calls):
                         out.append(self.run_deferred(program, calls[i], device, here))
+                        if queue is not None:
+                            queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
         return self.read_partials(results, [device for _, device in prepared])
 
     def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool) -> Any:
