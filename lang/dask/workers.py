@@ -344,25 +344,39 @@ class StageCall:
         on the device of its first chunk.
 
             groups [[a0, a1], [b0, b1, b2]] on devices A, B:  queue a0, b0, a1, b1, b2; read A's, read B's"""
-        prepared: list[tuple[list[tuple[Any, ...]], str | None]] = []
-        for chunks in groups:
-            calls = [self.arguments(blocks) for blocks in chunks]
-            if not calls:
-                raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
-            device = data_device(calls[0]) or worker_device(self.devices)
-            prepared.append((_whole_arrays_put_once(calls, device), device))
-        results: list[list[Any]] = [[] for _ in prepared]
+        if not all(groups):
+            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
+        results: list[list[Any]] = [[] for _ in groups]
+        queued: list[_QueuedGroup | None] = [None] * len(groups)
         with contextlib.ExitStack() as borrows:
-            programs = [borrows.enter_context(borrowed(self.program, self.devices, calls[0])) for calls, _ in prepared]
-            placed = [_on_one_device(calls) for calls, _ in prepared]
-            queues = [getattr(compiled.runner, "queue", None) for compiled, _ in programs]
-            for i in range(max(len(calls) for calls, _ in prepared)):
-                for (calls, device), program, here, queue, out in zip(prepared, programs, placed, queues, results):
-                    if i < len(calls):
-                        out.append(self.run_deferred(program, calls[i], device, here))
-                        if queue is not None:
-                            queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
-        return self.read_partials(results, [device for _, device in prepared])
+            for i in range(max(len(chunks) for chunks in groups)):
+                for g, chunks in enumerate(groups):
+                    if i >= len(chunks):
+                        continue
+                    args = self.arguments(chunks[i])  # each chunk's when it is queued: the first launch comes early
+                    group = queued[g] = queued[g] or self.queue_group(chunks, args, borrows)
+                    if group.whole:
+                        args = tuple(group.whole.get(k, a) for k, a in enumerate(args))
+                    results[g].append(self.run_deferred(group.program, args, group.device, group.placed))
+                    if group.queue is not None:
+                        group.queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
+        return self.read_partials(results, [group.device for group in queued if group is not None])
+
+    def queue_group(self, chunks: Sequence[Sequence[Any]], first: tuple[Any, ...], borrows: contextlib.ExitStack) -> _QueuedGroup:
+        """What a device group's chunks are queued with, from its first chunk's arguments: its device, its program
+        (borrowed until `borrows` closes), the whole numpy arrays that every chunk takes put on the device once (a GPU
+        would copy them at every call; PoCL waits at the end of every call whose kernels read host memory in place),
+        and whether every chunk is on that device."""
+        device = data_device(first) or worker_device(self.devices)
+        whole: dict[int, DeviceArray] = {}
+        if len(chunks) > 1 and any(type(a) is DeviceArray for a in first):
+            blocks = [k for k, slot in enumerate(self.layout) if slot is None]  # argument k is block blocks.index(k)
+            for j, k in enumerate(blocks):
+                if isinstance(first[k], np.ndarray) and all(c[j] is chunks[0][j] for c in chunks):
+                    whole[k] = put(first[k], device)
+        program = borrows.enter_context(borrowed(self.program, self.devices, first))
+        queue = getattr(program[0].runner, "queue", None)
+        return _QueuedGroup(device, program, whole, _on_one_device(chunks), queue)
 
     def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool) -> Any:
         """One chunk of a group on `device` with its results left there. `placed`: every chunk of the group is on
@@ -423,20 +437,18 @@ def upload(host: np.ndarray, memory: Any) -> DeviceArray:
         return put_on(host, memory.device)
 
 
-def _whole_arrays_put_once(calls: list[tuple[Any, ...]], device: str | None) -> list[tuple[Any, ...]]:
-    """A device group's calls over resident chunks with the numpy arrays that every chunk takes whole (one object
-    in every call) put on the group's device once, not once per chunk (a GPU copies them at every call; PoCL waits
-    at the end of every call whose kernels read host memory in place)."""
-    if len(calls) < 2 or not any(type(a) is DeviceArray for a in calls[0]):
-        return calls
-    whole = [k for k, a in enumerate(calls[0]) if isinstance(a, np.ndarray) and all(c[k] is a for c in calls)]
-    if not whole:
-        return calls
-    placed = {k: put(calls[0][k], device) for k in whole}
-    return [tuple(placed.get(k, a) for k, a in enumerate(c)) for c in calls]
+@dataclass(frozen=True)
+class _QueuedGroup:
+    """A device group while its chunks are queued (`StageCall.queue_group`)."""
+
+    device: str | None
+    program: tuple[Compiled, JitFunction]
+    whole: dict[int, DeviceArray]
+    placed: bool
+    queue: Any
 
 
-def _on_one_device(calls: list[tuple[Any, ...]]) -> bool:
+def _on_one_device(calls: Sequence[Sequence[Any]]) -> bool:
     """Whether every call of `calls` (a group's chunks) has device arrays, all on one device: then each chunk runs
     with the group's program, with no check of its own."""
     memory = None
