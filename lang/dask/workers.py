@@ -39,6 +39,7 @@ from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
 from soac.lowering.runtime import choose_device, memory_of
 from soac.lowering.runtime import device_put as put_on
+from soac.lowering.runtime.device_arrays import storage_dtype
 
 _LOCK = NamedLock("soac.lang.dask tracing and compiling", reentrant=True)
 """Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads), and for the
@@ -357,10 +358,13 @@ class StageCall:
                     group = queued[g] = queued[g] or self.queue_group(chunks, args, borrows)
                     if group.whole:
                         args = tuple(group.whole.get(k, a) for k, a in enumerate(args))
-                    results[g].append(self.run_deferred(group.program, args, group.device, group.placed))
+                    result = self.run_deferred(group.program, args, group.device, group.placed)
+                    results[g].append(result)
+                    if group.scalars is not None and type(result) is DeviceArray and not result.shape:
+                        group.scalars.add(result)
                     if group.queue is not None:
                         group.queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
-        return self.read_partials(results, [group.device for group in queued if group is not None])
+        return self.read_partials(results, [group for group in queued if group is not None])
 
     def queue_group(self, chunks: Sequence[Sequence[Any]], first: tuple[Any, ...], borrows: contextlib.ExitStack) -> _QueuedGroup:
         """What a device group's chunks are queued with, from its first chunk's arguments: its device, its program
@@ -376,7 +380,8 @@ class StageCall:
                     whole[k] = put(first[k], device)
         program = borrows.enter_context(borrowed(self.program, self.devices, first))
         queue = getattr(program[0].runner, "queue", None)
-        return _QueuedGroup(device, program, whole, _on_one_device(chunks), queue)
+        scalars = _GatheredScalars(len(chunks)) if self.record is None and self.shape_out == (1,) else None
+        return _QueuedGroup(device, program, whole, _on_one_device(chunks), queue, scalars)
 
     def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool) -> Any:
         """One chunk of a group on `device` with its results left there. `placed`: every chunk of the group is on
@@ -388,16 +393,22 @@ class StageCall:
             with borrowed(self.program, self.devices, args) as (other, other_jitted):
                 return self.run(other, other_jitted, args)
 
-    def read_partials(self, results: list[list[Any]], devices: list[str | None]) -> list[np.ndarray]:
+    def read_partials(self, results: list[list[Any]], groups: list[_QueuedGroup]) -> list[np.ndarray]:
         """The groups' deferred results read back (a device's after its queue is done; the spans of the reads all
-        start when the first read does, as every device works until its read), finished and stacked per group."""
+        start when the first read does, as every device works until its read), finished and stacked per group: a
+        group's scalar partials gathered on its device with one copy, other results each with its own."""
         started = time.perf_counter()
         partials = []
-        for group, device in zip(results, devices):
-            flat = [r for result in group for r in (result if isinstance(result, tuple) else (result,))]
+        for chunks, group in zip(results, groups):
+            if group.scalars is not None and (gathered := group.scalars.complete()) is not None:
+                (host,) = read_all([gathered])
+                record_span(self.__name__, "device", group.device, started)
+                partials.append(host)
+                continue
+            flat = [r for result in chunks for r in (result if isinstance(result, tuple) else (result,))]
             read = iter(read_all(flat))
-            record_span(self.__name__, "device", device, started)
-            values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in group]
+            record_span(self.__name__, "device", group.device, started)
+            values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in chunks]
             partials.append(np.concatenate([self.finish(v) for v in values]))
         return partials
 
@@ -446,6 +457,35 @@ class _QueuedGroup:
     whole: dict[int, DeviceArray]
     placed: bool
     queue: Any
+    scalars: _GatheredScalars | None
+    """Where a reduce's scalar partials are gathered (None: a hist's rows, a tuple's records)."""
+
+
+class _GatheredScalars:
+    """A device group's scalar partials (0-d device arrays, one a chunk) copied on the device, as they are queued,
+    into one array of the group's partials: read back with one copy, not one a chunk (each read is a call into the
+    driver on the critical path, after the device's last kernel)."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.added = 0
+        self.array: DeviceArray | None = None
+
+    def add(self, scalar: DeviceArray) -> None:
+        """Copy `scalar` into the next element (on its device's queue, behind the kernel that makes it)."""
+        if self.array is None:
+            data = scalar.memory.empty(storage_dtype(scalar.dtype), self.count, lambda: "a device group's partials")
+            self.array = DeviceArray(data, (self.count,), scalar.dtype, scalar.memory)
+        if scalar.memory is not self.array.memory or scalar.dtype != self.array.dtype:
+            return  # not gathered: the group's partials are read one by one
+        itemsize = self.array.data.dtype.itemsize
+        queue = scalar.memory.queue
+        cl.enqueue_copy(queue, self.array.data.buffer, scalar.data.buffer, byte_count=itemsize, dst_offset=self.added * itemsize)
+        self.added += 1
+
+    def complete(self) -> DeviceArray | None:
+        """The group's partials in chunk order, if every chunk's was gathered."""
+        return self.array if self.added == self.count else None
 
 
 def _on_one_device(calls: Sequence[Sequence[Any]]) -> bool:

@@ -266,7 +266,8 @@ def sum_of_halves(xs):
 @pytest.mark.parametrize("layout", [(5, 1, 4, 2), (0, 7, 0, 0, 5, 0), (3, 3, 3, 3)], ids=["uneven", "empty", "even"])
 def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) -> None:
     """A device group run chunk by chunk leaves each chunk's partial on the device (no blocking read between its
-    chunks' launches) and reads the group's partials together; the groups' partials are combined in chunk order."""
+    chunks' launches), gathers them there and reads them with one copy; the groups' partials are combined in chunk
+    order."""
     places = ("0:0", "0:0")
     xs = resident(VALUES, layout, places)
     floats = resident(np.linspace(-3, 5, 12).astype(np.float32), layout, places)
@@ -280,7 +281,8 @@ def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) ->
         halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
         np.testing.assert_allclose(compute(total(floats)), (0.5 * halves**2 + 1).sum(), rtol=1e-6)
     assert moved.element_reads == 2  # the combining programs' results only: no chunk's partial read on its own
-    assert moved.downloads == 2 * len(layout)  # every chunk's partial, read together with its group's
+    assert moved.downloads == 2 * 2  # each group's partials gathered on its device, read with one copy
+    assert moved.download_bytes == len(layout) * (8 + 4)  # every chunk's partial: an int64, then a float32
 
 
 def test_a_grouped_result_computes_with_other_collections() -> None:
