@@ -15,8 +15,10 @@ PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1
 `len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
 results, as the host sees them); "overlap" is the time two devices or more were busy at once: 0 with work on both
 means a serialisation on the host; "first launches apart": the time from the first device's first launch to the
-last device's; "tasks" is the sum of the tasks' times (threads' work); "graph" is the time to
-build the dask graph (`program(xs)`) and "compute" the rest of a run; "outside tasks" the time in which no soac task
+last device's; "after the last chunk's launch": from the end of the last chunk's enqueueing to the end of the run
+(waiting for the devices, reading the partials, combining them); "tasks" is the sum of the tasks' times (threads'
+work); "graph" is the time to build the dask graph (`program(xs)`, kept from the run before over resident chunks)
+and "compute" the rest of a run; "outside tasks" the time in which no soac task
 ran (building the graph, dask's optimisation, ordering and scheduling, thread hand-offs); "host per chunk" the host
 time of each chunk run inside a device group (with its partial left on the device: the enqueueing only); the graph's
 keys and layers (persisted chunks included when they are keys of it). `--join-bytes 0` runs a device group's chunks
@@ -125,6 +127,7 @@ def show(row: dict[str, Any]) -> None:
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
     if "outside_tasks_s" in row:
         per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
+        print(f"    after the last chunk's launch {row['after_last_chunk_s'] * 1e3:.2f} ms (waits, reads, combining)")
         print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
               f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each; "
               f"graph {row['graph_keys']} keys in {row['graph_layers']} layers")  # fmt: skip

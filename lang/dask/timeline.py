@@ -74,6 +74,13 @@ class Timeline:
         starts = self.first_launches().values()
         return max(starts) - min(starts) if starts else 0.0
 
+    def after_last_chunk(self) -> float:
+        """Seconds from the end of the last chunk run inside a device group (its launch, as the partials stay on the
+        device) to the end of the timeline: the wait for the devices, the read of the partials and the combining
+        (0 without such chunks)."""
+        ends = [s.end for s in self.of("chunk") if s.what in _CHUNK_STAGES]
+        return (self.stopped if self.stopped is not None else time.perf_counter()) - max(ends) if ends else 0.0
+
     def overlap(self) -> float:
         """Seconds in which two devices or more had a device call in flight at once."""
         edges = sorted(
@@ -116,6 +123,7 @@ class Timeline:
             "devices": per_device,
             "overlap_s": self.overlap(),
             "start_skew_s": self.start_skew(),
+            "after_last_chunk_s": self.after_last_chunk(),
             "tasks": dict(Counter(s.what for s in tasks)),
             "task_s": sum(s.seconds for s in tasks),
             "lock_waits": len(locks),
@@ -149,6 +157,9 @@ class Timeline:
             threads[s.thread].append(s)
         return dict(threads)
 
+
+_CHUNK_STAGES = ("soac-program", "soac-hist-chunk")
+"""The stages a device group runs on its chunks (the combining stages run after them)."""
 
 _ACTIVE: Timeline | None = None
 
