@@ -243,6 +243,10 @@ def test_timeline_measures_busy_time_and_overlap() -> None:
     assert summary["devices"]["a"]["device_calls"] == 2
     assert summary["tasks"] == {"soac-program": 1}
     assert "overlap of the devices: 1000.00 ms" in tl.report()
+    assert tl.start_skew() == 2.0  # b's first launch came 2 units after a's
+    tl.spans.append(sd.Span("t", "b", "soac-program", "chunk", 4.0, 4.5))
+    tl.stopped = 6.0
+    assert tl.after_last_chunk() == 1.5
 
 
 def test_timeline_is_off_unless_open_and_one_at_a_time() -> None:
