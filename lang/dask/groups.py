@@ -1,28 +1,34 @@
-"""Device groups: a reduce or a hist over resident chunks as one dask task per device and one combining task.
+"""Device groups: a reduce or a hist over resident chunks as one dask task that drives every device.
 
 `sd.persist` puts contiguous runs of chunks on the devices (`device_of_chunk`). A task per chunk (`graph.py`) pays
 dask's scheduling per chunk, and dask's threads take ready tasks in its order, not by device: two threads may wait on
 one device while the other has nothing queued. Over resident chunks the chunks are grouped instead by the device that
-holds them: a group's task runs on that device (`StageCall` runs where the data is), one thread driving each device,
-and returns the group's partials; one last task combines them in chunk order (the groups are runs of neighbouring
-chunks, so the operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk.
+holds them (`StageCall` runs where the data is). One task (`InterleavedGroups`) queues every group's chunks from one
+thread, interleaved across the devices (chunk 0 of each group, then chunk 1 of each, ...) with nothing waited for,
+then reads each device's partials and combines them in chunk order (the groups are runs of neighbouring chunks, so the
+operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk. A task per device
+(`soac.interleave-groups: False`: `DeviceGroup` tasks and a `CombineGroups` task) puts a thread on each device, but
+the threads take turns at the GIL while they queue: on two H200s the second device started about 1.6 ms (a group's
+host time) after the first.
 
 A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
 one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
 chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
 larger group runs chunk by chunk (joining would double its memory traffic), its chunks' kernels queued back to
-back: each chunk's partial stays on the device (`device_scalars`) until the group's partials are read together
-(`StageCall.partials`), so the device does not idle between chunks while the host waits for a scalar. Host chunks
-that small are grouped too: joined on the host and uploaded once to the group's device (larger ones stream by in
-upload tasks, `prefetch`).
+back: each chunk's partial stays on the device (`device_scalars`), is copied there into the group's array of
+partials, and the array is read once (`StageCall.partials_of_groups`), so the device does not idle between chunks
+while the host waits for a scalar. Host chunks that small are grouped too: joined on the host and uploaded once to
+the group's device (larger ones stream by in upload tasks, `prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
-      per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
-      grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
-      one device: soac-combine-groups(soac-device-group(chunks 0-3))            (one task)
+      per chunk:   soac-program x4 -> soac-reduce-combine (da.reduction's tree)
+      grouped:     soac-device-groups(chunks 0, 1 | chunks 2, 3)          (one task: queues 0, 2, 1, 3, then combines)
+      per device:  soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
 
-Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
-(whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
+Over persisted chunks the graph is that one task with its chunks inside (`ReadyArray`), which `compute()` under a
+local scheduler runs in the calling thread. Grouping needs the chunks' places at graph time, so it is for dask's
+local schedulers; under a `distributed` client (whose workers each own a device, and move a chunk to the task that
+needs it) the graph stays a task per chunk.
 """
 
 from __future__ import annotations
