@@ -39,7 +39,9 @@ small device on PoCL).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -85,7 +87,7 @@ class DaskFunction:
         self.prefetch = prefetch
         self.jit_options = tuple(sorted(jit_options.items()))
         self.plans: dict[tuple[tuple[ArgType, ...], frozenset[int]], tuple[str, Plan]] = {}
-        self.ready: dict[tuple[Any, ...], tuple[tuple[Any, ...], ReadyArray]] = {}
+        self.ready: dict[tuple[Any, ...], tuple[tuple[weakref.ref[Any] | None, ...], ReadyArray]] = {}
         """Graphs ready to run, by `memo_key` (at most `READY_KEPT`), with the arrays they were made of."""
         self.interpreted: JitFunction | None = None
         """The function on the reference interpreter: a hist's destination, from a run on zero rows."""
@@ -112,19 +114,21 @@ class DaskFunction:
     def __call__(self, *args: Any) -> Any:
         """The dask array of the program on `args`. A call over resident chunks only (`sd.persist`'s) that makes a
         graph of device groups ready to run (`ReadyArray`) is kept for the next call with the same arrays (the same
-        objects), equal scalars and the same settings: building it costs more than running it on a small array."""
+        objects), equal scalars and the same settings: building it costs more than running it on a small array. The
+        graph holds the chunks: it is forgotten when one of its arrays is collected (held weakly), so that it keeps no
+        device memory alive beyond the arrays the caller keeps."""
         memo = self.memo_key(args)
-        if (
-            memo is not None
-            and (kept := self.ready.get(memo)) is not None
-            and all(a is None or a is b for a, b in zip(kept[0], args))
-        ):
-            return kept[1]
+        if memo is not None and (kept := self.ready.get(memo)) is not None:
+            arrays, ready = kept
+            if all(ref is None or ref() is a for ref, a in zip(arrays, args)):
+                return ready
         result = self.graph(*args)
         if memo is not None and isinstance(result, ReadyArray):
             if len(self.ready) >= READY_KEPT:
                 self.ready.pop(next(iter(self.ready)), None)
-            self.ready[memo] = (tuple(a if isinstance(a, np.ndarray | da.Array) else None for a in args), result)
+            forget = functools.partial(_forget, weakref.ref(self), memo)
+            arrays = tuple(weakref.ref(a, forget) if isinstance(a, np.ndarray | da.Array) else None for a in args)
+            self.ready[memo] = (arrays, result)
         return result
 
     def memo_key(self, args: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -185,6 +189,12 @@ class DaskFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.dask.jit {self.__name__}>"
+
+
+def _forget(function: weakref.ref[DaskFunction], memo: tuple[Any, ...], _: Any) -> None:
+    """A kept graph's array was collected: drop the graph (and the chunks it holds)."""
+    if (owner := function()) is not None:
+        owner.ready.pop(memo, None)
 
 
 def _dask_type(position: int, array: da.Array) -> ArgType:

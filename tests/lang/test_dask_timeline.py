@@ -9,6 +9,7 @@ thread waiting for the lock, and the barrier would break), and by the locks each
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -425,3 +426,7 @@ def test_graphs_over_resident_chunks_are_kept_for_the_same_arguments() -> None:
     on_host = da.from_array(VALUES, chunks=(5, 1, 4, 2))
     assert f(on_host, 100) is not f(on_host, 100)  # host chunks: a new graph each call
     assert first.compute() == 110
+    assert f.ready
+    del xs, first
+    gc.collect()
+    assert not f.ready  # a collected array's graphs are forgotten, with the chunks they hold
