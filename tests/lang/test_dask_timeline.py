@@ -430,3 +430,23 @@ def test_graphs_over_resident_chunks_are_kept_for_the_same_arguments() -> None:
     del xs, first
     gc.collect()
     assert not f.ready  # a collected array's graphs are forgotten, with the chunks they hold
+
+
+def last_valid_product(xs, ws):
+    return sl.reduce(last_valid, -1, sl.map(lambda x, w: sl.where(x == -1, x, x * w), xs, ws))
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_chunks_persisted_on_other_devices_are_moved_to_their_groups(layout: tuple[int, ...]) -> None:
+    """Two resident arrays placed in opposite orders: each chunk runs on its first array's device (the other's chunk
+    copied there), and the interleaved groups still combine in chunk order."""
+    pair = PAIRS["two devices"]
+    if pair is None:
+        pytest.skip("one OpenCL device here")
+    xs = resident(VALUES, layout, pair)
+    ws = resident(np.arange(12, dtype=np.int64) % 3 + 1, layout, pair[::-1])
+    expected = VALUES * (np.arange(12) % 3 + 1)
+    expected = expected[VALUES != -1][-1]
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected
+    assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected  # joined per group
