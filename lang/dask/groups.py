@@ -18,7 +18,8 @@ larger group runs chunk by chunk (joining would double its memory traffic), its 
 back: each chunk's partial stays on the device (`device_scalars`), is copied there into the group's array of
 partials, and the array is read once (`StageCall.partials_of_groups`), so the device does not idle between chunks
 while the host waits for a scalar. Host chunks that small are grouped too: joined on the host and uploaded once to
-the group's device (larger ones stream by in upload tasks, `prefetch`).
+the group's device, in a task per device (their uploads run at once; larger ones stream by in upload tasks,
+`prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
       per chunk:   soac-program x4 -> soac-reduce-combine (da.reduction's tree)
@@ -60,7 +61,8 @@ JOIN_BYTES = 64 << 20
 
 INTERLEAVE_KEY = "soac.interleave-groups"
 """dask config: False makes a task of each device group (a thread each) and one combining task; by default (True)
-one task queues every group's chunks interleaved, then combines (`InterleavedGroups`)."""
+one task queues every group's chunks interleaved, then combines (`InterleavedGroups`), over resident chunks (host
+chunks, joined and uploaded per group, keep a task per group: their uploads run at once on their threads)."""
 
 
 def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
@@ -277,7 +279,7 @@ def _graph(
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
         tasks.append((DeviceGroup(stage, chunked, joining, places[g] if places else None), calls))
     out = (name, *(0 for _ in shape))
-    if dask.config.get(INTERLEAVE_KEY, True):
+    if dask.config.get(INTERLEAVE_KEY, True) and all(is_resident(a) for a in inputs.chunked):
         graph[out] = (InterleavedGroups(tuple(group for group, _ in tasks), combine), [calls for _, calls in tasks])
     elif len(tasks) == 1:
         graph[out] = (combine, [tasks[0]])

@@ -137,8 +137,9 @@ def test_small_host_chunks_are_joined_per_device(layout: tuple[int, ...], join_b
     assert (value, index) == (-1, 11)
     np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
     tasks = tl.summary()["tasks"]
-    if join_bytes:
-        assert tasks["soac-device-groups"] == 3  # one task a program, queueing its three groups
+    if join_bytes:  # a task per group (each uploads its chunks joined), then a combining task
+        assert tasks["soac-device-group"] == 3 * min(3, len(layout))
+        assert tasks["soac-combine-groups"] == 3
         assert len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")]) == 3 * min(3, len(layout))
     else:
         assert "soac-device-group" not in tasks
