@@ -48,6 +48,7 @@ import soac.lang.dask as sd
 from dask_scaling import energy_terms, potential  # pyright: ignore[reportMissingImports]
 from soac.lang.dask.groups import INTERLEAVE_KEY
 from soac.lang.dask.workers import all_gpus
+from soac.lowering.runtime import choose_device
 
 
 def default_devices() -> list[str]:
@@ -147,7 +148,8 @@ def main() -> None:
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
     devices = args.devices.split(",") if args.devices else default_devices()
-    print(f"devices: {', '.join(devices)}; dask {dask.__version__}")
+    names = ", ".join(f"{spec} ({choose_device(spec).name})" for spec in devices)
+    print(f"devices: {names}; dask {dask.__version__}")
     rows: list[dict[str, Any]] = []
     for count in range(1, len(devices) + 1):
         used = devices[:count]
