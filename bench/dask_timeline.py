@@ -1,7 +1,8 @@
 """Where soac.lang.dask's time goes on 1 and 2 devices (issue 29): a timeline of every task (thread, device, start, end)
 for `bench/dask_scaling.py`'s two programs, with per-device busy time, the overlap of the devices, task counts and
-lock waits; grouped (a task per device, the default: over resident chunks, and over host chunks of at most
-`soac.join-bytes` a device) and per chunk (`soac.device-groups: False`, as before).
+lock waits; grouped (the default over resident chunks, and over host chunks of at most `soac.join-bytes` a device:
+one task queues every device's chunks, interleaved), per device (a task per device group, `soac.interleave-groups:
+False`) and per chunk (`soac.device-groups: False`).
 
     python bench/dask_timeline.py [--devices 0:0,0:1] [--log2-n 27] [--bodies 65536] [--chunks-per-device 8]
                                   [--reps 3] [--cases resident,from host] [--modes grouped,per-chunk] [--json OUT]
@@ -13,8 +14,11 @@ lock waits; grouped (a task per device, the default: over resident chunks, and o
 PoCL, `POCL_DEVICES="pthread pthread"` makes two devices of the CPU, 0:0 and 0:1). Each device count from 1 to
 `len(devices)` runs with one dask worker thread per device. "busy" is the union of a device's device calls (launch to
 results, as the host sees them); "overlap" is the time two devices or more were busy at once: 0 with work on both
-means a serialisation on the host; "tasks" is the sum of the tasks' times (threads' work); "graph" is the time to
-build the dask graph (`program(xs)`) and "compute" the rest of a run; "outside tasks" the time in which no soac task
+means a serialisation on the host; "first launches apart": the time from the first device's first launch to the
+last device's; "after the last chunk's launch": from the end of the last chunk's enqueueing to the end of the run
+(waiting for the devices, reading the partials, combining them); "tasks" is the sum of the tasks' times (threads'
+work); "graph" is the time to build the dask graph (`program(xs)`, kept from the run before over resident chunks)
+and "compute" the rest of a run; "outside tasks" the time in which no soac task
 ran (building the graph, dask's optimisation, ordering and scheduling, thread hand-offs); "host per chunk" the host
 time of each chunk run inside a device group (with its partial left on the device: the enqueueing only); the graph's
 keys and layers (persisted chunks included when they are keys of it). `--join-bytes 0` runs a device group's chunks
@@ -42,7 +46,9 @@ import soac.lang as sl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import soac.lang.dask as sd
 from dask_scaling import energy_terms, potential  # pyright: ignore[reportMissingImports]
+from soac.lang.dask.groups import INTERLEAVE_KEY
 from soac.lang.dask.workers import all_gpus
+from soac.lowering.runtime import choose_device
 
 
 def default_devices() -> list[str]:
@@ -117,10 +123,12 @@ def show(row: dict[str, Any]) -> None:
     for device, d in row["devices_busy"].items():
         print(f"    {device}: busy {d['busy_s'] * 1e3:.2f} ms, {d['device_calls']} device calls, {d['tasks']} tasks, "
               f"threads {', '.join(d['threads'])}")  # fmt: skip
-    print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms; tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
+    print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms, first launches {row['start_skew_s'] * 1e3:.2f} ms apart; "
+          f"tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
     if "outside_tasks_s" in row:
         per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
+        print(f"    after the last chunk's launch {row['after_last_chunk_s'] * 1e3:.2f} ms (waits, reads, combining)")
         print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
               f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each; "
               f"graph {row['graph_keys']} keys in {row['graph_layers']} layers")  # fmt: skip
@@ -134,13 +142,14 @@ def main() -> None:
     parser.add_argument("--chunks-per-device", type=int, default=8)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", default="resident,from host")
-    parser.add_argument("--modes", default="grouped,per-chunk")
+    parser.add_argument("--modes", default="grouped,per-chunk", help="of grouped, per-device, per-chunk")
     parser.add_argument("--programs", default="map->reduce,nbody", help="of map->reduce, nbody, checked")
     parser.add_argument("--join-bytes", help="soac.join-bytes (0: a device group runs its chunks one by one)")
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
     devices = args.devices.split(",") if args.devices else default_devices()
-    print(f"devices: {', '.join(devices)}; dask {dask.__version__}")
+    names = ", ".join(f"{spec} ({choose_device(spec).name})" for spec in devices)
+    print(f"devices: {names}; dask {dask.__version__}")
     rows: list[dict[str, Any]] = []
     for count in range(1, len(devices) + 1):
         used = devices[:count]
@@ -150,7 +159,7 @@ def main() -> None:
                 size = args.bodies if name == "nbody" else 1 << args.log2_n
                 make, expected = PROGRAMS[name](used, size, chunks, case)
                 for mode in args.modes.split(","):
-                    config: dict[str, Any] = {sd.DEVICE_GROUPS_KEY: mode == "grouped"}
+                    config: dict[str, Any] = {sd.DEVICE_GROUPS_KEY: mode != "per-chunk", INTERLEAVE_KEY: mode == "grouped"}
                     if args.join_bytes is not None:
                         config["soac.join-bytes"] = args.join_bytes
                     with dask.config.set(config):

@@ -39,7 +39,9 @@ small device on PoCL).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -48,7 +50,7 @@ import dask.array as da
 import numpy as np
 from soac.lang import dtypes
 from soac.lang.dask.graph import Inputs, build, empty_chunks
-from soac.lang.dask.groups import groupable, grouped
+from soac.lang.dask.groups import INTERLEAVE_KEY, JOIN_BYTES_KEY, ReadyArray, distributed_client, groupable, grouped
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.resident import is_resident, persist, refuse_rechunk, stage
 from soac.lang.dask.timeline import Span, Timeline, held_locks, timeline
@@ -59,6 +61,8 @@ from soac.lowering.runtime import choose_device, memory_of
 
 CHUNK_BUDGET_KEY = "soac.chunk-budget"
 DEVICE_GROUPS_KEY = "soac.device-groups"
+READY_KEPT = 8
+"""The most graphs over resident chunks a `DaskFunction` keeps for calls to come (`DaskFunction.__call__`)."""
 """dask config: False runs a reduce or a hist over resident chunks as a task per chunk (`soac.lang.dask.groups`)."""
 
 
@@ -83,6 +87,8 @@ class DaskFunction:
         self.prefetch = prefetch
         self.jit_options = tuple(sorted(jit_options.items()))
         self.plans: dict[tuple[tuple[ArgType, ...], frozenset[int]], tuple[str, Plan]] = {}
+        self.ready: dict[tuple[Any, ...], tuple[tuple[weakref.ref[Any] | None, ...], ReadyArray]] = {}
+        """Graphs ready to run, by `memo_key` (at most `READY_KEPT`), with the arrays they were made of."""
         self.interpreted: JitFunction | None = None
         """The function on the reference interpreter: a hist's destination, from a run on zero rows."""
         self.__name__ = getattr(self.fn, "__name__", "main")
@@ -106,6 +112,44 @@ class DaskFunction:
         return key, plan
 
     def __call__(self, *args: Any) -> Any:
+        """The dask array of the program on `args`. A call over resident chunks only (`sd.persist`'s) that makes a
+        graph of device groups ready to run (`ReadyArray`) is kept for the next call with the same arrays (the same
+        objects), equal scalars and the same settings: building it costs more than running it on a small array. The
+        graph holds the chunks: it is forgotten when one of its arrays is collected (held weakly), so that it keeps no
+        device memory alive beyond the arrays the caller keeps."""
+        memo = self.memo_key(args)
+        if memo is not None and (kept := self.ready.get(memo)) is not None:
+            arrays, ready = kept
+            if all(ref is None or ref() is a for ref, a in zip(arrays, args)):
+                return ready
+        result = self.graph(*args)
+        if memo is not None and isinstance(result, ReadyArray):
+            if len(self.ready) >= READY_KEPT:
+                self.ready.pop(next(iter(self.ready)), None)
+            forget = functools.partial(_forget, weakref.ref(self), memo)
+            arrays = tuple(weakref.ref(a, forget) if isinstance(a, np.ndarray | da.Array) else None for a in args)
+            self.ready[memo] = (arrays, result)
+        return result
+
+    def memo_key(self, args: Sequence[Any]) -> tuple[Any, ...] | None:
+        """What a kept graph depends on (None: keep none): resident dask arrays by name, numpy arrays by identity,
+        scalars by type and value, and the settings read while building it."""
+        parts: list[Any] = []
+        for a in args:
+            if isinstance(a, da.Array):
+                if not is_resident(a):
+                    return None
+                parts.append(("dask", a.name))
+            elif isinstance(a, np.ndarray):
+                parts.append(("numpy", id(a)))
+            elif isinstance(a, int | float | bool | np.generic):
+                parts.append(("scalar", type(a), a))
+            else:
+                return None
+        settings = tuple(dask.config.get(k, None) for k in (DEVICE_GROUPS_KEY, JOIN_BYTES_KEY, INTERLEAVE_KEY, CHUNK_BUDGET_KEY))
+        return (*parts, settings, self.chunk_budget, chosen_devices(self.devices), distributed_client())
+
+    def graph(self, *args: Any) -> Any:
         chunked = frozenset(k for k, a in enumerate(args) if isinstance(a, da.Array))
         if not chunked:
             raise SoacDaskError(located(f"{self.__name__}: no argument is a dask array; call an sl.jit function on numpy arrays"))
@@ -145,6 +189,12 @@ class DaskFunction:
 
     def __repr__(self) -> str:
         return f"<soac.lang.dask.jit {self.__name__}>"
+
+
+def _forget(function: weakref.ref[DaskFunction], memo: tuple[Any, ...], _: Any) -> None:
+    """A kept graph's array was collected: drop the graph (and the chunks it holds)."""
+    if (owner := function()) is not None:
+        owner.ready.pop(memo, None)
 
 
 def _dask_type(position: int, array: da.Array) -> ArgType:

@@ -1,28 +1,35 @@
-"""Device groups: a reduce or a hist over resident chunks as one dask task per device and one combining task.
+"""Device groups: a reduce or a hist over resident chunks as one dask task that drives every device.
 
 `sd.persist` puts contiguous runs of chunks on the devices (`device_of_chunk`). A task per chunk (`graph.py`) pays
 dask's scheduling per chunk, and dask's threads take ready tasks in its order, not by device: two threads may wait on
 one device while the other has nothing queued. Over resident chunks the chunks are grouped instead by the device that
-holds them: a group's task runs on that device (`StageCall` runs where the data is), one thread driving each device,
-and returns the group's partials; one last task combines them in chunk order (the groups are runs of neighbouring
-chunks, so the operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk.
+holds them (`StageCall` runs where the data is). One task (`InterleavedGroups`) queues every group's chunks from one
+thread, interleaved across the devices (chunk 0 of each group, then chunk 1 of each, ...) with nothing waited for,
+then reads each device's partials and combines them in chunk order (the groups are runs of neighbouring chunks, so the
+operator need not commute) with soac's program of the operator, as `da.reduction` does per chunk. A task per device
+(`soac.interleave-groups: False`: `DeviceGroup` tasks and a `CombineGroups` task) puts a thread on each device, but
+the threads take turns at the GIL while they queue: on two H200s the second device started about 1.6 ms (a group's
+host time) after the first.
 
 A group whose chunks take at most `soac.join-bytes` (dask config; 64 MiB unless set) is joined on its device into
 one array (device-to-device copies, no sync) and run as one launch: small chunks leave a GPU mostly idle (nbody's
 chunk kernel takes as long for 16384 bodies as for 262144 on an H200) and cost a launch and a read-back each; a
 larger group runs chunk by chunk (joining would double its memory traffic), its chunks' kernels queued back to
-back: each chunk's partial stays on the device (`device_scalars`) until the group's partials are read together
-(`StageCall.partials`), so the device does not idle between chunks while the host waits for a scalar. Host chunks
-that small are grouped too: joined on the host and uploaded once to the group's device (larger ones stream by in
-upload tasks, `prefetch`).
+back: each chunk's partial stays on the device (`device_scalars`), is copied there into the group's array of
+partials, and the array is read once (`StageCall.partials_of_groups`), so the device does not idle between chunks
+while the host waits for a scalar. Host chunks that small are grouped too: joined on the host and uploaded once to
+the group's device, in a task per device (their uploads run at once; larger ones stream by in upload tasks,
+`prefetch`).
 
     sum(map(f, xs)) over 4 resident chunks on 2 devices, as dask tasks:
-      per chunk:  soac-program x4 -> soac-reduce-combine (da.reduction's tree)
-      grouped:    soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
-      one device: soac-combine-groups(soac-device-group(chunks 0-3))            (one task)
+      per chunk:   soac-program x4 -> soac-reduce-combine (da.reduction's tree)
+      grouped:     soac-device-groups(chunks 0, 1 | chunks 2, 3)          (one task: queues 0, 2, 1, 3, then combines)
+      per device:  soac-device-group(chunks 0, 1) | soac-device-group(chunks 2, 3) -> soac-combine-groups
 
-Grouping needs the chunks' places at graph time, so it is for dask's local schedulers; under a `distributed` client
-(whose workers each own a device, and move a chunk to the task that needs it) the graph stays a task per chunk.
+Over persisted chunks the graph is that one task with its chunks inside (`ReadyArray`), which `compute()` under a
+local scheduler runs in the calling thread. Grouping needs the chunks' places at graph time, so it is for dask's
+local schedulers; under a `distributed` client (whose workers each own a device, and move a chunk to the task that
+needs it) the graph stays a task per chunk.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pyopencl as cl
+from dask.callbacks import Callback
 from dask.highlevelgraph import HighLevelGraph
 from soac.lang.dask.graph import Combine, Inputs, element_dtype
 from soac.lang.dask.plan import Plan
@@ -51,10 +59,16 @@ JOIN_BYTES = 64 << 20
 `soac.join-bytes`: bytes or a string such as "64 MiB"; 0 never joins)."""
 
 
+INTERLEAVE_KEY = "soac.interleave-groups"
+"""dask config: False makes a task of each device group (a thread each) and one combining task; by default (True)
+one task queues every group's chunks interleaved, then combines (`InterleavedGroups`), over resident chunks (host
+chunks, joined and uploaded per group, keep a task per group: their uploads run at once on their threads)."""
+
+
 def groupable(plan: Plan, inputs: Inputs, groups: int) -> bool:
     """Whether the call runs as device groups: a reduce or a hist, with no `distributed` client current, over
     resident chunks, or over host chunks of at most `join_bytes()` a group (joined on the host, one upload each)."""
-    if plan.kind not in ("reduce", "hist") or _distributed_client():
+    if plan.kind not in ("reduce", "hist") or distributed_client():
         return False
     if any(is_resident(a) for a in inputs.chunked):
         return True
@@ -67,7 +81,7 @@ def join_bytes() -> int:
     return JOIN_BYTES if configured is None else dask.utils.parse_bytes(configured)
 
 
-def _distributed_client() -> bool:
+def distributed_client() -> bool:
     if (distributed := sys.modules.get("distributed")) is None:
         return False
     try:
@@ -103,6 +117,16 @@ class DeviceGroup:
             if len(chunks) == 1:  # one partial: read at once, as the runtime reads a scalar result
                 return self.stage(*chunks[0])
             return self.stage.partials(chunks)
+
+    def calls(self, chunks: list[list[Any]]) -> list[list[Any]]:
+        """The blocks of the group's calls on its device: its chunks joined (one call), or each chunk, a host chunk
+        put on the group's device (the thread that queues every group has no device of its own)."""
+        if (joined := self.joined(chunks)) is not None:
+            return [joined]
+        if self.device is None:
+            return chunks
+        return [[put(np.ascontiguousarray(b), self.device) if k in self.chunked and isinstance(b, np.ndarray) else b
+                 for k, b in enumerate(blocks)] for blocks in chunks]  # fmt: skip
 
     def joined(self, chunks: list[list[Any]]) -> list[Any] | None:
         """One chunk's blocks with each chunked argument the group's chunks joined, if they take at most `join_bytes`
@@ -140,6 +164,29 @@ def join_on_device(parts: list[DeviceArray]) -> DeviceArray:
 
 
 @dataclass(frozen=True, eq=False)
+class InterleavedGroups:
+    """Every device group in one task, then `combine`: the groups' chunks are queued from this one thread,
+    interleaved (chunk 0 of each device, chunk 1 of each, ...), with nothing waited for until every chunk is
+    queued (`StageCall.partials_of_groups`). Threads of their own (a task per device) take turns at the GIL while
+    they queue, so one device would start a group's worth of host time after the other."""
+
+    groups: tuple[DeviceGroup, ...]
+    combine: CombineGroups
+
+    @property
+    def __name__(self) -> str:
+        return "soac-device-groups"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, chunks_of_groups: list[list[list[Any]]]) -> Any:
+        with span(self.__name__, "task", None):
+            calls = [group.calls(chunks) for group, chunks in zip(self.groups, chunks_of_groups)]
+            return self.combine.combined(self.groups[0].stage.partials_of_groups(calls))
+
+
+@dataclass(frozen=True, eq=False)
 class CombineGroups:
     """The last task: the groups' partials (runs of chunks, in order), after `first` (a hist's destination row) if
     any, combined by `combine`."""
@@ -156,10 +203,13 @@ class CombineGroups:
 
     def __call__(self, groups: list[np.ndarray]) -> Any:
         with span(self.__name__, "task", None):
-            partials = np.concatenate(groups)
-            if self.first is not None:
-                partials = np.concatenate([self.first[None], partials])
-            return self.combine(partials, keepdims=False)
+            return self.combined(groups)
+
+    def combined(self, groups: list[np.ndarray]) -> Any:
+        partials = np.concatenate(groups)
+        if self.first is not None:
+            partials = np.concatenate([self.first[None], partials])
+        return self.combine(partials, keepdims=False)
 
 
 def grouped(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any]) -> Any:
@@ -219,16 +269,19 @@ def _graph(
             blocks.append(arg)
     count = len(inputs.chunked[0].chunks[0])
     members = [[i for i in range(count) if device_of_chunk(i, count, groups) == g] for g in range(groups)]
-    members = [chunks for chunks in members if chunks]
     chunked = tuple(j for j, b in enumerate(blocks) if isinstance(b, list))
     places = chosen_devices(stage.devices)
     joining = join_bytes()
     tasks = []
     for g, chunks in enumerate(members):
+        if not chunks:  # fewer chunks than devices
+            continue
         calls = [[b[i] if isinstance(b, list) else b for b in blocks] for i in chunks]
         tasks.append((DeviceGroup(stage, chunked, joining, places[g] if places else None), calls))
     out = (name, *(0 for _ in shape))
-    if len(tasks) == 1:
+    if dask.config.get(INTERLEAVE_KEY, True) and all(is_resident(a) for a in inputs.chunked):
+        graph[out] = (InterleavedGroups(tuple(group for group, _ in tasks), combine), [calls for _, calls in tasks])
+    elif len(tasks) == 1:
         graph[out] = (combine, [tasks[0]])
     else:
         graph.update({(name, "group", g): task for g, task in enumerate(tasks)})
@@ -237,17 +290,54 @@ def _graph(
     return (da.Array if dependencies else ReadyArray)(layers, name, tuple((n,) for n in shape), meta=meta)
 
 
+LOCAL_SCHEDULERS = (None, "threads", "threading", "sync", "synchronous", "single-threaded")
+"""The schedulers under which `ReadyArray.compute` runs its one task itself (dask's threaded scheduler is the default
+for arrays)."""
+
+
 class ReadyArray(da.Array):
     """A dask array whose graph is already what should run: device groups over persisted chunks make one layer of
     the tasks to run, with no other key (nothing to cull, fuse or inline), so computing it skips dask's array
     optimisations (the collection protocol's `__dask_optimize__`; about 0.3 ms of a compute on the CI box). An array
-    made from it (`x[name]`, `x + 1`) is a plain dask array."""
+    made from it (`x[name]`, `x + 1`) is a plain dask array.
+
+    Its `compute()` under a local scheduler (threads or synchronous, and no `distributed` client or dask callback)
+    runs the graph's one task in the calling thread and finalises the result as dask does: dask's compute of a
+    one-task graph (its expression wrapper, ordering, the thread pool's hand-offs) costs 0.5-1 ms on the CI box and
+    about 2 ms on the GPU machine, where each of two H200s works 4.5 ms on 2^33 f32. `dask.compute(x, ...)` and
+    graphs of more than one task go through dask."""
 
     __slots__ = ()
 
     @staticmethod
     def __dask_optimize__(dsk: Any, keys: Any, **_: Any) -> Any:
         return dsk
+
+    def compute(self, **kwargs: Any) -> Any:
+        if (task := self.direct_task(kwargs)) is None:
+            return super().compute(**kwargs)
+        key, (function, *args) = task
+        finalize, extra = self.__dask_postcompute__()
+        return finalize(_with_value(self.__dask_keys__(), key, function(*args)), *extra)
+
+    def direct_task(self, kwargs: dict[str, Any]) -> tuple[Any, tuple[Any, ...]] | None:
+        """The graph's one task (key, task tuple) if `compute(**kwargs)` may run it directly, else None: an
+        `InterleavedGroups` task, whose arguments are values (chunks, whole arrays), no keys or nested tasks."""
+        scheduler = kwargs.get("scheduler", dask.config.get("scheduler", None))
+        if scheduler not in LOCAL_SCHEDULERS or Callback.active or distributed_client():
+            return None
+        graph = self.__dask_graph__().to_dict()
+        if len(graph) != 1:
+            return None
+        ((key, task),) = graph.items()
+        return (key, task) if isinstance(task, tuple) and task and isinstance(task[0], InterleavedGroups) else None
+
+
+def _with_value(keys: Any, key: Any, value: Any) -> Any:
+    """`keys` (a nested list, as `__dask_keys__` gives them) with `key` replaced by `value`."""
+    if isinstance(keys, list):
+        return [_with_value(k, key, value) for k in keys]
+    return value if keys == key else keys
 
 
 def _persisted(array: da.Array, keys: list[Any]) -> list[DeviceArray] | None:
@@ -266,11 +356,15 @@ def _first_key(keys: Any) -> Any:
 
 
 __all__ = [
+    "INTERLEAVE_KEY",
     "JOIN_BYTES",
     "JOIN_BYTES_KEY",
+    "LOCAL_SCHEDULERS",
     "CombineGroups",
     "DeviceGroup",
+    "InterleavedGroups",
     "ReadyArray",
+    "distributed_client",
     "groupable",
     "grouped",
     "join_on_device",

@@ -64,6 +64,23 @@ class Timeline:
         """Seconds in which `device` had a device call in flight (the union of its `device` spans)."""
         return _length(_union([(s.start, s.end) for s in self.of("device", device)]))
 
+    def first_launches(self) -> dict[str, float]:
+        """Per device, when its first device call began."""
+        return {device: min(s.start for s in self.of("device", device)) for device in self.devices()}
+
+    def start_skew(self) -> float:
+        """Seconds between the first device call of the first device and that of the last device to start (0 with
+        one device): how long a device waited for its host to give it work while another already had some."""
+        starts = self.first_launches().values()
+        return max(starts) - min(starts) if starts else 0.0
+
+    def after_last_chunk(self) -> float:
+        """Seconds from the end of the last chunk run inside a device group (its launch, as the partials stay on the
+        device) to the end of the timeline: the wait for the devices, the read of the partials and the combining
+        (0 without such chunks)."""
+        ends = [s.end for s in self.of("chunk") if s.what in _CHUNK_STAGES]
+        return (self.stopped if self.stopped is not None else time.perf_counter()) - max(ends) if ends else 0.0
+
     def overlap(self) -> float:
         """Seconds in which two devices or more had a device call in flight at once."""
         edges = sorted(
@@ -105,6 +122,8 @@ class Timeline:
             "chunk_s": sum(s.seconds for s in chunks),
             "devices": per_device,
             "overlap_s": self.overlap(),
+            "start_skew_s": self.start_skew(),
+            "after_last_chunk_s": self.after_last_chunk(),
             "tasks": dict(Counter(s.what for s in tasks)),
             "task_s": sum(s.seconds for s in tasks),
             "lock_waits": len(locks),
@@ -121,7 +140,10 @@ class Timeline:
                 f"  device {device}: busy {row['busy_s'] * 1e3:.2f} ms in {row['device_calls']} device calls, "
                 f"{row['tasks']} tasks, threads {', '.join(row['threads'])}"
             )
-        lines.append(f"  overlap of the devices: {summary['overlap_s'] * 1e3:.2f} ms")
+        lines.append(
+            f"  overlap of the devices: {summary['overlap_s'] * 1e3:.2f} ms; "
+            f"their first launches {summary['start_skew_s'] * 1e3:.2f} ms apart"
+        )
         lines.append(f"  tasks: {summary['tasks']} ({summary['task_s'] * 1e3:.2f} ms in all)")
         lines.append(f"  lock waits: {summary['lock_waits']} ({summary['lock_wait_s'] * 1e3:.3f} ms)")
         lines.append(f"  outside tasks: {summary['outside_tasks_s'] * 1e3:.2f} ms")
@@ -135,6 +157,9 @@ class Timeline:
             threads[s.thread].append(s)
         return dict(threads)
 
+
+_CHUNK_STAGES = ("soac-program", "soac-hist-chunk")
+"""The stages a device group runs on its chunks (the combining stages run after them)."""
 
 _ACTIVE: Timeline | None = None
 
@@ -153,10 +178,19 @@ def timeline() -> Iterator[Timeline]:
         _ACTIVE = None
 
 
+def span(what: str, phase: str, device: str | None) -> contextlib.AbstractContextManager[None]:
+    """Record the block as a span of the open timeline (nothing when none is open: a shared null context, as this is
+    on every chunk's path); a `task` inside a task is a `chunk`."""
+    if _ACTIVE is None:
+        return _NOTHING
+    return _recorded(what, phase, device)
+
+
+_NOTHING = contextlib.nullcontext()
+
+
 @contextlib.contextmanager
-def span(what: str, phase: str, device: str | None) -> Iterator[None]:
-    """Record the block as a span of the open timeline (nothing when none is open); a `task` inside a task is a
-    `chunk`."""
+def _recorded(what: str, phase: str, device: str | None) -> Iterator[None]:
     recording = _ACTIVE
     if recording is None:
         yield
@@ -174,6 +208,15 @@ def span(what: str, phase: str, device: str | None) -> Iterator[None]:
 
 
 _IN_TASK = threading.local()
+
+
+def record_span(what: str, phase: str, device: str | None, start: float) -> None:
+    """Record a span from `start` (a `time.perf_counter` time) to now in the open timeline (nothing when none is
+    open): an interval that no block encloses, such as a device's work that ends with its read while other devices'
+    reads go first."""
+    if (recording := _ACTIVE) is not None:
+        end = time.perf_counter()
+        recording.spans.append(Span(threading.current_thread().name, device or "default", what, phase, start, end))
 
 
 _HELD = threading.local()
@@ -226,4 +269,4 @@ def _length(intervals: list[tuple[float, float]]) -> float:
     return sum(end - start for start, end in intervals)
 
 
-__all__ = ["NamedLock", "Span", "Timeline", "held_locks", "span", "timeline"]
+__all__ = ["NamedLock", "Span", "Timeline", "held_locks", "record_span", "span", "timeline"]

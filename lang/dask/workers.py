@@ -25,6 +25,7 @@ import itertools
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,11 +34,12 @@ import numpy as np
 import pyopencl as cl
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
-from soac.lang.dask.timeline import NamedLock, span
+from soac.lang.dask.timeline import NamedLock, record_span, span
 from soac.lang.device import DeviceArray, device_put
 from soac.lang.jit import ArgType, Compiled, JitFunction, trace
 from soac.lowering.runtime import choose_device, memory_of
 from soac.lowering.runtime import device_put as put_on
+from soac.lowering.runtime.device_arrays import storage_dtype
 
 _LOCK = NamedLock("soac.lang.dask tracing and compiling", reentrant=True)
 """Held while tracing and compiling (xDSL and the compile caches are not shared safely between threads), and for the
@@ -230,17 +232,23 @@ def data_device(args: tuple[Any, ...]) -> str | None:
     held = next((a for a in args if type(a) is DeviceArray), None)
     if held is None:
         return None
-    specs: dict[int, str] = _LOCAL.__dict__.setdefault("specs", {})
-    if (spec := specs.get(held.device.int_ptr)) is None:
-        spec = specs[held.device.int_ptr] = device_spec(held.device)
+    if (spec := _SPECS.get(id(held.memory))) is None:
+        with _LOCK:
+            spec = _SPECS.setdefault(id(held.memory), device_spec(held.device))
     return spec
+
+
+_SPECS: dict[int, str] = {}
+"""The device spec of each device's `DeviceMemory` (one per device and process, never freed), by its `id`."""
 
 
 def gathered(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """`args` with every device array on the device of the first (a resident chunk elsewhere is copied: it was
     persisted with another placement)."""
-    if (device := data_device(args)) is None:
+    held = [a for a in args if type(a) is DeviceArray]
+    if not held or all(a.memory is held[0].memory for a in held):
         return args
+    device = data_device(args)
     moved = []
     for a in args:
         if type(a) is DeviceArray and data_device((a,)) != device:
@@ -323,31 +331,90 @@ class StageCall:
 
     def partials(self, chunks: Sequence[Sequence[Any]]) -> np.ndarray:
         """The stage (a reduce's or a hist's chunk program) on a device group's chunks in turn, their partials stacked
-        on axis 0 in chunk order. Over device arrays nothing waits between the chunks: each chunk's partial stays on
-        the device (`device_scalars`) while the next chunk's kernels are queued, and the group's partials are read
-        together at the end (`read_all`: one wait per device, not one per chunk). The compiled program is borrowed
-        once for the chunks on the first chunk's device."""
-        calls = [self.arguments(blocks) for blocks in chunks]
-        if not calls:
-            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
-        device = data_device(calls[0]) or worker_device(self.devices)
-        calls = _whole_arrays_put_once(calls, device)
-        results: list[Any] = []
-        with borrowed(self.program, self.devices, calls[0]) as (compiled, jitted):
-            for args in calls:
-                with span(self.__name__, "task", device):
-                    if (data_device(args) or worker_device(self.devices)) == device:
-                        results.append(self.run(compiled, jitted, args, defer=True))
-                    else:  # a chunk persisted elsewhere (another placement): its own device's program
-                        with borrowed(self.program, self.devices, args) as (other, other_jitted):
-                            results.append(self.run(other, other_jitted, args))
-        flat = [r for result in results for r in (result if isinstance(result, tuple) else (result,))]
-        with span(self.__name__, "device", device):
-            read = iter(read_all(flat))
-        values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in results]
-        return np.concatenate([self.finish(v) for v in values])
+        on axis 0 in chunk order (`partials_of_groups` of one group)."""
+        return self.partials_of_groups([chunks])[0]
 
-    def run(self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False) -> Any:
+    def partials_of_groups(self, groups: Sequence[Sequence[Sequence[Any]]]) -> list[np.ndarray]:
+        """The stage on each device group's chunks, every group's partials stacked on axis 0 in chunk order.
+
+        Nothing waits between the chunks: each chunk's partial stays on the device (`device_scalars`) while the next
+        chunk's kernels are queued, and the partials are read together at the end (`read_all`: one wait per device,
+        not one per chunk). The groups' chunks are queued interleaved, chunk 0 of every group, then chunk 1, ...: one
+        thread drives every device, and each device gets its first kernels within one chunk's host time of the
+        others (threads of their own would take turns at the GIL). A group's compiled program is borrowed once,
+        on the device of its first chunk.
+
+            groups [[a0, a1], [b0, b1, b2]] on devices A, B:  queue a0, b0, a1, b1, b2; read A's, read B's"""
+        if not all(groups):
+            raise SoacDaskError(f"{self.__name__}: a device group with no chunks")
+        results: list[list[Any]] = [[] for _ in groups]
+        queued: list[_QueuedGroup | None] = [None] * len(groups)
+        with contextlib.ExitStack() as borrows:
+            for i in range(max(len(chunks) for chunks in groups)):
+                for g, chunks in enumerate(groups):
+                    if i >= len(chunks):
+                        continue
+                    args = self.arguments(chunks[i])  # each chunk's when it is queued: the first launch comes early
+                    group = queued[g] = queued[g] or self.queue_group(chunks, args, borrows)
+                    if group.whole:
+                        args = tuple(group.whole.get(k, a) for k, a in enumerate(args))
+                    result = self.run_deferred(group.program, args, group.device, group.placed)
+                    results[g].append(result)
+                    if group.scalars is not None and type(result) is DeviceArray and not result.shape:
+                        group.scalars.add(result)
+                    if group.queue is not None:
+                        group.queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
+        return self.read_partials(results, [group for group in queued if group is not None])
+
+    def queue_group(self, chunks: Sequence[Sequence[Any]], first: tuple[Any, ...], borrows: contextlib.ExitStack) -> _QueuedGroup:
+        """What a device group's chunks are queued with, from its first chunk's arguments: its device, its program
+        (borrowed until `borrows` closes), the whole numpy arrays that every chunk takes put on the device once (a GPU
+        would copy them at every call; PoCL waits at the end of every call whose kernels read host memory in place),
+        and whether every chunk is on that device."""
+        device = data_device(first) or worker_device(self.devices)
+        whole: dict[int, DeviceArray] = {}
+        if len(chunks) > 1 and any(type(a) is DeviceArray for a in first):
+            blocks = [k for k, slot in enumerate(self.layout) if slot is None]  # argument k is block blocks.index(k)
+            for j, k in enumerate(blocks):
+                if isinstance(first[k], np.ndarray) and all(c[j] is chunks[0][j] for c in chunks):
+                    whole[k] = put(first[k], device)
+        program = borrows.enter_context(borrowed(self.program, self.devices, first))
+        queue = getattr(program[0].runner, "queue", None)
+        scalars = _GatheredScalars(len(chunks)) if self.record is None and self.shape_out == (1,) else None
+        return _QueuedGroup(device, program, whole, _on_one_device(chunks), queue, scalars)
+
+    def run_deferred(self, program: tuple[Compiled, JitFunction], args: tuple[Any, ...], device: str | None, placed: bool) -> Any:
+        """One chunk of a group on `device` with its results left there. `placed`: every chunk of the group is on
+        one device (checked once for the group); else a chunk persisted elsewhere (by another placement) runs on its
+        own device with its own program, and is read at once."""
+        with span(self.__name__, "task", device):
+            if placed or (data_device(args) or worker_device(self.devices)) == device:
+                return self.run(*program, args, defer=True, device=device)
+            with borrowed(self.program, self.devices, args) as (other, other_jitted):
+                return self.run(other, other_jitted, args)
+
+    def read_partials(self, results: list[list[Any]], groups: list[_QueuedGroup]) -> list[np.ndarray]:
+        """The groups' deferred results read back (a device's after its queue is done; the spans of the reads all
+        start when the first read does, as every device works until its read), finished and stacked per group: a
+        group's scalar partials gathered on its device with one copy, other results each with its own."""
+        started = time.perf_counter()
+        partials = []
+        for chunks, group in zip(results, groups):
+            if group.scalars is not None and (gathered := group.scalars.complete()) is not None:
+                (host,) = read_all([gathered])
+                record_span(self.__name__, "device", group.device, started)
+                partials.append(host)
+                continue
+            flat = [r for result in chunks for r in (result if isinstance(result, tuple) else (result,))]
+            read = iter(read_all(flat))
+            record_span(self.__name__, "device", group.device, started)
+            values = [tuple(next(read) for _ in r) if isinstance(r, tuple) else next(read) for r in chunks]
+            partials.append(np.concatenate([self.finish(v) for v in values]))
+        return partials
+
+    def run(
+        self, compiled: Compiled, jitted: JitFunction, args: tuple[Any, ...], defer: bool = False, device: str | None = None
+    ) -> Any:
         """The compiled program on `args`, with no lock held while the device works.
 
         `defer` (a device group's chunks, `partials`): results that would come to the host are left on the device,
@@ -361,9 +428,9 @@ class StageCall:
         memory = getattr(compiled.runner, "memory", None)
         copies = memory is not None and memory.mode != "zero-copy"
         over_device = any(type(a) is DeviceArray for a in args)
-        if copies:
+        if copies and any(isinstance(a, np.ndarray) for a in args):
             args = tuple(upload(a, memory) if isinstance(a, np.ndarray) else a for a in args)
-        device = data_device(args) or worker_device(self.devices)
+        device = device or data_device(args) or worker_device(self.devices)
         with span(self.__name__, "device", device):
             if defer and (over_device or copies):
                 return compiled.run(args, jitted.thresholds, True, device_scalars=True)
@@ -381,17 +448,59 @@ def upload(host: np.ndarray, memory: Any) -> DeviceArray:
         return put_on(host, memory.device)
 
 
-def _whole_arrays_put_once(calls: list[tuple[Any, ...]], device: str | None) -> list[tuple[Any, ...]]:
-    """A device group's calls over resident chunks with the numpy arrays that every chunk takes whole (one object
-    in every call) put on the group's device once, not once per chunk (a GPU copies them at every call; PoCL waits
-    at the end of every call whose kernels read host memory in place)."""
-    if len(calls) < 2 or not any(type(a) is DeviceArray for a in calls[0]):
-        return calls
-    whole = [k for k, a in enumerate(calls[0]) if isinstance(a, np.ndarray) and all(c[k] is a for c in calls)]
-    if not whole:
-        return calls
-    placed = {k: put(calls[0][k], device) for k in whole}
-    return [tuple(placed.get(k, a) for k, a in enumerate(c)) for c in calls]
+@dataclass(frozen=True)
+class _QueuedGroup:
+    """A device group while its chunks are queued (`StageCall.queue_group`)."""
+
+    device: str | None
+    program: tuple[Compiled, JitFunction]
+    whole: dict[int, DeviceArray]
+    placed: bool
+    queue: Any
+    scalars: _GatheredScalars | None
+    """Where a reduce's scalar partials are gathered (None: a hist's rows, a tuple's records)."""
+
+
+class _GatheredScalars:
+    """A device group's scalar partials (0-d device arrays, one a chunk) copied on the device, as they are queued,
+    into one array of the group's partials: read back with one copy, not one a chunk (each read is a call into the
+    driver on the critical path, after the device's last kernel)."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.added = 0
+        self.array: DeviceArray | None = None
+
+    def add(self, scalar: DeviceArray) -> None:
+        """Copy `scalar` into the next element (on its device's queue, behind the kernel that makes it)."""
+        if self.array is None:
+            data = scalar.memory.empty(storage_dtype(scalar.dtype), self.count, lambda: "a device group's partials")
+            self.array = DeviceArray(data, (self.count,), scalar.dtype, scalar.memory)
+        if scalar.memory is not self.array.memory or scalar.dtype != self.array.dtype:
+            return  # not gathered: the group's partials are read one by one
+        itemsize = self.array.data.dtype.itemsize
+        queue = scalar.memory.queue
+        cl.enqueue_copy(queue, self.array.data.buffer, scalar.data.buffer, byte_count=itemsize, dst_offset=self.added * itemsize)
+        self.added += 1
+
+    def complete(self) -> DeviceArray | None:
+        """The group's partials in chunk order, if every chunk's was gathered."""
+        return self.array if self.added == self.count else None
+
+
+def _on_one_device(calls: Sequence[Sequence[Any]]) -> bool:
+    """Whether every call of `calls` (a group's chunks) has device arrays, all on one device: then each chunk runs
+    with the group's program, with no check of its own."""
+    memory = None
+    for args in calls:
+        held = [a for a in args if type(a) is DeviceArray]
+        if not held:
+            return False
+        for a in held:
+            memory = a.memory if memory is None else memory
+            if a.memory is not memory:
+                return False
+    return True
 
 
 def read_all(values: Sequence[Any]) -> list[Any]:

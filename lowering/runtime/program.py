@@ -275,6 +275,7 @@ class Program:
         """The plans that leave returned scalars on the device (`call(..., device_scalars=True)`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
+        self.scalar_dtypes: dict[int, tuple[Attribute, np.dtype[Any]]] = {}
         self._arguments: set[int] = set()
         """The buffers of the call's arguments: a result that is one is the caller's, never lent (`_unbind`)."""
         if any(isinstance(op, kd.ErrorBufferOp) for op in module.walk()):
@@ -318,7 +319,8 @@ class Program:
         flat: list[Any] = []
         for k, (t, arg) in enumerate(zip(inputs, args)):
             flat.extend(self._bind(name, k, t, arg))
-        self._arguments = {id(value) for value in flat if type(value) is DeviceArray}
+        # The arguments' buffers, never lent out as results (`_unbind`, for results read back only).
+        self._arguments = set() if device_results else {id(value) for value in flat if type(value) is DeviceArray}
         plan = self.function_plan(name, scalars_on_device=queued)
         if self.errors is not None and self.errors_unread:  # an interrupted call (or one unchecked) may have left a failure
             # A fill, not a copy from `_NO_ERROR`: pyopencl's event of a copy from host memory waits for it when dropped.
@@ -527,7 +529,10 @@ class Program:
             itemsize = array.dtype.itemsize
             cl.enqueue_copy(self.queue, element.buffer, array.buffer, byte_count=itemsize, src_offset=scalar.index * itemsize)
             array = element
-        return DeviceNDArray(array, (), dtype_of(t), self.memory)
+        cached = self.scalar_dtypes.get(id(t))
+        if cached is None or cached[0] is not t:  # the element type: `dtype_of` costs more than the rest of this
+            cached = self.scalar_dtypes[id(t)] = (t, dtype_of(t))
+        return DeviceNDArray(array, (), cached[1], self.memory)
 
     def _results(self, types: Sequence[Attribute], flat: list[Any]) -> list[Any]:
         """The results as numpy scalars and `_ArrayResult`s."""

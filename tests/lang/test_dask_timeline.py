@@ -9,7 +9,9 @@ thread waiting for the lock, and the barrier would break), and by the locks each
 
 from __future__ import annotations
 
+import gc
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import dask
@@ -19,7 +21,7 @@ import pyopencl as cl
 import pytest
 import soac.lang as sl
 import soac.lang.dask as sd
-from soac.lang.dask.groups import join_on_device
+from soac.lang.dask.groups import INTERLEAVE_KEY, join_on_device
 from soac.lang.jit import Compiled
 from soac.lowering.runtime import choose_device, memory_of
 
@@ -73,7 +75,14 @@ def resident(values: np.ndarray, layout: tuple[int, ...], devices: tuple[str, ..
     return sd.persist(da.from_array(values, chunks=(layout,)), devices=devices, scheduler="threads")
 
 
-MODES = {"grouped, joined": (True, "64 MiB"), "grouped, chunk by chunk": (True, 0), "per chunk": (False, 0)}
+MODES = {
+    "interleaved, joined": (True, "64 MiB", True),
+    "interleaved, chunk by chunk": (True, 0, True),
+    "a task per device, joined": (True, "64 MiB", False),
+    "a task per device, chunk by chunk": (True, 0, False),
+    "per chunk": (False, 0, False),
+}
+"""Device groups in one task (interleaved, the default) or a task each, joined or chunk by chunk; or a task per chunk."""
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -84,8 +93,9 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
     places = ("0:0", "0:0", "0:0")
     xs = resident(VALUES, layout, places)
     ix = resident(np.arange(12, dtype=np.int64), layout, places)
-    grouped, join_bytes = MODES[mode]
-    with dask.config.set({sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes}), sd.timeline() as tl:
+    grouped, join_bytes, interleaved = MODES[mode]
+    config = {sd.DEVICE_GROUPS_KEY: grouped, "soac.join-bytes": join_bytes, INTERLEAVE_KEY: interleaved}
+    with dask.config.set(config), sd.timeline() as tl:
         last = sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads", num_workers=3)
         least = sd.jit(argmin_and_sum, devices=places)(xs, ix)
         value, index = dask.compute(*least, scheduler="threads", num_workers=3)
@@ -99,8 +109,13 @@ def test_reduce_and_hist_over_resident_chunks_on_three_groups(layout: tuple[int,
         assert "soac-device-group" not in tasks
         assert tasks["soac-program"] == 2 * len(layout)
         return
-    assert tasks["soac-device-group"] == 3 * groups  # three programs
-    assert tasks["soac-combine-groups"] == 3
+    if interleaved:
+        assert tasks["soac-device-groups"] == 3  # one task a program
+        assert "soac-device-group" not in tasks
+        assert len({s.device for s in tl.of("device")}) == 1  # three groups on one device named thrice
+    else:
+        assert tasks["soac-device-group"] == 3 * groups  # three programs
+        assert tasks["soac-combine-groups"] == 3
     assert "soac-program" not in tasks
     runs = len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")])
     assert runs == 3 * (groups if join_bytes else len(layout))  # a launch per group, or per chunk
@@ -122,8 +137,9 @@ def test_small_host_chunks_are_joined_per_device(layout: tuple[int, ...], join_b
     assert (value, index) == (-1, 11)
     np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
     tasks = tl.summary()["tasks"]
-    if join_bytes:
+    if join_bytes:  # a task per group (each uploads its chunks joined), then a combining task
         assert tasks["soac-device-group"] == 3 * min(3, len(layout))
+        assert tasks["soac-combine-groups"] == 3
         assert len([s for s in tl.of("chunk") if s.what in ("soac-program", "soac-hist-chunk")]) == 3 * min(3, len(layout))
     else:
         assert "soac-device-group" not in tasks
@@ -149,9 +165,48 @@ def copying(devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> tuple[
     return devices
 
 
+def test_one_thread_queues_the_groups_chunks_interleaved(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default one task queues every device group's chunks, interleaved (chunk 0 of each group, then chunk 1 of
+    each), with no soac.lang.dask lock held at any device call, and reads the partials only after the last launch;
+    the result keeps chunk order (the operator does not commute)."""
+    values = np.where(np.arange(1 << 12) % 7 == 0, -1, np.arange(1 << 12)).astype(np.int64)
+    values[-5:] = -1
+    xs = resident(values, (1 << 10,) * 4, copying)
+    program = sd.jit(last_valid_value, devices=copying)
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert program(xs).compute(scheduler="threads", num_workers=2) == values[values != -1][-1]  # compiles
+        chunks = {id(xs.blocks[k].compute(scheduler="synchronous")): k for k in range(4)}
+        launched: list[tuple[int, tuple[str, ...], str]] = []
+        run = Compiled.run
+
+        def recorded(self: Compiled, args: Any, *rest: Any, **options: Any) -> Any:
+            if "last_valid_value_program" in self.name:
+                launched.append((chunks[id(args[0])], sd.held_locks(), threading.current_thread().name))
+            return run(self, args, *rest, **options)
+
+        monkeypatch.setattr(Compiled, "run", recorded)
+        with sd.timeline() as tl:
+            assert program(xs).compute(scheduler="threads", num_workers=2) == values[values != -1][-1]
+    assert [chunk for chunk, _, _ in launched] == [0, 2, 1, 3]  # groups (0, 1) and (2, 3), interleaved
+    assert {locks for _, locks, _ in launched} == {()}
+    assert len({thread for _, _, thread in launched}) == 1
+    last_launch = max(s.end for s in tl.of("chunk") if s.what == "soac-program")
+    reads = [s for s in tl.of("device") if s.what == "soac-program" and s.start >= last_launch]
+    assert len(reads) == 2  # a read of each group's partials, after every launch
+    assert tl.summary()["tasks"] == {"soac-device-groups": 1}
+
+
+@pytest.fixture
+def task_per_group() -> Iterator[None]:
+    with dask.config.set({INTERLEAVE_KEY: False}):
+        yield
+
+
+@pytest.mark.usefixtures("task_per_group")
 def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each group's first device call waits for the other group's: both threads are inside a device call at the same
-    time, and neither holds a soac.lang.dask lock there (the whole array is uploaded under the transfer lock first)."""
+    """With a task per device group (`soac.interleave-groups: False`), each group's first device call waits for the
+    other group's: both threads are inside a device call at the same time, and neither holds a soac.lang.dask lock
+    there (the whole array is uploaded under the transfer lock first)."""
     xs = resident((np.arange(1 << 16) % 1000).astype(np.int64), (1 << 14,) * 4, copying)
     weights = np.array([0.5, 1.0, 1.5, 2.0])
     program = sd.jit(weighted_total, devices=copying)
@@ -161,12 +216,12 @@ def test_device_groups_run_at_once_with_no_lock_held(copying: tuple[str, ...], m
     seen: dict[int, tuple[str, ...]] = {}
     run = Compiled.run
 
-    def run_when_both_are_here(self: Compiled, args: Any, *rest: Any) -> Any:
+    def run_when_both_are_here(self: Compiled, args: Any, *rest: Any, **options: Any) -> Any:
         thread = threading.get_ident()
         if thread not in seen and "weighted_total_program" in self.name:
             seen[thread] = sd.held_locks()
             barrier.wait()  # a lock held across a device call would keep the other thread from coming: it breaks
-        return run(self, args, *rest)
+        return run(self, args, *rest, **options)
 
     monkeypatch.setattr(Compiled, "run", run_when_both_are_here)
     with sd.timeline() as tl:
@@ -190,6 +245,10 @@ def test_timeline_measures_busy_time_and_overlap() -> None:
     assert summary["devices"]["a"]["device_calls"] == 2
     assert summary["tasks"] == {"soac-program": 1}
     assert "overlap of the devices: 1000.00 ms" in tl.report()
+    assert tl.start_skew() == 2.0  # b's first launch came 2 units after a's
+    tl.spans.append(sd.Span("t", "b", "soac-program", "chunk", 4.0, 4.5))
+    tl.stopped = 6.0
+    assert tl.after_last_chunk() == 1.5
 
 
 def test_timeline_is_off_unless_open_and_one_at_a_time() -> None:
@@ -213,7 +272,8 @@ def sum_of_halves(xs):
 @pytest.mark.parametrize("layout", [(5, 1, 4, 2), (0, 7, 0, 0, 5, 0), (3, 3, 3, 3)], ids=["uneven", "empty", "even"])
 def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) -> None:
     """A device group run chunk by chunk leaves each chunk's partial on the device (no blocking read between its
-    chunks' launches) and reads the group's partials together; the groups' partials are combined in chunk order."""
+    chunks' launches), gathers them there and reads them with one copy; the groups' partials are combined in chunk
+    order."""
     places = ("0:0", "0:0")
     xs = resident(VALUES, layout, places)
     floats = resident(np.linspace(-3, 5, 12).astype(np.float32), layout, places)
@@ -227,7 +287,8 @@ def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) ->
         halves = np.linspace(-3, 5, 12).astype(np.float32).astype(np.float64)
         np.testing.assert_allclose(compute(total(floats)), (0.5 * halves**2 + 1).sum(), rtol=1e-6)
     assert moved.element_reads == 2  # the combining programs' results only: no chunk's partial read on its own
-    assert moved.downloads == 2 * len(layout)  # every chunk's partial, read together with its group's
+    assert moved.downloads == 2 * 2  # each group's partials gathered on its device, read with one copy
+    assert moved.download_bytes == len(layout) * (8 + 4)  # every chunk's partial: an int64, then a float32
 
 
 def test_a_grouped_result_computes_with_other_collections() -> None:
@@ -313,3 +374,80 @@ def test_a_device_group_puts_a_whole_array_on_its_device_once() -> None:
         np.testing.assert_allclose(f(xs, weights, 1.5).compute(scheduler="threads", num_workers=2), expected, rtol=1e-12)
     assert moved.uploads == 2  # one per group
     assert moved.zero_copy == 1  # the combining task's partials only, not the weights at every chunk
+
+
+def shifted_last_valid(xs, k):
+    return sl.reduce(last_valid, -1, sl.map(lambda x: sl.where(x == -1, x, x + k), xs))
+
+
+@pytest.mark.parametrize("scheduler", ["threads", "sync", None])
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_a_resident_reduce_runs_in_the_calling_thread(layout: tuple[int, ...], scheduler: str | None) -> None:
+    """Under a local scheduler, computing device groups over persisted chunks runs their one task in the calling
+    thread (no dask scheduler), in chunk order, as `dask.compute` does through dask."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, layout, places)
+    f = sd.jit(shifted_last_valid, devices=places)
+    with dask.config.set({"soac.join-bytes": 0}):
+        with sd.timeline() as tl:
+            direct = f(xs, 100).compute(scheduler=scheduler)
+        (through_dask,) = dask.compute(f(xs, 100), scheduler=scheduler or "threads")
+    assert direct == through_dask == 110
+    assert {s.thread for s in tl.of("task")} == {threading.current_thread().name}
+    bins = sd.jit(counts, devices=places)(xs).compute(scheduler=scheduler)
+    np.testing.assert_array_equal(bins, np.bincount(np.mod(VALUES, 3), minlength=3))
+
+
+def test_dask_runs_the_task_under_a_callback_or_another_scheduler() -> None:
+    """A dask callback (a progress bar, a profiler) sees the task: the compute goes through dask's scheduler."""
+    from dask.callbacks import Callback
+
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (5, 1, 4, 2), places)
+    seen: list[Any] = []
+    with Callback(start_state=lambda dsk, state: seen.append(len(dsk))), sd.timeline() as tl:
+        assert sd.jit(last_valid_value, devices=places)(xs).compute(scheduler="threads") == 10
+    assert len(seen) == 1  # dask started the graph (its task and its finalising one)
+    assert {s.thread for s in tl.of("task")} != {threading.current_thread().name}
+
+
+def test_graphs_over_resident_chunks_are_kept_for_the_same_arguments() -> None:
+    """The same resident arrays, equal scalars and settings give the graph made before; anything else a new one."""
+    places = ("0:0", "0:0")
+    xs = resident(VALUES, (5, 1, 4, 2), places)
+    f = sd.jit(shifted_last_valid, devices=places)
+    first = f(xs, 100)
+    assert f(xs, 100) is first
+    assert f(xs, 200) is not first
+    assert f(xs, 200).compute() == 210
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert f(xs, 100) is not first
+        assert f(xs, 100).compute() == 110
+    assert f(resident(VALUES, (5, 1, 4, 2), places), 100) is not first
+    on_host = da.from_array(VALUES, chunks=(5, 1, 4, 2))
+    assert f(on_host, 100) is not f(on_host, 100)  # host chunks: a new graph each call
+    assert first.compute() == 110
+    assert f.ready
+    del xs, first
+    gc.collect()
+    assert not f.ready  # a collected array's graphs are forgotten, with the chunks they hold
+
+
+def last_valid_product(xs, ws):
+    return sl.reduce(last_valid, -1, sl.map(lambda x, w: sl.where(x == -1, x, x * w), xs, ws))
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS.values()), ids=list(LAYOUTS))
+def test_chunks_persisted_on_other_devices_are_moved_to_their_groups(layout: tuple[int, ...]) -> None:
+    """Two resident arrays placed in opposite orders: each chunk runs on its first array's device (the other's chunk
+    copied there), and the interleaved groups still combine in chunk order."""
+    pair = PAIRS["two devices"]
+    if pair is None:
+        pytest.skip("one OpenCL device here")
+    xs = resident(VALUES, layout, pair)
+    ws = resident(np.arange(12, dtype=np.int64) % 3 + 1, layout, pair[::-1])
+    expected = VALUES * (np.arange(12) % 3 + 1)
+    expected = expected[VALUES != -1][-1]
+    with dask.config.set({"soac.join-bytes": 0}):
+        assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected
+    assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected  # joined per group
