@@ -35,9 +35,13 @@ from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import ReadOp
 from soac.lowering.strategies.generated_inputs import InputRows
 from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
+from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import SSAValue
 
 ElementFn = Callable[[SSAValue], list[KValue]]
+FOLD_BLOCK = 256
+"""Elements a chunk of a floating-point reduction folds from the neutral element before adding them in
+(`fold_blocked`)."""
 
 
 def _grid(lw: HostLowering, width: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -102,6 +106,25 @@ class _ChunkKernel:
             return new
 
         return self.kb.for_loop(lo, hi, self.kb.m.c(1), list(init), "i", body)
+
+    def fold_blocked(
+        self,
+        lo: SSAValue,
+        hi: SSAValue,
+        init: Sequence[SSAValue],
+        each: Callable[[SSAValue, list[KValue], list[SSAValue]], None] | None = None,
+    ) -> list[SSAValue]:
+        """Fold elements `lo .. hi-1` into `init` in order, `FOLD_BLOCK` at a time: each block from the neutral element,
+        then into the running value. The same result for an associative operator; for floating-point sums the
+        rounding error grows with the block and the number of blocks rather than with the chunk's length (a chunk
+        of 2^21 f32 summed serially drifts by about 1e-5 of the sum)."""
+        m = self.kb.m
+
+        def block(b: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
+            inner = self.fold(b, m.min(m.add(b, m.c(FOLD_BLOCK)), hi, "block_end"), self.neutral(), each)
+            return self.combine(accs, inner)
+
+        return self.kb.for_loop(lo, hi, m.c(FOLD_BLOCK), list(init), "b", block)
 
     def fold_array(self, arrays: Sequence[HostArray], lo: SSAValue, hi: SSAValue, init: Sequence[SSAValue]) -> list[SSAValue]:
         """Fold `arrays[lo .. hi-1]` (one array per value) into `init` in order."""
@@ -182,7 +205,8 @@ def lower_reduce(lw: HostLowering, op: soac.ReduceOp | soac.RedomapOp, map_outs:
     def write_map_outs(i: SSAValue, values: list[KValue], _: list[SSAValue]) -> None:
         _write(kb, values[k:], map_views, i)
 
-    ck.store(ck.fold(lo, hi, ck.neutral(), write_map_outs if map_views else None), partials, ck.chunk)
+    fold = ck.fold_blocked if any(isinstance(v.type, AnyFloat) for v in op.neutral) else ck.fold
+    ck.store(fold(lo, hi, ck.neutral(), write_map_outs if map_views else None), partials, ck.chunk)
     lw.add_kernel(kb, chunks, m.c(1))
 
     finals = [lw.alloc(v.type, [m.c(1)], f"{v.name_hint or 'acc'}_result") for v in op.neutral]
