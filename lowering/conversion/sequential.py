@@ -39,7 +39,7 @@ from soac.lowering.kernel import ERROR_VALUES
 from soac.messages import reshape_problem
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 
@@ -79,6 +79,18 @@ class Inliner(ControlFlowInliner):
 
         self.kb.for_loop(self.kb.m.c(0), self.checked_size(op, width, "size"), self.kb.m.c(1), [], "i", body)
         self.env[op.result] = out
+
+    def emit_empty(self, op: tensor.EmptyOp) -> None:
+        """A `tensor.empty` in the work-item's scratch memory, left as it is (a scatter's destination whose unwritten
+        places no one reads: a filter in a lambda)."""
+        result_type = op.tensor.type
+        assert isinstance(result_type, TensorType)
+        sizes = iter(op.dynamic_sizes)
+        dims = [
+            self.checked_size(op, self.scalar(next(sizes)), "size") if d == DYNAMIC_INDEX else self.kb.m.c(d)
+            for d in result_type.get_shape()
+        ]
+        self.env[op.tensor] = self.kb.alloc_scratch(result_type.element_type, dims, op)
 
     def emit_transpose(self, op: soac.TransposeOp) -> None:
         """A transposed copy in the work-item's scratch memory: result element `c` is the source's element at the
@@ -456,6 +468,7 @@ Inliner.HANDLERS = {
     soac.UpdateOp: Inliner.emit_update,
     soac.IotaOp: Inliner.emit_iota,
     soac.ReplicateOp: Inliner.emit_replicate,
+    tensor.EmptyOp: Inliner.emit_empty,
     soac.TransposeOp: Inliner.emit_transpose,
     soac.ReverseOp: Inliner.emit_reverse,
     soac.RotateOp: Inliner.emit_rotate,

@@ -72,3 +72,17 @@ def test_rows_keep_their_scan_and_scatter() -> None:
     mask = np.arange(4097) % 3 == 0
     np.testing.assert_array_equal(rows(mask, xss), xss[mask])
     assert "soac.scatter" in rows.ir(optimized=True)
+
+
+@pytest.mark.parametrize("lowering", [None, EMULATED], ids=["cpu", "emulated-warps"])
+def test_a_filter_in_each_row_runs_in_its_work_item(lowering: dict[str, object] | None) -> None:
+    """Inside a lambda the compaction runs sequentially: its `tensor.empty` is work-item scratch memory."""
+
+    def row_sums(xss):
+        return sl.map(lambda row: sl.sum(sl.filter(lambda x: x > 0, row)), xss)
+
+    sums = sl.jit(row_sums, backend="opencl", lowering=lowering)
+    rng = np.random.default_rng(11)
+    for rows, width in ((7, 33), (1, 1), (3, 0), (40, 129)):
+        xss = rng.integers(-5, 5, (rows, width)).astype(np.int32)
+        np.testing.assert_array_equal(sums(xss), np.array([r[r > 0].sum() for r in xss], dtype=np.int32))
