@@ -424,7 +424,7 @@ class Program:
         self.error_reads.clear()
         self.memory.unchecked.discard(self)
         self.errors_unread = False
-        cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        cl.enqueue_fill_buffer(self.queue, self.errors.buffer, np.int64(0), 0, _NO_ERROR.nbytes)  # no wait (see `call`)
         check = self.error_table.get(code)
         if check is None:
             raise OpenCLRuntimeError(f"a kernel failed with the unknown error code {code}")
@@ -644,9 +644,13 @@ class Program:
         return read
 
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        """Write `value` to element `index` of `array`, on the queue, waiting for nothing: a fill of the one element
+        with the value as its pattern (OpenCL copies the pattern when the fill is enqueued). A copy from host memory
+        would sync: pyopencl's event of such a copy waits for it when dropped, and holds the GIL while it does."""
         self.memory.counts.element_writes += 1
-        host = np.asarray([value]).astype(array.dtype)
-        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=False)
+        itemsize = array.dtype.itemsize
+        pattern = np.asarray([value]).astype(array.dtype)
+        cl.enqueue_fill_buffer(self.queue, array.buffer, pattern, index * itemsize, itemsize)
 
     def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
         size = source.dtype.itemsize
