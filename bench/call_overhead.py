@@ -7,7 +7,8 @@ small enough that the kernels' work is nothing next to the host's.
 
 Reports the median microseconds per call over `--calls` calls (each rep queues them back to back, as a group does,
 then waits for the device once; the wait is not counted), and the whole call's time with the read-back for
-comparison. `checked` is a reduce with device checks (an error buffer) and a gather from a whole table. `--profile`
+comparison; then the mean of a call split into the driver's enqueues (kernels, copies, fills) and the rest (soac's
+host code, which a faster driver does not shorten). `checked` is a reduce with device checks (an error buffer) and a gather from a whole table. `--profile`
 prints cProfile's top functions for one rep.
 """
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
 import soac.lang as sl
 from soac.lang.device import device_put
 
@@ -58,6 +60,36 @@ def setup(name: str, n: int, device: str | None) -> tuple[Callable[[], Any], Any
     return call, compiled, lambda r: float(np.asarray(r)), expected
 
 
+class DriverTime:
+    """Wraps pyopencl's enqueue functions (as the runtime calls them, through the module) and sums their time: what
+    the OpenCL driver takes (on PoCL, also the wait for a core its worker threads hold), not soac's host code."""
+
+    NAMES = ("enqueue_nd_range_kernel", "enqueue_copy", "enqueue_fill_buffer")
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.originals = {name: getattr(cl, name) for name in self.NAMES}
+
+    def __enter__(self) -> DriverTime:
+        for name, original in self.originals.items():
+            setattr(cl, name, self.timed(original))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for name, original in self.originals.items():
+            setattr(cl, name, original)
+
+    def timed(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+
+        return call
+
+
 def per_call(call: Callable[[], Any], finish: Callable[[], None], calls: int) -> list[float]:
     """Microseconds of each of `calls` calls queued back to back; then one wait."""
     times = []
@@ -90,6 +122,10 @@ def main() -> None:
             raise SystemExit(f"{name}: got {got}, expected {expected}")
         per_call(call, finish, min(args.calls, 100))  # warm up
         medians = [statistics.median(per_call(call, finish, args.calls)) for _ in range(args.reps)]
+        with DriverTime() as driver:
+            start = time.perf_counter()
+            per_call(call, finish, args.calls)
+            total = time.perf_counter() - start
         whole = []
         for _ in range(min(args.calls, 200)):
             start = time.perf_counter()
@@ -102,10 +138,13 @@ def main() -> None:
             "us_per_call": statistics.median(medians),
             "us_per_call_reps": [round(m, 2) for m in medians],
             "us_call_and_read": statistics.median(whole),
+            "us_in_driver": driver.seconds / args.calls * 1e6,
+            "us_outside_driver": (total - driver.seconds) / args.calls * 1e6,
         }
         rows.append(row)
         print(f"{name} (2^{args.log2_n}, {row['device']}): {row['us_per_call']:.1f} us a call queued "
-              f"(reps {row['us_per_call_reps']}), {row['us_call_and_read']:.1f} us with the read-back")  # fmt: skip
+              f"(reps {row['us_per_call_reps']}), {row['us_call_and_read']:.1f} us with the read-back; "
+              f"a call's enqueues {row['us_in_driver']:.1f} us, the rest {row['us_outside_driver']:.1f} us (mean)")  # fmt: skip
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
