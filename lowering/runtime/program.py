@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import tempfile
 import threading
@@ -733,13 +734,17 @@ class _LaunchSite:
                 if buffer.int_ptr != old:
                     kernel.set_arg(index, buffer)
                     current[index] = buffer.int_ptr
-            elif old is _UNSET or value != old:
-                kernel.set_arg(index, scalar.type(value))
+            elif old is _UNSET or value != old or (not value and scalar.kind == "f" and _signbit(value) != _signbit(old)):
+                kernel.set_arg(index, scalar.type(value))  # -0.0 == 0.0, yet 1 / -0.0 is not 1 / 0.0
                 current[index] = value
         cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local_size,))
 
 
 _UNSET = object()
+
+
+def _signbit(value: Any) -> bool:
+    return math.copysign(1.0, value) < 0
 
 
 _NO_ERROR = np.zeros(kd.ERROR_SLOTS, np.int64)
