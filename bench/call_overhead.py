@@ -8,8 +8,9 @@ small enough that the kernels' work is nothing next to the host's.
 Reports the median microseconds per call over `--calls` calls (each rep queues them back to back, as a group does,
 then waits for the device once; the wait is not counted), and the whole call's time with the read-back for
 comparison; then the mean of a call split into the driver's enqueues (kernels, copies, fills) and the rest (soac's
-host code, which a faster driver does not shorten). `checked` is a reduce with device checks (an error buffer) and a gather from a whole table. `--profile`
-prints cProfile's top functions for one rep.
+host code, which a faster driver does not shorten). `checked` is a reduce with device checks (an error buffer) and a
+gather from a whole table. `--profile` prints cProfile's top functions for one rep. It uses only `sl.jit`'s
+`specialize` and `Compiled.run`, so it runs on older checkouts too (for a baseline on the same machine).
 """
 
 from __future__ import annotations
