@@ -528,16 +528,17 @@ def read_all(values: Sequence[Any]) -> list[Any]:
 def read_later(value: DeviceArray) -> Callable[[], np.ndarray]:
     """The read of a device array enqueued now behind its device's work (and submitted: a flush), without waiting;
     the function returned waits for it and gives the numpy array, after raising a failure of the device's kernels
-    (a failing kernel of the group comes before its partials)."""
+    (a failing kernel of the group comes before its partials). The read comes after the chunks' reads of their error
+    buffers on the in-order queue: once it is done, checking them waits for nothing (one wait a device)."""
     memory = value.memory
     with transfer_lock(memory):
         finish = memory.download_later([(value.data, value.shape, value.dtype)])
     memory.queue.flush()
 
     def read() -> np.ndarray:
-        memory.check_errors()
         with transfer_lock(memory):
             (host,) = finish()
+        memory.check_errors()
         return host
 
     return read
