@@ -447,7 +447,8 @@ class Program:
     # -- arguments and results ----------------------------------------------------
 
     def binders_of(self, name: str, inputs: Sequence[Attribute]) -> tuple[Callable[[object], list[Any]], ...]:
-        """The binder of each argument of `@name` (see `_bind`), looked up once a call."""
+        """The binder of each argument of `@name` (see `_binder`): a buffer and its sizes, or a scalar, as the host
+        function takes it; made on the first call."""
         if (binders := self.function_binders.get(name)) is None:
             binders = tuple(self._binder_of(name, k, t) for k, t in enumerate(inputs))
             self.function_binders[name] = binders
