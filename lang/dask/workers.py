@@ -398,12 +398,15 @@ class StageCall:
         start when the first read does, as every device works until its read), finished and stacked per group: a
         group's scalar partials gathered on its device with one copy, other results each with its own."""
         started = time.perf_counter()
+        gathered = [group.scalars.complete() if group.scalars is not None else None for group in groups]
+        # Every device's read enqueued before any is waited for: each read follows its device's last kernel at once,
+        # with no round trip from the host between them (a wait for the queue, then the copy).
+        reads = {g: read_later(array) for g, array in enumerate(gathered) if array is not None}
         partials = []
-        for chunks, group in zip(results, groups):
-            if group.scalars is not None and (gathered := group.scalars.complete()) is not None:
-                (host,) = read_all([gathered])
+        for g, (chunks, group) in enumerate(zip(results, groups)):
+            if (read := reads.get(g)) is not None:
+                partials.append(read())
                 record_span(self.__name__, "device", group.device, started)
-                partials.append(host)
                 continue
             flat = [r for result in chunks for r in (result if isinstance(result, tuple) else (result,))]
             read = iter(read_all(flat))
@@ -520,6 +523,25 @@ def read_all(values: Sequence[Any]) -> list[Any]:
         for k, host in zip(positions, hosts):
             out[k] = host
     return out
+
+
+def read_later(value: DeviceArray) -> Callable[[], np.ndarray]:
+    """The read of a device array enqueued now behind its device's work (and submitted: a flush), without waiting;
+    the function returned waits for it and gives the numpy array, after raising a failure of the device's kernels
+    (a failing kernel of the group comes before its partials). The read comes after the chunks' reads of their error
+    buffers on the in-order queue: once it is done, checking them waits for nothing (one wait a device)."""
+    memory = value.memory
+    with transfer_lock(memory):
+        finish = memory.download_later([(value.data, value.shape, value.dtype)])
+    memory.queue.flush()
+
+    def read() -> np.ndarray:
+        with transfer_lock(memory):
+            (host,) = finish()
+        memory.check_errors()
+        return host
+
+    return read
 
 
 def host_copy(value: Any) -> Any:

@@ -330,6 +330,32 @@ class DeviceMemory:
             event.wait()
         return [h if h.dtype == d else h.astype(d) for h, (_, _, d) in zip(results, arrays)]
 
+    def download_later(
+        self, arrays: Sequence[tuple[DeviceArray, tuple[int, ...], np.dtype[Any]]]
+    ) -> Callable[[], list[np.ndarray]]:
+        """`download` in two steps: the copies enqueued now (behind the queue's work, waiting for nothing), and a
+        function that waits for them and gives the numpy arrays, so that a caller reading several devices enqueues
+        every device's reads before it waits for any. Arrays that a GPU stages through its pinned ring (large ones)
+        are read by `download` when the function is called."""
+        if self.mode == "pinned" and any(a.size * a.dtype.itemsize >= SMALL_TRANSFER for a, _, _ in arrays):
+            return lambda: self.download(arrays)
+        hosts: list[np.ndarray] = []
+        waits: list[cl.Event] = []
+        for array, shape, _ in arrays:
+            host = np.empty(shape, dtype=array.dtype)
+            hosts.append(host)
+            if host.size:
+                self.counts.downloads += 1
+                self.counts.download_bytes += host.nbytes
+                waits.append(cl.enqueue_copy(self.queue, host, array.buffer, is_blocking=False))
+
+        def finish() -> list[np.ndarray]:
+            for event in waits:
+                event.wait()
+            return [h if h.dtype == d else h.astype(d) for h, (_, _, d) in zip(hosts, arrays)]
+
+        return finish
+
     def _pinned_ring(self) -> PinnedRing:
         if self._ring is None:
             self._ring = PinnedRing(self.context, self.queue, RING_BYTES)

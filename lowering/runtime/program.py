@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import tempfile
 import threading
@@ -267,13 +268,18 @@ class Program:
         """Whether the current (or last) call enqueued its read of the error buffer."""
         self.checking = threading.Lock()
         """Held while the error reads are checked: another thread's `check_errors` may check this program's too."""
-        self.poison = False
-        """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read once a call; see `allocator`)."""
+        self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
+        """Whether new buffers are filled with 0xA5 bytes ($SOAC_POISON, read when the program is made: reading the
+        environment costs a call about 2 µs; see `allocator`)."""
         self.plans: dict[str, host_plan.FunctionPlan] = {}
         """Each host function's plan, built on its first call (see `host_plan`)."""
         self.scalar_plans: dict[str, host_plan.FunctionPlan] = {}
         """The plans that leave returned scalars on the device (`call(..., device_scalars=True)`)."""
         self.binders: dict[tuple[str, int], Callable[[object], list[Any]]] = {}
+        self.function_binders: dict[str, tuple[Callable[[object], list[Any]], ...]] = {}
+        """Each function's binders, one an argument (`binders_of`)."""
+        self.signatures: dict[str, FunctionType] = {}
+        """Each called function's source type (`signature`)."""
         self.unbinders: dict[int, tuple[Sequence[Attribute], list[Unbinder]]] = {}
         self.scalar_dtypes: dict[int, tuple[Attribute, np.dtype[Any]]] = {}
         self._arguments: set[int] = set()
@@ -299,12 +305,8 @@ class Program:
         `kernel.read` as the function's last step) stays there too, as a 0-d `DeviceNDArray`, so that the call waits
         for nothing and calls one after another queue their kernels back to back; read them together at the end
         (`DeviceMemory.download`). Other scalar results (sizes the host computes) come back as usual."""
-        function = self.functions.get(name)
-        if function is None:
-            known = ", ".join(f"@{f}" for f in self.functions) or "none"
-            raise OpenCLRuntimeError(f"no function @{name} in the module (functions: {known})")
-        source_type = function.attributes.get("soac.source_type", function.function_type)
-        assert isinstance(source_type, FunctionType)
+        if (source_type := self.signatures.get(name)) is None:
+            source_type = self.signatures[name] = self.signature(name)
         inputs = source_type.inputs.data
         if len(args) != len(inputs):
             raise OpenCLRuntimeError(f"@{name} takes {len(inputs)} arguments, got {len(args)}")
@@ -315,14 +317,15 @@ class Program:
         # queued back to back) only the failures already read back: the others when something waits for the device.
         self.memory.check_errors(wait=not queued)
         self.thresholds = dict(thresholds) if thresholds else {}
-        self.poison = os.environ.get("SOAC_POISON", "") not in ("", "0")
         flat: list[Any] = []
-        for k, (t, arg) in enumerate(zip(inputs, args)):
-            flat.extend(self._bind(name, k, t, arg))
+        for bind, arg in zip(self.binders_of(name, inputs), args):
+            flat.extend(bind(arg))
         # The arguments' buffers, never lent out as results (`_unbind`, for results read back only).
         self._arguments = set() if device_results else {id(value) for value in flat if type(value) is DeviceArray}
         plan = self.function_plan(name, scalars_on_device=queued)
-        if self.errors is not None and self.errors_unread:  # an interrupted call (or one unchecked) may have left a failure
+        if self.errors is not None and self.errors_unread and not self.read_enqueued:
+            # An interrupted call may have left a failure that no read of the buffer will see. (A call that enqueued
+            # its read needs no clear: its read sees its failure, which drops the later reads and clears the buffer.)
             # A fill, not a copy from `_NO_ERROR`: pyopencl's event of a copy from host memory waits for it when dropped.
             cl.enqueue_fill_buffer(self.queue, self.errors.buffer, np.int64(0), 0, _NO_ERROR.nbytes)
         self.errors_unread = True
@@ -350,6 +353,16 @@ class Program:
         if any(type(value) is DeviceArray and value.host is not None for value in flat):
             self.queue.finish()  # zero-copy inputs: the kernels read the caller's memory
         return outputs
+
+    def signature(self, name: str) -> FunctionType:
+        """The type of `@name` as the caller sees it (its source type: before lowering)."""
+        function = self.functions.get(name)
+        if function is None:
+            known = ", ".join(f"@{f}" for f in self.functions) or "none"
+            raise OpenCLRuntimeError(f"no function @{name} in the module (functions: {known})")
+        source_type = function.attributes.get("soac.source_type", function.function_type)
+        assert isinstance(source_type, FunctionType)
+        return source_type
 
     @property
     def queue(self) -> cl.CommandQueue:
@@ -424,7 +437,7 @@ class Program:
         self.error_reads.clear()
         self.memory.unchecked.discard(self)
         self.errors_unread = False
-        cl.enqueue_copy(self.queue, self.errors.buffer, _NO_ERROR, is_blocking=False)
+        cl.enqueue_fill_buffer(self.queue, self.errors.buffer, np.int64(0), 0, _NO_ERROR.nbytes)  # no wait (see `call`)
         check = self.error_table.get(code)
         if check is None:
             raise OpenCLRuntimeError(f"a kernel failed with the unknown error code {code}")
@@ -433,11 +446,18 @@ class Program:
 
     # -- arguments and results ----------------------------------------------------
 
-    def _bind(self, name: str, k: int, t: Attribute, arg: object) -> list[Any]:
-        """Argument `k` of `@name`, of type `t`, as the host function takes it: a buffer and its sizes, or a scalar."""
+    def binders_of(self, name: str, inputs: Sequence[Attribute]) -> tuple[Callable[[object], list[Any]], ...]:
+        """The binder of each argument of `@name` (see `_binder`): a buffer and its sizes, or a scalar, as the host
+        function takes it; made on the first call."""
+        if (binders := self.function_binders.get(name)) is None:
+            binders = tuple(self._binder_of(name, k, t) for k, t in enumerate(inputs))
+            self.function_binders[name] = binders
+        return binders
+
+    def _binder_of(self, name: str, k: int, t: Attribute) -> Callable[[object], list[Any]]:
         if (binder := self.binders.get((name, k))) is None:
             binder = self.binders[(name, k)] = self._binder(name, k, t)
-        return binder(arg)
+        return binder
 
     def _binder(self, name: str, k: int, t: Attribute) -> Callable[[object], list[Any]]:
         try:
@@ -468,8 +488,13 @@ class Program:
                 if arg.memory is not memory:
                     where = f"argument #{k} of @{name}: a device array on {arg.device.name}"
                     raise OpenCLRuntimeError(f"{where}, but the program runs on {self.device.name}")
-                same_bits = arg.dtype.kind == "u" and dtype.kind == "i" and arg.dtype.itemsize == dtype.itemsize
-                if (arg.dtype != dtype and not same_bits) or arg.ndim != rank or any(arg.shape[i] != d for i, d in static):
+                given = arg.dtype
+                same_bits = given.kind == "u" and dtype.kind == "i" and given.itemsize == dtype.itemsize
+                if (
+                    (given is not dtype and given != dtype and not same_bits)
+                    or len(arg.shape) != rank
+                    or (static and any(arg.shape[i] != d for i, d in static))
+                ):
                     got = f"a {arg.dtype} device array of shape {arg.shape}"
                     raise ProgramError(f"argument #{k} of @{name}: expected {t}, got {got}")
                 return [arg.data, *arg.shape]
@@ -615,12 +640,12 @@ class Program:
         def launch(values: list[Any], global_size: int, local_size: int) -> None:
             if not global_size:
                 return
-            args = [v.buffer if is_buffer else v for v, is_buffer in zip(values, buffers)]
             try:
                 kernel = self.kernels[name]
                 if kernel is original and site is not None:
-                    site.launch(self.queue, args, global_size, local_size)
+                    site.launch(self.memory.queue, values, global_size, local_size)
                 else:  # a benchmark's recording stand-in
+                    args = [v.buffer if is_buffer else v for v, is_buffer in zip(values, buffers)]
                     kernel(self.queue, (global_size,), (local_size,), *args)
             except cl.Error as error:
                 raise OpenCLRuntimeError(
@@ -644,9 +669,13 @@ class Program:
         return read
 
     def write(self, array: DeviceArray, index: int, value: Any) -> None:
+        """Write `value` to element `index` of `array`, on the queue, waiting for nothing: a fill of the one element
+        with the value as its pattern (OpenCL copies the pattern when the fill is enqueued). A copy from host memory
+        would sync: pyopencl's event of such a copy waits for it when dropped, and holds the GIL while it does."""
         self.memory.counts.element_writes += 1
-        host = np.asarray([value]).astype(array.dtype)
-        cl.enqueue_copy(self.queue, array.buffer, host, dst_offset=index * array.dtype.itemsize, is_blocking=False)
+        itemsize = array.dtype.itemsize
+        pattern = np.asarray([value]).astype(array.dtype)
+        cl.enqueue_fill_buffer(self.queue, array.buffer, pattern, index * itemsize, itemsize)
 
     def copy(self, count: Any, source: DeviceArray, source_offset: Any, dest: DeviceArray, dest_offset: Any) -> None:
         size = source.dtype.itemsize
@@ -694,21 +723,29 @@ class _LaunchSite:
         self.kernel: cl.Kernel | None = None
         self.current: list[Any] = []
 
-    def launch(self, queue: cl.CommandQueue, args: list[Any], global_size: int, local_size: int) -> None:
+    def launch(self, queue: cl.CommandQueue, values: list[Any], global_size: int, local_size: int) -> None:
+        """Launch with `values` (a `DeviceArray` for a buffer parameter, else the scalar)."""
         if self.kernel is None:
             self.kernel = cl.Kernel(self.program, self.name)
-            self.current = [_UNSET] * len(args)
+            self.current = [_UNSET] * len(values)
         kernel, current, types = self.kernel, self.current, self.types
-        for index, (arg, old, scalar) in enumerate(zip(args, current, types)):
-            value = arg.int_ptr if scalar is None else arg
-            if old is not _UNSET and value == old:
-                continue
-            kernel.set_arg(index, arg if scalar is None else scalar.type(arg))
-            current[index] = value
+        for index, (value, old, scalar) in enumerate(zip(values, current, types)):
+            if scalar is None:
+                buffer = value.buffer
+                if buffer.int_ptr != old:
+                    kernel.set_arg(index, buffer)
+                    current[index] = buffer.int_ptr
+            elif old is _UNSET or value != old or (not value and scalar.kind == "f" and _signbit(value) != _signbit(old)):
+                kernel.set_arg(index, scalar.type(value))  # -0.0 == 0.0, yet 1 / -0.0 is not 1 / 0.0
+                current[index] = value
         cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local_size,))
 
 
 _UNSET = object()
+
+
+def _signbit(value: Any) -> bool:
+    return math.copysign(1.0, value) < 0
 
 
 _NO_ERROR = np.zeros(kd.ERROR_SLOTS, np.int64)

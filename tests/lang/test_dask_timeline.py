@@ -291,6 +291,38 @@ def test_device_group_chunks_are_read_once_per_group(layout: tuple[int, ...]) ->
     assert moved.download_bytes == len(layout) * (8 + 4)  # every chunk's partial: an int64, then a float32
 
 
+def test_every_devices_partials_are_read_before_any_is_waited_for() -> None:
+    """After the last chunk's launch, the groups' reads of their partials are all enqueued before the first is
+    waited for: with the first device held (a user event on its queue), the second device's partials are read
+    (downloaded) while the first device has run none of its chunks; the result is right once it runs."""
+    import time
+
+    if (devices := PAIRS["two devices"]) is None:
+        pytest.skip("one OpenCL device here: a held queue would hold both groups")
+    values = np.linspace(-3, 5, 16).astype(np.float32)
+    floats = resident(values, (4, 4, 4, 4), devices)
+    total = sd.jit(sum_of_halves, devices=devices)
+    halves = values.astype(np.float64)
+    expected = (0.5 * halves**2 + 1).sum()
+    first, second = memory_of(choose_device(devices[0])), memory_of(choose_device(devices[1]))
+    with dask.config.set({"soac.join-bytes": 0}):
+        np.testing.assert_allclose(total(floats).compute(), expected, rtol=1e-6)  # compiles; nothing pending
+        second.counts.reset()
+        gate = cl.UserEvent(first.context)
+        cl.enqueue_marker(first.queue, wait_for=[gate])
+        results: list[Any] = []
+        thread = threading.Thread(target=lambda: results.append(total(floats).compute()))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while second.counts.downloads == 0 and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        read_while_held = second.counts.downloads
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        thread.join()
+    assert read_while_held == 1  # the second group's gathered partials, with the first device still held
+    np.testing.assert_allclose(results[0], expected, rtol=1e-6)
+
+
 def test_a_grouped_result_computes_with_other_collections() -> None:
     """A grouped result over persisted chunks skips dask's array optimisations (`ReadyArray`); arrays made from it
     and computed beside other collections are plain dask arrays."""

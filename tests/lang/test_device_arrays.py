@@ -393,3 +393,34 @@ def test_device_scalars_calls_wait_for_nothing(memory: DeviceMemory) -> None:
         memory.check_errors()
     assert results[0].get() == 6  # pyright: ignore[reportAttributeAccessIssue]
     assert results[2].get() == 6  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@sl.jit
+def with_first_set(xs, v):
+    return xs.at[0].set(v)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_element_writes_wait_for_nothing(memory: DeviceMemory, dtype: type) -> None:
+    """A call whose host code writes one element (`xs.at[0].set(v)`: `kernel.write`) on device arrays returns while
+    a user event holds the queue: the write is not a copy from host memory whose dropped event waits for the
+    device. Once the device runs, the element holds the value."""
+    import threading
+
+    host = np.array([1, 0, 1, 1], dtype)
+    value = dtype(0) if dtype is np.bool_ else dtype(7)
+    xs = sl.device_put(host)
+    compiled = with_first_set.specialize(xs, value)
+    assert compiled.run((xs, value), {}, True).get()[0] == value  # plans built, nothing pending
+    gate = cl.UserEvent(memory.context)
+    cl.enqueue_marker(memory.queue, wait_for=[gate])
+    results: list[object] = []
+    thread = threading.Thread(target=lambda: results.append(compiled.run((xs, value), {}, True)))
+    thread.start()
+    thread.join(timeout=10)
+    returned = not thread.is_alive()
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    thread.join()
+    assert returned
+    np.testing.assert_array_equal(results[0].get(), np.array([value, *host[1:]], dtype))  # pyright: ignore[reportAttributeAccessIssue]
+    np.testing.assert_array_equal(xs.get(), host)

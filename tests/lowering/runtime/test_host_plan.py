@@ -280,6 +280,30 @@ def test_scalar_kernel_arguments_of_every_type(flag: bool) -> None:
     assert_same(interpret(module, "main", args), program.call("main", args))
 
 
+DIVIDED = """
+func.func @main(%xs: tensor<?xf32>, %k: f32) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %xs, %c0 : tensor<?xf32>
+  %r = soac.map %n (%xs : tensor<?xf32>) -> tensor<?xf32> lambda(%x: f32) {
+    %y = arith.divf %x, %k : f32
+    soac.yield %y : f32
+  }
+  func.return %r : tensor<?xf32>
+}
+"""
+
+
+def test_a_launch_sets_a_zero_of_the_other_sign() -> None:
+    """A launch sets only the scalar arguments that changed since the kernel's last launch; -0.0 == 0.0, yet it
+    is another argument (1 / -0.0 is -inf), so a call with -0.0 after one with 0.0 (and back) sets it."""
+    module = parse_module(make_context(), DIVIDED, "divided.mlir")
+    program = compile_module(module)
+    xs = np.ones(4, np.float32)
+    for k in (0.0, -0.0, -0.0, 0.0, 2.0):
+        args = [xs, np.float32(k)]
+        assert_same(interpret(module, "main", args), program.call("main", args))
+
+
 def test_arguments_that_need_converting_still_do() -> None:
     """Arrays of the parameter's element type, C-contiguous, go to the device as they are; others through the
     interpreter's checks and conversions (a strided view, a narrower type, another byte order; a wrong type or rank)."""
