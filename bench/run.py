@@ -380,15 +380,21 @@ class Timed:
     def keep_on_device(self) -> None:
         """For the timed calls: upload each input once and leave the results on the device (not timed either way)."""
         program = self.program
-        bind, uploaded = program._bind, {}  # pyright: ignore[reportPrivateUsage]
+        binders_of, uploaded = program.binders_of, {}
 
-        def cached(name: str, k: int, t: Any, arg: Any) -> list[Any]:
-            key = (k, id(arg))
-            if key not in uploaded:
-                uploaded[key] = (arg, bind(name, k, t, arg))
-            return uploaded[key][1]
+        def caching(name: str, k: int, bind: Any) -> Any:
+            def bound(arg: Any) -> list[Any]:
+                key = (name, k, id(arg))
+                if key not in uploaded:
+                    uploaded[key] = (arg, bind(arg))
+                return uploaded[key][1]
 
-        program._bind = cached  # pyright: ignore[reportAttributeAccessIssue]
+            return bound
+
+        def cached_binders(name: str, inputs: Any) -> tuple[Any, ...]:
+            return tuple(caching(name, k, bind) for k, bind in enumerate(binders_of(name, inputs)))
+
+        program.binders_of = cached_binders  # pyright: ignore[reportAttributeAccessIssue]
         program._unbind = lambda types, flat: flat  # pyright: ignore[reportAttributeAccessIssue]
 
     def _thresholds(self, wanted: dict[str, int]) -> dict[str, int]:
