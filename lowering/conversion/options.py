@@ -78,6 +78,9 @@ class LoweringOptions:
     """An NVIDIA look-back tile: warp-striped or contiguous per work-item; `auto`: striped for up to 4 values."""
     scan_status: Literal["paired", "split"] = "paired"
     """A scan of several values keeps a tile's status words side by side (`paired`) or one array per value."""
+    scan_stage: bool = True
+    """A look-back scan whose kernel compacts (a scatter to each kept element's running count, `scan_scatter.py`)
+    stages a full tile's kept elements in local memory and writes them out contiguously."""
     scan_lookback: bool = True
     """false skips the look-back (wrong results: timing experiments only)."""
     segscan_aligned: bool = True
@@ -190,6 +193,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_SCAN_GROUP": ("scan_group", {}),
     "SOAC_SCAN_LAYOUT": ("scan_layout", {}),
     "SOAC_SCAN_STATUS": ("scan_status", {}),
+    "SOAC_SCAN_STAGE": ("scan_stage", {"0": "false", "1": "true"}),
     "SOAC_SCAN_NO_LOOKBACK": ("scan_lookback", {"1": "false", "0": "true"}),
     "SOAC_SEGSCAN_ALIGNED": ("segscan_aligned", {"0": "false", "1": "true"}),
     "SOAC_SEG_MIN_TEAM": ("seg_min_team", {}),
