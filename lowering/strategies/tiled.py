@@ -445,7 +445,8 @@ class TiledKernel:
             size = self.sizes.chunk * stride * self.buffers
             tile = self.kb.m.insert(LocalAllocOp(size, element), f"{array.name_hint or 'read'}_tile")
             view = self.kb.array(self.lw.array(array), array.name_hint)
-            lanes = GLOBAL_VECTOR if k_innermost and self.sizes.chunk % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
+            along = self.sizes.chunk if k_innermost else extent
+            lanes = GLOBAL_VECTOR if along % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
             tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile, lanes)
         return tiles
 
@@ -519,6 +520,9 @@ class TiledKernel:
                         for j in range(shared.lanes)
                     ]
 
+                if shared.access[-1] != soac.REDUCED:
+                    values.extend(self.load_row_lanes(shared, k, indices, flat, exists))
+                    continue
                 whole = self.all_of(row_ok, self.k_aligned, m.lt(k, self.width))
                 assert whole is not None
                 vector = lambda flat=flat: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
@@ -527,6 +531,37 @@ class TiledKernel:
                     value.name_hint = "ahead"
                 values.extend(loaded)
         return values
+
+    def load_row_lanes(
+        self, shared: SharedRead, k: SSAValue, indices: list[SSAValue], flat: SSAValue, exists: SSAValue | None
+    ) -> list[SSAValue]:
+        """`shared.lanes` consecutive elements along the read's outer symbol (its innermost dimension, as b's rows in
+        `b[k, d1]`) at `indices`: one vector load where all lie inside the index space and the array's rows are a
+        multiple of the vector (so the load is aligned), else one guarded load each."""
+        kb, m = self.kb, self.kb.m
+        assert shared.outer is not None
+        last, limit = indices[-1], self.dims[shared.outer]
+        k_ok = self.all_of(exists, m.lt(k, self.width), *self.all_rows_below(shared, indices[:-1]))
+
+        def scalars() -> list[SSAValue]:
+            return [
+                kb.load_if(self.all_of(k_ok, m.lt(m.add(last, m.c(j)), limit)), shared.view, m.add(flat, m.c(j)))
+                for j in range(shared.lanes)
+            ]
+
+        row_aligned = m.eq(m.rem(shared.view.dims[-1], m.c(shared.lanes)), m.c(0), "row_aligned")
+        whole = self.all_of(k_ok, row_aligned, m.lt(m.add(last, m.c(shared.lanes - 1)), limit))
+        assert whole is not None
+        vector = lambda: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
+        loaded = kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars)
+        for value in loaded:
+            value.name_hint = "ahead"
+        return loaded
+
+    def all_rows_below(self, shared: SharedRead, leading: list[SSAValue]) -> list[SSAValue]:
+        """That each of the leading indices of a read (all but its innermost) of an outer symbol is in the index
+        space (for `b[k, d1]`, none: its only other index is `k`)."""
+        return [self.kb.m.lt(i, self.dims[s]) for i, s in zip(leading, shared.access) if s != soac.REDUCED]
 
     def store_chunk(self, values: list[SSAValue], buffer: SSAValue | None = None, barrier_before: bool = True) -> None:
         """The group writes the chunk it loaded into the tiles (into their `buffer`-th half with two), between
@@ -540,7 +575,11 @@ class TiledKernel:
             for kk, q, exists in self.shares(shared):
                 for j in range(shared.lanes):
                     value = next(loaded)
-                    place = m.add(m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q), start)
+                    if shared.access[-1] == soac.REDUCED:  # the lanes run along k, else along the tile row
+                        place = m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q)
+                    else:
+                        place = m.add(m.mul(kk, m.c(shared.stride)), m.add(q, m.c(j)))
+                    place = m.add(place, start)
                     kb.when(exists, lambda v=value, t=shared.tile, place=place: kb.b.insert(StoreOp(v, t, place)))
         kb.b.insert(BarrierOp(local=True))
 
