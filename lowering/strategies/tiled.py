@@ -28,7 +28,13 @@ one vector load:
 
 Reads with every outer symbol are read from global memory in the fold; reads without `k` are
 read once per result before the chunks. Rows and columns beyond the index space compute on
-zeros and are not written, so any size is correct.
+zeros and are not written, so any size is correct. A read along its outer symbol (`b[k, d1]`,
+as `soac-tile{untranspose}` makes) is copied 4 elements of a row at a time where b's rows allow.
+
+Variants (soac-to-kernel options, for timing on GPUs; tests/filecheck/lowering/tiled-variants.mlir):
+`tile-index` adds a 32-bit version launched where every index fits (`index_width.py`; the nvidia
+target's default), `tile-warps` places the work-items warp by warp (`thread_place`), and
+`tile-buffers=2` alternates two tiles per read with one barrier a chunk (`fold_chunks_alternating`).
 """
 
 from __future__ import annotations
