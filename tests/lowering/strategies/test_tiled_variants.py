@@ -142,3 +142,16 @@ def test_tiled_transpose_versions(index: str) -> None:
     for shape in [(1, 1, 1), (2, 33, 31), (3, 0, 5), (1, 64, 65)]:
         x = rng.integers(-1000, 1000, shape).astype(np.int32)
         np.testing.assert_array_equal(program.call("main", [x])[0], x.transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize("split_items", [1, 64])
+def test_all_pairs_in_32_bits(split_items: int) -> None:
+    """A 1-D tiled op in 32 bits, its reduction whole or split into slices (their partial results combined by a
+    second kernel), with alternating tiles: `sum(xs) + n * xs[i]`."""
+    module = tiled("all_pairs.mlir", "i32", block=8, reg=2, chunk=3)
+    program = compile_module(module, target="generic", tile_index="i32", tile_buffers=2, tile_split_items=split_items)
+    assert 32 in index_bits(program).values()
+    rng = np.random.default_rng(15)
+    for n in (1, 2, 7, 8, 9, 31, 100):
+        xs = random(rng, (n,), "i32")
+        np.testing.assert_array_equal(program.call("main", [xs])[0], xs.sum() + n * xs)
