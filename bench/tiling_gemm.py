@@ -35,9 +35,11 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "warps4x8": ({}, {"tile_warps": "4x8"}),
     "warps8x4": ({}, {"tile_warps": "8x4"}),
     "buffers2": ({}, {"tile_buffers": 2}),
+    "unroll": ({}, {"tile_unroll": True}),
     "untranspose": ({"untranspose": True}, {}),
     "untranspose+warps4x8": ({"untranspose": True}, {"tile_warps": "4x8"}),
     "untranspose+warps4x8+buffers2": ({"untranspose": True}, {"tile_warps": "4x8", "tile_buffers": 2}),
+    "untranspose+warps4x8+unroll": ({"untranspose": True}, {"tile_warps": "4x8", "tile_unroll": True}),
     "chunk16+untranspose+warps4x8": ({"chunk": 16, "untranspose": True}, {"tile_warps": "4x8"}),
 }
 """Each variant's soac-tile options and soac-to-kernel options. `default`: soac's defaults (on the nvidia target

@@ -123,6 +123,8 @@ class LoweringOptions:
     tile_buffers: int = 1
     """Local tiles of a tiled kernel: one (the chunk ahead waits in registers, two barriers a chunk), or two used in
     turn (the next chunk is stored into the other while the group folds this one: one barrier a chunk)."""
+    tile_unroll: bool = False
+    """A tiled kernel's fold of a full chunk (a loop of `chunk` steps) is marked `#pragma unroll`."""
     partition_lookback: int = 0
     """Status words a Onesweep partition's look-back reads at once (tiles p, p - 1, ... in one step, their loads
     overlapping); 0: `LOOKBACK_WINDOW` of `strategies/partition.py`."""
@@ -220,6 +222,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_TILE_INDEX": ("tile_index", {}),
     "SOAC_TILE_WARPS": ("tile_warps", {}),
     "SOAC_TILE_BUFFERS": ("tile_buffers", {}),
+    "SOAC_TILE_UNROLL": ("tile_unroll", {"0": "false", "1": "true"}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

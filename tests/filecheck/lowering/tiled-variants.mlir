@@ -3,13 +3,22 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64}' | filecheck %s --check-prefix=WIDE
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-warps=4x8}' | filecheck %s --check-prefix=WARPS
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-buffers=2}' | filecheck %s --check-prefix=BUFFERS
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-unroll=true}' -t opencl | filecheck %s --check-prefix=UNROLL
 
 // The tiled kernel's variants (bench/tiling.py --gemm times them). On the nvidia target (`tile-index=auto`) the
 // tiled kernel and the tiled transpose each get a 32-bit version (`index_bitwidth 32`: `int` indices in OpenCL C),
 // launched where every index fits below 2^31, and a 64-bit one launched otherwise; `tile-index=i64` keeps the
 // 64-bit kernels alone. `tile-warps=4x8` places the 8 x 8 work-items of a group warp by warp, each warp 4 x 8 of
 // them. `tile-buffers=2` alternates two tiles per read: the chunk ahead is loaded, the chunk before folded from
-// one tile, the loaded one stored into the other, then a single barrier.
+// one tile, the loaded one stored into the other, then a single barrier. `tile-unroll` unrolls the fold of a full
+// chunk (`#pragma unroll` right before its loop, after the accumulators it carries), not of the last one.
+
+// UNROLL:      __kernel void main_tiled_0(
+// UNROLL:          float zero_it_15 = zero_15;
+// UNROLL-NEXT:     #pragma unroll
+// UNROLL-NEXT:     for (long kk_{{[0-9]+}} = 0L; kk_{{[0-9]+}} < 4L; kk_{{[0-9]+}}++) {
+// UNROLL-NOT:    #pragma unroll
+// UNROLL:        for (long kk_{{[0-9]+}} = 0L; kk_{{[0-9]+}} < tail; kk_{{[0-9]+}}++) {
 
 func.func @main(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index

@@ -1,5 +1,6 @@
 """The tiled kernel's variants on OpenCL (PoCL, the `generic` target, which has local tiles) against numpy: 32-bit
-index versions (`tile-index=i32`), warp sub-tiles (`tile-warps`), alternating local tiles (`tile-buffers=2`) and reads
+index versions (`tile-index=i32`), warp sub-tiles (`tile-warps`), alternating local tiles (`tile-buffers=2`), unrolled
+folds (`tile-unroll`) and reads
 of `b` for `transpose b` (`soac-tile{untranspose}`), at awkward sizes (1, primes, a block or a chunk plus or minus one)
 for f32, f64 and i32; and that the host launches the 32-bit version where the sizes fit, the 64-bit one elsewhere."""
 
@@ -28,8 +29,9 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "warps-4x8": ({}, {"tile_warps": "4x8"}),
     "warps-8x4": ({}, {"tile_warps": "8x4"}),
     "two-buffers": ({}, {"tile_buffers": 2}),
+    "unrolled": ({}, {"tile_unroll": True}),
     "untransposed": ({"untranspose": True}, {}),
-    "all": ({"untranspose": True}, {"tile_index": "i32", "tile_warps": "4x8", "tile_buffers": 2}),
+    "all": ({"untranspose": True}, {"tile_index": "i32", "tile_warps": "4x8", "tile_buffers": 2, "tile_unroll": True}),
 }
 """Each variant's soac-tile options and lowering options."""
 
