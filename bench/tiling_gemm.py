@@ -41,10 +41,14 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "untranspose+warps4x8+buffers2": ({"untranspose": True}, {"tile_warps": "4x8", "tile_buffers": 2}),
     "untranspose+warps4x8+unroll": ({"untranspose": True}, {"tile_warps": "4x8", "tile_unroll": True}),
     "chunk16+untranspose+warps4x8": ({"chunk": 16, "untranspose": True}, {"tile_warps": "4x8"}),
+    "reg8x16": ({"reg_d1": 16}, {}),
+    "reg8x16+untranspose+warps4x8": ({"reg_d1": 16, "untranspose": True}, {"tile_warps": "4x8"}),
+    "block128x256+reg8x16+warps4x8": ({"block_d1": 256, "reg_d1": 16}, {"tile_warps": "4x8"}),
 }
 """Each variant's soac-tile options and soac-to-kernel options. `default`: soac's defaults (on the nvidia target
 32-bit indices where the sizes fit, as `i32` forces on any target); `i64`: the 64-bit kernels alone (the default
-before `tile-index`); the others on top of the default."""
+before `tile-index`); the others on top of the default (`reg8x16`: 128 x 128 blocks of 128 work-items, each 8 x 16
+results; `block128x256+reg8x16`: 256 work-items of 8 x 16 results)."""
 
 
 def timed(program: Program) -> list[tuple[str, cl.Event]]:

@@ -1,6 +1,6 @@
 """The tiled kernel's variants on OpenCL (PoCL, the `generic` target, which has local tiles) against numpy: 32-bit
 index versions (`tile-index=i32`), warp sub-tiles (`tile-warps`), alternating local tiles (`tile-buffers=2`), unrolled
-folds (`tile-unroll`) and reads
+folds (`tile-unroll`), rectangular register blocks (`soac-tile{reg-d1}`) and reads
 of `b` for `transpose b` (`soac-tile{untranspose}`), at awkward sizes (1, primes, a block or a chunk plus or minus one)
 for f32, f64 and i32; and that the host launches the 32-bit version where the sizes fit, the 64-bit one elsewhere."""
 
@@ -30,6 +30,7 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "warps-8x4": ({}, {"tile_warps": "8x4"}),
     "two-buffers": ({}, {"tile_buffers": 2}),
     "unrolled": ({}, {"tile_unroll": True}),
+    "rectangular": ({"block_d1": 64, "reg_d1": 8}, {"tile_warps": "4x8"}),
     "untransposed": ({"untranspose": True}, {}),
     "all": ({"untranspose": True}, {"tile_index": "i32", "tile_warps": "4x8", "tile_buffers": 2, "tile_unroll": True}),
 }
