@@ -33,8 +33,9 @@ as `soac-tile{untranspose}` makes) is copied 4 elements of a row at a time where
 
 Variants (soac-to-kernel options, for timing on GPUs; tests/filecheck/lowering/tiled-variants.mlir):
 `tile-index` adds a 32-bit version launched where every index fits (`index_width.py`; the nvidia
-target's default), `tile-warps` places the work-items warp by warp (`thread_place`), and
-`tile-buffers=2` alternates two tiles per read with one barrier a chunk (`fold_chunks_alternating`).
+target's default), `tile-warps` places the work-items warp by warp (`thread_place`),
+`tile-buffers=2` alternates two tiles per read with one barrier a chunk (`fold_chunks_alternating`),
+and `tile-unroll` unrolls the fold of each full chunk.
 """
 
 from __future__ import annotations
@@ -254,7 +255,10 @@ class TiledKernel:
         (with the slices of a split reduction) and the launch's work-items."""
         hm = self.lw.m
         pad = hm.c(max(self.sizes.block) + 2 * self.sizes.chunk + GLOBAL_VECTOR)
-        padded = lambda sizes: hm.product([hm.add(d, pad) for d in sizes])  # noqa: E731
+
+        def padded(sizes: Sequence[SSAValue]) -> SSAValue:
+            return hm.product([hm.add(d, pad) for d in sizes])
+
         bounds = [padded(self.lw.array(a).dims) for a in self.op.reads]
         results = padded(host.dims)
         if host.slices is not None and host.slice_length is not None:
