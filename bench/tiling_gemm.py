@@ -1,7 +1,8 @@
 """SGEMM: the tiled kernel's variants against cuBLAS (torch.matmul and cupy.matmul, TF32 off) in one run.
 
     python bench/tiling_gemm.py [--gemm-shapes 2048,4096] [--runs 10] [--device gpu] [--gemm-variants default,i64,...]
-                                [--target generic] [--json FILE]
+                                [--gemm-extra 'chunk=16 untranspose=true | tile-buffers=2' ...] [--target generic]
+                                [--json FILE]
 
     (also: python bench/tiling.py --only gemm, with the same options)
 
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
+from soac.lowering.conversion.options import parse_option
 from soac.lowering.runtime import Program, compile_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,6 +53,21 @@ before `tile-index`); the others on top of the default (`reg8x16`: 128 x 128 blo
 results; `block128x256+reg8x16`: 256 work-items of 8 x 16 results)."""
 
 
+def parse_variant(text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A variant written `soac-tile options | soac-to-kernel options`, each `name=value` separated by spaces
+    (`chunk=16 untranspose=true | tile-warps=4x8 tile-buffers=2`)."""
+    tile_text, _, lowering_text = text.partition("|")
+    tile: dict[str, Any] = {}
+    for item in tile_text.split():
+        name, _, value = item.partition("=")
+        tile[name.replace("-", "_")] = value.lower() == "true" if value.lower() in ("true", "false") else int(value)
+    lowering = {}
+    for item in lowering_text.split():
+        name, _, value = item.partition("=")
+        lowering[name.replace("-", "_")] = parse_option(name.replace("-", "_"), value)
+    return tile, lowering
+
+
 def timed(program: Program) -> list[tuple[str, cl.Event]]:
     """Make `program` launch on a profiling queue and record each kernel's name and event."""
     program.queue = cl.CommandQueue(program.context, program.device, properties=cl.command_queue_properties.PROFILING_ENABLE)
@@ -69,14 +86,18 @@ def timed(program: Program) -> list[tuple[str, cl.Event]]:
 
 
 def bench_gemm(options: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    variants = dict(VARIANTS)
     chosen = options.gemm_variants.split(",") if options.gemm_variants else list(VARIANTS)
     if unknown := [v for v in chosen if v not in VARIANTS]:
         raise SystemExit(f"unknown variants {unknown}: expected some of {', '.join(VARIANTS)}")
+    for text in options.gemm_extra or []:
+        variants[text] = parse_variant(text)
+        chosen.append(text)
     shapes = [int(s) for s in options.gemm_shapes.split(",")]
     extra = {"target": options.target} if options.target else {}
     programs = {}
     for label in chosen:
-        tile, lowering = VARIANTS[label]
+        tile, lowering = variants[label]
         module = flattened("matmul.mlir", tile)
         program = compile_module(module, options.device, **extra, **lowering)
         programs[label] = (program, timed(program), outer_version(module))
@@ -120,6 +141,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of this benchmark, also `bench/tiling.py --only gemm`'s."""
     parser.add_argument("--gemm-shapes", default="2048,4096", help="comma-separated n (n x n times n x n)")
     parser.add_argument("--gemm-variants", default=None, help=f"comma-separated, of: {', '.join(VARIANTS)} (default: all)")
+    parser.add_argument(
+        "--gemm-extra",
+        action="append",
+        help="another variant: 'soac-tile options | soac-to-kernel options' ('chunk=16 | tile-buffers=2'); repeatable",
+    )
 
 
 def main() -> None:
