@@ -15,7 +15,7 @@ their elements, which the flattening rules take. `soac-coalesce` (reads through 
 H200 it made batched 16x16 products slower (see bench/RESULTS.md).
 The lowering pipeline that follows it (soac-to-kernel and its steps) is `soac.lowering.conversion.pipeline`'s."""
 
-TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile,soac-small-intra"
+TILED_PIPELINE = f"{DEFAULT_PIPELINE},soac-tile{{untranspose=true}},soac-small-intra"
 """The standard pipeline for targets whose work-groups share local memory (GPUs): `DEFAULT_PIPELINE`, then block and
 register tiling of the thread-level nests that reuse what they read (`soac-tile`), and the intra-group version of
 nests over many small blocks, staged in local memory (`soac-small-intra`: batches of small matrix products). Both

@@ -601,7 +601,9 @@ class TiledKernel:
     def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue, buffer: SSAValue | None = None) -> list[SSAValue]:
         m = self.kb.m
         starts = {r: self.buffer_start(shared, buffer) for r, shared in self.tiles.items()}
-        unroll = self.lw.options.tile_unroll and m.constant_of(length) is not None  # a full chunk (`tile-unroll`)
+        choice = self.lw.options.tile_unroll
+        wanted = choice == "on" or (choice == "auto" and self.rank == 2)
+        unroll = wanted and m.constant_of(length) is not None  # a full chunk (`tile-unroll`)
         step = lambda kk, acc: self.fold_step(c0, kk, acc, starts)  # noqa: E731
         return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", step, unroll=unroll)
 

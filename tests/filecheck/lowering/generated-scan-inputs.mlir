@@ -13,12 +13,18 @@
 // LOOKBACK:         kernel.launch @main_scan_lookback_0(%xs, %xs_d0, %fresh, %count, %status, %{{.*}}, %tickets, %final :
 // LOOKBACK-NOT:     kernel.launch
 // LOOKBACK:       kernel.func @main_scan_lookback_0(
+// LOOKBACK:         %staged = kernel.local_alloc 8192 : !kernel.buffer<local, i32>
 // LOOKBACK:         %x{{.*}} = kernel.vector_load %xs[%[[BASE:.*]]] width 4 align 16
 // LOOKBACK-NEXT:    %{{.*}} = arith.index_cast %[[BASE]] : index to i32
 // LOOKBACK:         scf.if %full {
-// LOOKBACK-NEXT:      %{{.*}} = kernel.load %xs[%[[AT:.*]]] : !kernel.buffer<global, i32> -> i32
+// LOOKBACK:           %{{.*}} = kernel.load %xs[%[[AT:.*]]] : !kernel.buffer<global, i32> -> i32
 // LOOKBACK-NEXT:      %[[ROW:.*]] = arith.index_cast %[[AT]] : index to i32
 // LOOKBACK:           %{{.*}} = arith.cmpi eq, %[[ROW]], %final : i32
+// LOOKBACK:           kernel.store %{{.*}}, %staged[%{{.*}}] : i32, !kernel.buffer<local, i32>
+// LOOKBACK:         kernel.barrier local
+// LOOKBACK-NEXT:    scf.for %e = %tid to %{{.*}} step %{{.*}} {
+// LOOKBACK-NEXT:      %[[PLACE:place.*]] = arith.addi
+// LOOKBACK:           kernel.store %{{.*}}, %fresh[%[[PLACE]]] : i32, !kernel.buffer<global, i32>
 // LOOKBACK-NOT:     kernel.func @main_iota
 
 // CHUNKED-LABEL: func.func @main(

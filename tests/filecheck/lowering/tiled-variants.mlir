@@ -3,7 +3,7 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64}' | filecheck %s --check-prefix=WIDE
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-warps=4x8}' | filecheck %s --check-prefix=WARPS
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-buffers=2}' | filecheck %s --check-prefix=BUFFERS
-// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-unroll=true}' -t opencl | filecheck %s --check-prefix=UNROLL
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-unroll=on}' -t opencl | filecheck %s --check-prefix=UNROLL
 
 // The tiled kernel's variants (bench/tiling.py --gemm times them). On the nvidia target (`tile-index=auto`) the
 // tiled kernel and the tiled transpose each get a 32-bit version (`index_bitwidth 32`: `int` indices in OpenCL C),

@@ -29,10 +29,10 @@ VARIANTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "warps-4x8": ({}, {"tile_warps": "4x8"}),
     "warps-8x4": ({}, {"tile_warps": "8x4"}),
     "two-buffers": ({}, {"tile_buffers": 2}),
-    "unrolled": ({}, {"tile_unroll": True}),
+    "unrolled": ({}, {"tile_unroll": "on"}),
     "rectangular": ({"block_d1": 64, "reg_d1": 8}, {"tile_warps": "4x8"}),
     "untransposed": ({"untranspose": True}, {}),
-    "all": ({"untranspose": True}, {"tile_index": "i32", "tile_warps": "4x8", "tile_buffers": 2, "tile_unroll": True}),
+    "all": ({"untranspose": True}, {"tile_index": "i32", "tile_warps": "4x8", "tile_buffers": 2, "tile_unroll": "on"}),
 }
 """Each variant's soac-tile options and lowering options."""
 
