@@ -118,6 +118,14 @@ class LoweringOptions:
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
+    small_tile_rows: int = 2
+    """Rows of the block of results each work-item of a staged batch of small products keeps in registers
+    (soac-small-intra's nests: `strategies/register_tiles.py`); its rows lie `ceil(n / rows)` apart."""
+    small_tile_cols: int = 2
+    """Columns of that block, `ceil(m / cols)` apart (neighbouring work-items take neighbouring columns)."""
+    small_batches: int = 0
+    """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
+    (a group of 256 takes 4 batches of 16 x 16 in 2 x 2 blocks), always as many as the local memory holds."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
     chunk_align: int = 16
@@ -140,7 +148,8 @@ class LoweringOptions:
             raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
         if self.scan_items % 4:
             raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
-        for name in ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align"):
+        positive = ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align", "small_tile_rows")
+        for name in (*positive, "small_tile_cols"):
             if getattr(self, name) == 0:
                 raise ValueError(f"soac-to-kernel: {name.replace('_', '-')} must be positive")
 

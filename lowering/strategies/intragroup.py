@@ -41,15 +41,28 @@ from collections.abc import Sequence
 from soac import dialect as soac
 from soac.dialect import defined_inside
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
+from soac.lowering.conversion.kernel_builder import (
+    HostArray,
+    IndexMath,
+    KernelBuilder,
+    KValue,
+    View,
+    index_problem,
+    tensor_element,
+)
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
 from soac.lowering.strategies.group_code import commutes
+from soac.lowering.strategies.register_tiles import RegisterTiles, product_nest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
+PACKED_LOCAL_BYTES = 32 * 1024
+"""Local memory the staged rows of a packed group-level segmap take together where they may take more than
+`STAGED_CAPACITY` elements each (soac-small-intra's `MAX_STAGED_BYTES`): room for 4 batches of 32 x 32 f32 products,
+or 16 of 16 x 16, when its work-items take blocks of results."""
 STAGED_PROBLEM = f"a staged row of {{0}} elements does not fit the {soac.STAGED_CAPACITY} of local memory it is given"
 
 
@@ -70,6 +83,13 @@ def _shareable(op: Operation) -> bool:
         return False
     yielded = list(op.body.block.last_op.operands)  # pyright: ignore[reportOptionalMemberAccess]
     return not any(isinstance(v.type, TensorType) for v in yielded)
+
+
+def packed_capacity(elements: Sequence[Attribute]) -> int:
+    """Elements of each staged row's local array in a packed segmap: `PACKED_LOCAL_BYTES` shared among the rows, but
+    never fewer than a row may hold (`STAGED_CAPACITY`)."""
+    row_bytes = sum(max(1, getattr(element, "bitwidth", 64) // 8) for element in elements)
+    return max(soac.STAGED_CAPACITY, PACKED_LOCAL_BYTES // max(row_bytes, 1))
 
 
 class GroupSegmap:
@@ -150,10 +170,12 @@ class GroupSegmap:
         self, staged: list[soac.IndexOp], invariant: list[Operation], inner: soac.SegmapOp, out_views: Sequence[View]
     ) -> None:
         """A work-group takes `per` consecutive elements at a time, as many as its work-items cover (a batch of
-        8 x 8 products: 4 per group of 256) and their staged rows fit local memory: the group copies the rows of
-        all of them (one contiguous range per array), then its work-items take the positions of all the inner
-        segmaps in turn, writing the results in place."""
-        kb, m, inliner = self.kb, self.m, self.inliner
+        8 x 8 products: 4 per group of 256; the `small-batches` option sets it) and their staged rows fit local
+        memory: the group copies the rows of all of them (one contiguous range per array), then its work-items take
+        the positions of all the inner segmaps in turn, writing the results in place. Where the inner segmap is a
+        `ProductNest` (a batch of small products), a work-item's position is a block of results it keeps in
+        registers (`register_tiles.py`)."""
+        kb, m, inliner, options = self.kb, self.m, self.inliner, self.lw.options
         arg = self.op.body.block.args[0]
         inliner.bounds.update(zip(self.op.body.block.args, self.op.dims))
         count = kb.scalar(self.count)
@@ -161,23 +183,30 @@ class GroupSegmap:
             inliner.emit(other)
         dims = [inliner.checked_size(inner, inliner.scalar(d), "dimension") for d in inner.dims]
         inner_count = m.product(dims, "inner_count")
+        nest = product_nest(inner)
+        tiles = RegisterTiles(kb, inliner, nest, dims, options.small_tile_rows, options.small_tile_cols) if nest else None
+        item_dims = tiles.item_dims if tiles else dims
+        items = m.max(m.product(item_dims, "items"), m.c(1))
         views = [inliner.view(row.array) for row in staged]
         blocks = [m.product(view.dims[1:], "block") for view in views]
-        per = m.div(self.G, m.max(inner_count, m.c(1)), "per")
-        capacity = m.c(soac.STAGED_CAPACITY)
+        capacity = packed_capacity([view.element for view in views])
+        per = m.c(options.small_batches) if options.small_batches else m.div(self.G, items, "per")
         for block in blocks:
-            per = m.min(per, m.div(capacity, m.max(block, m.c(1))))
+            per = m.min(per, m.div(m.c(capacity), m.max(block, m.c(1))))
         per = m.max(per, m.c(1), "per")
         locals_ = [
-            self.local_array(view.element, f"{row.result.name_hint or 'row'}_local", soac.STAGED_CAPACITY)
-            for row, view in zip(staged, views)
+            self.local_array(view.element, f"{row.result.name_hint or 'row'}_local", capacity) for row, view in zip(staged, views)
         ]
-        divisor = m.max(inner_count, m.c(1))
+        inliner.read_only.update(locals_)
+        for row, view in zip(staged, views):  # every element's row read, checked once: the first past the end fails
+            if view.dims[0] is not count:
+                kb.check(m.cmp(count, view.dims[0], "ule", "in_bounds"), row, index_problem(0), [view.dims[0]] * 2)
+                inliner.limits[arg] = [*inliner.limits.get(arg, []), view.dims[0]]
 
         def place(p: SSAValue) -> list[SSAValue]:
-            """The element of the pack and the indices in its inner segmap of position `p`."""
-            at = m.rem(p, divisor, "at")
-            return [m.div(p, divisor, "element"), *m.unflatten(at, dims, [None] * len(dims))]
+            """The element of the pack and the work-item's indices in `item_dims` of position `p`."""
+            at = m.rem(p, items, "at")
+            return [m.div(p, items, "element"), *m.unflatten(at, item_dims, [None] * len(item_dims))]
 
         mine = place(self.t)  # every work-item's first position, the same in every pack: divided once
         index = IndexType()
@@ -187,19 +216,7 @@ class GroupSegmap:
             n = m.min(per, m.sub(count, first), "pack")
             inliner.env[arg] = m.sub(m.add(first, n), m.c(1))
             for row, view, block, local in zip(staged, views, blocks, locals_):
-                inliner.emit(row)  # the checks of the pack's last row: index in bounds
-                fits = m.cmp(m.mul(n, block), capacity, "ule", "fits_local")
-                kb.check(fits, row, STAGED_PROBLEM, [m.mul(n, block)])
-                available = m.select(m.cmp(first, view.dims[0], "ult"), m.sub(view.dims[0], first), m.c(0))
-                total = m.select(fits, m.mul(m.min(n, available), block), m.c(0))
-                base = m.add(view.offset, m.mul(first, block))
-                source = View(view.buffer, base, [total], view.element)
-
-                def copy(e: SSAValue, _: list[SSAValue], source: View = source, local: SSAValue = local) -> list[SSAValue]:
-                    kb.b.insert(StoreOp(kb.load(source, e), local, e))
-                    return []
-
-                kb.for_loop(self.t, total, self.G, [], "e", copy)
+                self.stage_pack(row, view, block, local, first, n)
             self.barrier(global_=False)
 
             def position(p: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -208,15 +225,36 @@ class GroupSegmap:
                 inliner.env[arg] = m.add(first, e)
                 for row, view, block, local in zip(staged, views, blocks, locals_):
                     inliner.env[row.result] = View(local, m.mul(e, block), list(view.dims[1:]), view.element)
-                flat = m.add(m.mul(first, inner_count), p)
+                element_first = m.mul(m.add(first, e), inner_count)
+                if tiles is not None:
+                    tiles.compute(indices, element_first, out_views)
+                    return []
+                flat = m.add(element_first, m.row_major(indices, dims))
                 for value, out in zip(inliner.inline(inner.body, indices), out_views):
                     kb.write_row(value, out, flat)
                 return []
 
-            kb.for_loop(self.t, m.mul(n, inner_count), self.G, [], "p", position)
+            kb.for_loop(self.t, m.mul(n, items), self.G, [], "p", position)
             return []
 
         kb.for_loop(m.mul(self.g, per), count, m.mul(self.num_groups, per), [], "first", pack)
+
+    def stage_pack(self, row: soac.IndexOp, view: View, block: SSAValue, local: SSAValue, first: SSAValue, n: SSAValue) -> None:
+        """The group copies the staged rows `first ... first + n - 1` of `view` (each of `block` elements) into
+        `local`, neighbouring work-items loading neighbouring elements."""
+        kb, m = self.kb, self.m
+        self.inliner.emit(row)  # the pack's last row (its index checked before the loop)
+        fits = m.cmp(block, m.c(soac.STAGED_CAPACITY), "ule", "fits_local")
+        kb.check(fits, row, STAGED_PROBLEM, [block])
+        available = m.select(m.cmp(first, view.dims[0], "ult"), m.sub(view.dims[0], first), m.c(0))
+        total = m.select(fits, m.mul(m.min(n, available), block), m.c(0))
+        source = View(view.buffer, m.add(view.offset, m.mul(first, block)), [total], view.element)
+
+        def copy(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            kb.b.insert(StoreOp(kb.load(source, e), local, e))
+            return []
+
+        kb.for_loop(self.t, total, self.G, [], "e", copy)
 
     # -- the lambda ----------------------------------------------------------------
 
