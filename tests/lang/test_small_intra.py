@@ -128,3 +128,81 @@ def test_a_batch_index_out_of_bounds_fails_at_the_users_read_in_every_version() 
             compiled.run((a, b), version, False)
         messages.add(str(error.value))
     assert len(messages) == 1
+
+
+SIZES = [1, 3, 8, 15, 16, 17, 32]
+BATCHES = [1, 7, 65]
+BLOCKS = [
+    {},
+    {"small-tile-rows": 1, "small-tile-cols": 1},
+    {"small-tile-rows": 4, "small-tile-cols": 1},
+    {"small-tile-rows": 1, "small-tile-cols": 4},
+    {"small-tile-rows": 3, "small-tile-cols": 2, "small-batches": 3},
+    {"small-tile-rows": 4, "small-tile-cols": 4},
+    {"small-batches": 1},
+]
+"""Register tiles of the staged version (`strategies/register_tiles.py`): the default 2 x 2, one result per work-item,
+columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (16 batches of 16 x 16
+in a group: the 16 KiB of local memory each array has), one batch per group."""
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: ",".join(f"{k}={v}" for k, v in b.items()) or "default")
+def test_register_tiles_of_every_shape(form: str, block: dict[str, int]) -> None:
+    """The staged version with each block of results per work-item, over square products of every size and odd
+    batch counts: partial blocks at the edges, partial packs of batches."""
+    f = sl.jit(FORMS[form], lowering={**GENERIC, **block}, pipeline=TILED_PIPELINE)
+    rng = np.random.default_rng(40)
+    for n in SIZES:
+        for q in BATCHES:
+            a, b = operands((q, n, n, n), np.float32, rng)
+            got = f.specialize(a, b).run((a, b), STAGED, False)
+            np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-4, err_msg=f"{q} x {n} x {n}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_every_version_of_every_size(form: str, dtype: type) -> None:
+    """Every version forced, for n = 1 ... 32 (square, and n x n times n x (n + 1)), 1, 7 and 65 batches."""
+    f = sl.jit(FORMS[form], lowering=GENERIC, pipeline=TILED_PIPELINE)
+    rng = np.random.default_rng(41)
+    tolerance = {np.float32: 1e-4, np.float64: 1e-12, np.int32: 0}[dtype]
+    for n in SIZES:
+        for q in BATCHES:
+            for shape in [(q, n, n, n), (q, n, n, n + 1)]:
+                a, b = operands(shape, dtype, rng)
+                compiled = f.specialize(a, b)
+                for name, version in VERSIONS.items():
+                    got = compiled.run((a, b), version, False)
+                    assert got.dtype == dtype
+                    np.testing.assert_allclose(got, np.matmul(a, b), rtol=tolerance, atol=tolerance, err_msg=f"{shape} {name}")
+
+
+def with_row_sums(a: Any, b: Any) -> Any:
+    """`c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j] + a[q,j,k]`: each result of a work-item's block reads a row of its own
+    besides the shared ones."""
+    q, n, k = a.shape
+    ks = sl.iota(k)
+
+    def entry(p: Any, i: Any, j: Any) -> Any:
+        return sl.sum(sl.map(lambda s: a[p, i, s] * b[p, s, j] + a[p, j, s], ks))
+
+    return sl.map(lambda p: sl.map(lambda i: sl.map(lambda j: entry(p, i, j), sl.iota(n)), sl.iota(n)), sl.iota(q))
+
+
+def test_register_tiles_keep_each_results_own_reads() -> None:
+    f = sl.jit(with_row_sums, lowering={**GENERIC, "small-tile-rows": 2, "small-tile-cols": 3}, pipeline=TILED_PIPELINE)
+    rng = np.random.default_rng(42)
+    for shape in [(7, 5, 5, 5), (3, 16, 16, 16)]:
+        a, b = operands(shape, np.int32, rng)
+        compiled = f.specialize(a, b)
+        assert compiled.optimized_text.count("{staged}") == 2
+        expected = np.matmul(a, b) + a.sum(axis=2)[:, None, :]
+        for name, version in VERSIONS.items():
+            np.testing.assert_array_equal(compiled.run((a, b), version, False), expected, err_msg=f"{shape} {name}")
+
+
+def test_register_tile_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="small-tile-cols must be positive"):
+        sl.jit(transposed, lowering={**GENERIC, "small-tile-cols": 0})
