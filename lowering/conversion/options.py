@@ -125,7 +125,8 @@ class LoweringOptions:
     """Columns of that block, `ceil(m / cols)` apart (neighbouring work-items take neighbouring columns)."""
     small_batches: int = 0
     """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
-    (a group of 256 takes 4 batches of 16 x 16 in 2 x 2 blocks), always as many as the local memory holds."""
+    (a group of 256 takes 4 batches of 16 x 16 in 2 x 2 blocks) and 1024 elements of local memory per staged array
+    hold. A number also sizes the local memory for that many (up to 32 KiB in all: `intragroup.PACKED_LOCAL_BYTES`)."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
     chunk_align: int = 16

@@ -60,9 +60,10 @@ from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
 PACKED_LOCAL_BYTES = 32 * 1024
-"""Local memory the staged rows of a packed group-level segmap take together where they may take more than
-`STAGED_CAPACITY` elements each (soac-small-intra's `MAX_STAGED_BYTES`): room for 4 batches of 32 x 32 f32 products,
-or 16 of 16 x 16, when its work-items take blocks of results."""
+"""The most local memory the staged rows of a packed group-level segmap take together where `small-batches` asks for
+more batches than `STAGED_CAPACITY` elements per row hold (soac-small-intra's `MAX_STAGED_BYTES`): 16 batches of
+16 x 16 f32 products, or 4 of 32 x 32. Without it each row gets `STAGED_CAPACITY` elements, 8 KiB for two f32 rows:
+eight groups of 256 fit an SM (all 1024 groups of a launch resident on an H100), four would not."""
 STAGED_PROBLEM = f"a staged row of {{0}} elements does not fit the {soac.STAGED_CAPACITY} of local memory it is given"
 
 
@@ -85,11 +86,12 @@ def _shareable(op: Operation) -> bool:
     return not any(isinstance(v.type, TensorType) for v in yielded)
 
 
-def packed_capacity(elements: Sequence[Attribute]) -> int:
-    """Elements of each staged row's local array in a packed segmap: `PACKED_LOCAL_BYTES` shared among the rows, but
-    never fewer than a row may hold (`STAGED_CAPACITY`)."""
+def packed_capacity(elements: Sequence[Attribute], batches: int) -> int:
+    """Elements of each staged row's local array in a packed segmap: `STAGED_CAPACITY`, or room for `batches` rows of
+    that size (the `small-batches` option) where `PACKED_LOCAL_BYTES` holds them."""
     row_bytes = sum(max(1, getattr(element, "bitwidth", 64) // 8) for element in elements)
-    return max(soac.STAGED_CAPACITY, PACKED_LOCAL_BYTES // max(row_bytes, 1))
+    wanted = batches * soac.STAGED_CAPACITY
+    return max(soac.STAGED_CAPACITY, min(wanted, PACKED_LOCAL_BYTES // max(row_bytes, 1)))
 
 
 class GroupSegmap:
@@ -189,7 +191,7 @@ class GroupSegmap:
         items = m.max(m.product(item_dims, "items"), m.c(1))
         views = [inliner.view(row.array) for row in staged]
         blocks = [m.product(view.dims[1:], "block") for view in views]
-        capacity = packed_capacity([view.element for view in views])
+        capacity = packed_capacity([view.element for view in views], options.small_batches)
         per = m.c(options.small_batches) if options.small_batches else m.div(self.G, items, "per")
         for block in blocks:
             per = m.min(per, m.div(m.c(capacity), m.max(block, m.c(1))))

@@ -139,11 +139,12 @@ BLOCKS = [
     {"small-tile-rows": 1, "small-tile-cols": 4},
     {"small-tile-rows": 3, "small-tile-cols": 2, "small-batches": 3},
     {"small-tile-rows": 4, "small-tile-cols": 4},
+    {"small-tile-rows": 4, "small-tile-cols": 4, "small-batches": 16},
     {"small-batches": 1},
 ]
 """Register tiles of the staged version (`strategies/register_tiles.py`): the default 2 x 2, one result per work-item,
-columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (16 batches of 16 x 16
-in a group: the 16 KiB of local memory each array has), one batch per group."""
+columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (as many batches as 1024
+elements of local memory per array hold; 16 batches: the 16 KiB `small-batches=16` gives each), one batch per group."""
 
 
 @pytest.mark.parametrize("form", FORMS)

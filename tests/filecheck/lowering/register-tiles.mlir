@@ -5,7 +5,7 @@
 // results in registers (2 x 2 by default, rows and columns tile_rows and tile_cols apart), reading a row of
 // a_block and a column of b_block once per step into registers; the reads with the step's index are checked once,
 // before the loop (b_block's k against the width: the loop's bound), none inside it; results past the edge are not
-// written. Several batches per group: as many as 256 work-items cover, as the 16 KiB of each staged array hold.
+// written. Several batches per group: as many as 256 work-items cover and 1024 elements of each staged array hold.
 
 func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -39,8 +39,8 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 }
 
 // CHECK-LABEL: __kernel void products_segmap_group_0(
-// CHECK-DAG:     __local float b_block_local[4096];
-// CHECK-DAG:     __local float a_block_local[4096];
+// CHECK-DAG:     __local float b_block_local[1024];
+// CHECK-DAG:     __local float a_block_local[1024];
 // CHECK:         const long tile_rows = (long)((ulong)v_1 / (ulong)2L);
 // CHECK:         const long tile_cols = (long)((ulong)v_3 / (ulong)2L);
 // CHECK-NEXT:    const long items = tile_rows * tile_cols;
@@ -79,10 +79,12 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // CHECK:             if ({{.*}}) {
 // CHECK-NEXT:          c[{{.*}}] = zero_3;
 
-// A 4 x 1 block (rows tile_rows apart, every column a work-item of its own), 2 batches per group: four rows of
-// a_block and one column of b_block read per step.
+// A 4 x 1 block (rows tile_rows apart, every column a work-item of its own), 2 batches per group (local memory for
+// two rows of 1024 elements each): four rows of a_block and one column of b_block read per step.
 
 // ROWS-LABEL: __kernel void products_segmap_group_0(
+// ROWS-DAG:     __local float b_block_local[2048];
+// ROWS-DAG:     __local float a_block_local[2048];
 // ROWS:         const long tile_rows = (long)((ulong)v_1 / (ulong)4L);
 // ROWS-NEXT:    const long items = tile_rows * b_d2;
 // ROWS:         const long {{.*}} = (ulong)2L < (ulong){{.*}} ? 2L : {{.*}};

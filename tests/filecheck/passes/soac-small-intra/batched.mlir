@@ -66,8 +66,8 @@ func.func @transposed(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x
 // CHECK:           soac.index %bt[
 
 // KERNEL-LABEL: kernel.func @transposed_segmap_group
-// KERNEL-DAG:     %a_block_local = kernel.local_alloc 4096 : !kernel.buffer<local, f32>
-// KERNEL-DAG:     %b_block_local = kernel.local_alloc 4096 : !kernel.buffer<local, f32>
+// KERNEL-DAG:     %a_block_local = kernel.local_alloc 1024 : !kernel.buffer<local, f32>
+// KERNEL-DAG:     %b_block_local = kernel.local_alloc 1024 : !kernel.buffer<local, f32>
 // KERNEL:         kernel.store %{{.*}}, %a_block_local[%{{.*}}]
 // KERNEL:         kernel.store %{{.*}}, %b_block_local[%{{.*}}]
 // KERNEL:         kernel.barrier local
