@@ -20,7 +20,7 @@ The staged version's kernel gives each work-item an R x C block of results in re
 batches (`strategies/register_tiles.py`; soac-to-kernel's `small-tile-rows`, `small-tile-cols`, `small-batches`).
 `--blocks` and `--per-group` time the staged version of each combination (`staged 4x1/8`: 4 x 1 blocks, 8 batches per
 group; `auto`: as many as the group's 256 work-items cover), each compiled with those options and checked against
-numpy; the first combination is the one the other versions are compiled with (the defaults: `2x2`, `0`).
+numpy; the first combination is the one the other versions are compiled with (the defaults: `4x1`, `0`).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def main() -> None:
         help="standard: soac.lang's for the device (tiled on GPUs); tiled: TILED_PIPELINE everywhere",
     )
     parser.add_argument("--target", default=None, help="soac-to-kernel's target (generic: GPU kernels on PoCL)")
-    parser.add_argument("--blocks", default="2x2", help="register blocks RxC of the staged version, comma-separated")
+    parser.add_argument("--blocks", default="4x1", help="register blocks RxC of the staged version, comma-separated")
     parser.add_argument("--per-group", default="0", help="batches per work-group of the staged version (0: auto)")
     parser.add_argument("--out", default=None, help="also write the table to this file")
     args = parser.parse_args()

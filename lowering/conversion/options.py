@@ -118,14 +118,16 @@ class LoweringOptions:
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
-    small_tile_rows: int = 2
+    small_tile_rows: int = 4
     """Rows of the block of results each work-item of a staged batch of small products keeps in registers
-    (soac-small-intra's nests: `strategies/register_tiles.py`); its rows lie `ceil(n / rows)` apart."""
-    small_tile_cols: int = 2
+    (soac-small-intra's nests: `strategies/register_tiles.py`); its rows lie `ceil(n / rows)` apart. 4 x 1 by default:
+    a warp then reads one or two rows of `a` (broadcasts) and 16 or 32 neighbouring columns of `b` per step, with no
+    bank conflicts at n = 16 and 32 (2 x 2 reads four rows 16 words apart: two-way conflicts)."""
+    small_tile_cols: int = 1
     """Columns of that block, `ceil(m / cols)` apart (neighbouring work-items take neighbouring columns)."""
     small_batches: int = 0
     """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
-    (a group of 256 takes 4 batches of 16 x 16 in 2 x 2 blocks) and 1024 elements of local memory per staged array
+    (a group of 256 takes 4 batches of 16 x 16 in 4 x 1 blocks) and 1024 elements of local memory per staged array
     hold. A number also sizes the local memory for that many (up to 32 KiB in all: `intragroup.PACKED_LOCAL_BYTES`)."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""

@@ -134,15 +134,15 @@ SIZES = [1, 3, 8, 15, 16, 17, 32]
 BATCHES = [1, 7, 65]
 BLOCKS = [
     {},
+    {"small-tile-rows": 2, "small-tile-cols": 2},
     {"small-tile-rows": 1, "small-tile-cols": 1},
-    {"small-tile-rows": 4, "small-tile-cols": 1},
     {"small-tile-rows": 1, "small-tile-cols": 4},
     {"small-tile-rows": 3, "small-tile-cols": 2, "small-batches": 3},
     {"small-tile-rows": 4, "small-tile-cols": 4},
     {"small-tile-rows": 4, "small-tile-cols": 4, "small-batches": 16},
     {"small-batches": 1},
 ]
-"""Register tiles of the staged version (`strategies/register_tiles.py`): the default 2 x 2, one result per work-item,
+"""Register tiles of the staged version (`strategies/register_tiles.py`): the default 4 x 1, 2 x 2, one result per work-item,
 columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (as many batches as 1024
 elements of local memory per array hold; 16 batches: the 16 KiB `small-batches=16` gives each), one batch per group."""
 

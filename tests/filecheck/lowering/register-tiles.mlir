@@ -1,8 +1,9 @@
-// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-tile-rows=2 small-tile-cols=2}' -t opencl | filecheck %s
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s --check-prefix=DEFAULT
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-tile-rows=4 small-tile-cols=1 small-batches=2}' -t opencl | filecheck %s --check-prefix=ROWS
 
 // soac-small-intra's staged batch of products (a[q] n x k times b[q] k x m): each work-item computes a block of
-// results in registers (2 x 2 by default, rows and columns tile_rows and tile_cols apart), reading a row of
+// results in registers (here 2 x 2, rows and columns tile_rows and tile_cols apart), reading a row of
 // a_block and a column of b_block once per step into registers; the reads with the step's index are checked once,
 // before the loop (b_block's k against the width: the loop's bound), none inside it; results past the edge are not
 // written. Several batches per group: as many as 256 work-items cover and 1024 elements of each staged array hold.
@@ -92,3 +93,15 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // ROWS-COUNT-4:   = a_block_local[
 // ROWS-NOT:       _local[
 // ROWS:         }
+
+// By default 4 x 1 blocks, as many batches as the group's 256 work-items cover.
+
+// DEFAULT-LABEL: __kernel void products_segmap_group_0(
+// DEFAULT-DAG:     __local float b_block_local[1024];
+// DEFAULT:         const long tile_rows = (long)((ulong)v_1 / (ulong)4L);
+// DEFAULT-NEXT:    const long items = tile_rows * b_d2;
+// DEFAULT:         const long per = (long)((ulong)256L / (ulong){{.*}});
+// DEFAULT:         for (long l = 0L; l < bound; l++) {
+// DEFAULT-COUNT-4:   = a_block_local[
+// DEFAULT-NOT:       _local[
+// DEFAULT:         }
