@@ -217,8 +217,8 @@ class GroupSegmap:
             self.barrier()  # the previous pack's local rows are no longer read
             n = m.min(per, m.sub(count, first), "pack")
             inliner.env[arg] = m.sub(m.add(first, n), m.c(1))
-            for row, view, block, local in zip(staged, views, blocks, locals_):
-                self.stage_pack(row, view, block, local, first, n)
+            sources = [self.pack_source(row, view, block, first, n) for row, view, block in zip(staged, views, blocks)]
+            self.copy_rows(sources, locals_)
             self.barrier(global_=False)
 
             def position(p: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -241,22 +241,34 @@ class GroupSegmap:
 
         kb.for_loop(m.mul(self.g, per), count, m.mul(self.num_groups, per), [], "first", pack)
 
-    def stage_pack(self, row: soac.IndexOp, view: View, block: SSAValue, local: SSAValue, first: SSAValue, n: SSAValue) -> None:
-        """The group copies the staged rows `first ... first + n - 1` of `view` (each of `block` elements) into
-        `local`, neighbouring work-items loading neighbouring elements."""
-        kb, m = self.kb, self.m
+    def pack_source(self, row: soac.IndexOp, view: View, block: SSAValue, first: SSAValue, n: SSAValue) -> View:
+        """The staged rows `first ... first + n - 1` of `view` (each of `block` elements) as one contiguous range."""
+        m = self.m
         self.inliner.emit(row)  # the pack's last row (its index checked before the loop)
         fits = m.cmp(block, m.c(soac.STAGED_CAPACITY), "ule", "fits_local")
-        kb.check(fits, row, STAGED_PROBLEM, [block])
+        self.kb.check(fits, row, STAGED_PROBLEM, [block])
         available = m.select(m.cmp(first, view.dims[0], "ult"), m.sub(view.dims[0], first), m.c(0))
         total = m.select(fits, m.mul(m.min(n, available), block), m.c(0))
-        source = View(view.buffer, m.add(view.offset, m.mul(first, block)), [total], view.element)
+        return View(view.buffer, m.add(view.offset, m.mul(first, block)), [total], view.element)
+
+    def copy_rows(self, sources: Sequence[View], locals_: Sequence[SSAValue]) -> None:
+        """The group copies each range of `sources` into its local array in one loop, neighbouring work-items loading
+        neighbouring elements (each work-item's loads of the arrays independent of one another)."""
+        kb, m = self.kb, self.m
+        longest = sources[0].dims[0]
+        for source in sources[1:]:
+            longest = m.max(longest, source.dims[0], "longest")
 
         def copy(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            kb.b.insert(StoreOp(kb.load(source, e), local, e))
+            for source, local in zip(sources, locals_):
+
+                def one(source: View = source, local: SSAValue = local) -> None:
+                    kb.b.insert(StoreOp(kb.load(source, e), local, e))
+
+                kb.when(None if len(sources) == 1 else m.lt(e, source.dims[0]), one)
             return []
 
-        kb.for_loop(self.t, total, self.G, [], "e", copy)
+        kb.for_loop(self.t, longest, self.G, [], "e", copy)
 
     # -- the lambda ----------------------------------------------------------------
 
