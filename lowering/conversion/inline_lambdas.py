@@ -175,10 +175,10 @@ class LambdaInliner:
         A segmented op's index `j` runs over `[0, dims[j])`, so `xss[i, j]` in a
         segmap over the sizes of `xss` needs no check.
         """
-        index = lossless_source(index)
-        if (bound := self.bounds.get(index)) is not None and self.value(bound) is size:
+        source = lossless_source(index)
+        if (bound := self.bounds.get(source)) is not None and self.value(bound) is size:
             return True
-        if any(limit is size for limit in self.limits.get(index, ())):
+        if any(limit is size for limit in self.limits.get(source, ())):
             return True
         m = self.kb.m
         constant, limit = m.constant_of(self.scalar(index)), m.constant_of(size)
