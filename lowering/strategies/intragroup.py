@@ -86,6 +86,27 @@ def _shareable(op: Operation) -> bool:
     return not any(isinstance(v.type, TensorType) for v in yielded)
 
 
+NARROW_LIMIT = 2**31 - 2**26
+"""The 32-bit version of a packed segmap's kernel runs where its arrays' elements and its sizes stay below this (the
+rest of 2^31 for the group loop's step past the end: at most `max-groups` x the batches of a pack)."""
+
+
+def narrow_fits(kb: KernelBuilder, hm: IndexMath) -> SSAValue:
+    """Whether every index scalar the kernel of `kb` is given, and the elements of every array it reads or writes,
+    lie below `NARROW_LIMIT` (host code)."""
+    limit = hm.c(NARROW_LIMIT)
+    fits: SSAValue | None = None
+    for arg, source in kb.params:
+        if isinstance(arg.type, IndexType) and isinstance(source, SSAValue):
+            fits = hm.both(fits, hm.lt(source, limit))
+    for view in kb.views_of_host.values():
+        dims = [kb.host_of_kernel.get(d) or hm.c(IndexMath.constant_of(d) or 0) for d in view.dims]
+        fits = hm.both(fits, hm.lt(hm.product(dims), limit))
+    assert fits is not None
+    fits.name_hint = "narrow"
+    return fits
+
+
 def packed_capacity(elements: Sequence[Attribute], batches: int) -> int:
     """Elements of each staged row's local array in a packed segmap: `STAGED_CAPACITY`, or room for `batches` rows of
     that size (the `small-batches` option) where `PACKED_LOCAL_BYTES` holds them."""
@@ -97,9 +118,10 @@ def packed_capacity(elements: Sequence[Attribute], batches: int) -> int:
 class GroupSegmap:
     """Builds the kernel of one group-level segmap."""
 
-    def __init__(self, lw: HostLowering, op: soac.SegmapOp):
+    def __init__(self, lw: HostLowering, op: soac.SegmapOp, index_bits: int = 64):
         self.lw, self.op = lw, op
         self.kb: KernelBuilder = lw.kernel("segmap_group")
+        self.kb.index_bits = index_bits
         self.inliner = Inliner(self.kb)
         self.group_size = lw.group_size
         m, hm = self.kb.m, lw.m
@@ -137,11 +159,35 @@ class GroupSegmap:
                 self.write_row(value, out, s, len(kdims))
             return []
 
-        if (packed := self.packed_parts()) is not None:
-            self.lower_packed(*packed, out_views)
-        else:
+        global_size, local_size = lw.m.mul(self.groups, lw.m.c(self.group_size), "global_size"), lw.m.c(self.group_size)
+        if (packed := self.packed_parts()) is None:
             kb.for_loop(self.g, kb.scalar(self.count), self.num_groups, [], "s", element)
-        lw.add_kernel(kb, lw.m.mul(self.groups, lw.m.c(self.group_size), "global_size"), lw.m.c(self.group_size))
+            lw.add_kernel(kb, global_size, local_size)
+            return
+        self.lower_packed(*packed, out_views)
+        narrow = self.narrow_version(outs)
+        if narrow is None:
+            lw.add_kernel(kb, global_size, local_size)
+            return
+        kernel, fits = narrow
+        lw.add_kernel(kernel, lw.m.select(fits, global_size, lw.m.c(0), "narrow_size"), local_size)
+        lw.add_kernel(kb, lw.m.select(fits, lw.m.c(0), global_size, "wide_size"), local_size)
+
+    def narrow_version(self, outs: Sequence[HostArray]) -> tuple[KernelBuilder, SSAValue] | None:
+        """A packed segmap's kernel again with 32-bit indices (`small-index`; on NVIDIA 64-bit integer arithmetic takes
+        two instructions), and where the host launches it: every array it reads or writes and every size it is given
+        below `NARROW_LIMIT`. None where it is not wanted or keeps scratch memory."""
+        lw = self.lw
+        wanted = lw.options.small_index
+        if wanted == "i64" or (wanted == "auto" and not lw.target.narrow_indices):
+            return None
+        narrow = GroupSegmap(lw, self.op, index_bits=32)
+        packed = narrow.packed_parts()
+        assert packed is not None
+        narrow.lower_packed(*packed, [narrow.kb.array(o, r.name_hint) for o, r in zip(outs, self.op.outs)])
+        if narrow.kb.scratch:
+            return None
+        return narrow.kb, narrow_fits(narrow.kb, lw.m)
 
     # -- several small elements per work-group ---------------------------------------
 

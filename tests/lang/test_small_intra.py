@@ -141,10 +141,13 @@ BLOCKS = [
     {"small-tile-rows": 4, "small-tile-cols": 4},
     {"small-tile-rows": 4, "small-tile-cols": 4, "small-batches": 16},
     {"small-batches": 1},
+    {"small-index": "i32"},
+    {"small-tile-rows": 2, "small-tile-cols": 2, "small-batches": 3, "small-index": "i32"},
 ]
 """Register tiles of the staged version (`strategies/register_tiles.py`): the default 4 x 1, 2 x 2, one result per work-item,
 columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (as many batches as 1024
-elements of local memory per array hold; 16 batches: the 16 KiB `small-batches=16` gives each), one batch per group."""
+elements of local memory per array hold; 16 batches: the 16 KiB `small-batches=16` gives each), one batch per group;
+with the kernel's 32-bit version (NVIDIA's default), which the host launches for these sizes."""
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -154,6 +157,8 @@ def test_register_tiles_of_every_shape(form: str, block: dict[str, int]) -> None
     batch counts: partial blocks at the edges, partial packs of batches."""
     f = sl.jit(FORMS[form], lowering={**GENERIC, **block}, pipeline=TILED_PIPELINE)
     rng = np.random.default_rng(40)
+    narrow = "int a_d0" in f.opencl(*operands((1, 2, 2, 2), np.float32, rng))
+    assert narrow == (block.get("small-index") == "i32")
     for n in SIZES:
         for q in BATCHES:
             a, b = operands((q, n, n, n), np.float32, rng)

@@ -1,5 +1,8 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-tile-rows=2 small-tile-cols=2}' -t opencl | filecheck %s
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s --check-prefix=DEFAULT
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s --check-prefix=NARROW
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s --check-prefix=HOST
+// RUN: soac-opt %s -p 'soac-to-kernel{target=generic}' | filecheck %s --check-prefix=GENERIC
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-tile-rows=4 small-tile-cols=1 small-batches=2}' -t opencl | filecheck %s --check-prefix=ROWS
 
 // soac-small-intra's staged batch of products (a[q] n x k times b[q] k x m): each work-item computes a block of
@@ -105,3 +108,26 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // DEFAULT-COUNT-4:   = a_block_local[
 // DEFAULT-NOT:       _local[
 // DEFAULT:         }
+
+// NVIDIA's kernels (`narrow_indices`) also get a version with 32-bit indices (`small-index`), which the host launches
+// where every size it is given and every array it reads or writes stay below 2^31 - 2^26; the other then gets no
+// work-items. Other targets keep the 64-bit kernel alone.
+
+// NARROW-LABEL: __kernel void products_segmap_group_1(__global float *restrict c, const int a_d0,
+// NARROW:         for (int l = 0; l < bound; l++) {
+// NARROW-COUNT-4:   = a_block_local[
+
+// HOST:         %[[LIMIT:.*]] = arith.constant 2080374784 : index
+// HOST:         arith.cmpi ult, %a_d0, %[[LIMIT]] : index
+// HOST:         %narrow = arith.andi
+// HOST-NEXT:    %narrow_size = arith.select %narrow, %global_size, %{{.*}} : index
+// HOST-NEXT:    kernel.launch @products_segmap_group_1({{.*}}) global %narrow_size
+// HOST-NEXT:    %wide_size = arith.select %narrow, %{{.*}}, %global_size : index
+// HOST-NEXT:    kernel.launch @products_segmap_group_0({{.*}}) global %wide_size
+// HOST:         kernel.func @products_segmap_group_1({{.*}}) index_bitwidth 32 {
+// HOST:         kernel.func @products_segmap_group_0(
+// HOST-NOT:       index_bitwidth
+
+// GENERIC-NOT:   index_bitwidth
+// GENERIC:       kernel.launch @products_segmap_group_0({{.*}}) global %global_size
+// GENERIC-NOT:   kernel.launch
