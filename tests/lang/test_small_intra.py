@@ -212,3 +212,24 @@ def test_register_tiles_keep_each_results_own_reads() -> None:
 def test_register_tile_options_are_checked() -> None:
     with pytest.raises(ValueError, match="small-tile-cols must be positive"):
         sl.jit(transposed, lowering={**GENERIC, "small-tile-cols": 0})
+
+
+def products_of_products(a: Any, b: Any) -> Any:
+    def matmul(x: Any, y: Any) -> Any:
+        return sl.map(lambda row: sl.map(lambda col: sl.sum(row * col), y.T), x)
+
+    return sl.map(lambda x, y: sl.map(matmul, x, y), a, b)
+
+
+@pytest.mark.parametrize("block", [{}, {"small-tile-rows": 2, "small-tile-cols": 3, "small-index": "i32"}])
+def test_register_tiles_under_a_leading_dimension(block: dict[str, object]) -> None:
+    """A batch of batches (`c[q,h] = a[q,h] @ b[q,h]`): the staged blocks are 3-D, the work-items' blocks tile the last
+    two dimensions of the inner segmap, its first one counted among the work-items."""
+    f = sl.jit(products_of_products, lowering={**GENERIC, **block}, pipeline=TILED_PIPELINE)
+    rng = np.random.default_rng(43)
+    a, b = rng.integers(-9, 9, (5, 3, 7, 4)).astype(np.int32), rng.integers(-9, 9, (5, 3, 4, 6)).astype(np.int32)
+    compiled = f.specialize(a, b)
+    assert compiled.optimized_text.count("{staged}") == 2
+    assert "tile_rows" in f.opencl(a, b)
+    for name, version in VERSIONS.items():
+        np.testing.assert_array_equal(compiled.run((a, b), version, False), np.matmul(a, b), err_msg=name)
