@@ -260,7 +260,7 @@ class GroupSegmap:
         index = IndexType()
 
         def pack(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            self.barrier()  # the previous pack's local rows are no longer read
+            self.barrier(global_=False)  # the previous pack's local rows are no longer read (no global memory is shared)
             n = m.min(per, m.sub(count, first), "pack")
             inliner.env[arg] = m.sub(m.add(first, n), m.c(1))
             sources = [self.pack_source(row, view, block, first, n) for row, view, block in zip(staged, views, blocks)]
