@@ -3,7 +3,7 @@
     python3 bench/small_matmul.py                                    # GPU: 65536 batches of 16 x 16, f32
     python3 bench/small_matmul.py --batches 65536 --n 8,16,32 --runs 50 --out bench/results/h200_small_matmul.txt
     python3 bench/small_matmul.py --batches 300 --n 16 --runs 3 --pipeline tiled --target generic   # PoCL check
-    python3 bench/small_matmul.py --n 8,16,32 --blocks 4x1,1x1,2x2,2x4,4x4 --per-group 0,2,16 --index auto,i64
+    python3 bench/small_matmul.py --n 8,16,32 --blocks 4x1,1x1,2x2,4x4 --per-group 0,16 --index auto,i64 --groups 0,16384
 
 The forms: `transposed`, bench/real/suite/batched_matmul.py's `map (\\x y -> map (\\r -> map (\\c -> sum (r*c)) y.T)
 x) a b`, and `indexed`, `c[q,i,j] = Σ_k a[q,i,k]·b[q,k,j]` as three maps over iotas of a sum. For each, the default
@@ -21,8 +21,9 @@ batches (`strategies/register_tiles.py`; soac-to-kernel's `small-tile-rows`, `sm
 `--blocks`, `--per-group` and `--index` time the staged version of each combination (`staged 4x1/8/i64`: 4 x 1 blocks,
 8 batches per group, the 64-bit kernel alone; `auto`: as many batches as the group's 256 work-items cover; without
 `/i32` or `/i64` the target's choice, on NVIDIA the 32-bit kernel where the sizes fit), each compiled with those
-options and checked against numpy; the first combination is the one the other versions are compiled with (the
-defaults: `4x1`, `0`, `auto`).
+options and checked against numpy; `--groups` also sets `max-groups` (`/g16384`: up to 16384 work-groups, one per pack
+of batches, rather than 1024 looping over packs). The first combination is the one the other versions are compiled
+with (the defaults: `4x1`, `0`, `auto`, `0`).
 """
 
 from __future__ import annotations
@@ -154,8 +155,13 @@ def tile_variants(args: argparse.Namespace) -> list[tuple[str, dict[str, int]]]:
         rows, cols = (int(x) for x in block.lower().split("x"))
         for per in (int(p) for p in args.per_group.split(",")):
             for index in args.index.split(","):
-                options = {"small-tile-rows": rows, "small-tile-cols": cols, "small-batches": per, "small-index": index}
-                found.append((f"{rows}x{cols}/{per or 'auto'}" + ("" if index == "auto" else f"/{index}"), options))
+                for groups in (int(g) for g in args.groups.split(",")):
+                    options = {"small-tile-rows": rows, "small-tile-cols": cols, "small-batches": per, "small-index": index}
+                    label = f"{rows}x{cols}/{per or 'auto'}" + ("" if index == "auto" else f"/{index}")
+                    if groups:
+                        options["max-groups"] = groups
+                        label += f"/g{groups}"
+                    found.append((label, options))
     return found
 
 
@@ -201,6 +207,7 @@ def main() -> None:
     parser.add_argument("--blocks", default="4x1", help="register blocks RxC of the staged version, comma-separated")
     parser.add_argument("--per-group", default="0", help="batches per work-group of the staged version (0: auto)")
     parser.add_argument("--index", default="auto", help="small-index of the staged version: auto, i32, i64 (comma-separated)")
+    parser.add_argument("--groups", default="0", help="max-groups of the staged version (0: the default, 1024; comma-separated)")
     parser.add_argument("--out", default=None, help="also write the table to this file")
     args = parser.parse_args()
     lines = []
@@ -215,7 +222,7 @@ def main() -> None:
         lines.append(f"## {args.batches} batches of {n} x {n} f32, median of {args.runs} (ms)")
         lines.append("peers: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} ({v})" for k, v in peers.items()))
         lines.append(
-            f"{'form':<11} {'version':<19} {'resident':>9} {'kernels':>9} {'res/cuBLAS':>10} {'krn/cuBLAS':>10} "
+            f"{'form':<11} {'version':<26} {'resident':>9} {'kernels':>9} {'res/cuBLAS':>10} {'krn/cuBLAS':>10} "
             f"{'idx/.T':>7}  kernels launched"
         )
         rows = [row for form in FORMS for row in soac_times(form, a, b, expected, args)]
@@ -228,7 +235,7 @@ def main() -> None:
             vs_t = "-"
             if form == "indexed" and other and is_time(other[3]) and timed:
                 vs_t = f"{float(kernel) / float(other[3]):.2f}"
-            lines.append(f"{form:<11} {label:<19} {resident:>9} {kernel:>9} {ratio:>10} {kernel_ratio:>10} {vs_t:>7}  {names}")
+            lines.append(f"{form:<11} {label:<26} {resident:>9} {kernel:>9} {ratio:>10} {kernel_ratio:>10} {vs_t:>7}  {names}")
         lines.append("")
         print("\n".join(lines[-(len(rows) + 4) :]), flush=True)
     if args.out:

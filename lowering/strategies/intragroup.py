@@ -159,12 +159,13 @@ class GroupSegmap:
                 self.write_row(value, out, s, len(kdims))
             return []
 
-        global_size, local_size = lw.m.mul(self.groups, lw.m.c(self.group_size), "global_size"), lw.m.c(self.group_size)
+        local_size = lw.m.c(self.group_size)
         if (packed := self.packed_parts()) is None:
             kb.for_loop(self.g, kb.scalar(self.count), self.num_groups, [], "s", element)
-            lw.add_kernel(kb, global_size, local_size)
+            lw.add_kernel(kb, lw.m.mul(self.groups, local_size, "global_size"), local_size)
             return
         self.lower_packed(*packed, out_views)
+        global_size = lw.m.mul(self.groups, local_size, "global_size")
         narrow = self.narrow_version(outs)
         if narrow is None:
             lw.add_kernel(kb, global_size, local_size)
@@ -232,16 +233,15 @@ class GroupSegmap:
         dims = [inliner.checked_size(inner, inliner.scalar(d), "dimension") for d in inner.dims]
         inner_count = m.product(dims, "inner_count")
         nest = product_nest(inner)
-        tiles = RegisterTiles(kb, inliner, nest, dims, options.small_tile_rows, options.small_tile_cols) if nest else None
+        shape = (options.small_tile_rows, options.small_tile_cols) if nest else (1, 1)
+        tiles = RegisterTiles(kb, inliner, nest, dims, *shape) if nest else None
         item_dims = tiles.item_dims if tiles else dims
         items = m.max(m.product(item_dims, "items"), m.c(1))
         views = [inliner.view(row.array) for row in staged]
         blocks = [m.product(view.dims[1:], "block") for view in views]
         capacity = packed_capacity([view.element for view in views], options.small_batches)
-        per = m.c(options.small_batches) if options.small_batches else m.div(self.G, items, "per")
-        for block in blocks:
-            per = m.min(per, m.div(m.c(capacity), m.max(block, m.c(1))))
-        per = m.max(per, m.c(1), "per")
+        per = self.pack_size(m, items, blocks, capacity)
+        self.groups = self.pack_groups(staged, inner, shape, capacity)
         locals_ = [
             self.local_array(view.element, f"{row.result.name_hint or 'row'}_local", capacity) for row, view in zip(staged, views)
         ]
@@ -286,6 +286,30 @@ class GroupSegmap:
             return []
 
         kb.for_loop(m.mul(self.g, per), count, m.mul(self.num_groups, per), [], "first", pack)
+
+    def pack_size(self, m: IndexMath, items: SSAValue, blocks: Sequence[SSAValue], capacity: int) -> SSAValue:
+        """The elements a group takes at once (kernel or host code, by `m`): `small-batches`, else as many as its
+        work-items cover at `items` each; at most as many as `capacity` holds rows of `blocks` elements; at least 1."""
+        batches = self.lw.options.small_batches
+        per = m.c(batches) if batches else m.div(m.c(self.group_size), items, "per")
+        for block in blocks:
+            per = m.min(per, m.div(m.c(capacity), m.max(block, m.c(1))))
+        return m.max(per, m.c(1), "per")
+
+    def pack_groups(
+        self, staged: Sequence[soac.IndexOp], inner: soac.SegmapOp, shape: tuple[int, int], capacity: int
+    ) -> SSAValue:
+        """The work-groups of the launch: one per pack (its size computed on the host as the kernel does), at most
+        `max-groups`, so that no group loops over packs while others wait for an SM."""
+        lw = self.lw
+        hm = lw.m
+        dims = [hm.max(lw.scalar(d), hm.c(0)) for d in inner.dims]
+        *lead, rows, cols = dims
+        item_dims = [*lead, hm.ceildiv(rows, hm.c(shape[0])), hm.ceildiv(cols, hm.c(shape[1]))]
+        blocks = [hm.product(lw.array(row.array).dims[1:]) for row in staged]
+        per = self.pack_size(hm, hm.max(hm.product(item_dims), hm.c(1)), blocks, capacity)
+        packs = hm.ceildiv(self.count, per, "packs")
+        return hm.max(hm.min(packs, hm.c(lw.max_groups)), hm.c(1), "num_groups")
 
     def pack_source(self, row: soac.IndexOp, view: View, block: SSAValue, first: SSAValue, n: SSAValue) -> View:
         """The staged rows `first ... first + n - 1` of `view` (each of `block` elements) as one contiguous range."""
