@@ -111,7 +111,8 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 
 // NVIDIA's kernels (`narrow_indices`) also get a version with 32-bit indices (`small-index`), which the host launches
 // where every size it is given and every array it reads or writes stay below 2^31 - 2^26; the other then gets no
-// work-items. Other targets keep the 64-bit kernel alone.
+// work-items. Other targets keep the 64-bit kernel alone. A launch has a work-group per pack of batches (its size
+// computed on the host as in the kernel), at most max-groups.
 
 // NARROW-LABEL: __kernel void products_segmap_group_1(__global float *restrict c, const int a_d0,
 // NARROW:         for (int l = 0; l < bound; l++) {
@@ -129,5 +130,7 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // HOST-NOT:       index_bitwidth
 
 // GENERIC-NOT:   index_bitwidth
+// GENERIC:       %packs = arith.divui %{{.*}}, %per_1 : index
+// GENERIC-NEXT:  arith.minui %packs, %{{.*}} : index
 // GENERIC:       kernel.launch @products_segmap_group_0({{.*}}) global %global_size
 // GENERIC-NOT:   kernel.launch
