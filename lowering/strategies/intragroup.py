@@ -303,7 +303,7 @@ class GroupSegmap:
         `max-groups`, so that no group loops over packs while others wait for an SM."""
         lw = self.lw
         hm = lw.m
-        dims = [hm.max(lw.scalar(d), hm.c(0)) for d in inner.dims]
+        dims = [lw.scalar(d) for d in inner.dims]  # checked in the kernel (a negative one fails there)
         *lead, rows, cols = dims
         item_dims = [*lead, hm.ceildiv(rows, hm.c(shape[0])), hm.ceildiv(cols, hm.c(shape[1]))]
         blocks = [hm.product(lw.array(row.array).dims[1:]) for row in staged]
