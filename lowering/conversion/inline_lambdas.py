@@ -195,7 +195,7 @@ class LambdaInliner:
                 continue
             index = self.scalar(old)
             inside = m.lt(index, size, "in_bounds")
-            self.kb.check(inside, op, index_problem(k), [index, size])
+            self.kb.check(inside, op, index_problem(user_dimension(op, k)), [index, size])
             ok = m.both(ok, inside)
         return ok
 
@@ -349,6 +349,15 @@ class LambdaInliner:
         except LoweringError:
             return None
         return [self.kb.scalar(d) for d in outside.dims] if isinstance(outside, HostArray) else None
+
+
+def user_dimension(op: Operation, k: int) -> int:
+    """The dimension the user's read took for index `k` of `op`: of a `{staged}` row (soac-small-intra's block of a
+    batch, `b[p]` of the user's `b[p, s, j]`), counted in the array it is a row of."""
+    array = op.operands[0] if isinstance(op, soac.IndexOp | tensor.ExtractOp) else None
+    if array is not None and isinstance(row := array.owner, soac.IndexOp) and soac.STAGED in row.attributes:
+        return k + len(row.indices)
+    return k
 
 
 def _bits(t: object) -> int | None:

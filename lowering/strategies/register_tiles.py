@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from soac import dialect as soac
 from soac.dialect import defined_inside
-from soac.lowering.conversion.inline_lambdas import lossless_source
+from soac.lowering.conversion.inline_lambdas import lossless_source, user_dimension
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View, index_problem, tensor_element
 from soac.lowering.conversion.sequential import Inliner
 from xdsl.dialects import arith
@@ -172,7 +172,7 @@ class RegisterTiles:
                 if lossless_source(index) not in params or any(size is limit for limit in limits):
                     continue
                 inside = m.cmp(width, size, "ule", "in_bounds")
-                kb.check(inside, op, index_problem(d), [size, size])
+                kb.check(inside, op, index_problem(user_dimension(op, d)), [size, size])
                 bound = m.min(bound, size, "bound")
                 limits.append(size)
         for param in params:

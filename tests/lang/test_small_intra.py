@@ -234,3 +234,21 @@ def test_register_tiles_under_a_leading_dimension(block: dict[str, object]) -> N
     assert "tile_rows" in f.opencl(a, b)
     for name, version in VERSIONS.items():
         np.testing.assert_array_equal(compiled.run((a, b), version, False), np.matmul(a, b), err_msg=name)
+
+
+@pytest.mark.parametrize("block", [{}, {"small-index": "i32"}, {"small-tile-rows": 1, "small-tile-cols": 1}])
+def test_a_short_inner_size_fails_at_the_users_read_in_every_version(block: dict[str, object]) -> None:
+    """The index-written form with `b` shorter than `a` is wide: the staged version checks `b[p, s, j]` once, before
+    its loop over `s`, and reports the read, index and dimension the interpreter does (of `b`, not of its block)."""
+    f = sl.jit(indexed, lowering={**GENERIC, **block}, pipeline=TILED_PIPELINE)
+    a, b = np.ones((2, 4, 5), np.float32), np.ones((2, 3, 4), np.float32)
+    compiled = f.specialize(a, b)
+    problem = r"test_small_intra.py:\d+:\d+: 'soac.index': index 3 is out of bounds for dimension 1 of size 3"
+    messages = set()
+    for version in VERSIONS.values():
+        with pytest.raises(ProgramError, match=problem) as error:
+            compiled.run((a, b), version, False)
+        messages.add(str(error.value))
+    with pytest.raises(ProgramError) as error:
+        sl.jit(indexed)(a, b)  # the reference: the CPU pipeline has no staged version
+    assert messages == {str(error.value)}
