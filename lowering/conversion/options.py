@@ -128,10 +128,10 @@ class LoweringOptions:
     small_batches: int = 0
     """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
     (a group of 256 takes 4 batches of 16 x 16 in 4 x 1 blocks) and 1024 elements of local memory per staged array
-    hold. A number also sizes the local memory for that many (up to 32 KiB in all: `intragroup.PACKED_LOCAL_BYTES`)."""
+    hold. A number also sizes the local memory for that many (up to 32 KiB in all: `packed_groups.PACKED_LOCAL_BYTES`)."""
     small_index: Literal["auto", "i32", "i64"] = "auto"
     """Such a nest's kernel: `i32` adds a version with 32-bit index arithmetic, which the host launches where its
-    arrays and sizes fit (`intragroup.NARROW_LIMIT`), `i64` keeps only the 64-bit kernel; `auto`: the target's
+    arrays and sizes fit (`packed_groups.NARROW_LIMIT`), `i64` keeps only the 64-bit kernel; `auto`: the target's
     `narrow_indices` (nvidia)."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""

@@ -1,8 +1,8 @@
 """Register tiles for staged batches of small products (issue 27, item 3): each work-item keeps a block of results.
 
 soac-small-intra's intra-group version of a batch of small matrix products is a group-level segmap whose lambda
-stages each batch's blocks in local memory and runs one thread-level segmap over the results (`intragroup.py`'s
-packed shape, `GroupSegmap.lower_packed`). Where that segmap's lambda is a redomap over iotas, as both written forms
+stages each batch's blocks in local memory and runs one thread-level segmap over the results (`packed_groups.py`'s
+packed shape, `PackedSegmap.lower_packed`). Where that segmap's lambda is a redomap over iotas, as both written forms
 come out of soac-small-intra:
 
     %t = soac.segmap thread (%n, %m) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
