@@ -236,8 +236,14 @@ def main() -> None:
             if form == "indexed" and other and is_time(other[3]) and timed:
                 vs_t = f"{float(kernel) / float(other[3]):.2f}"
             lines.append(f"{form:<11} {label:<26} {resident:>9} {kernel:>9} {ratio:>10} {kernel_ratio:>10} {vs_t:>7}  {names}")
+        for form in FORMS:
+            staged = [r for r in rows if r[0] == form and r[1].startswith("staged") and is_time(r[3])]
+            if staged:
+                fastest = min(staged, key=lambda r: float(r[3]))
+                versus = f", {float(fastest[3]) / best:.2f}x cuBLAS" if best else ""
+                lines.append(f"fastest staged {form}: {fastest[1]} {fastest[3]} ms kernels{versus}")
         lines.append("")
-        print("\n".join(lines[-(len(rows) + 4) :]), flush=True)
+        print("\n".join(lines[-(len(rows) + 6) :]), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n")
 
