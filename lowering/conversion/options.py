@@ -28,6 +28,10 @@ forward progress of started work-groups; with warp shuffles on targets with sub-
 redomap; see `strategies/chunked_scan.py`). Each target has its default (`kernel/target.py`)."""
 
 
+MAX_TILE_RESULTS = 64
+"""The most results a work-item's register block may hold (`small-tile-rows` x `small-tile-cols`)."""
+
+
 @dataclass(frozen=True)
 class LoweringOptions:
     """How soac-to-kernel lowers a module: the target and every strategy choice, as pass options.
@@ -153,6 +157,11 @@ class LoweringOptions:
             raise ValueError(f"soac-to-kernel: group-size must be a power of two, got {self.group_size}")
         if self.max_groups <= 0:
             raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
+        if self.small_tile_rows * self.small_tile_cols > MAX_TILE_RESULTS:
+            raise ValueError(
+                f"soac-to-kernel: a block of small-tile-rows x small-tile-cols results is at most {MAX_TILE_RESULTS} "
+                f"(each a copy of the lambda in the kernel), got {self.small_tile_rows} x {self.small_tile_cols}"
+            )
         if self.scan_items % 4:
             raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
         positive = ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align", "small_tile_rows")

@@ -213,6 +213,9 @@ def test_register_tiles_keep_each_results_own_reads() -> None:
 def test_register_tile_options_are_checked() -> None:
     with pytest.raises(ValueError, match="small-tile-cols must be positive"):
         sl.jit(transposed, lowering={**GENERIC, "small-tile-cols": 0})
+    problem = r"test_small_intra.py:\d+.*small-tile-rows x small-tile-cols results is at most 64.*got 16 x 8"
+    with pytest.raises(ValueError, match=problem):
+        sl.jit(transposed, lowering={**GENERIC, "small-tile-rows": 16, "small-tile-cols": 8})  # each alone is fine
 
 
 def products_of_products(a: Any, b: Any) -> Any:
