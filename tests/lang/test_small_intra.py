@@ -255,3 +255,27 @@ def test_a_short_inner_size_fails_at_the_users_read_in_every_version(block: dict
     with pytest.raises(ProgramError) as error:
         sl.jit(indexed)(a, b)  # the reference: the CPU pipeline has no staged version
     assert messages == {str(error.value)}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_both_forms_get_the_register_tiled_kernel_on_nvidia(form: str) -> None:
+    """The OpenCL soac.lang's GPU pipeline gives NVIDIA for either written form: the staged kernel in its 64-bit and
+    32-bit versions, each of whose loops over k reads four rows of a_block and one column of b_block from local memory
+    (4 x 1 blocks) and checks nothing."""
+    from soac.lowering.opencl.emitter import opencl_source
+    from soac.lowering.runtime.program import lower_module
+
+    f = sl.jit(FORMS[form], lowering=GENERIC, pipeline=TILED_PIPELINE)
+    a, b = operands((3, 16, 16, 16), np.float32, np.random.default_rng(5))
+    source = opencl_source(lower_module(f.specialize(a, b).optimized, target="nvidia"))
+    loops = []
+    for kernel in source.split("__kernel void ")[1:]:
+        if kernel.split("(")[0].endswith(("segmap_group_0", "segmap_group_1")):
+            body = kernel[kernel.index("l < bound; l++) {") :]
+            loops.append(body[: body.index("\n      }\n")])
+    assert len(loops) == 2
+    for loop in loops:
+        assert loop.count("= a_block_local[") == 4
+        assert loop.count("= b_block_local[") == 1
+        assert "errors" not in loop
+        assert "if (" not in loop
