@@ -22,8 +22,9 @@ batches (`strategies/register_tiles.py`; soac-to-kernel's `small-tile-rows`, `sm
 8 batches per group, the 64-bit kernel alone; `auto`: as many batches as the group's 256 work-items cover; without
 `/i32` or `/i64` the target's choice, on NVIDIA the 32-bit kernel where the sizes fit), each compiled with those
 options and checked against numpy; `--groups` also sets `max-groups` (`/g16384`: up to 16384 work-groups, one per pack
-of batches, rather than 1024 looping over packs). The first combination is the one the other versions are compiled
-with (the defaults: `4x1`, `0`, `auto`, `0`).
+of batches, rather than 1024 looping over packs), `--fma` `small-fma` (`/fma`: each step's product and sum one fma).
+The first combination is the one the other versions are compiled with (the defaults: `4x1`, `0`, `auto`, `0`,
+`false`).
 """
 
 from __future__ import annotations
@@ -156,12 +157,14 @@ def tile_variants(args: argparse.Namespace) -> list[tuple[str, dict[str, int]]]:
         for per in (int(p) for p in args.per_group.split(",")):
             for index in args.index.split(","):
                 for groups in (int(g) for g in args.groups.split(",")):
-                    options = {"small-tile-rows": rows, "small-tile-cols": cols, "small-batches": per, "small-index": index}
-                    label = f"{rows}x{cols}/{per or 'auto'}" + ("" if index == "auto" else f"/{index}")
-                    if groups:
-                        options["max-groups"] = groups
-                        label += f"/g{groups}"
-                    found.append((label, options))
+                    for fma in (f == "true" for f in args.fma.split(",")):
+                        options = {"small-tile-rows": rows, "small-tile-cols": cols, "small-batches": per}
+                        options |= {"small-index": index, "small-fma": fma}
+                        label = f"{rows}x{cols}/{per or 'auto'}" + ("" if index == "auto" else f"/{index}")
+                        if groups:
+                            options["max-groups"] = groups
+                            label += f"/g{groups}"
+                        found.append((label + ("/fma" if fma else ""), options))
     return found
 
 
@@ -208,6 +211,7 @@ def main() -> None:
     parser.add_argument("--per-group", default="0", help="batches per work-group of the staged version (0: auto)")
     parser.add_argument("--index", default="auto", help="small-index of the staged version: auto, i32, i64 (comma-separated)")
     parser.add_argument("--groups", default="0", help="max-groups of the staged version (0: the default, 1024; comma-separated)")
+    parser.add_argument("--fma", default="false", help="small-fma of the staged version: false, true (comma-separated)")
     parser.add_argument("--out", default=None, help="also write the table to this file")
     args = parser.parse_args()
     lines = []

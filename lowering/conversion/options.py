@@ -133,6 +133,9 @@ class LoweringOptions:
     """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
     (a group of 256 takes 4 batches of 16 x 16 in 4 x 1 blocks) and 1024 elements of local memory per staged array
     hold. A number also sizes the local memory for that many (up to 32 KiB in all: `packed_groups.PACKED_LOCAL_BYTES`)."""
+    small_fma: bool = False
+    """Such a nest whose lambda ends in a product that its operator adds (`acc + x * y`) folds each step with one
+    `math.fma` (one rounding, as cuBLAS's kernels do; the interpreter rounds the product and the sum apart)."""
     small_index: Literal["auto", "i32", "i64"] = "auto"
     """Such a nest's kernel: `i32` adds a version with 32-bit index arithmetic, which the host launches where its
     arrays and sizes fit (`packed_groups.NARROW_LIMIT`), `i64` keeps only the 64-bit kernel; `auto`: the target's

@@ -175,7 +175,7 @@ class PackedSegmap(GroupKernel):
         inner_count = m.product(dims, "inner_count")
         nest = product_nest(inner)
         shape = (options.small_tile_rows, options.small_tile_cols) if nest else (1, 1)
-        tiles = RegisterTiles(kb, inliner, nest, dims, *shape) if nest else None
+        tiles = RegisterTiles(kb, inliner, nest, dims, *shape, options.small_fma) if nest else None
         item_dims = tiles.item_dims if tiles else dims
         items = m.max(m.product(item_dims, "items"), m.c(1))
         views = [inliner.view(row.array) for row in staged]

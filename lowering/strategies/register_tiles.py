@@ -44,7 +44,7 @@ from soac.dialect import defined_inside
 from soac.lowering.conversion.inline_lambdas import lossless_source, user_dimension
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View, index_problem, tensor_element
 from soac.lowering.conversion.sequential import Inliner
-from xdsl.dialects import arith
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation, SSAValue
 
@@ -58,6 +58,23 @@ class ProductNest:
     before: list[Operation]
     """The lambda's ops before the redomap (the iotas, index casts)."""
     red: soac.RedomapOp
+
+    @property
+    def fused_product(self) -> arith.MulfOp | None:
+        """The `arith.mulf` whose result the redomap's lambda yields alone, where the operator adds it to the
+        accumulator (`acc + x * y`: what `small-fma` computes as one `math.fma`), else None."""
+        lam, combine = self.red.body.block, self.red.combine.block
+        *body, last = lam.ops
+        *ops, done = combine.ops
+        if len(last.operands) != 1 or not isinstance(product := last.operands[0].owner, arith.MulfOp):
+            return None
+        if body[-1] is not product:
+            return None  # code after the product (a check): the lambda is inlined as it is
+        if len(list(product.result.uses)) != 1 or len(ops) != 1 or not isinstance(add := ops[0], arith.AddfOp):
+            return None
+        if list(done.operands) != [add.result] or set(add.operands) != set(combine.args):
+            return None
+        return product
 
 
 def product_nest(inner: soac.SegmapOp) -> ProductNest | None:
@@ -79,8 +96,12 @@ def product_nest(inner: soac.SegmapOp) -> ProductNest | None:
 class RegisterTiles:
     """The work-items of one element of a packed group-level segmap over a `ProductNest`, each an R x C block."""
 
-    def __init__(self, kb: KernelBuilder, inliner: Inliner, nest: ProductNest, dims: Sequence[SSAValue], rows: int, cols: int):
+    def __init__(
+        self, kb: KernelBuilder, inliner: Inliner, nest: ProductNest, dims: Sequence[SSAValue], rows: int, cols: int, fma: bool
+    ):
         self.kb, self.inliner, self.nest = kb, inliner, nest
+        self.fused = nest.fused_product if fma else None
+        """The product that each step adds to an accumulator with one `math.fma` (`small-fma`), or None."""
         self.dims = list(dims)
         self.shape = (rows, cols)
         m = kb.m
@@ -148,11 +169,28 @@ class RegisterTiles:
             new: list[SSAValue] = []
             for p, state in enumerate(states):
                 inliner.env.update(state)  # type: ignore[arg-type]
+                accs = carried[p * k : (p + 1) * k]
+                if self.fused is not None:
+                    new.append(self.fused_step(args, accs[0]))
+                    continue
                 values = inliner.inline(red.body, args)
-                new.extend(inliner.inline_scalars(red.combine, [*carried[p * k : (p + 1) * k], *values]))
+                new.extend(inliner.inline_scalars(red.combine, [*accs, *values]))
             return new
 
         return kb.for_loop(m.c(0), bound, m.c(1), accs, "l", step)
+
+    def fused_step(self, args: Sequence[KValue], acc: SSAValue) -> SSAValue:
+        """`fma(x, y, acc)`: the lambda inlined up to its product `x * y`, which the operator would add to `acc`."""
+        inliner, product = self.inliner, self.fused
+        assert product is not None
+        block = self.nest.red.body.block
+        inliner.env.update(zip(block.args, args))
+        for op in block.ops:
+            if op is product:
+                break
+            inliner.emit(op)
+        fused = math.FmaOp(inliner.scalar(product.lhs), inliner.scalar(product.rhs), acc)
+        return self.kb.m.insert(fused)
 
     def hoisted_checks(self, width: SSAValue) -> SSAValue:
         """The loop's bound: `width`, or less where a read at the lambda's top level indexes a size below it with the

@@ -143,12 +143,13 @@ BLOCKS = [
     {"small-batches": 1},
     {"small-index": "i32", "max-groups": 2},
     {"small-tile-rows": 2, "small-tile-cols": 2, "small-batches": 3, "small-index": "i32"},
+    {"small-fma": True},
 ]
 """Register tiles of the staged version (`strategies/register_tiles.py`): the default 4 x 1, 2 x 2, one result per work-item,
 columns and rows alone, a block that divides none of the sizes with 3 batches per group, 4 x 4 (as many batches as 1024
 elements of local memory per array hold; 16 batches: the 16 KiB `small-batches=16` gives each), one batch per group;
 with the kernel's 32-bit version (NVIDIA's default), which the host launches for these sizes, in two work-groups that
-loop over the packs."""
+loop over the packs; with each step's product and sum one fma."""
 
 
 @pytest.mark.parametrize("form", FORMS)

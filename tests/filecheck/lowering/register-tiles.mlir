@@ -3,6 +3,7 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s --check-prefix=NARROW
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s --check-prefix=HOST
 // RUN: soac-opt %s -p 'soac-to-kernel{target=generic}' | filecheck %s --check-prefix=GENERIC
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-fma=true}' -t opencl | filecheck %s --check-prefix=FMA
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia small-tile-rows=4 small-tile-cols=1 small-batches=2}' -t opencl | filecheck %s --check-prefix=ROWS
 
 // soac-small-intra's staged batch of products (a[q] n x k times b[q] k x m): each work-item computes a block of
@@ -134,3 +135,11 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // GENERIC-NEXT:  arith.minui %packs, %{{.*}} : index
 // GENERIC:       kernel.launch @products_segmap_group_0({{.*}}) global %global_size
 // GENERIC-NOT:   kernel.launch
+
+// `small-fma`: the lambda's product and the operator's sum as one fma per result and step.
+
+// FMA-LABEL: __kernel void products_segmap_group_0(
+// FMA:         for (long l = 0L; l < bound; l++) {
+// FMA-COUNT-4:   = fma(u{{.*}}, [[B:v_[0-9]+]], zero{{.*}});
+// FMA-NOT:       *
+// FMA:         }
