@@ -216,9 +216,13 @@ class CPrinter:
         i = self.define(iv)
         lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
         increment = f"{i}++" if step == "1" or step == "1L" else f"{i} += {step}"
+        self.before_for(op)
         self.line(f"for ({self.c_type(iv.type)} {i} = {lb}; {i} < {ub}; {increment}) {{")
         self.print_nested(op.body.block, names)
         self.line("}")
+
+    def before_for(self, op: scf.ForOp) -> None:
+        """Lines right before the `for` statement of `op` (after its carried variables): a language's pragmas."""
 
     def print_if(self, op: scf.IfOp) -> None:
         names = self.declare_results(op)

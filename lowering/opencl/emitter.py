@@ -215,10 +215,9 @@ class KernelPrinter(CPrinter):
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         self.line(f"{storage_type(element)} {self.define(op.result)}[{op.num_elements}];")
 
-    def print_for(self, op: scf.ForOp) -> None:
+    def before_for(self, op: scf.ForOp) -> None:
         if kd.UNROLL in op.attributes:
-            self.line("#pragma unroll")
-        super().print_for(op)
+            self.line("#pragma unroll")  # right before the loop: after the variables a loop with results carries
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)
