@@ -201,8 +201,8 @@ class LambdaInliner:
 
     def _gather(self, op: Operation, array: SSAValue, indices: Sequence[SSAValue], result: SSAValue) -> None:
         view = self.view(array)
-        key = (op, id(view), *(self.scalar(i) for i in indices))
         if self.numbering is not None and view.buffer in self.read_only:
+            key = (op, id(view), *(self.scalar(i) for i in indices))
             if (known := self.numbering.get(key)) is not None:
                 self.env[result] = known[0]
                 return

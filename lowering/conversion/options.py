@@ -154,8 +154,8 @@ class LoweringOptions:
     `math.fma` (one rounding, as cuBLAS's kernels do; the interpreter rounds the product and the sum apart)."""
     small_index: Literal["auto", "i32", "i64"] = "auto"
     """Such a nest's kernel: `i32` adds a version with 32-bit index arithmetic, which the host launches where its
-    arrays and sizes fit (`packed_groups.NARROW_LIMIT`), `i64` keeps only the 64-bit kernel; `auto`: the target's
-    `narrow_indices` (nvidia)."""
+    arrays, sizes and loops fit below 2^31 (`index_width.index_versions`), `i64` keeps only the 64-bit kernel;
+    `auto`: the target's `narrow_indices` (nvidia)."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
     chunk_align: int = 16

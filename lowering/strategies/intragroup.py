@@ -88,14 +88,7 @@ class GroupSegmap(PackedSegmap):
             lw.add_kernel(kb, lw.m.mul(self.groups, local_size, "global_size"), local_size)
             return
         self.lower_packed(*packed, out_views)
-        global_size = lw.m.mul(self.groups, local_size, "global_size")
-        narrow = self.narrow_version(outs)
-        if narrow is None:
-            lw.add_kernel(kb, global_size, local_size)
-            return
-        kernel, fits = narrow
-        lw.add_kernel(kernel, lw.m.select(fits, global_size, lw.m.c(0), "narrow_size"), local_size)
-        lw.add_kernel(kb, lw.m.select(fits, lw.m.c(0), global_size, "wide_size"), local_size)
+        self.launch_versions(outs, (lw.m.mul(self.groups, local_size, "global_size"), local_size))
 
     # -- the lambda ----------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, View, index_problem
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
+from soac.lowering.strategies.index_width import Launch, index_versions
 from soac.lowering.strategies.register_tiles import RegisterTiles, product_nest
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -49,25 +50,14 @@ def shareable(op: Operation) -> bool:
     return not any(isinstance(v.type, TensorType) for v in yielded)
 
 
-NARROW_LIMIT = 2**31 - 2**26
-"""The 32-bit version of a packed segmap's kernel runs where its arrays' elements and its sizes stay below this (the
-rest of 2^31 for the group loop's step past the end: at most `max-groups` x the batches of a pack)."""
-
-
-def narrow_fits(kb: KernelBuilder, hm: IndexMath) -> SSAValue:
-    """Whether every index scalar the kernel of `kb` is given, and the elements of every array it reads or writes,
-    lie below `NARROW_LIMIT` (host code)."""
-    limit = hm.c(NARROW_LIMIT)
-    fits: SSAValue | None = None
-    for arg, source in kb.params:
-        if isinstance(arg.type, IndexType) and isinstance(source, SSAValue):
-            fits = hm.both(fits, hm.lt(source, limit))
+def index_bounds(kb: KernelBuilder, hm: IndexMath) -> list[SSAValue]:
+    """Host values at least as large as every index the kernel of `kb` computes: the index scalars it is given and the
+    elements of every array it reads or writes (with `PackedSegmap.loop_bounds`, those of its loops)."""
+    bounds = [source for arg, source in kb.params if isinstance(arg.type, IndexType) and isinstance(source, SSAValue)]
     for view in kb.views_of_host.values():
         dims = [kb.host_of_kernel.get(d) or hm.c(IndexMath.constant_of(d) or 0) for d in view.dims]
-        fits = hm.both(fits, hm.lt(hm.product(dims), limit))
-    assert fits is not None
-    fits.name_hint = "narrow"
-    return fits
+        bounds.append(hm.product(dims))
+    return bounds
 
 
 def packed_capacity(elements: Sequence[Attribute], batches: int) -> int:
@@ -97,6 +87,8 @@ class GroupKernel:
         self.kb.thread_id = self.kb.global_id()
         self.G = m.c(self.group_size)
         self.destinations: dict[SSAValue, View] = {}
+        self.loop_bounds: list[SSAValue] = []
+        """Host values above every index a packed kernel's loops reach (the group loop's last step past the end)."""
 
     @property
     def m(self) -> IndexMath:
@@ -117,21 +109,22 @@ class GroupKernel:
 class PackedSegmap(GroupKernel):
     """A group-level segmap's kernel over packs of small elements (`GroupSegmap` builds the others)."""
 
-    def narrow_version(self, outs: Sequence[HostArray]) -> tuple[KernelBuilder, SSAValue] | None:
-        """A packed segmap's kernel again with 32-bit indices (`small-index`; on NVIDIA 64-bit integer arithmetic takes
-        two instructions), and where the host launches it: every array it reads or writes and every size it is given
-        below `NARROW_LIMIT`. None where it is not wanted or keeps scratch memory."""
-        lw = self.lw
-        wanted = lw.options.small_index
-        if wanted == "i64" or (wanted == "auto" and not lw.target.narrow_indices):
-            return None
-        narrow = type(self)(lw, self.op, index_bits=32)
-        packed = narrow.packed_parts()
-        assert packed is not None
-        narrow.lower_packed(*packed, [narrow.kb.array(o, r.name_hint) for o, r in zip(outs, self.op.outs)])
-        if narrow.kb.scratch:
-            return None
-        return narrow.kb, narrow_fits(narrow.kb, lw.m)
+    def launch_versions(self, outs: Sequence[HostArray], launch: Launch) -> None:
+        """Adds the packed segmap's kernel with its launch, and where `small-index` asks for it (NVIDIA by default) a
+        version of it with 32-bit indices, which the host launches where every index fits (`index_width.py`; on
+        GPUs 64-bit integer arithmetic takes two instructions). Not for a kernel that keeps scratch memory."""
+        lw, kb = self.lw, self.kb
+        bounds = [*index_bounds(kb, lw.m), *self.loop_bounds]
+        versions = index_versions(lw, lw.options.small_index, bounds, launch) if not kb.scratch else [(64, launch)]
+        for bits, sizes in versions:
+            if bits == 64:
+                lw.add_kernel(kb, *sizes)
+                continue
+            narrow = type(self)(lw, self.op, index_bits=bits)
+            packed = narrow.packed_parts()
+            assert packed is not None
+            narrow.lower_packed(*packed, [narrow.kb.array(o, r.name_hint) for o, r in zip(outs, self.op.outs)])
+            lw.add_kernel(narrow.kb, *sizes)
 
     def packed_parts(self) -> tuple[list[soac.IndexOp], list[Operation], soac.SegmapOp] | None:
         """The staged rows, the code that reads nothing of the element, and the shared segmap of a lambda that is
@@ -248,9 +241,13 @@ class PackedSegmap(GroupKernel):
         *lead, rows, cols = dims
         item_dims = [*lead, hm.ceildiv(rows, hm.c(shape[0])), hm.ceildiv(cols, hm.c(shape[1]))]
         blocks = [hm.product(lw.array(row.array).dims[1:]) for row in staged]
-        per = self.pack_size(hm, hm.max(hm.product(item_dims), hm.c(1)), blocks, capacity)
+        items = hm.max(hm.product(item_dims), hm.c(1))
+        per = self.pack_size(hm, items, blocks, capacity)
         packs = hm.ceildiv(self.count, per, "packs")
-        return hm.max(hm.min(packs, hm.c(lw.max_groups)), hm.c(1), "num_groups")
+        groups = hm.max(hm.min(packs, hm.c(lw.max_groups)), hm.c(1), "num_groups")
+        step = hm.mul(groups, per)
+        self.loop_bounds = [hm.add(self.count, step), hm.add(hm.mul(per, items), hm.c(self.group_size))]
+        return groups
 
     def pack_source(self, row: soac.IndexOp, view: View, block: SSAValue, first: SSAValue, n: SSAValue) -> View:
         """The staged rows `first ... first + n - 1` of `view` (each of `block` elements) as one contiguous range."""

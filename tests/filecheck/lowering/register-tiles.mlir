@@ -111,20 +111,20 @@ func.func @products(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x
 // DEFAULT:         }
 
 // NVIDIA's kernels (`narrow_indices`) also get a version with 32-bit indices (`small-index`), which the host launches
-// where every size it is given and every array it reads or writes stay below 2^31 - 2^26; the other then gets no
-// work-items. Other targets keep the 64-bit kernel alone. A launch has a work-group per pack of batches (its size
+// where every size it is given, every array it reads or writes and its loops' last steps stay below 2^31
+// (`index_width.py`); the other then gets no work-items. Other targets keep the 64-bit kernel alone. A launch has a work-group per pack of batches (its size
 // computed on the host as in the kernel), at most max-groups.
 
 // NARROW-LABEL: __kernel void products_segmap_group_1(__global float *restrict c, const int a_d0,
 // NARROW:         for (int l = 0; l < bound; l++) {
 // NARROW-COUNT-4:   = a_block_local[
 
-// HOST:         %[[LIMIT:.*]] = arith.constant 2080374784 : index
+// HOST:         %[[LIMIT:.*]] = arith.constant 2147483648 : index
 // HOST:         arith.cmpi ult, %a_d0, %[[LIMIT]] : index
 // HOST:         %narrow = arith.andi
 // HOST-NEXT:    %narrow_size = arith.select %narrow, %global_size, %{{.*}} : index
-// HOST-NEXT:    kernel.launch @products_segmap_group_1({{.*}}) global %narrow_size
 // HOST-NEXT:    %wide_size = arith.select %narrow, %{{.*}}, %global_size : index
+// HOST:         kernel.launch @products_segmap_group_1({{.*}}) global %narrow_size
 // HOST-NEXT:    kernel.launch @products_segmap_group_0({{.*}}) global %wide_size
 // HOST:         kernel.func @products_segmap_group_1({{.*}}) index_bitwidth 32 {
 // HOST:         kernel.func @products_segmap_group_0(
