@@ -461,6 +461,10 @@ def _checked_lowering(lowering: Mapping[str, object]) -> dict[str, object]:
             LoweringOptions(**{name: checked[name]})
         except ValueError as error:
             raise ValueError(located(f"sl.jit lowering option {option}={value!r}: {error}")) from None
+    try:
+        LoweringOptions(**checked)  # options that each are fine may not be together (a register block too large)
+    except ValueError as error:
+        raise ValueError(located(f"sl.jit lowering options: {error}")) from None
     if isinstance(target := checked.get("target"), str) and (chosen := get_target(target)).one_warp_groups:
         warp = chosen.subgroup_width
         group_size, scan_group = checked.get("group_size", warp), checked.get("scan_group", warp)

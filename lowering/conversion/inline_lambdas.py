@@ -28,7 +28,7 @@ from soac.lowering.conversion.kernel_builder import (
 from soac.lowering.conversion.sizes import DIVISIONS, UNSIGNED_DIVISIONS, Sizes
 from soac.lowering.kernel import ERROR_VALUES
 from xdsl.builder import Builder
-from xdsl.dialects import scf, tensor
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
 from xdsl.ir import Operation, Region, SSAValue
 
@@ -47,6 +47,15 @@ class LambdaInliner:
         """Soac-level index values known to lie in `[0, bound)`: the indices of segmented ops."""
         self.clamped: dict[SSAValue, SSAValue] = {}
         """Checked sizes (0 where negative) and the sizes they check (`checked_size`)."""
+        self.limits: dict[SSAValue, list[SSAValue]] = {}
+        """Soac-level index values known to lie below each of these kernel-side sizes (a loop's index whose bound a
+        check before the loop has compared with them: `strategies/register_tiles.py`)."""
+        self.numbering: dict[tuple[object, ...], list[KValue]] | None = None
+        """While set (one iteration of a loop that inlines one lambda several times): the results of scalar ops and of
+        reads of `read_only` buffers by the op and its kernel-side operands, so that a copy of the lambda reuses what
+        an earlier copy computed from the same values."""
+        self.read_only: set[SSAValue] = set()
+        """Kernel buffers nothing writes while `numbering` is set (a work-group's staged rows in local memory)."""
         self.sizes = Sizes(kb.m, self._scalar_here, self._array_here, self._outside)
         """The sizes of arrays a lambda will build, from values known before it runs."""
 
@@ -118,12 +127,18 @@ class LambdaInliner:
         if any(isinstance(r.type, TensorType) for r in op.results):
             raise LoweringError(f"{describe(op)} producing an array is not supported inside a SOAC lambda")
         mapper: dict[SSAValue, SSAValue] = {o: self.scalar(o) for o in op.operands}
+        key = (op, *mapper.values())
+        if self.numbering is not None and (known := self.numbering.get(key)) is not None:
+            self.env.update(zip(op.results, known))
+            return
         if isinstance(op, DIVISIONS):
             mapper[op.operands[1]] = self.checked_divisor(op, mapper[op.operands[0]], mapper[op.operands[1]])
         new = op.clone(value_mapper=mapper)
         self.b.insert(new)
         for old_result, new_result in zip(op.results, new.results):
             self.env[old_result] = new_result
+        if self.numbering is not None:
+            self.numbering[key] = list(new.results)
 
     def checked_divisor(self, op: Operation, dividend: SSAValue, divisor: SSAValue) -> SSAValue:
         """The divisor of an integer division after checking that it is not zero.
@@ -160,7 +175,10 @@ class LambdaInliner:
         A segmented op's index `j` runs over `[0, dims[j])`, so `xss[i, j]` in a
         segmap over the sizes of `xss` needs no check.
         """
-        if (bound := self.bounds.get(index)) is not None and self.value(bound) is size:
+        source = lossless_source(index)
+        if (bound := self.bounds.get(source)) is not None and self.value(bound) is size:
+            return True
+        if any(limit is size for limit in self.limits.get(source, ())):
             return True
         m = self.kb.m
         constant, limit = m.constant_of(self.scalar(index)), m.constant_of(size)
@@ -177,12 +195,23 @@ class LambdaInliner:
                 continue
             index = self.scalar(old)
             inside = m.lt(index, size, "in_bounds")
-            self.kb.check(inside, op, index_problem(k), [index, size])
+            self.kb.check(inside, op, index_problem(user_dimension(op, k)), [index, size])
             ok = m.both(ok, inside)
         return ok
 
     def _gather(self, op: Operation, array: SSAValue, indices: Sequence[SSAValue], result: SSAValue) -> None:
         view = self.view(array)
+        if self.numbering is not None and view.buffer in self.read_only:
+            key = (op, id(view), *(self.scalar(i) for i in indices))
+            if (known := self.numbering.get(key)) is not None:
+                self.env[result] = known[0]
+                return
+            self._gather_view(op, view, indices, result)
+            self.numbering[key] = [self.env[result]]  # pyright: ignore[reportArgumentType]
+            return
+        self._gather_view(op, view, indices, result)
+
+    def _gather_view(self, op: Operation, view: View, indices: Sequence[SSAValue], result: SSAValue) -> None:
         ok = self.check_indices(op, indices, view)
         m = self.kb.m
         kernel_indices = [self.scalar(i) for i in indices]
@@ -320,3 +349,28 @@ class LambdaInliner:
         except LoweringError:
             return None
         return [self.kb.scalar(d) for d in outside.dims] if isinstance(outside, HostArray) else None
+
+
+def user_dimension(op: Operation, k: int) -> int:
+    """The dimension the user's read took for index `k` of `op`: of a `{staged}` row (soac-small-intra's block of a
+    batch, `b[p]` of the user's `b[p, s, j]`), counted in the array it is a row of."""
+    array = op.operands[0] if isinstance(op, soac.IndexOp | tensor.ExtractOp) else None
+    if array is not None and isinstance(row := array.owner, soac.IndexOp) and soac.STAGED in row.attributes:
+        return k + len(row.indices)
+    return k
+
+
+def _bits(t: object) -> int | None:
+    if isinstance(t, IndexType):
+        return 64
+    return t.width.data if isinstance(t, IntegerType) else None
+
+
+def lossless_source(index: SSAValue) -> SSAValue:
+    """The soac-level value that `index` casts without loss: through `arith.index_cast`s between `index` and 64-bit
+    integers (the index-written form's `index_cast (index_cast %i : index to i64) : i64 to index`), as far as they go."""
+    while isinstance(cast := index.owner, arith.IndexCastOp) and all(
+        (_bits(t) or 0) >= 64 for t in (cast.input.type, index.type)
+    ):
+        index = cast.input
+    return index

@@ -28,6 +28,10 @@ forward progress of started work-groups; with warp shuffles on targets with sub-
 redomap; see `strategies/chunked_scan.py`). Each target has its default (`kernel/target.py`)."""
 
 
+MAX_TILE_RESULTS = 64
+"""The most results a work-item's register block may hold (`small-tile-rows` x `small-tile-cols`)."""
+
+
 @dataclass(frozen=True)
 class LoweringOptions:
     """How soac-to-kernel lowers a module: the target and every strategy choice, as pass options.
@@ -135,6 +139,24 @@ class LoweringOptions:
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
     0: `SPLIT_ITEMS` (2^17); 1: never split."""
+    small_tile_rows: int = 4
+    """Rows of the block of results each work-item of a staged batch of small products keeps in registers
+    (soac-small-intra's nests: `strategies/register_tiles.py`); its rows lie `ceil(n / rows)` apart. 4 x 1 by default:
+    a warp then reads one or two rows of `a` (broadcasts) and 16 or 32 neighbouring columns of `b` per step, with no
+    bank conflicts at n = 16 and 32 (2 x 2 reads four rows 16 words apart: two-way conflicts)."""
+    small_tile_cols: int = 1
+    """Columns of that block, `ceil(m / cols)` apart (neighbouring work-items take neighbouring columns)."""
+    small_batches: int = 0
+    """Batch elements a work-group of such a nest stages and computes at once; 0: as many as its work-items cover
+    (a group of 256 takes 4 batches of 16 x 16 in 4 x 1 blocks) and 1024 elements of local memory per staged array
+    hold. A number also sizes the local memory for that many (up to 32 KiB in all: `packed_groups.PACKED_LOCAL_BYTES`)."""
+    small_fma: bool = False
+    """Such a nest whose lambda ends in a product that its operator adds (`acc + x * y`) folds each step with one
+    `math.fma` (one rounding, as cuBLAS's kernels do; the interpreter rounds the product and the sum apart)."""
+    small_index: Literal["auto", "i32", "i64"] = "auto"
+    """Such a nest's kernel: `i32` adds a version with 32-bit index arithmetic, which the host launches where its
+    arrays, sizes and loops fit below 2^31 (`index_width.index_versions`), `i64` keeps only the 64-bit kernel;
+    `auto`: the target's `narrow_indices` (nvidia)."""
     chunk_min: int = 4096
     """The fewest elements of a chunk of the `chunked` (CPU) scan and reduction (below that, fewer chunks)."""
     chunk_align: int = 16
@@ -155,11 +177,17 @@ class LoweringOptions:
             raise ValueError(f"soac-to-kernel: group-size must be a power of two, got {self.group_size}")
         if self.max_groups <= 0:
             raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
+        if self.small_tile_rows * self.small_tile_cols > MAX_TILE_RESULTS:
+            raise ValueError(
+                f"soac-to-kernel: a block of small-tile-rows x small-tile-cols results is at most {MAX_TILE_RESULTS} "
+                f"(each a copy of the lambda in the kernel), got {self.small_tile_rows} x {self.small_tile_cols}"
+            )
         if self.scan_items % 4:
             raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
         if self.tile_buffers not in (1, 2):
             raise ValueError(f"soac-to-kernel: tile-buffers must be 1 or 2, got {self.tile_buffers}")
-        for name in ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align"):
+        positive = ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align", "small_tile_rows")
+        for name in (*positive, "small_tile_cols"):
             if getattr(self, name) == 0:
                 raise ValueError(f"soac-to-kernel: {name.replace('_', '-')} must be positive")
 

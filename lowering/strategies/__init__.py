@@ -4,6 +4,8 @@
 - `maps.py`: map, scatter, iota, replicate, transpose, index, slice, update, thread-level segmap;
 - `transpose.py`: a transpose of the last two dimensions through local-memory tiles (GPU targets);
 - `intragroup.py`: group-level segmaps whose work-groups share the inner segmented ops;
+- `packed_groups.py`, `register_tiles.py`: group-level segmaps over packs of small staged elements (soac-small-intra's),
+  batches of small products with a block of results per work-item in registers;
 - `outputs.py`: the arrays reductions, scans and segmented ops write, allocated before the choice;
 - `group_code.py`: work-group building blocks (ids, local memory, trees, scans) and shared helpers;
 - `reduce.py`: reduce / redomap as a two-stage tree reduction;

@@ -28,7 +28,7 @@ or nested in control flow) run sequentially in each work-item, which is correct 
 
 A `soac.index ... {staged}` row of the lambda (soac-small-intra's) is copied by the group into local memory, and the
 lambda's segops read it there. A lambda of only staged rows and one shared segmap takes several elements per
-work-group at once where one element's segmap leaves work-items idle (`lower_packed`).
+work-group at once where one element's segmap leaves work-items idle (`packed_groups.py`).
 
 Targets without `group_segmaps` (`cpu`) run a group-level segmap as a thread-level one: a work-item per
 element, its segops sequential (see `DeviceTarget.group_segmaps`).
@@ -39,18 +39,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from soac import dialect as soac
-from soac.dialect import defined_inside
 from soac.lowering.conversion.host_lowering import HostLowering
-from soac.lowering.conversion.kernel_builder import HostArray, IndexMath, KernelBuilder, KValue, View, tensor_element
-from soac.lowering.conversion.sequential import Inliner
-from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
+from soac.lowering.conversion.kernel_builder import HostArray, KValue, View, tensor_element
+from soac.lowering.kernel import LoadOp, StoreOp
 from soac.lowering.strategies.group_code import commutes
+from soac.lowering.strategies.packed_groups import STAGED_PROBLEM, PackedSegmap, SegOp, shareable
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
-
-SegOp = soac.SegmapOp | soac.SegredOp | soac.SegscanOp
-STAGED_PROBLEM = f"a staged row of {{0}} elements does not fit the {soac.STAGED_CAPACITY} of local memory it is given"
 
 
 def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
@@ -58,42 +53,14 @@ def lower_segmap(lw: HostLowering, op: soac.SegmapOp) -> None:
     from soac.lowering.strategies import maps
 
     cooperative = op.level.data == soac.Level.GROUP and lw.target.group_segmaps
-    if cooperative and any(_shareable(inner) for inner in op.body.block.ops):
+    if cooperative and any(shareable(inner) for inner in op.body.block.ops):
         GroupSegmap(lw, op).lower()
     else:
         maps.lower_segmap(lw, op)
 
 
-def _shareable(op: Operation) -> bool:
-    """A thread-level segop whose results are arrays of its index space (no arrays in its rows)."""
-    if not isinstance(op, SegOp) or op.level.data != soac.Level.THREAD:
-        return False
-    yielded = list(op.body.block.last_op.operands)  # pyright: ignore[reportOptionalMemberAccess]
-    return not any(isinstance(v.type, TensorType) for v in yielded)
-
-
-class GroupSegmap:
-    """Builds the kernel of one group-level segmap."""
-
-    def __init__(self, lw: HostLowering, op: soac.SegmapOp):
-        self.lw, self.op = lw, op
-        self.kb: KernelBuilder = lw.kernel("segmap_group")
-        self.inliner = Inliner(self.kb)
-        self.group_size = lw.group_size
-        m, hm = self.kb.m, lw.m
-        self.dims = [lw.scalar(d) for d in op.dims]
-        self.count = hm.product(self.dims, "count")
-        self.groups = hm.max(hm.min(self.count, hm.c(lw.max_groups)), hm.c(1), "num_groups")
-        self.t = m.insert(LocalIdOp(0), "tid")
-        self.g = m.insert(GroupIdOp(0), "group")
-        self.num_groups = m.insert(NumGroupsOp(0), "num_groups")
-        self.kb.thread_id = self.kb.global_id()
-        self.G = m.c(self.group_size)
-        self.destinations: dict[SSAValue, View] = {}
-
-    @property
-    def m(self) -> IndexMath:
-        return self.kb.m
+class GroupSegmap(PackedSegmap):
+    """Builds the kernel of one group-level segmap (its state and packed elements: `packed_groups.py`)."""
 
     def lower(self) -> None:
         lw, op, kb = self.lw, self.op, self.kb
@@ -115,108 +82,13 @@ class GroupSegmap:
                 self.write_row(value, out, s, len(kdims))
             return []
 
-        if (packed := self.packed_parts()) is not None:
-            self.lower_packed(*packed, out_views)
-        else:
+        local_size = lw.m.c(self.group_size)
+        if (packed := self.packed_parts()) is None:
             kb.for_loop(self.g, kb.scalar(self.count), self.num_groups, [], "s", element)
-        lw.add_kernel(kb, lw.m.mul(self.groups, lw.m.c(self.group_size), "global_size"), lw.m.c(self.group_size))
-
-    # -- several small elements per work-group ---------------------------------------
-
-    def packed_parts(self) -> tuple[list[soac.IndexOp], list[Operation], soac.SegmapOp] | None:
-        """The staged rows, the code that reads nothing of the element, and the shared segmap of a lambda that is
-        only these (soac-small-intra's shape: `{staged}` rows of arrays from outside by the element's index, one
-        thread-level segmap over sizes from outside whose results the lambda yields), else None."""
-        block = self.op.body.block
-        *body, last = block.ops
-        if len(self.op.dims) != 1 or len(body) < 2:
-            return None
-        *before, inner = body
-        staged = [row for row in before if isinstance(row, soac.IndexOp) and soac.STAGED in row.attributes]
-        invariant = [other for other in before if other not in staged]
-        for row in staged:
-            if list(row.indices) != [block.args[0]] or defined_inside(row.array, self.op):
-                return None
-        for other in invariant:
-            if other.regions or any(defined_inside(v, self.op) for v in other.operands):
-                return None
-        if not staged or not isinstance(inner, soac.SegmapOp) or not _shareable(inner):
-            return None
-        if list(last.operands) != list(inner.outs) or any(defined_inside(d, self.op) for d in inner.dims):
-            return None
-        return staged, invariant, inner
-
-    def lower_packed(
-        self, staged: list[soac.IndexOp], invariant: list[Operation], inner: soac.SegmapOp, out_views: Sequence[View]
-    ) -> None:
-        """A work-group takes `per` consecutive elements at a time, as many as its work-items cover (a batch of
-        8 x 8 products: 4 per group of 256) and their staged rows fit local memory: the group copies the rows of
-        all of them (one contiguous range per array), then its work-items take the positions of all the inner
-        segmaps in turn, writing the results in place."""
-        kb, m, inliner = self.kb, self.m, self.inliner
-        arg = self.op.body.block.args[0]
-        inliner.bounds.update(zip(self.op.body.block.args, self.op.dims))
-        count = kb.scalar(self.count)
-        for other in invariant:
-            inliner.emit(other)
-        dims = [inliner.checked_size(inner, inliner.scalar(d), "dimension") for d in inner.dims]
-        inner_count = m.product(dims, "inner_count")
-        views = [inliner.view(row.array) for row in staged]
-        blocks = [m.product(view.dims[1:], "block") for view in views]
-        per = m.div(self.G, m.max(inner_count, m.c(1)), "per")
-        capacity = m.c(soac.STAGED_CAPACITY)
-        for block in blocks:
-            per = m.min(per, m.div(capacity, m.max(block, m.c(1))))
-        per = m.max(per, m.c(1), "per")
-        locals_ = [
-            self.local_array(view.element, f"{row.result.name_hint or 'row'}_local", soac.STAGED_CAPACITY)
-            for row, view in zip(staged, views)
-        ]
-        divisor = m.max(inner_count, m.c(1))
-
-        def place(p: SSAValue) -> list[SSAValue]:
-            """The element of the pack and the indices in its inner segmap of position `p`."""
-            at = m.rem(p, divisor, "at")
-            return [m.div(p, divisor, "element"), *m.unflatten(at, dims, [None] * len(dims))]
-
-        mine = place(self.t)  # every work-item's first position, the same in every pack: divided once
-        index = IndexType()
-
-        def pack(first: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            self.barrier()  # the previous pack's local rows are no longer read
-            n = m.min(per, m.sub(count, first), "pack")
-            inliner.env[arg] = m.sub(m.add(first, n), m.c(1))
-            for row, view, block, local in zip(staged, views, blocks, locals_):
-                inliner.emit(row)  # the checks of the pack's last row: index in bounds
-                fits = m.cmp(m.mul(n, block), capacity, "ule", "fits_local")
-                kb.check(fits, row, STAGED_PROBLEM, [m.mul(n, block)])
-                available = m.select(m.cmp(first, view.dims[0], "ult"), m.sub(view.dims[0], first), m.c(0))
-                total = m.select(fits, m.mul(m.min(n, available), block), m.c(0))
-                base = m.add(view.offset, m.mul(first, block))
-                source = View(view.buffer, base, [total], view.element)
-
-                def copy(e: SSAValue, _: list[SSAValue], source: View = source, local: SSAValue = local) -> list[SSAValue]:
-                    kb.b.insert(StoreOp(kb.load(source, e), local, e))
-                    return []
-
-                kb.for_loop(self.t, total, self.G, [], "e", copy)
-            self.barrier(global_=False)
-
-            def position(p: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-                first_position = m.cmp(p, self.G, "ult", "first_position")
-                e, *indices = kb.if_values(first_position, [index] * len(mine), lambda: mine, lambda: place(p))
-                inliner.env[arg] = m.add(first, e)
-                for row, view, block, local in zip(staged, views, blocks, locals_):
-                    inliner.env[row.result] = View(local, m.mul(e, block), list(view.dims[1:]), view.element)
-                flat = m.add(m.mul(first, inner_count), p)
-                for value, out in zip(inliner.inline(inner.body, indices), out_views):
-                    kb.write_row(value, out, flat)
-                return []
-
-            kb.for_loop(self.t, m.mul(n, inner_count), self.G, [], "p", position)
-            return []
-
-        kb.for_loop(m.mul(self.g, per), count, m.mul(self.num_groups, per), [], "first", pack)
+            lw.add_kernel(kb, lw.m.mul(self.groups, local_size, "global_size"), local_size)
+            return
+        self.lower_packed(*packed, out_views)
+        self.launch_versions(outs, (lw.m.mul(self.groups, local_size, "global_size"), local_size))
 
     # -- the lambda ----------------------------------------------------------------
 
@@ -234,7 +106,7 @@ class GroupSegmap:
                 staging = False
             if isinstance(inner, soac.YieldOp):
                 return [inliner.value(v) for v in inner.operands]
-            if _shareable(inner):
+            if shareable(inner):
                 assert isinstance(inner, SegOp)
                 self.shared(inner)
             elif is_staged:
@@ -267,7 +139,7 @@ class GroupSegmap:
         found: dict[SSAValue, View] = {}
         for value, out in zip(last.operands, out_views):
             owner = value.owner
-            if isinstance(owner, soac.SegmapOp) and owner.parent_block() is block and _shareable(owner):
+            if isinstance(owner, soac.SegmapOp) and owner.parent_block() is block and shareable(owner):
                 if len(list(value.uses)) == 1 and value not in found:
                     row = self.m.product(out.dims[rank:])
                     found[value] = View(out.buffer, self.m.add(out.offset, self.m.mul(s, row)), out.dims[rank:], out.element)
@@ -415,23 +287,12 @@ class GroupSegmap:
         offset = self.m.mul(self.g, kb.scalar(size, "group_part"))
         return View(view.buffer, offset, list(dims), element)
 
-    def local_array(self, element: Attribute, name: str, size: int | None = None) -> SSAValue:
-        block = self.kb.block
-        op = LocalAllocOp(size or self.group_size, element)
-        block.insert_op_before(op, block.first_op) if block.first_op else block.add_op(op)
-        op.result.name_hint = name
-        return op.result
-
     def load_all(self, locals_: Sequence[SSAValue], index: SSAValue) -> list[SSAValue]:
         return [self.m.insert(LoadOp(local, index)) for local in locals_]
 
     def store_all(self, values: Sequence[SSAValue], locals_: Sequence[SSAValue], index: SSAValue) -> None:
         for value, local in zip(values, locals_):
             self.kb.b.insert(StoreOp(value, local, index))
-
-    def barrier(self, global_: bool = True) -> None:
-        """A work-group barrier; `global_` also orders the group's accesses to global memory."""
-        self.kb.b.insert(BarrierOp(local=True, global_=global_))
 
     # -- group-wide combinations in local memory ------------------------------------------
 

@@ -198,9 +198,7 @@ class _StagedPlaces:
         self.first = self.count = kb.m.c(0)
 
     @staticmethod
-    def of(
-        lw: HostLowering, kb: KernelBuilder, op: soac.ScanOp | soac.ScanomapOp, sink: ScatterSink
-    ) -> _StagedPlaces | None:
+    def of(lw: HostLowering, kb: KernelBuilder, op: soac.ScanOp | soac.ScanomapOp, sink: ScatterSink) -> _StagedPlaces | None:
         if not lw.options.scan_stage:
             return None
         d = dense_destination(op, sink.op)
