@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.pipeline is None and (options.coalesce or options.no_tile):
         from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE
 
-        tiling = [] if options.no_tile else ["soac-tile", "soac-small-intra"]
+        tiling = [] if options.no_tile else ["soac-tile{untranspose=true}", "soac-small-intra"]
         steps = [DEFAULT_PIPELINE, *tiling] + ([COALESCE_STEP] if options.coalesce else [])
         options.pipeline = ",".join(steps)
     lowering = {"segred": options.segred, "segscan": options.segscan}
