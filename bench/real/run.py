@@ -62,6 +62,8 @@ def _variants() -> dict[str, tuple[str, dict[str, str], str]]:
         "no-tile": (DEFAULT_PIPELINE, {}, "without soac-tile"),
         "copies-no-tile": (f"{DEFAULT_PIPELINE},{copies}", {}, "session 37's copies, without soac-tile"),
         "coalesce-no-tile": (f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}", {}, "GPU_PIPELINE without soac-tile"),
+        "rounds-before": (TILED_PIPELINE, {"seg-uniform-rounds": "false"}, "tiled, the segred folds' rounds before issue 27"),
+        "streams-8": (TILED_PIPELINE, {"seg-streams": "8"}, "tiled, 8 loads in flight in the segred folds"),
     }
 
 
