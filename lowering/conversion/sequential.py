@@ -178,7 +178,8 @@ class Inliner(ControlFlowInliner):
                 self.kb.write_row(value, out, i)
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
+        width = self.checked_width(op, op.inputs)
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body, unroll=self.kb.row_unroll)
         for result, out in zip(op.outs, outs):
             self.env[result] = out
 
@@ -252,7 +253,8 @@ class Inliner(ControlFlowInliner):
                         self.kb.write_row(value, out, i)
             return new
 
-        accs = self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), neutral, "i", body)
+        width = self.checked_width(op, op.inputs)
+        accs = self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), neutral, "i", body, unroll=self.kb.row_unroll)
         values = [*scan_views, *map_views] if scan else [*accs, *map_views]
         for result, value in zip(op.outs, values):
             if value is not None:

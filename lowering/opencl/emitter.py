@@ -32,7 +32,7 @@ from soac.lowering.kernel.target import TARGETS, DeviceTarget, target_of_module
 from soac.lowering.opencl.target import opencl_spelling
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp, f32
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, IntegerType, ModuleOp, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -215,10 +215,10 @@ class KernelPrinter(CPrinter):
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         self.line(f"{storage_type(element)} {self.define(op.result)}[{op.num_elements}];")
 
-    def print_for(self, op: scf.ForOp) -> None:
-        if kd.UNROLL in op.attributes:
-            self.line("#pragma unroll")
-        super().print_for(op)
+    def loop_pragma(self, op: scf.ForOp) -> str | None:
+        if (unroll := op.attributes.get(kd.UNROLL)) is None:
+            return None
+        return f"#pragma unroll {unroll.value.data}" if isinstance(unroll, IntegerAttr) else "#pragma unroll"
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)

@@ -125,3 +125,15 @@ def test_outer_parallel_version_through_the_gpu_pipeline(program: str) -> None:
     x = rng.standard_normal((6, 7)).astype(np.float32)
     if program == "softmax":
         np.testing.assert_allclose(compiled.run([x], never)[0], _numpy_softmax(x)[0], rtol=1e-4, atol=1e-6)
+
+
+def test_row_unroll_hint_builds_and_keeps_results() -> None:
+    """`row-unroll=4`: the first kernel's walks along its rows carry `#pragma unroll 4` right before their loops (after
+    the accumulators' declarations, where a C compiler takes it), and PoCL builds them; results as numpy's."""
+    f = sl.jit(softmax, pipeline=GPU_PIPELINE, lowering={"target": "generic", "row-unroll": 4})
+    x = np.random.default_rng(3).standard_normal((37, 31)).astype(np.float32)
+    source = f.opencl(x)
+    assert re.search(r"#pragma unroll 4\n\s*for \(", source), source
+    got = f.specialize(x).run([x], OUTER)
+    for g, e in zip(got, _numpy_softmax(x)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6)
