@@ -59,9 +59,16 @@ def _variants() -> dict[str, tuple[str, dict[str, str], str]]:
         "tiled": (TILED_PIPELINE, {}, "soac.lang's GPU pipeline"),
         "copies": (f"{TILED_PIPELINE},{copies}", {}, "with session 37's transposed copies alone"),
         "coalesce": (GPU_PIPELINE, {}, "GPU_PIPELINE: the copies and the rows rule"),
+        "coalesce-unroll-8": (GPU_PIPELINE, {"row-unroll": "8"}, "GPU_PIPELINE, #pragma unroll 8 on the work-items' rows"),
+        "coalesce-unroll-16": (GPU_PIPELINE, {"row-unroll": "16"}, "GPU_PIPELINE, #pragma unroll 16 on the work-items' rows"),
         "no-tile": (DEFAULT_PIPELINE, {}, "without soac-tile"),
         "copies-no-tile": (f"{DEFAULT_PIPELINE},{copies}", {}, "session 37's copies, without soac-tile"),
         "coalesce-no-tile": (f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}", {}, "GPU_PIPELINE without soac-tile"),
+        "coalesce-no-tile-unroll-8": (
+            f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}",
+            {"row-unroll": "8"},
+            "GPU_PIPELINE without soac-tile, #pragma unroll 8 on the work-items' rows",
+        ),
         "rounds-before": (TILED_PIPELINE, {"seg-uniform-rounds": "false"}, "tiled, the segred folds' rounds before issue 27"),
         "streams-8": (TILED_PIPELINE, {"seg-streams": "8"}, "tiled, 8 loads in flight in the segred folds"),
     }
