@@ -194,8 +194,13 @@ class Inliner(ControlFlowInliner):
         return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
 
     def _generate_map(self, op: soac.MapOp) -> None:
-        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""
+        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read. The element
+        of an iota of the map's own width is below that width (its readers check that they read no further): reads at
+        it need no check against an array of that size (the rows of a transposed copy, `coalesce_manifest.py`)."""
         width = self.checked_width(op, op.inputs)
+        for x, arg in zip(op.inputs, op.body.block.args):
+            if isinstance(x.owner, soac.IotaOp) and x.owner.width is op.width:
+                self.bounds[arg] = op.width
         for k, result in enumerate(op.outs):
             assert isinstance(result.type, TensorType)
             inner = self._row_result_dims(op, [result])[0] if result.type.get_num_dims() > 1 else []
