@@ -71,6 +71,7 @@ def _variants() -> dict[str, tuple[str, dict[str, str], str]]:
         ),
         "rounds-before": (TILED_PIPELINE, {"seg-uniform-rounds": "false"}, "tiled, the segred folds' rounds before issue 27"),
         "streams-8": (TILED_PIPELINE, {"seg-streams": "8"}, "tiled, 8 loads in flight in the segred folds"),
+        "groups-8192": (TILED_PIPELINE, {"max-groups": "8192"}, "tiled, up to 8192 work-groups a launch (1024)"),
     }
 
 
