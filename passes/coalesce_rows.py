@@ -39,8 +39,10 @@ manifest rules (`coalesce_manifest.py`) then give the first kernel's row reads a
 kernel's reads have the work-item's index last already. The rule decides from the index expressions alone:
 
 - only a `segmap thread` that no other SOAC holds (a work-group's rows are written by the whole group: coalesced
-  already) and a row that the segmap yields (its index space's last index is the work-item's; the row's elements
-  follow it in memory);
+  already) and the rows of scalars that the segmap yields (its index space's last index is the work-item's; the
+  row's elements follow it in memory) and nothing else reads, made by a map (its results) or a redomap (its
+  map-outs, which the first kernel then no longer makes) of the kernel's block; all of them of one width, computed
+  together by the one second kernel;
 - only where every row the map reads can be recomputed at `[.., %j]`: a row `%a[.., %i]` or an array made before
   the kernel, an iota of the row's length, or a result (a map-out) of a map or redomap of the kernel's block whose
   rows are such rows; any other array (a scan's result, a row built in a loop) keeps the kernel as it is;
@@ -114,8 +116,8 @@ class _RowPlan:
 
     def recomputable(self, row: SSAValue, reader: soac.MapOp | soac.RedomapOp, position: int) -> bool:
         """Whether element `%j` of `row`, input `position` of `reader`, can be computed in the second kernel."""
-        if not isinstance(row.type, TensorType) or row.type.get_num_dims() < 1:
-            return False
+        if not isinstance(row.type, TensorType) or row.type.get_num_dims() != 1:
+            return False  # rows of scalars only: an element of the second kernel is a scalar
         owner = row.owner
         if not self.in_block(row):
             axis = 0
@@ -138,25 +140,31 @@ class _RowPlan:
         return True
 
 
-def _row_map(segmap: soac.SegmapOp) -> soac.MapOp | None:
-    """A map of the kernel's block whose every result only the kernel's yield reads, and which may write long rows."""
+def _written_rows(segmap: soac.SegmapOp) -> list[SSAValue]:
+    """The rows the kernel yields that a map or redomap of its block makes (a map's result, a redomap's map-out) and
+    nothing else reads: rows of scalars that may be long, of the first such row's width (the second kernel's last
+    size)."""
     yielded = segmap.body.block.last_op
     assert yielded is not None
+    found: list[SSAValue] = []
     for value in yielded.operands:
         owner = value.owner
-        if not isinstance(owner, soac.MapOp) or owner.parent_block() is not segmap.body.block:
+        if not isinstance(owner, PRODUCERS) or owner.parent_block() is not segmap.body.block or value in found:
             continue
-        if any(use.operation is not yielded for out in owner.outs for use in out.uses):
+        if list(owner.outs).index(value) < _first_map_out(owner) or value.type.get_num_dims() != 1:  # pyright: ignore[reportAttributeAccessIssue]
+            continue  # a reduced value, or rows of rows (the second kernel would build them again)
+        if any(use.operation is not yielded for use in value.uses):
             continue
         width = constant_index(owner.width)
-        if width is not None and width < MIN_ROW:
+        if (width is not None and width < MIN_ROW) or defined_inside(owner.width, segmap):
             continue
-        return owner
-    return None
+        if not found or owner.width is found[0].owner.width:  # pyright: ignore[reportAttributeAccessIssue]
+            found.append(value)
+    return found
 
 
 class WriteRowsFromTheirOwnKernel(RewritePattern):
-    """The row a thread-level kernel's work-item writes is computed by a second kernel over (rows, row length), one
+    """The rows a thread-level kernel's work-item writes are computed by a second kernel over (rows, row length), one
     element a work-item (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -167,26 +175,34 @@ class WriteRowsFromTheirOwnKernel(RewritePattern):
     def match_and_rewrite(self, op: soac.SegmapOp, rewriter: PatternRewriter) -> None:
         if op.level.data != "thread" or host_thread_segmap(op.body.block.first_op or op) is not op:  # pyright: ignore[reportAttributeAccessIssue]
             return
-        row_map = _row_map(op)
-        if row_map is None or defined_inside(row_map.width, op):
-            return
         plan = _RowPlan(op)
-        if not plan.lambda_reads(row_map.body):
-            return
-        if not all(plan.recomputable(x, row_map, k) for k, x in enumerate(row_map.inputs)):
-            return
-        _split(op, row_map, plan, rewriter, self.made)
+        rows: list[SSAValue] = []
+        for row in _written_rows(op):
+            producer = row.owner
+            assert isinstance(producer, PRODUCERS)
+            trial = _RowPlan(op, list(plan.captured))
+            if trial.lambda_reads(producer.body) and all(
+                trial.recomputable(x, producer, k) for k, x in enumerate(producer.inputs)
+            ):
+                plan.captured, plan.checks = trial.captured, plan.checks + trial.checks
+                rows.append(row)
+        if rows:
+            _split(op, rows, plan, rewriter, self.made)
 
 
-def _split(op: soac.SegmapOp, row_map: soac.MapOp, plan: _RowPlan, rewriter: PatternRewriter, made: list[soac.SegmapOp]) -> None:
+def _split(
+    op: soac.SegmapOp, written: list[SSAValue], plan: _RowPlan, rewriter: PatternRewriter, made: list[soac.SegmapOp]
+) -> None:
     block = op.body.block
     yielded = block.last_op
     assert yielded is not None
-    _insert_checks(plan, row_map, rewriter)
-    rows = [k for k, v in enumerate(yielded.operands) if v.owner is row_map]
+    producers = list(dict.fromkeys(row.owner for row in written))
+    _insert_checks(plan, min(producers, key=block.get_operation_index), rewriter)  # pyright: ignore[reportArgumentType]
+    rows = [k for k, v in enumerate(yielded.operands) if v in written]
     kept = [k for k in range(len(yielded.operands)) if k not in rows]
     rank = len(op.dims)
     scalars_of = [TensorType(v.type, [DYNAMIC_INDEX] * rank) for v in plan.captured]
+    row_values = [yielded.operands[k] for k in rows]
     new_yield = soac.YieldOp(*[yielded.operands[k] for k in kept], *plan.captured)
     rewriter.replace(yielded, new_yield)
     types = [*(op.outs[k].type for k in kept), *scalars_of]
@@ -198,7 +214,7 @@ def _split(op: soac.SegmapOp, row_map: soac.MapOp, plan: _RowPlan, rewriter: Pat
         out.name_hint = op.outs[k].name_hint
     for out, value in zip(first.outs[len(kept) :], plan.captured):
         out.name_hint = f"{value.name_hint}_of" if value.name_hint else None
-    second = _second_kernel(op, row_map, plan, [*first.outs[len(kept) :]], [op.outs[k].type for k in rows])
+    second = _second_kernel(op, row_values, plan, [*first.outs[len(kept) :]], [op.outs[k].type for k in rows])
     results: list[SSAValue | None] = [None] * len(op.outs)
     for out, k in zip(first.outs, kept):
         results[k] = out
@@ -206,13 +222,15 @@ def _split(op: soac.SegmapOp, row_map: soac.MapOp, plan: _RowPlan, rewriter: Pat
         results[k] = out
         out.name_hint = op.outs[k].name_hint
     rewriter.replace(op, [first, second], results)
-    rewriter.erase(row_map)
+    for producer in producers:
+        if isinstance(producer, soac.MapOp) and not any(out.uses for out in producer.outs):
+            rewriter.erase(producer)
     made.append(first)
 
 
-def _insert_checks(plan: _RowPlan, row_map: soac.MapOp, rewriter: PatternRewriter) -> None:
+def _insert_checks(plan: _RowPlan, before: Operation, rewriter: PatternRewriter) -> None:
     """The size checks of the rows the second kernel reads, where a row's length is not provably its reader's width:
-    in the first kernel, before the row map, with the reader's message."""
+    in the first kernel, before the first row map, with the reader's message."""
     for row, axis, reader, position in plan.checks:
         source = row if not plan.in_block(row) else row.owner.array  # pyright: ignore[reportAttributeAccessIssue]
         dim = arith.ConstantOp(IntegerAttr(axis, IndexType()))
@@ -222,13 +240,13 @@ def _insert_checks(plan: _RowPlan, row_map: soac.MapOp, rewriter: PatternRewrite
         check = soac.AssertOp(same, f"'{reader.name}': {problem}", [reader.width, length])
         for made in (dim, length, same, check):
             made.location = reader.location
-        rewriter.insert([dim, length, same, check], InsertPoint.before(row_map))
+        rewriter.insert([dim, length, same, check], InsertPoint.before(before))
 
 
 def _second_kernel(
-    op: soac.SegmapOp, row_map: soac.MapOp, plan: _RowPlan, scalars: list[SSAValue], types: list[Attribute]
+    op: soac.SegmapOp, row_values: list[SSAValue], plan: _RowPlan, scalars: list[SSAValue], types: list[Attribute]
 ) -> soac.SegmapOp:
-    """`soac.segmap thread (dims..., width)` computing element `%j` of the row (see the module docstring)."""
+    """`soac.segmap thread (dims..., width)` computing element `%j` of the rows (see the module docstring)."""
     old_args = plan.segmap.body.block.args
     body = Block(arg_types=[IndexType()] * (len(op.dims) + 1))
     *indices, j = body.args
@@ -243,10 +261,12 @@ def _second_kernel(
         body.add_op(read)
         mapper[value] = read.result
     builder = _ElementBuilder(body, mapper, j, plan)
-    values = builder.lambda_of(row_map, [builder.element(x) for x in row_map.inputs])
+    values = [builder.element(v) for v in row_values]
     body.add_op(soac.YieldOp(*values))
-    second = soac.SegmapOp(op.level.data, [*op.dims, row_map.width], types, Region(body))  # pyright: ignore[reportArgumentType]
-    second.location = row_map.location
+    first = row_values[0].owner
+    assert isinstance(first, PRODUCERS)
+    second = soac.SegmapOp(op.level.data, [*op.dims, first.width], types, Region(body))  # pyright: ignore[reportArgumentType]
+    second.location = first.location
     return second
 
 
@@ -259,8 +279,15 @@ class _ElementBuilder:
     j: SSAValue
     plan: _RowPlan
     done: dict[Operation, list[SSAValue]] = field(default_factory=dict[Operation, list[SSAValue]])
+    elements: dict[SSAValue, SSAValue] = field(default_factory=dict[SSAValue, SSAValue])
 
     def element(self, row: SSAValue) -> SSAValue:
+        """Element `%j` of `row`, made once."""
+        if (made := self.elements.get(row)) is None:
+            made = self.elements[row] = self._element(row)
+        return made
+
+    def _element(self, row: SSAValue) -> SSAValue:
         owner = row.owner
         if not self.plan.in_block(row):
             return self._add(soac.IndexOp(row, [self.j]), row)

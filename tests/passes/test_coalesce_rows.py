@@ -137,3 +137,32 @@ def test_row_unroll_hint_builds_and_keeps_results() -> None:
     got = f.specialize(x).run([x], OUTER)
     for g, e in zip(got, _numpy_softmax(x)):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6)
+
+
+def two_rows(x, g):
+    def row(r):
+        s = sl.sum(r)
+        return r * s, r + g, s > 0
+
+    return sl.map(row, x)
+
+
+def test_rows_of_a_map_and_of_a_redomaps_map_out_in_one_second_kernel() -> None:
+    """`r * s` (a map) and `r + g` (fused into the sum's redomap as a map-out) are both computed by the one second
+    kernel, which reads `x[i, j]` once; the redomap keeps only its sum, and `g`'s length is still checked."""
+    rng = np.random.default_rng(12)
+    x, g = rng.standard_normal((4, 9)).astype(np.float32), rng.standard_normal(9).astype(np.float32)
+    f = sl.jit(two_rows, pipeline=GPU_PIPELINE, lowering={"target": "generic"})
+    compiled = f.specialize(x, g)
+    text = compiled.optimized_text
+    second = text[text.index("soac.segmap thread (%x_len, %x_d1) -> (tensor<?x?xf32>, tensor<?x?xf32>)") :]
+    assert second[: second.index("soac.yield")].count("soac.index %x[") == 1, second
+    assert "'soac.redomap': width {0} does not match the outer size {1} of input #1" in text
+    for shape in [(1, 1), (37, 31), (33, 32)]:
+        x, g = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape[1]).astype(np.float32)
+        got = compiled.run([x, g], OUTER)
+        s = x.sum(axis=1, keepdims=True)
+        for mine, expected in zip(got, (x * s, x + g, s[:, 0] > 0)):
+            np.testing.assert_allclose(np.asarray(mine), expected, rtol=1e-4, atol=1e-4)
+    with pytest.raises(SoacRuntimeError, match=r"width 9 does not match the outer size 8 of input #1"):
+        compiled.run([np.ones((3, 9), np.float32), np.ones(8, np.float32)], OUTER)
