@@ -37,10 +37,11 @@ def _chunk(k: int) -> tuple[object, object]:
 
 @pytest.mark.parametrize("target", ["generic", "cpu"])
 def test_softmax_and_affine_kernels_on_both_backends(target: str) -> None:
-    """@softmax (a recomputed map-out) and @affine (an array made before the kernel, an i32 iota, the work-item's
-    index) after the split, on OpenCL and the interpreter, against the interpreter before it."""
+    """@softmax (a recomputed map-out), @affine (an array made before the kernel, an i32 iota, the work-item's
+    index) and @map_out (a redomap's map-out yielded as it is, beside a map's row) after the split, on OpenCL and the
+    interpreter, against the interpreter before it."""
     rng = np.random.default_rng(5)
-    for k, name in [(0, "softmax"), (1, "affine")]:
+    for k, name in [(0, "softmax"), (1, "affine"), (2, "map_out")]:
         before, after = _chunk(k)
         assert re.search(r"soac.segmap thread \(%n, %w\)", str(after)), "the rows get a kernel of their own"
         program = compile_module(after, target=target)

@@ -111,6 +111,47 @@ func.func @affine(%x: tensor<?x?xf32>, %gamma: tensor<?xf32>) -> tensor<?x?xf32>
 
 // -----
 
+// A row fused into a redomap as its map-out and yielded as it is (`r + g`), beside a map's row (`r * s`): both in the
+// one second kernel, which reads %x[%i, %j] once; the redomap keeps its sum alone, and the first kernel checks %g's
+// length with the redomap's message.
+// CHECK-LABEL: func.func @map_out
+// CHECK:         %s_of = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
+// CHECK:           soac.assert %{{.*}}, "'soac.redomap': width {0} does not match the outer size {1} of input #1"
+// CHECK:           %s = soac.redomap %w ({{.*}} : tensor<?xf32>) neutral(%zero : f32) -> f32 combine
+// CHECK:           soac.yield %s : f32
+// CHECK:         %scaled, %shifted = soac.segmap thread (%n, %w) -> (tensor<?x?xf32>, tensor<?x?xf32>) lambda(%i_1: index, %j: index) {
+// CHECK-NEXT:      %s_1 = soac.index %s_of[%i_1] : tensor<?xf32> -> f32
+// CHECK-NEXT:      %[[X:.*]] = soac.index %x[%i_1, %j] : tensor<?x?xf32> -> f32
+// CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[X]], %s_1 : f32
+// CHECK-NEXT:      %[[G:.*]] = soac.index %g[%j] : tensor<?xf32> -> f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.addf %[[X]], %[[G]] : f32
+// CHECK-NEXT:      soac.yield %[[P]], %[[Q]] : f32, f32
+func.func @map_out(%x: tensor<?x?xf32>, %g: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %w = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %scaled, %shifted = soac.segmap thread (%n) -> (tensor<?x?xf32>, tensor<?x?xf32>) lambda(%i: index) {
+    %r = soac.index %x[%i] : tensor<?x?xf32> -> tensor<?xf32>
+    %s, %plus = soac.redomap %w (%r, %g : tensor<?xf32>, tensor<?xf32>) neutral(%zero : f32) -> (f32, tensor<?xf32>) combine(%a: f32, %b: f32) {
+      %sum = arith.addf %a, %b : f32
+      soac.yield %sum : f32
+    } lambda(%v: f32, %h: f32) {
+      %q = arith.addf %v, %h : f32
+      soac.yield %v, %q : f32, f32
+    }
+    %row = soac.map %w (%r : tensor<?xf32>) -> tensor<?xf32> lambda(%u: f32) {
+      %p = arith.mulf %u, %s : f32
+      soac.yield %p : f32
+    }
+    soac.yield %row, %plus : tensor<?xf32>, tensor<?xf32>
+  }
+  func.return %scaled, %shifted : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // Already coalesced, or not recomputable: a work-group's rows (the whole group writes each row), rows of a length
 // known to be short (4 < MIN_ROW: neighbours' rows share cache lines), a two-dimensional thread-level segmap (its
 // work-items write neighbouring elements), and a row read from a scan (no element of it can be computed alone).
