@@ -1,11 +1,13 @@
 """Check the tiled kernels (soac-tile) on a device against numpy: f32, f64 and i32, awkward sizes, several tile sizes.
 
-    python bench/check_tiled.py [--device gpu]
+    python bench/check_tiled.py [--device gpu] [--variants]
 
 examples/matmul.mlir (retyped for f64 and i32) and examples/all_pairs.mlir go through
 `soac-flatten,soac-tile{...}`; every version of each is forced by its thresholds, so the
 tiled ops of the outer-parallel and fully flattened versions both run. Prints one line per
-program, type and tile sizes, and the failing cases.
+program, type and tile sizes, and the failing cases. `--variants`: matmul only, with the default and odd tile
+sizes, in each variant of bench/tiling_gemm.py (32-bit indices, warp sub-tiles, alternating tiles, unrolled folds,
+b read untransposed).
 
 nbody (bench/real/suite/nbody.py, issue 27) runs through soac.lang with the pipeline it takes on GPUs
 (`TILED_PIPELINE`; `--target generic` gives local-memory tiles on PoCL): f32 and f64, tuple accumulators, awkward
@@ -45,8 +47,9 @@ def retyped(text: str, element: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default=None)
-    parser.add_argument("--target", default=None, help="nbody: soac-to-kernel's target (generic: tiles on PoCL)")
+    parser.add_argument("--target", default=None, help="soac-to-kernel's target (generic: tiles on PoCL)")
     parser.add_argument("--only-nbody", action="store_true", help="check nbody only")
+    parser.add_argument("--variants", action="store_true", help="matmul in every variant of bench/tiling_gemm.py")
     options = parser.parse_args()
     if options.only_nbody:
         failures = check_nbody(options.device, options.target)
@@ -56,13 +59,23 @@ def main() -> int:
     print(f"device {device.name}")
     rng = np.random.default_rng(0)
     failures = 0
-    for name, element, tile in itertools.product(("matmul", "all_pairs"), TYPES, TILES):
+    if options.variants:
+        from tiling_gemm import VARIANTS
+
+        runs = [("matmul", e, t, v) for e, t, v in itertools.product(TYPES, (TILES[0], TILES[2]), VARIANTS)]
+    else:
+        runs = [(n, e, t, "default") for n, e, t in itertools.product(("matmul", "all_pairs"), TYPES, TILES)]
+    target = {"target": options.target} if options.target else {}
+    for name, element, tile, variant in runs:
+        tile_options, lowering = VARIANTS[variant] if options.variants else ({}, {})
+        if tile and any(size in tile_options for size in ("chunk", "block_d1", "reg_d1")):
+            continue  # a variant of other sizes: only with the default ones
         ctx = make_context()
         text = retyped((ROOT / "examples" / f"{name}.mlir").read_text(), element)
         module = parse_module(ctx, text, f"{name}.mlir")
         SoacFlattenPass().apply(ctx, module)
-        SoacTilePass(**tile).apply(ctx, module)
-        program = compile_module(module, device)
+        SoacTilePass(**{**tile, **tile_options}).apply(ctx, module)
+        program = compile_module(module, device, **target, **lowering)
         names = [info.name for info in list_thresholds(module)]
         dtype = TYPES[element]
         cases = MATMUL_SHAPES if name == "matmul" else ALL_PAIRS_SIZES
@@ -82,8 +95,10 @@ def main() -> int:
                 if not ok:
                     bad.append(f"{case} {dict(zip(names, values))}")
         failures += len(bad)
-        print(f"{'ok  ' if not bad else 'FAIL'} {name} {element} {tile or 'defaults'}" + "".join(f"\n     {b}" for b in bad))
-    failures += check_nbody(options.device, options.target)
+        label = f"{name} {element} {tile or 'defaults'}" + (f" {variant}" if options.variants else "")
+        print(f"{'ok  ' if not bad else 'FAIL'} {label}" + "".join(f"\n     {b}" for b in bad))
+    if not options.variants:
+        failures += check_nbody(options.device, options.target)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
 

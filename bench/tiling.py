@@ -1,6 +1,6 @@
 """Block and register tiling (soac-tile) against cuBLAS, and seed 004's all-pairs program against its untiled versions.
 
-    python bench/tiling.py [--runs 5] [--device gpu] [--variants] [--json FILE] [--only matmul|all_pairs|nbody]
+    python bench/tiling.py [--runs 5] [--device gpu] [--variants] [--json FILE] [--only matmul|all_pairs|nbody|gemm]
 
 matmul: examples/matmul.mlir after `soac-flatten,soac-tile`, its outer-parallel version forced (the
 tiled kernel, after the kernel that transposes `b`), against torch.matmul and cupy.matmul (cuBLAS,
@@ -9,7 +9,8 @@ without soac-tile (the outer-parallel `segmap thread` whose work-items each read
 the fully flattened `segred`). soac times are the sum of the OpenCL kernel times of one call, peers'
 are CUDA-event times; the median of --runs after one warm-up call. `--variants` also times other
 tile sizes (`soac-tile{block=.. reg=.. chunk=..}`). nbody (bench/tiling_nbody.py): soac.lang's nbody step tiled and
-untiled against `jax.jit` of the same step, at 20 flops per interaction.
+untiled against `jax.jit` of the same step, at 20 flops per interaction. gemm (bench/tiling_gemm.py, only with
+`--only gemm`): the tiled kernel's variants (`--gemm-variants`) at `--gemm-shapes` against cuBLAS.
 """
 
 from __future__ import annotations
@@ -201,18 +202,22 @@ def bench_all_pairs(options: argparse.Namespace, rows: list[dict[str, Any]]) -> 
 
 
 def main() -> None:
+    from tiling_gemm import add_arguments as add_gemm_arguments
+    from tiling_gemm import bench_gemm
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--device", default=None)
     parser.add_argument("--variants", action="store_true", help="also time other tile sizes")
-    parser.add_argument("--only", choices=("matmul", "all_pairs", "nbody"), default=None)
+    parser.add_argument("--only", choices=("matmul", "all_pairs", "nbody", "gemm"), default=None)
     parser.add_argument("--nbody-sizes", default=None, help="comma-separated body counts (default 16384,65536)")
-    parser.add_argument("--target", default=None, help="nbody: soac-to-kernel's target (generic: tiles on PoCL)")
+    parser.add_argument("--target", default=None, help="nbody, gemm: soac-to-kernel's target (generic: tiles on PoCL)")
     parser.add_argument("--no-peers", action="store_true", help="nbody: time soac only")
     parser.add_argument(
         "--peak-tflops", type=float, default=67.0, help="nbody: the f32 peak to compare with (67: H100 and H200 SXM)"
     )
     parser.add_argument("--json", default=None, help="write the rows to this file")
+    add_gemm_arguments(parser)
     parser.add_argument("--plot", default=None, help="draw TFLOP/s per program and variant into this .png (matplotlib)")
     parser.add_argument("--from-json", default=None, help="plot the rows of an earlier --json run instead of measuring")
     options = parser.parse_args()
@@ -224,6 +229,8 @@ def main() -> None:
         bench_matmul(options, rows)
     if options.only in (None, "all_pairs"):
         bench_all_pairs(options, rows)
+    if options.only == "gemm":  # not by default: it compiles every variant (bench/tiling_gemm.py)
+        bench_gemm(options, rows)
     if options.only in (None, "nbody"):
         from tiling_nbody import bench_nbody
 

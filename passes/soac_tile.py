@@ -52,7 +52,9 @@ sum_j f(i, j)`) is first split into a segmap of its lambda and a reduce when the
 (`tile_reduced_nests`).
 
 Options `block`, `reg` and `chunk` set the sizes of every tiled nest (0: the defaults of
-`default_sizes`); the sizes are also tuning parameters (`soac-run --list-thresholds`).
+`default_sizes`; `block-d1` and `reg-d1` dimension 1's of 2-D nests, for rectangular blocks); the
+sizes are also tuning parameters (`soac-run --list-thresholds`). `untranspose` makes tiled ops
+read `b` where they read `transpose b` (matmul's `bt`), so that no transpose kernel runs.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ from soac.dialect import (
     SegredOp,
     TiledRedomapOp,
     TileSizes,
+    TransposeOp,
     YieldOp,
     defined_inside,
 )
@@ -78,7 +81,7 @@ from soac.passes.thresholds import MAX_THRESHOLD, guard
 from soac.passes.tile_reduced_nests import SplitReducedNest
 from xdsl.context import Context
 from xdsl.dialects import builtin, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
@@ -346,13 +349,39 @@ def _free_in(region: Region) -> list[SSAValue]:
     return [v for inner in region.walk() for v in inner.operands if not defined_inside(v, owner)]
 
 
-def _sizes(rank: int, block: int, reg: int, chunk: int) -> TileSizes:
+def read_untransposed(op: TiledRedomapOp) -> list[TransposeOp]:
+    """Reads of a 2-D transposed array read the array itself, their symbols swapped; gives the transposes read.
+
+        %bt = soac.transpose %b [1, 0]
+        ... soac.tiled_redomap ... reads(%a[d0, k], %bt[d1, k] : ...)
+
+    becomes `reads(%a[d0, k], %b[k, d1] : ...)`: the tiled kernel copies chunks of b's rows (consecutive along d1)
+    instead of bt's, and the transpose is not needed where nothing else reads it."""
+    read_from: list[TransposeOp] = []
+    accesses = op.accesses
+    first = len(op.dims) + 1
+    for r, (array, access) in enumerate(zip(op.reads, accesses)):
+        transpose = array.owner
+        if not isinstance(transpose, TransposeOp) or tuple(transpose.perm) != (1, 0) or len(access) != 2:
+            continue
+        op.operands[first + r] = transpose.array
+        accesses[r] = (access[1], access[0])
+        read_from.append(transpose)
+    if read_from:
+        op.properties["access"] = ArrayAttr([DenseArrayBase.from_list(i64, list(a)) for a in accesses])
+    return read_from
+
+
+def _sizes(rank: int, block: int, reg: int, chunk: int, block_d1: int = 0, reg_d1: int = 0) -> TileSizes:
+    """The sizes of the options for nests of `rank` dimensions (0: the default; `block_d1`, `reg_d1`: dimension 1's
+    of a 2-D nest, 0: as dimension 0's)."""
     default = default_sizes(rank)
-    return TileSizes(
-        (block,) * rank if block else default.block,
-        (reg,) * rank if reg else default.reg,
-        chunk or default.chunk,
-    )
+    blocks = (block,) * rank if block else default.block
+    regs = (reg,) * rank if reg else default.reg
+    if rank == 2:
+        blocks = (blocks[0], block_d1 or blocks[1])
+        regs = (regs[0], reg_d1 or regs[1])
+    return TileSizes(blocks, regs, chunk or default.chunk)
 
 
 @dataclass(frozen=True)
@@ -367,11 +396,25 @@ class SoacTilePass(ModulePass):
     """Elements per work-item along each dimension, held in registers (0: the default)."""
     chunk: int = 0
     """Elements of the reduction per chunk copied to local memory (0: the default)."""
+    block_d1: int = 0
+    """Elements per work-group along dimension 1 of 2-D nests (0: as `block`)."""
+    reg_d1: int = 0
+    """Elements per work-item along dimension 1 of 2-D nests (0: as `reg`): `reg=8 reg-d1=16` gives each work-item an
+    8 x 16 block of results."""
+    untranspose: bool = False
+    """Tiled ops read a transposed 2-D array (`soac.transpose %b [1, 0]`) as the array itself, the symbols swapped
+    (`read_untransposed`); a transpose that nothing else reads is then dropped."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        sizes = {rank: _sizes(rank, self.block, self.reg, self.chunk) for rank in (1, 2)}
+        sizes = {rank: _sizes(rank, self.block, self.reg, self.chunk, self.block_d1, self.reg_d1) for rank in (1, 2)}
         existing = [o.tile_name for o in op.walk() if isinstance(o, TiledRedomapOp)]
         counter = [1 + max((int(n[5:]) for n in existing if n[5:].isdigit()), default=-1)]
         split = SplitReducedNest(lambda segmap: _tileable(segmap) is not None)  # nbody's potential: see its module
         PatternRewriteWalker(split, apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(TileNest(sizes, counter), apply_recursively=False).rewrite_module(op)
+        if self.untranspose:
+            read_from = [t for tiled in op.walk() if isinstance(tiled, TiledRedomapOp) for t in read_untransposed(tiled)]
+            for transpose in dict.fromkeys(read_from):
+                if not transpose.result.uses:
+                    transpose.detach()
+                    transpose.erase()

@@ -208,10 +208,6 @@ class CPrinter:
                 self.print_op(op)
         self.indent -= 1
 
-    def loop_pragma(self, op: scf.ForOp) -> str | None:
-        """A `#pragma` line for the loop (an unroll hint), printed right before it; none in plain C."""
-        return None
-
     def print_for(self, op: scf.ForOp) -> None:
         names = self.declare_results(op, [self.expr(v) for v in op.iter_args])
         iv, *carried = op.body.block.args
@@ -220,11 +216,13 @@ class CPrinter:
         i = self.define(iv)
         lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
         increment = f"{i}++" if step == "1" or step == "1L" else f"{i} += {step}"
-        if (pragma := self.loop_pragma(op)) is not None:
-            self.line(pragma)  # right before the loop, after its carried values' declarations
+        self.before_for(op)
         self.line(f"for ({self.c_type(iv.type)} {i} = {lb}; {i} < {ub}; {increment}) {{")
         self.print_nested(op.body.block, names)
         self.line("}")
+
+    def before_for(self, op: scf.ForOp) -> None:
+        """Lines right before the `for` statement of `op` (after its carried variables): a language's pragmas."""
 
     def print_if(self, op: scf.IfOp) -> None:
         names = self.declare_results(op)

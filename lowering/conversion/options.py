@@ -78,6 +78,9 @@ class LoweringOptions:
     """An NVIDIA look-back tile: warp-striped or contiguous per work-item; `auto`: striped for up to 4 values."""
     scan_status: Literal["paired", "split"] = "paired"
     """A scan of several values keeps a tile's status words side by side (`paired`) or one array per value."""
+    scan_stage: bool = True
+    """A look-back scan whose kernel compacts (a scatter to each kept element's running count, `scan_scatter.py`)
+    stages a full tile's kept elements in local memory and writes them out contiguously."""
     scan_lookback: bool = True
     """false skips the look-back (wrong results: timing experiments only)."""
     segscan_aligned: bool = True
@@ -121,6 +124,19 @@ class LoweringOptions:
     """The index width of a partition's ranking kernel: `i32` adds a version with 32-bit index arithmetic, which the
     host launches where the rows fit it (`kernel.func`'s `index_bitwidth`), `i64` keeps only the 64-bit kernel;
     `auto`: the target's `narrow_indices`."""
+    tile_index: Literal["auto", "i32", "i64"] = "auto"
+    """The index width of the tiled kernels (`soac.tiled_redomap`'s and the tiled transpose's): `i32` adds a version
+    with 32-bit index arithmetic, which the host launches where every index fits it, `i64` keeps only the 64-bit
+    kernel; `auto`: the target's `narrow_indices`."""
+    tile_warps: Literal["off", "4x8", "8x4"] = "off"
+    """How a tiled kernel's 2-D work-items are laid out in warps of 32: `off` numbers them row-major over the block
+    (a warp spans 2 rows of work-items), `4x8`/`8x4` gives each warp 4 x 8 (8 x 4) of them, so that its reads of a
+    tile row hit few distinct addresses (broadcasts)."""
+    tile_buffers: int = 1
+    """Local tiles of a tiled kernel: one (the chunk ahead waits in registers, two barriers a chunk), or two used in
+    turn (the next chunk is stored into the other while the group folds this one: one barrier a chunk)."""
+    tile_unroll: bool = False
+    """A tiled kernel's fold of a full chunk (a loop of `chunk` steps) is marked `#pragma unroll`."""
     partition_lookback: int = 0
     """Status words a Onesweep partition's look-back reads at once (tiles p, p - 1, ... in one step, their loads
     overlapping); 0: `LOOKBACK_WINDOW` of `strategies/partition.py`."""
@@ -149,6 +165,8 @@ class LoweringOptions:
             raise ValueError(f"soac-to-kernel: max-groups must be positive, got {self.max_groups}")
         if self.scan_items % 4:
             raise ValueError(f"soac-to-kernel: scan-items must be a multiple of 4, got {self.scan_items}")
+        if self.tile_buffers not in (1, 2):
+            raise ValueError(f"soac-to-kernel: tile-buffers must be 1 or 2, got {self.tile_buffers}")
         for name in ("seg_min_team", "seg_lane_items", "seg_short_rows", "chunk_min", "chunk_align"):
             if getattr(self, name) == 0:
                 raise ValueError(f"soac-to-kernel: {name.replace('_', '-')} must be positive")
@@ -199,6 +217,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_SCAN_GROUP": ("scan_group", {}),
     "SOAC_SCAN_LAYOUT": ("scan_layout", {}),
     "SOAC_SCAN_STATUS": ("scan_status", {}),
+    "SOAC_SCAN_STAGE": ("scan_stage", {"0": "false", "1": "true"}),
     "SOAC_SCAN_NO_LOOKBACK": ("scan_lookback", {"1": "false", "0": "true"}),
     "SOAC_SEGSCAN_ALIGNED": ("segscan_aligned", {"0": "false", "1": "true"}),
     "SOAC_SEG_MIN_TEAM": ("seg_min_team", {}),
@@ -213,6 +232,10 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_PARTITION_LOOKBACK": ("partition_lookback", {}),
     "SOAC_PARTITION_INDEX": ("partition_index", {}),
     "SOAC_PARTITION_ROWS": ("partition_rows", {}),
+    "SOAC_TILE_INDEX": ("tile_index", {}),
+    "SOAC_TILE_WARPS": ("tile_warps", {}),
+    "SOAC_TILE_BUFFERS": ("tile_buffers", {}),
+    "SOAC_TILE_UNROLL": ("tile_unroll", {"0": "false", "1": "true"}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

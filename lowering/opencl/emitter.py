@@ -215,10 +215,11 @@ class KernelPrinter(CPrinter):
         element = op.result.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
         self.line(f"{storage_type(element)} {self.define(op.result)}[{op.num_elements}];")
 
-    def loop_pragma(self, op: scf.ForOp) -> str | None:
+    def before_for(self, op: scf.ForOp) -> None:
         if (unroll := op.attributes.get(kd.UNROLL)) is None:
-            return None
-        return f"#pragma unroll {unroll.value.data}" if isinstance(unroll, IntegerAttr) else "#pragma unroll"
+            return
+        # right before the loop: after the variables a loop with results carries; a factor where the attribute has one
+        self.line(f"#pragma unroll {unroll.value.data}" if isinstance(unroll, IntegerAttr) else "#pragma unroll")
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)

@@ -30,14 +30,16 @@ from soac import dialect as soac
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import KernelBuilder, KValue, View
-from soac.lowering.conversion.sequential import Inliner
+from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.strategies import lookback_scan, segred_vector
+from soac.lowering.strategies.dense_places import dense_destination
 from soac.lowering.strategies.generated_inputs import InputRows
 from soac.lowering.strategies.group_code import componentwise_commutative, neutral_values, vectorizable, write_values
 from soac.lowering.strategies.lookback_reduce import TileReduction
 from soac.lowering.strategies.outputs import ScanOutputs, SegOutputs, bind
-from soac.lowering.strategies.scan_scatter import ScatterSink, sink_writer
+from soac.lowering.strategies.scan_scatter import Redirect, ScatterSink, sink_views, sink_writer
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, IntegerType
 from xdsl.dialects.builtin import i1 as ir_i1
 from xdsl.ir import Attribute, SSAValue
 
@@ -139,10 +141,11 @@ class _ScanomapBody:
             return inliner.inline(self.post, [*acc, *inputs.at(index)])
 
         scatter = sink_writer(lw, kb, inliner, op, self.sink) if self.sink is not None else None
+        staged = _StagedPlaces.of(lw, kb, op, self.sink) if self.sink is not None else None
 
         def store_one(index: SSAValue, acc: list[SSAValue]) -> None:
             if scatter is not None:
-                scatter(index, finals(index, acc))
+                scatter(index, finals(index, acc), staged.redirect() if staged is not None else None)
             else:
                 write_values(kb, finals(index, acc), out_views, index)
 
@@ -158,7 +161,14 @@ class _ScanomapBody:
                     kb.if_then(kb.m.lt(index, end), lambda index=index, acc=acc: store_one(index, acc))
 
         return lookback_scan.ScanBody(
-            scan_types, scan_neutral, combine, load, store, scatters=scatter is not None, reduction=reduction
+            scan_types,
+            scan_neutral,
+            combine,
+            load,
+            store,
+            scatters=scatter is not None,
+            reduction=reduction,
+            staging=staged.staging() if staged is not None else None,
         )
 
     def _reduction(self, kb: KernelBuilder, inliner: Inliner) -> TileReduction | None:
@@ -173,6 +183,70 @@ class _ScanomapBody:
             lambda a, b: inliner.inline_scalars(reduce_combine, [*a, *b]),
             op.reduce_commutative is not None or componentwise_commutative(reduce_combine),
         )
+
+
+class _StagedPlaces:
+    """A compaction's kept elements of a full tile gathered in local memory (`dense_places.py`): each at its place
+    less the tile's first place, then written out by the work-group together, consecutive work-items to consecutive
+    places. Partial tiles store each element directly."""
+
+    LOCAL_BYTES = 32768
+
+    def __init__(self, kb: KernelBuilder, dest: View, d: int):
+        self.kb, self.dest, self.d = kb, dest, d
+        self.local: SSAValue | None = None
+        self.first = self.count = kb.m.c(0)
+
+    @staticmethod
+    def of(
+        lw: HostLowering, kb: KernelBuilder, op: soac.ScanOp | soac.ScanomapOp, sink: ScatterSink
+    ) -> _StagedPlaces | None:
+        if not lw.options.scan_stage:
+            return None
+        d = dense_destination(op, sink.op)
+        if d is None:
+            return None
+        dest = sink_views(kb, sink)[d]
+        if len(dest.dims) != 1 or _bytes(dest.element) is None:
+            return None
+        return _StagedPlaces(kb, dest, d)
+
+    def staging(self) -> lookback_scan.Staging:
+        return lookback_scan.Staging(self.fits, self.begin, self.end)
+
+    def fits(self, tile_size: int) -> bool:
+        return tile_size * (_bytes(self.dest.element) or 0) <= self.LOCAL_BYTES
+
+    def begin(self, tile_prefix: list[SSAValue], tile_total: list[SSAValue], tile_size: int) -> None:
+        self.local = lookback_scan.local_array(self.kb, tile_size, self.dest.element, "staged")
+        self.first, self.count = _to_index(self.kb.b, tile_prefix[0]), _to_index(self.kb.b, tile_total[0])
+
+    def redirect(self) -> Redirect | None:
+        """Within a full tile, the destination's writes go to local memory."""
+        local, kb = self.local, self.kb
+        if local is None:
+            return None
+        return {self.d: lambda j, value: lookback_scan.lstore(kb, value, local, kb.m.sub(j, self.first))}  # pyright: ignore[reportArgumentType]
+
+    def end(self, t: SSAValue, group: int) -> None:
+        kb, local, dest = self.kb, self.local, self.dest
+        assert local is not None
+        lookback_scan.barrier(kb)
+
+        def copy(e: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            j = kb.m.add(self.first, e, "place")
+            kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda: kb.write_row(lookback_scan.lload(kb, local, e), dest, j))
+            return []
+
+        kb.for_loop(t, self.count, kb.m.c(group), [], "e", copy)
+        self.local = None
+
+
+def _bytes(element: Attribute) -> int | None:
+    """The size of a scalar element of at most 32 bits, else None."""
+    if isinstance(element, IntegerType | Float32Type) and element.bitwidth in (8, 16, 32):
+        return element.bitwidth // 8
+    return None
 
 
 class _SegscanBody:

@@ -67,6 +67,17 @@ Combine = Callable[[Values, Values], Values]
 
 
 @dataclass
+class Staging:
+    """A full tile's stores gathered in local memory (a compaction: `dense_places.py`). `fits(tile_size)` says whether
+    the tile's staging area fits; `begin(tile_prefix, tile_total, tile_size)` comes before the tile's stores, `end(t,
+    group)` after them."""
+
+    fits: Callable[[int], bool]
+    begin: Callable[[Values, Values, int], None]
+    end: Callable[[SSAValue, int], None]
+
+
+@dataclass
 class ScanBody:
     """What a look-back scan computes, as callbacks that build code in the scan kernel.
 
@@ -101,6 +112,8 @@ class ScanBody:
 
     reduction: TileReduction | None = None
     """A reduction part (`lookback_reduce.py`): each loaded item then has its reduced values after the scanned ones."""
+    staging: Staging | None = None
+    """Full tiles store through local memory (`Staging`)."""
 
     def published(self, kb: KernelBuilder) -> ScanBody:
         """The part of the scan that status words carry: all values, or all but the segment flag."""
@@ -339,6 +352,7 @@ def _build_scan(  # noqa: C901
         tile_base = kb.m.add(row_start, kb.m.mul(kb.m.div(tile, segments), kb.m.c(tile_size)), "tile_base")
         tile_end = kb.m.min(kb.m.add(tile_base, kb.m.c(tile_size)), kb.m.add(row_start, length), "tile_end")
         stride = segments
+    staging = body.staging if body.staging is not None and body.staging.fits(tile_size) else None
     # a non-commutative reduction folds in order
     striped = warps and _striped(k, options.scan_layout) and (red is None or red.commutative)
     if striped:
@@ -350,7 +364,9 @@ def _build_scan(  # noqa: C901
         full = kb.m.insert(arith.CmpiOp(kb.m.add(tile_base, kb.m.c(tile_size)), tile_end, "ule"), "full")
     else:
         bases = [kb.m.add(tile_base, kb.m.mul(t, kb.m.c(items)), "base")]
-        full = kb.m.insert(arith.CmpiOp(kb.m.add(bases[0], kb.m.c(items)), tile_end, "ule"), "full")
+        # staged stores meet at a barrier: the whole tile must take the same branch
+        ends = kb.m.add(tile_base, kb.m.c(tile_size)) if staging is not None else kb.m.add(bases[0], kb.m.c(items))
+        full = kb.m.insert(arith.CmpiOp(ends, tile_end, "ule"), "full")
     per_base = items // len(bases)
     flat_types = [ty for _ in range(items) for ty in body.types]
 
@@ -423,8 +439,12 @@ def _build_scan(  # noqa: C901
     then, other = Block(), Block()
     for block, is_full in ((then, True), (other, False)):
         with building_at(kb.b, InsertPoint.at_end(block)):
+            if is_full and staging is not None:
+                staging.begin(tile_prefix, total, tile_size)
             for b, scanned in zip(bases, scanned_runs):
                 body.store(b, scanned, is_full, tile_end)
+            if is_full and staging is not None:
+                staging.end(t, group)
             kb.b.insert(scf.YieldOp())
     kb.b.insert(scf.IfOp(full, [], Region(then), Region(other)))
     if reducer is not None:

@@ -70,6 +70,7 @@ from soac.lowering.conversion.options import LoweringOptions
 from soac.lowering.conversion.sequential import Inliner, _to_index, scatter_in_bounds
 from soac.lowering.kernel import BarrierOp, GlobalSizeOp, GroupIdOp, LocalAllocOp, LocalIdOp, PrivateAllocOp
 from soac.lowering.kernel.memory import AtomicLoadOp, AtomicOp, element_bytes
+from soac.lowering.strategies.index_width import index_versions
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -146,26 +147,13 @@ def lower_partition(lw: HostLowering, op: soac.PartitionOp, lower_scan: Scan) ->
         lw.env[result] = out
 
 
-NARROW_LIMIT = 2**31
-"""A 32-bit version of a kernel runs where its rows (with a tile past the end) and status words stay below this."""
-
-
 def _index_versions(
     lw: HostLowering, width: SSAValue, words: SSAValue, tile_rows: int, launch: tuple[SSAValue, SSAValue]
 ) -> list[tuple[int, tuple[SSAValue, SSAValue]]]:
     """The index widths of the partition's kernels, each with its launch: 64 bits alone, or (`partition-index`) a
-    32-bit version and a 64-bit one, the host giving the other no work-items (a launch of none is skipped)."""
-    index = lw.options.partition_index
-    if index == "i64" or (index == "auto" and not lw.target.narrow_indices):
-        return [(64, launch)]
-    m = lw.m
-    rows_fit = m.lt(m.add(width, m.c(tile_rows)), m.c(NARROW_LIMIT))
-    fits = m.both(rows_fit, m.lt(words, m.c(NARROW_LIMIT)), "narrow")
-    global_size, local_size = launch
-    return [
-        (32, (m.select(fits, global_size, m.c(0), "narrow_size"), local_size)),
-        (64, (m.select(fits, m.c(0), global_size, "wide_size"), local_size)),
-    ]
+    32-bit version and a 64-bit one, the host giving the other no work-items (a launch of none is skipped); the
+    32-bit one where its rows (with a tile past the end) and status words stay below 2^31."""
+    return index_versions(lw, lw.options.partition_index, [lw.m.add(width, lw.m.c(tile_rows)), words], launch)
 
 
 class _Tile:

@@ -57,27 +57,44 @@ class ScatterSink:
     dests: list[HostArray]
 
 
-def scatter_row(kb: KernelBuilder, inliner: Inliner, op: soac.ScatterOp, rows: Sequence[KValue], dests: Sequence[View]) -> None:
+Redirect = dict[int, Callable[[SSAValue, KValue], None]]
+"""Writes of some destinations done otherwise: `redirect[d](index, value)` instead of destination d's store."""
+
+
+def scatter_row(
+    kb: KernelBuilder,
+    inliner: Inliner,
+    op: soac.ScatterOp,
+    rows: Sequence[KValue],
+    dests: Sequence[View],
+    redirect: Redirect | None = None,
+) -> None:
     """Run `op`'s lambda on one row's values and write them where it says, dropping indices out of bounds."""
     values = inliner.inline(op.body, list(rows))
     k = len(dests)
-    for dest, index, value in zip(dests, values[:k], values[k:]):
+    for d, (dest, index, value) in enumerate(zip(dests, values[:k], values[k:])):
         assert isinstance(index, SSAValue)
         j = _to_index(kb.b, index)
-        kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda d=dest, j=j, v=value: kb.write_row(v, d, j))
+        write = (redirect or {}).get(d, lambda j, v, dest=dest: kb.write_row(v, dest, j))
+        kb.if_then(scatter_in_bounds(kb, j, dest.dims[0]), lambda j=j, v=value, write=write: write(j, v))
 
 
 def sink_writer(
     lw: HostLowering, kb: KernelBuilder, inliner: Inliner, scan: soac.ScanOp | soac.ScanomapOp, sink: ScatterSink
-) -> Callable[[SSAValue, Sequence[KValue]], None]:
-    """`write(index, results)`: scatter element `index` of the scan, whose (post) results are `results`."""
-    dests = [kb.array(d, r.name_hint) for d, r in zip(sink.dests, sink.op.dests)]
+) -> Callable[[SSAValue, Sequence[KValue], Redirect | None], None]:
+    """`write(index, results, redirect)`: scatter element `index` of the scan, whose (post) results are `results`."""
+    dests = sink_views(kb, sink)
     outs = list(scan.outs)
     others = other_inputs(scan, sink.op)
     inputs = InputRows(lw, kb, others)  # iotas and replicates computed, not read (`generated_inputs.py`)
 
-    def write(index: SSAValue, results: Sequence[KValue]) -> None:
+    def write(index: SSAValue, results: Sequence[KValue], redirect: Redirect | None = None) -> None:
         rows = [results[outs.index(x)] if x in outs else inputs.row(others.index(x), index) for x in sink.op.inputs]
-        scatter_row(kb, inliner, sink.op, rows, dests)
+        scatter_row(kb, inliner, sink.op, rows, dests, redirect)
 
     return write
+
+
+def sink_views(kb: KernelBuilder, sink: ScatterSink) -> list[View]:
+    """The kernel's views of the scatter's destinations."""
+    return [kb.array(d, r.name_hint) for d, r in zip(sink.dests, sink.op.dests)]

@@ -28,7 +28,14 @@ one vector load:
 
 Reads with every outer symbol are read from global memory in the fold; reads without `k` are
 read once per result before the chunks. Rows and columns beyond the index space compute on
-zeros and are not written, so any size is correct.
+zeros and are not written, so any size is correct. A read along its outer symbol (`b[k, d1]`,
+as `soac-tile{untranspose}` makes) is copied 4 elements of a row at a time where b's rows allow.
+
+Variants (soac-to-kernel options, for timing on GPUs; tests/filecheck/lowering/tiled-variants.mlir):
+`tile-index` adds a 32-bit version launched where every index fits (`index_width.py`; the nvidia
+target's default), `tile-warps` places the work-items warp by warp (`thread_place`),
+`tile-buffers=2` alternates two tiles per read with one barrier a chunk (`fold_chunks_alternating`),
+and `tile-unroll` unrolls the fold of each full chunk.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from soac.lowering.conversion.host_lowering import HostLowering
 from soac.lowering.conversion.kernel_builder import HostArray, KernelBuilder, View
 from soac.lowering.conversion.sequential import Inliner
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, StoreOp
+from soac.lowering.strategies.index_width import index_versions
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, TensorType
@@ -189,19 +197,35 @@ def check_reads(lw: HostLowering, op: soac.TiledRedomapOp, dims: Sequence[SSAVal
                 )
 
 
+@dataclass
+class _HostPlan:
+    """What the host computes once for every index width of a tiled kernel."""
+
+    dims: list[SSAValue]
+    width: SSAValue
+    outs: list[HostArray]
+    group_counts: list[SSAValue]
+    body_groups: SSAValue
+    slices: SSAValue | None
+    """Slices of a split reduction (None: not split)."""
+    slice_length: SSAValue | None
+    count: SSAValue
+    partials: list[HostArray]
+
+
 class TiledKernel:
-    """Builds the kernel of one `soac.tiled_redomap` and its launch."""
+    """Builds the kernel of one `soac.tiled_redomap` and its launch: with `tile-index`, a 32-bit version and a 64-bit
+    one (`index_width.index_versions`)."""
 
     def __init__(self, lw: HostLowering, op: soac.TiledRedomapOp):
         self.lw, self.op = lw, op
         self.sizes = op.sizes
         self.rank = len(op.dims)
         self.threads = [b // r for b, r in zip(self.sizes.block, self.sizes.reg)]
-        self.kb: KernelBuilder = lw.kernel("tiled")
-        self.inliner = Inliner(self.kb)
+        self.buffers = lw.options.tile_buffers
 
     def lower(self) -> None:
-        lw, op, kb, hm = self.lw, self.op, self.kb, self.lw.m
+        lw, op, hm = self.lw, self.op, self.lw.m
         dims = [lw.scalar(d) for d in op.dims]
         width = lw.scalar(op.width)
         check_reads(lw, op, dims, width)
@@ -210,37 +234,65 @@ class TiledKernel:
         body_groups = hm.product(group_counts, "body_groups")
         group_size = self.sizes.group_size
         split = self.rank in SPLIT_RANKS
+        slices = slice_length = None
         if split:
             slices, slice_length = self.slices(hm.mul(body_groups, hm.c(group_size)), width)
             groups = hm.max(hm.mul(body_groups, slices), hm.c(1), "num_groups")
         else:
             groups = hm.max(body_groups, hm.c(1), "num_groups")
+        count = hm.product(dims, "count")
+        partials = [lw.alloc(_element(r.type), [slices, count], "partial") for r in op.outs] if slices is not None else []
+        host = _HostPlan(dims, width, outs, group_counts, body_groups, slices, slice_length, count, partials)
+        launch = (hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
+        for bits, sized in index_versions(lw, lw.options.tile_index, self.index_bounds(host, launch[0]), launch):
+            self.build(host, bits, sized)
+        if slices is not None:
+            combine_slices(lw, op, partials, outs, slices, count)
 
-        self.dims = [kb.scalar(d) for d in dims]
-        self.width = kb.scalar(width)
+    def index_bounds(self, host: _HostPlan, global_size: SSAValue) -> list[SSAValue]:
+        """Host values at least as large as any index the kernel computes: each array's element count with every
+        dimension padded by what the kernel reads past the end (a block, a chunk ahead, a vector), the results'
+        (with the slices of a split reduction) and the launch's work-items."""
+        hm = self.lw.m
+        pad = hm.c(max(self.sizes.block) + 2 * self.sizes.chunk + GLOBAL_VECTOR)
+
+        def padded(sizes: Sequence[SSAValue]) -> SSAValue:
+            return hm.product([hm.add(d, pad) for d in sizes])
+
+        bounds = [padded(self.lw.array(a).dims) for a in self.op.reads]
+        results = padded(host.dims)
+        if host.slices is not None and host.slice_length is not None:
+            results = hm.mul(hm.add(host.slices, hm.c(1)), results)
+            bounds.append(hm.mul(hm.add(host.slices, hm.c(1)), hm.add(host.slice_length, pad)))
+        return [*bounds, results, hm.add(host.width, pad), global_size]
+
+    def build(self, host: _HostPlan, bits: int, launch: tuple[SSAValue, SSAValue]) -> None:
+        """The kernel with `bits`-wide indices, launched as `launch` says."""
+        lw, op = self.lw, self.op
+        self.kb = kb = lw.kernel("tiled")
+        kb.index_bits = bits
+        self.inliner = Inliner(kb)
+        self.dims = [kb.scalar(d) for d in host.dims]
+        self.width = kb.scalar(host.width)
         self.k_aligned = kb.m.eq(kb.m.rem(self.width, kb.m.c(GLOBAL_VECTOR)), kb.m.c(0), "k_aligned")
         self.tiles = self.alloc_tiles()
         group = kb.m.insert(GroupIdOp(0), "group")
-        if split:
-            kbody_groups = kb.scalar(body_groups)
-            self.place(kb.m.rem(group, kbody_groups), [kb.scalar(g) for g in group_counts])
+        if host.slices is not None and host.slice_length is not None:
+            kbody_groups = kb.scalar(host.body_groups)
+            self.place(kb.m.rem(group, kbody_groups), [kb.scalar(g) for g in host.group_counts])
             piece = kb.m.div(group, kbody_groups, "slice")
-            lo = kb.m.mul(piece, kb.scalar(slice_length), "lo")
-            hi = kb.m.min(kb.m.add(lo, kb.scalar(slice_length)), self.width, "hi")
+            lo = kb.m.mul(piece, kb.scalar(host.slice_length), "lo")
+            hi = kb.m.min(kb.m.add(lo, kb.scalar(host.slice_length)), self.width, "hi")
+            targets = [kb.array(p, "partial") for p in host.partials]
+            offset: SSAValue | None = kb.m.mul(piece, kb.scalar(host.count))
         else:
-            self.place(group, [kb.scalar(g) for g in group_counts])
-            piece, lo, hi = None, kb.m.c(0), self.width
+            self.place(group, [kb.scalar(g) for g in host.group_counts])
+            lo, hi = kb.m.c(0), self.width
+            targets = [kb.array(out, result.name_hint) for out, result in zip(host.outs, op.outs)]
+            offset = None
         self.private_views = [kb.array(lw.array(a), a.name_hint) for a in op.reads]
         self.fixed = self.read_fixed()
-        accs = self.fold_chunks(lo, hi)
-        count = hm.product(dims, "count")
-        if split:
-            partials = [lw.alloc(_element(r.type), [slices, count], "partial") for r in op.outs]
-            targets = [kb.array(p, "partial") for p in partials]
-            offset = kb.m.mul(piece, kb.scalar(count)) if piece is not None else None
-        else:
-            partials, offset = [], None
-            targets = [kb.array(out, result.name_hint) for out, result in zip(outs, op.outs)]
+        accs = self.fold_chunks(lo, hi) if self.buffers == 1 else self.fold_chunks_alternating(lo, hi)
         for cell, cell_accs in zip(self.cells, self.per_cell(accs)):
 
             def store(cell: tuple[int, ...] = cell, cell_accs: list[SSAValue] = cell_accs) -> None:
@@ -252,9 +304,7 @@ class TiledKernel:
 
             kb.when(self.in_space[cell], store)
         contract_multiply_adds(kb.block)
-        lw.add_kernel(kb, hm.mul(groups, hm.c(group_size), "global_size"), hm.c(group_size))
-        if split:
-            combine_slices(lw, op, partials, outs, slices, count)
+        lw.add_kernel(kb, *launch)
 
     def slices(self, items: SSAValue, width: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Into how many slices of whole chunks the reduction is split, and their length: enough for the launch to
@@ -273,7 +323,7 @@ class TiledKernel:
         m = self.kb.m
         group = m.unflatten(group_id, group_counts, [f"g{d}" for d in range(self.rank)])
         self.tid = m.insert(LocalIdOp(0), "tid")
-        thread = m.unflatten(self.tid, [m.c(t) for t in self.threads], ["t0", "t1"][: self.rank])
+        thread = self.thread_place()
         self.base = [m.mul(g, m.c(b), f"base{d}") for d, (g, b) in enumerate(zip(group, self.sizes.block))]
         self.widths = [vector_width(r) for r in self.sizes.reg]
         self.first = [m.mul(t, m.c(w), f"first{d}") for d, (t, w) in enumerate(zip(thread, self.widths))]
@@ -288,6 +338,35 @@ class TiledKernel:
             for d, r in enumerate(cell):
                 ok = m.both(ok, inside[d][r])
             self.in_space[cell] = ok
+
+    def warp_shape(self) -> tuple[int, int] | None:
+        """The work-items of a warp as (rows, columns) of the group's 2-D arrangement (`tile-warps`), or None: the
+        option is off, or the arrangement is not whole warps of that shape."""
+        choice = self.lw.options.tile_warps
+        if choice == "off" or self.rank != 2:
+            return None
+        rows, columns = (int(x) for x in choice.split("x"))
+        if self.threads[0] % rows or self.threads[1] % columns:
+            return None
+        return rows, columns
+
+    def thread_place(self) -> list[SSAValue]:
+        """This work-item's place `(t0, t1)` in the group's arrangement of `block / reg` work-items per dimension:
+        row-major by local id, or with `tile-warps` warp by warp, each warp a `rows x columns` sub-arrangement
+        (warps row-major over the group, lanes row-major in the warp)."""
+        m = self.kb.m
+        names = ["t0", "t1"][: self.rank]
+        shape = self.warp_shape()
+        if shape is None:
+            return m.unflatten(self.tid, [m.c(t) for t in self.threads], names)
+        rows, columns = shape
+        warp, lane = m.div(self.tid, m.c(rows * columns), "warp"), m.rem(self.tid, m.c(rows * columns), "lane")
+        warp_row, warp_column = m.unflatten(warp, [m.c(self.threads[0] // rows), m.c(self.threads[1] // columns)], ["wr", "wc"])
+        lane_row, lane_column = m.unflatten(lane, [m.c(rows), m.c(columns)], ["lr", "lc"])
+        return [
+            m.add(m.mul(warp_row, m.c(rows)), lane_row, "t0"),
+            m.add(m.mul(warp_column, m.c(columns)), lane_column, "t1"),
+        ]
 
     def offset(self, d: int, r: int) -> int:
         """Where cell `r` of a work-item's register block lies along dimension `d`, from its first element.
@@ -326,6 +405,35 @@ class TiledKernel:
 
         return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
 
+    def fold_chunks_alternating(self, lo: SSAValue, hi: SSAValue) -> list[SSAValue]:
+        """`fold_chunks` with two local tiles per read used in turn (`tile-buffers=2`): while the group folds a chunk
+        from one, each work-item loads the next chunk and stores it into the other, then one barrier. A tile is
+        overwritten only a chunk after its fold, and every work-item has passed the barrier after that fold."""
+        kb, m = self.kb, self.kb.m
+        neutral = kernel_neutral(self.lw, kb, self.op)
+        count = len(self.cells) * len(neutral)
+        chunk = m.c(self.sizes.chunk)
+        if m.constant_of(lo) == 0:
+            full = m.mul(m.div(hi, chunk), chunk, "full")
+        else:
+            full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
+        self.store_chunk(self.load_chunk(lo), m.c(0), barrier_before=False)
+
+        def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            accs, front = carried[:count], carried[count]
+            ahead = self.load_chunk(m.add(c0, chunk))
+            folded = self.fold_chunk(c0, accs, chunk, front)
+            back = m.sub(m.c(1), front, "back")
+            self.store_chunk(ahead, back, barrier_before=False)
+            return [*folded, back]
+
+        carried = kb.for_loop(lo, full, chunk, [*(neutral * len(self.cells)), m.c(0)], "c0", full_chunk)
+        accs, front = carried[:count], carried[count]
+        front.name_hint = "front"
+        tail = m.sub(hi, full, "tail")
+        last_chunk = lambda: self.fold_chunk(full, accs, tail, front)  # noqa: E731
+        return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
+
     def per_cell(self, accs: Sequence[SSAValue]) -> list[list[SSAValue]]:
         """The flat list of accumulators (cell by cell, each a tuple) split by cell."""
         size = len(self.op.neutral)
@@ -344,9 +452,11 @@ class TiledKernel:
             k_innermost = access[-1] == soac.REDUCED
             stride = extent + (BANK_PADDING if k_innermost and extent >= 32 else 0)
             element = _element(array.type)
-            tile = self.kb.m.insert(LocalAllocOp(self.sizes.chunk * stride, element), f"{array.name_hint or 'read'}_tile")
+            size = self.sizes.chunk * stride * self.buffers
+            tile = self.kb.m.insert(LocalAllocOp(size, element), f"{array.name_hint or 'read'}_tile")
             view = self.kb.array(self.lw.array(array), array.name_hint)
-            lanes = GLOBAL_VECTOR if k_innermost and self.sizes.chunk % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
+            along = self.sizes.chunk if k_innermost else extent
+            lanes = GLOBAL_VECTOR if along % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
             tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile, lanes)
         return tiles
 
@@ -420,6 +530,9 @@ class TiledKernel:
                         for j in range(shared.lanes)
                     ]
 
+                if shared.access[-1] != soac.REDUCED:
+                    values.extend(self.load_row_lanes(shared, k, indices, flat, exists))
+                    continue
                 whole = self.all_of(row_ok, self.k_aligned, m.lt(k, self.width))
                 assert whole is not None
                 vector = lambda flat=flat: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
@@ -429,28 +542,77 @@ class TiledKernel:
                 values.extend(loaded)
         return values
 
-    def store_chunk(self, values: list[SSAValue]) -> None:
-        """The group writes the chunk it loaded into the tiles, between barriers."""
+    def load_row_lanes(
+        self, shared: SharedRead, k: SSAValue, indices: list[SSAValue], flat: SSAValue, exists: SSAValue | None
+    ) -> list[SSAValue]:
+        """`shared.lanes` consecutive elements along the read's outer symbol (its innermost dimension, as b's rows in
+        `b[k, d1]`) at `indices`: one vector load where all lie inside the index space and the array's rows are a
+        multiple of the vector (so the load is aligned), else one guarded load each."""
         kb, m = self.kb, self.kb.m
-        kb.b.insert(BarrierOp(local=True))
+        assert shared.outer is not None
+        last, limit = indices[-1], self.dims[shared.outer]
+        k_ok = self.all_of(exists, m.lt(k, self.width), *self.all_rows_below(shared, indices[:-1]))
+
+        def scalars() -> list[SSAValue]:
+            return [
+                kb.load_if(self.all_of(k_ok, m.lt(m.add(last, m.c(j)), limit)), shared.view, m.add(flat, m.c(j)))
+                for j in range(shared.lanes)
+            ]
+
+        row_aligned = m.eq(m.rem(shared.view.dims[-1], m.c(shared.lanes)), m.c(0), "row_aligned")
+        whole = self.all_of(k_ok, row_aligned, m.lt(m.add(last, m.c(shared.lanes - 1)), limit))
+        assert whole is not None
+        vector = lambda: ix.vector_load(kb, shared.view, flat, shared.lanes)  # noqa: E731
+        loaded = kb.if_values(whole, [shared.view.element] * shared.lanes, vector, scalars)
+        for value in loaded:
+            value.name_hint = "ahead"
+        return loaded
+
+    def all_rows_below(self, shared: SharedRead, leading: list[SSAValue]) -> list[SSAValue]:
+        """That each of the leading indices of a read (all but its innermost) of an outer symbol is in the index
+        space (for `b[k, d1]`, none: its only other index is `k`)."""
+        return [self.kb.m.lt(i, self.dims[s]) for i, s in zip(leading, shared.access) if s != soac.REDUCED]
+
+    def store_chunk(self, values: list[SSAValue], buffer: SSAValue | None = None, barrier_before: bool = True) -> None:
+        """The group writes the chunk it loaded into the tiles (into their `buffer`-th half with two), between
+        barriers (only after, where the tiles alternate)."""
+        kb, m = self.kb, self.kb.m
+        if barrier_before:
+            kb.b.insert(BarrierOp(local=True))
         loaded = iter(values)
         for shared in self.tiles.values():
+            start = self.buffer_start(shared, buffer)
             for kk, q, exists in self.shares(shared):
                 for j in range(shared.lanes):
                     value = next(loaded)
-                    place = m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q)
+                    if shared.access[-1] == soac.REDUCED:  # the lanes run along k, else along the tile row
+                        place = m.add(m.mul(m.add(kk, m.c(j)), m.c(shared.stride)), q)
+                    else:
+                        place = m.add(m.mul(kk, m.c(shared.stride)), m.add(q, m.c(j)))
+                    place = m.add(place, start)
                     kb.when(exists, lambda v=value, t=shared.tile, place=place: kb.b.insert(StoreOp(v, t, place)))
         kb.b.insert(BarrierOp(local=True))
 
-    def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue) -> list[SSAValue]:
+    def buffer_start(self, shared: SharedRead, buffer: SSAValue | None) -> SSAValue:
+        """Where tile `buffer` (0 or 1) of a read begins in its local array (0 with one tile)."""
         m = self.kb.m
-        return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", lambda kk, acc: self.fold_step(c0, kk, acc))
+        return m.c(0) if buffer is None else m.mul(buffer, m.c(self.sizes.chunk * shared.stride))
 
-    def fold_step(self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-        """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item (each
-        accumulator a tuple of `len(neutral)` values)."""
+    def fold_chunk(self, c0: SSAValue, accs: list[SSAValue], length: SSAValue, buffer: SSAValue | None = None) -> list[SSAValue]:
         m = self.kb.m
-        tile_values = {r: self.tile_row(shared, kk) for r, shared in self.tiles.items()}
+        starts = {r: self.buffer_start(shared, buffer) for r, shared in self.tiles.items()}
+        unroll = self.lw.options.tile_unroll and m.constant_of(length) is not None  # a full chunk (`tile-unroll`)
+        step = lambda kk, acc: self.fold_step(c0, kk, acc, starts)  # noqa: E731
+        return self.kb.for_loop(m.c(0), length, m.c(1), accs, "kk", step, unroll=unroll)
+
+    def fold_step(
+        self, c0: SSAValue, kk: SSAValue, accs: list[SSAValue], starts: dict[int, SSAValue] | None = None
+    ) -> list[SSAValue]:
+        """`acc[cell] = combine(acc[cell], lambda(reads at cell, c0 + kk))` for every cell of the work-item (each
+        accumulator a tuple of `len(neutral)` values); `starts`: where each read's tile begins in its local array."""
+        m = self.kb.m
+        starts = starts or {}
+        tile_values = {r: self.tile_row(shared, kk, starts.get(r)) for r, shared in self.tiles.items()}
         k = m.add(c0, kk, "k")
         new: list[SSAValue] = []
         for cell, acc in zip(self.cells, self.per_cell(accs)):
@@ -467,10 +629,13 @@ class TiledKernel:
             new.extend(self.inliner.inline_scalars(self.op.combine, [*acc, *mapped]))
         return new
 
-    def tile_row(self, shared: SharedRead, kk: SSAValue) -> list[SSAValue]:
-        """The elements of the tile at chunk position `kk` that this work-item uses: `reg[outer]` of them."""
+    def tile_row(self, shared: SharedRead, kk: SSAValue, start: SSAValue | None = None) -> list[SSAValue]:
+        """The elements of the tile (from `start` in its local array) at chunk position `kk` that this work-item
+        uses: `reg[outer]` of them."""
         kb, m = self.kb, self.kb.m
         row = m.mul(kk, m.c(shared.stride))
+        if start is not None:
+            row = m.add(row, start)
         if shared.outer is None:
             return [m.insert(LoadOp(shared.tile, row))]
         d = shared.outer

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 from soac import dialect as soac
 from soac.lowering.conversion.host_lowering import HostLowering
+from soac.lowering.conversion.kernel_builder import HostArray
 from soac.lowering.kernel import BarrierOp, GroupIdOp, LoadOp, LocalAllocOp, LocalIdOp, NumGroupsOp, StoreOp
+from soac.lowering.strategies.index_width import index_versions
 from xdsl.ir import SSAValue
 
 TILE = 32
@@ -57,7 +59,8 @@ def tiled(lw: HostLowering, op: soac.TransposeOp) -> bool:
 
 
 def lower_tiled_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
-    """One kernel that moves the array tile by tile through local memory (see the module docstring)."""
+    """One kernel that moves the array tile by tile through local memory (see the module docstring); with
+    `tile-index`, a 32-bit version and a 64-bit one (`index_width.index_versions`)."""
     source = lw.array(op.array)
     *batch, rows, cols = source.dims
     out = lw.alloc(source.element, [*batch, cols, rows], op.result.name_hint)
@@ -68,8 +71,25 @@ def lower_tiled_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
     per_batch = hm.mul(row_tiles, col_tiles, "tiles_per_batch")
     tiles = hm.mul(hm.product(batch), per_batch, "tiles")
     groups = hm.min(tiles, hm.c(lw.options.max_groups * MAX_GROUPS_FACTOR), "num_groups")
+    launch = (hm.mul(groups, hm.c(GROUP_SIZE), "global_size"), hm.c(GROUP_SIZE))
+    padded = hm.mul(hm.product(batch), hm.mul(hm.add(rows, tile), hm.add(cols, tile)))
+    bounds = [padded, hm.add(tiles, launch[0]), launch[0]]  # the elements past a tile's end; the groups' last tile
+    for bits, sized in index_versions(lw, lw.options.tile_index, bounds, launch):
+        _transpose_kernel(lw, op, source, out, (rows, cols, col_tiles, per_batch, tiles), bits, sized)
 
+
+def _transpose_kernel(
+    lw: HostLowering,
+    op: soac.TransposeOp,
+    source: HostArray,
+    out: HostArray,
+    sizes: tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue],
+    bits: int,
+    launch: tuple[SSAValue, SSAValue],
+) -> None:
+    rows, cols, col_tiles, per_batch, tiles = sizes
     kb = lw.kernel("transpose_tiled")
+    kb.index_bits = bits
     m = kb.m
     src = kb.array(source, op.array.name_hint or "src")
     dst = kb.array(out, op.result.name_hint or "dst")
@@ -121,4 +141,4 @@ def lower_tiled_transpose(lw: HostLowering, op: soac.TransposeOp) -> None:
     first = m.insert(GroupIdOp(0), "group")
     step = m.insert(NumGroupsOp(0), "groups")
     kb.for_loop(first, kb.scalar(tiles), step, [], "t", one_tile)
-    lw.add_kernel(kb, hm.mul(groups, hm.c(GROUP_SIZE), "global_size"), hm.c(GROUP_SIZE))
+    lw.add_kernel(kb, *launch)

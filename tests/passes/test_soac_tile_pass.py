@@ -124,6 +124,10 @@ def test_options_set_the_sizes_and_bad_sizes_are_reported() -> None:
         tile(parse(text), block=32, reg=3)
     with pytest.raises(ValueError, match="makes work-groups of 4096 > 1024"):
         tile(parse(text), block=256, reg=4)
+    (op,) = tiled_ops(tile(parse(text), block=32, reg=2, chunk=4, block_d1=64, reg_d1=8))
+    assert (op.sizes.block, op.sizes.reg) == ((32, 64), (2, 8))
+    with pytest.raises(ValueError, match="reg size 16 does not divide block size 8 in dimension 1"):
+        tile(parse(text), block=8, reg=2, reg_d1=16)
 
 
 def test_every_version_of_matmul_is_tiled_once_with_its_own_name() -> None:

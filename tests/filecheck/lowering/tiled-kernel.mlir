@@ -1,5 +1,7 @@
-// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' | filecheck %s
-// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia}' -t opencl | filecheck %s --check-prefix=OPENCL
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64}' | filecheck %s
+// RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64}' -t opencl | filecheck %s --check-prefix=OPENCL
+
+// (`tile-index=i64`: the 64-bit kernel alone; tiled-variants.mlir shows the 32-bit version the nvidia target adds.)
 
 // The tiled kernel of a tiled_redomap: seed 004's block tiling as kernel ops. A work-group per 8x8 block of the
 // result (group_id -> base0, base1: the strip-mined outer segmap), each of its 4 work-items a 4x4 register block

@@ -28,7 +28,7 @@ from check_tiled import retyped  # noqa: E402  # pyright: ignore[reportMissingIm
 TYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
 
 
-def tiled(name: str, element: str, **sizes: int) -> ModuleOp:
+def tiled(name: str, element: str, **sizes: int | bool) -> ModuleOp:
     ctx = make_context()
     module = parse_module(ctx, retyped((EXAMPLES / name).read_text(), element), name)
     SoacFlattenPass().apply(ctx, module)
