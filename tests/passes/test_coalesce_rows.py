@@ -38,16 +38,16 @@ def _chunk(k: int) -> tuple[object, object]:
 @pytest.mark.parametrize("target", ["generic", "cpu"])
 def test_softmax_and_affine_kernels_on_both_backends(target: str) -> None:
     """@softmax (a recomputed map-out), @affine (an array made before the kernel, an i32 iota, the work-item's
-    index) and @map_out (a redomap's map-out yielded as it is, beside a map's row) after the split, on OpenCL and the
-    interpreter, against the interpreter before it."""
+    index), @map_out (a redomap's map-out yielded as it is, beside a map's row) and @only_rows (no first kernel left)
+    after the split, on OpenCL and the interpreter, against the interpreter before it."""
     rng = np.random.default_rng(5)
-    for k, name in [(0, "softmax"), (1, "affine"), (2, "map_out")]:
+    for k, name in [(0, "softmax"), (1, "affine"), (2, "map_out"), (4, "only_rows")]:
         before, after = _chunk(k)
         assert re.search(r"soac.segmap thread \(%n, %w\)", str(after)), "the rows get a kernel of their own"
         program = compile_module(after, target=target)
         for shape in SHAPES:
             x = rng.standard_normal(shape).astype(np.float32)
-            args = [x] if name == "softmax" else [x, rng.standard_normal(shape[1]).astype(np.float32)]
+            args = [x] if name in ("softmax", "only_rows") else [x, rng.standard_normal(shape[1]).astype(np.float32)]
             expected = run_function(before, name, args)
             for got in (run_function(after, name, args), program.call(name, args)):
                 for g, e in zip(got, expected):

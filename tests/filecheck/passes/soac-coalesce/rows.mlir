@@ -207,3 +207,33 @@ func.func @left_alone(%x: tensor<?x?xf32>, %short: tensor<?x4xf32>) -> (tensor<?
   }
   func.return %g, %s4, %e, %sc : tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A kernel that only writes its rows: the second kernel is all that is left (the first has nothing to yield).
+// CHECK-LABEL: func.func @only_rows
+// CHECK-NEXT:    %c0 = arith.constant 0 : index
+// CHECK-NEXT:    %c1 = arith.constant 1 : index
+// CHECK-NEXT:    %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+// CHECK-NEXT:    %w = tensor.dim %x, %c1 : tensor<?x?xf32>
+// CHECK-NEXT:    %y = soac.segmap thread (%n, %w) -> tensor<?x?xf32> lambda(%i: index, %j: index) {
+// CHECK-NEXT:      %r = soac.index %x[%i, %j] : tensor<?x?xf32> -> f32
+// CHECK-NEXT:      %d = arith.addf %r, %r : f32
+// CHECK-NEXT:      soac.yield %d : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %y : tensor<?x?xf32>
+func.func @only_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %w = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %y = soac.segmap thread (%n) -> tensor<?x?xf32> lambda(%i: index) {
+    %r = soac.index %x[%i] : tensor<?x?xf32> -> tensor<?xf32>
+    %row = soac.map %w (%r : tensor<?xf32>) -> tensor<?xf32> lambda(%v: f32) {
+      %d = arith.addf %v, %v : f32
+      soac.yield %d : f32
+    }
+    soac.yield %row : tensor<?xf32>
+  }
+  func.return %y : tensor<?x?xf32>
+}
