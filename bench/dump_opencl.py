@@ -51,6 +51,8 @@ CONFIGS: dict[str, dict[str, str]] = {
     "seg-short-rows-4": {"seg-short-rows": "4"},
     "seg-short-vectors-32": {"seg-short-vectors": "32"},
     "seg-one-vector-rows-false": {"seg-one-vector-rows": "false"},
+    "seg-uniform-rounds-false": {"seg-uniform-rounds": "false"},
+    "seg-streams-8": {"seg-streams": "8"},
 }
 """Each configuration's soac-to-kernel options (besides `target`)."""
 

@@ -42,7 +42,8 @@ work-item) becomes `soac.index %xt[.., %j, %i]` the same way. The rules decide f
 
 What stays a row apart between neighbouring work-items: the rows the kernel writes (its results, and the arrays its
 nested SOACs build in per-work-item scratch memory, `KernelBuilder.alloc_scratch`, such as softmax's `exp(r - m)`
-map-out), whose layout is the lowering's.
+map-out), whose layout is the lowering's. The rows rule (`coalesce_rows.py`), which `soac-coalesce` runs before these,
+moves the rows a kernel yields into a kernel of their own, one element a work-item (softmax's and layernorm's).
 """
 
 from __future__ import annotations

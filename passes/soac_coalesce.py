@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from soac import dialect as soac
 from soac.passes.coalesce_manifest import ReadTransposedElements, ReadTransposedRows
+from soac.passes.coalesce_rows import WriteRowsFromTheirOwnKernel, clean_up
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
@@ -178,7 +179,8 @@ def _branch_of(if_op: scf.IfOp, inner: Operation) -> Block | None:
 class SoacCoalescePass(ModulePass):
     """Coalesces a thread-level kernel's reads: through transposes (`read-through`, see the module docstring), and
     from transposed copies made before the kernel where work-items walk along rows (`manifest`,
-    `coalesce_manifest.py`). The copies the second makes are read with the work-item's index last, which the first
+    `coalesce_manifest.py`); and its writes, computing the rows it writes in a kernel of their own (`rows`,
+    `coalesce_rows.py`). The copies the second makes are read with the work-item's index last, which the first
     leaves alone; the first's reads of a source have the work-item's index last, which the second leaves alone."""
 
     name = "soac-coalesce"
@@ -187,8 +189,16 @@ class SoacCoalescePass(ModulePass):
     """Read an array through its transpose where that coalesces (on the H200 it slowed batched 16x16 products)."""
     manifest: bool = True
     """Make transposed copies for kernels whose work-items walk along rows (the GPU pipelines' choice)."""
+    rows: bool = True
+    """Compute the rows a thread-level kernel writes in a kernel of their own, one element a work-item
+    (`coalesce_rows.py`; before the copies, which then serve the first kernel's reads alone)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        if self.rows:
+            split = WriteRowsFromTheirOwnKernel()
+            PatternRewriteWalker(split, apply_recursively=False).rewrite_module(op)
+            for first in split.made:
+                clean_up(first)
         patterns: list[RewritePattern] = []
         if self.read_through:
             patterns += [ReadRowsThroughTranspose(), ReadElementsThroughTranspose()]

@@ -6,6 +6,7 @@ each checked against numpy and timed against JAX and CuPy (see bench/real/README
     python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
     python bench/real/run.py --gpu --only backprop,matvec --segred teams    # a segmented strategy forced
     python bench/real/run.py --gpu --only softmax --coalesce                 # with soac-coalesce's transposed copies
+    python bench/real/run.py --gpu --only softmax,matvec --variants tiled,copies,coalesce   # pipelines side by side
 
 For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, the device opened
 before the first program as a user's process opens it once; with soac's
@@ -48,6 +49,34 @@ from soac.lowering.strategies.choice import SEGRED_STRATEGIES, SEGSCAN_STRATEGIE
 from suite import PROGRAMS, Program, agree  # noqa: E402
 
 NEVER = 2**62
+
+
+def _variants() -> dict[str, tuple[str, dict[str, str], str]]:
+    from soac.passes.standard import DEFAULT_PIPELINE, GPU_PIPELINE, TILED_PIPELINE
+
+    copies = "soac-coalesce{read-through=false rows=false}"
+    return {
+        "tiled": (TILED_PIPELINE, {}, "soac.lang's GPU pipeline"),
+        "copies": (f"{TILED_PIPELINE},{copies}", {}, "with session 37's transposed copies alone"),
+        "coalesce": (GPU_PIPELINE, {}, "GPU_PIPELINE: the copies and the rows rule"),
+        "coalesce-unroll-8": (GPU_PIPELINE, {"row-unroll": "8"}, "GPU_PIPELINE, #pragma unroll 8 on the work-items' rows"),
+        "coalesce-unroll-16": (GPU_PIPELINE, {"row-unroll": "16"}, "GPU_PIPELINE, #pragma unroll 16 on the work-items' rows"),
+        "no-tile": (DEFAULT_PIPELINE, {}, "without soac-tile"),
+        "copies-no-tile": (f"{DEFAULT_PIPELINE},{copies}", {}, "session 37's copies, without soac-tile"),
+        "coalesce-no-tile": (f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}", {}, "GPU_PIPELINE without soac-tile"),
+        "coalesce-no-tile-unroll-8": (
+            f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}",
+            {"row-unroll": "8"},
+            "GPU_PIPELINE without soac-tile, #pragma unroll 8 on the work-items' rows",
+        ),
+        "rounds-before": (TILED_PIPELINE, {"seg-uniform-rounds": "false"}, "tiled, the segred folds' rounds before issue 27"),
+        "streams-8": (TILED_PIPELINE, {"seg-streams": "8"}, "tiled, 8 loads in flight in the segred folds"),
+        "groups-8192": (TILED_PIPELINE, {"max-groups": "8192"}, "tiled, up to 8192 work-groups a launch (1024)"),
+    }
+
+
+VARIANTS = _variants()
+"""`--variants`: name -> (pass pipeline, soac-to-kernel options over the command's, what it is)."""
 
 
 @dataclass
@@ -201,7 +230,7 @@ def _num(value: float | None, width: int, digits: int = 3) -> str:
 
 def table(rows: list[Row], peer_names: list[str]) -> str:
     header = (
-        f"{'program':15} {'first s':>7} {'numpy ms':>9} {'resident':>9} {'kernels':>9} {'best forced':>11} "
+        f"{'program':26} {'first s':>7} {'numpy ms':>9} {'resident':>9} {'kernels':>9} {'best forced':>11} "
         f"{'dflt/best':>9} {'tune s':>6} {'tuned/best':>10} "
         + " ".join(f"{name.split()[0]:>9}" for name in peer_names)
         + f" {'soac/peer':>9}  size"
@@ -209,7 +238,7 @@ def table(rows: list[Row], peer_names: list[str]) -> str:
     lines = [header, "-" * len(header)]
     for r in rows:
         if r.error:
-            lines.append(f"{r.program:15} FAILED {r.error}")
+            lines.append(f"{r.program:26} FAILED {r.error}")
             continue
         best = best_version(r)
         ratio = r.resident_ms / best.resident_ms if best and best.resident_ms and r.resident_ms else None
@@ -229,14 +258,14 @@ def table(rows: list[Row], peer_names: list[str]) -> str:
             *(_num(t, 9) for t in peer_times),
             _num(versus, 9, 2),
         ]
-        lines.append(f"{r.program:15} {' '.join(cells)}  {size}")
+        lines.append(f"{r.program:26} {' '.join(cells)}  {size}")
     lines.append("")
     lines.append("versions (thresholds forced: + taken when reached, - never), device-resident ms / kernel ms:")
     for r in rows:
         for v in r.versions:
             mark = " (default)" if v.label == r.default_version else ""
             what = f"FAILED {v.error}" if v.error else f"{_num(v.resident_ms, 9)} {_num(v.kernel_ms, 9)}"
-            lines.append(f"  {r.program:15} {v.label:48} {what}{mark}")
+            lines.append(f"  {r.program:26} {v.label:48} {what}{mark}")
     errors = [(r.program, name, e) for r in rows for name, e in r.peer_errors.items()]
     if errors:
         lines.append("")
@@ -261,12 +290,21 @@ def main(argv: list[str] | None = None) -> int:
         "--coalesce", action="store_true", help="with soac-coalesce's transposed copies (soac.passes.GPU_PIPELINE)"
     )
     parser.add_argument("--no-tile", action="store_true", help="without soac-tile (the outer-parallel versions stay segmaps)")
+    parser.add_argument(
+        "--variants",
+        default=None,
+        help="run each program under several pipelines in one run, rows labelled program[variant]: "
+        + ", ".join(f"{name} ({what})" for name, (_, _, what) in VARIANTS.items()),
+    )
     parser.add_argument("--segred", default="auto", choices=SEGRED_STRATEGIES, help="soac-to-kernel's segred strategy")
     parser.add_argument("--segscan", default="auto", choices=SEGSCAN_STRATEGIES, help="soac-to-kernel's segscan strategy")
     parser.add_argument(
         "--autotune", action="store_true", help="also time sl.jit(autotune=True): the search's cost and its choice"
     )
     options = parser.parse_args(argv)
+    variants = options.variants.split(",") if options.variants else [None]
+    if unknown_variants := sorted({v for v in variants if v is not None} - set(VARIANTS)):
+        parser.error(f"unknown variants: {', '.join(unknown_variants)}")
     if options.pipeline is None and (options.coalesce or options.no_tile):
         from soac.passes.standard import COALESCE_STEP, DEFAULT_PIPELINE
 
@@ -295,11 +333,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     rows = []
     for k, program in enumerate(programs, 1):
-        start = time.perf_counter()
-        rows.append(run_program(program, scale, device, peers, runs, options.pipeline, lowering, options.autotune))
-        r = rows[-1]
-        state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
-        progress(f"[{k}/{len(programs)}] {program.name}: {state} ({time.perf_counter() - start:.1f} s)")
+        for n, variant in enumerate(variants):
+            start = time.perf_counter()
+            pipeline, changes = (options.pipeline, {}) if variant is None else VARIANTS[variant][:2]
+            with_peers = peers if n == 0 else []  # the peers once a program
+            r = run_program(program, scale, device, with_peers, runs, pipeline, {**lowering, **changes}, options.autotune)
+            r.program = r.program if variant is None else f"{r.program}[{variant}]"
+            rows.append(r)
+            state = f"FAILED {r.error}" if r.error else f"{r.resident_ms:.3f} ms resident"
+            progress(f"[{k}/{len(programs)}] {r.program}: {state} ({time.perf_counter() - start:.1f} s)")
     peer_names = [p.name for p in peers]
     header = (
         f"device: {chosen.name} ({chosen.platform.name}); host: {platform.node()}; "

@@ -135,6 +135,7 @@ class HostLowering:
             host_nonneg=self.nonneg,
             host_checked=self.host_checked,
             warp=self.target.subgroup_width,
+            row_unroll=self.options.row_unroll,
         )
 
     def error_buffer(self) -> SSAValue:

@@ -49,7 +49,7 @@ from soac.messages import where as where
 from soac.messages import width_problem as width_problem
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -324,6 +324,8 @@ class KernelBuilder:
     warp: int = 0
     """Lanes of the target's sub-groups (`DeviceTarget.subgroup_width`; 0 where it has none): the width of the
     kernel's shuffles and ballots."""
+    row_unroll: int = 0
+    """`#pragma unroll N` on the loops of the work-item's nested maps and reductions (`row-unroll`; 0: none)."""
     index_bits: int = 64
     """The width of `index` in the kernel (`kernel.func`'s `index_bitwidth`): 32 only where the host launches it
     with every index below 2^31."""
@@ -509,10 +511,10 @@ class KernelBuilder:
         inits: Sequence[SSAValue],
         name: str,
         body: Callable[[SSAValue, list[SSAValue]], list[SSAValue]],
-        unroll: bool = False,
+        unroll: bool | int = False,
     ) -> list[SSAValue]:
         """An `scf.for` whose body `body(iv, carried) -> next carried` is built in place (marked `kernel.unroll` if
-        `unroll`)."""
+        `unroll`: fully, or by the factor an int above 1 gives)."""
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         block.args[0].name_hint = name
         for arg, init in zip(block.args[1:], inits):
@@ -521,8 +523,10 @@ class KernelBuilder:
             carried = body(block.args[0], list(block.args[1:]))
             self.b.insert(scf.YieldOp(*carried))
         loop = scf.ForOp(lower, upper, step, list(inits), block)
-        if unroll:
+        if unroll is True:
             loop.attributes[UNROLL] = UnitAttr()
+        elif unroll > 1:
+            loop.attributes[UNROLL] = IntegerAttr(unroll, i64)
         self.b.insert(loop)
         for result, init in zip(loop.results, inits):
             result.name_hint = init.name_hint

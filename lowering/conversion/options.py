@@ -99,6 +99,15 @@ class LoweringOptions:
     """Rows of at most this many 4-element vectors are short for the vector segred."""
     seg_one_vector_rows: bool = True
     """On 32-lane targets, short rows of at most 32 vectors get a loop of their own in the vector segred."""
+    row_unroll: int = 0
+    """The loops of a work-item's nested maps and reductions (a row a work-item: the outer-parallel kernels) get
+    `#pragma unroll N`, several elements' loads in flight; 0: no hint, the device compiler's choice."""
+    seg_streams: int = 0
+    """Independent loads in flight per work-item in the strided folds of the segreds (`teams`, `vector`); 0: 4."""
+    seg_uniform_rounds: bool = True
+    """The strided folds' main loop runs every whole round of a work-item's elements (false: only the rounds that fit
+    the distance from the team's first element, so all members but the first did one round fewer, the rest in a
+    guarded tail: the loop before issue 27)."""
     scan_reduce_fan_in: int = 0
     """Tiles per block when the look-back kernel combines a scanomap's reduced values; 0: the group size."""
     partition_items: int = 0

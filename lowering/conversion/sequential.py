@@ -178,7 +178,8 @@ class Inliner(ControlFlowInliner):
                 self.kb.write_row(value, out, i)
             return []
 
-        self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), [], "i", body)
+        width = self.checked_width(op, op.inputs)
+        self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), [], "i", body, unroll=self.kb.row_unroll)
         for result, out in zip(op.outs, outs):
             self.env[result] = out
 
@@ -193,8 +194,13 @@ class Inliner(ControlFlowInliner):
         return all(u.operation.parent_block() is op.parent_block() for r in results for u in r.uses)
 
     def _generate_map(self, op: soac.MapOp) -> None:
-        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read."""
+        """Row `i` of each result is the lambda applied to row `i` of the inputs, inlined where it is read. The element
+        of an iota of the map's own width is below that width (its readers check that they read no further): reads at
+        it need no check against an array of that size (the rows of a transposed copy, `coalesce_manifest.py`)."""
         width = self.checked_width(op, op.inputs)
+        for x, arg in zip(op.inputs, op.body.block.args):
+            if isinstance(x.owner, soac.IotaOp) and x.owner.width is op.width:
+                self.bounds[arg] = op.width
         for k, result in enumerate(op.outs):
             assert isinstance(result.type, TensorType)
             inner = self._row_result_dims(op, [result])[0] if result.type.get_num_dims() > 1 else []
@@ -252,7 +258,8 @@ class Inliner(ControlFlowInliner):
                         self.kb.write_row(value, out, i)
             return new
 
-        accs = self.kb.for_loop(self.kb.m.c(0), self.checked_width(op, op.inputs), self.kb.m.c(1), neutral, "i", body)
+        width = self.checked_width(op, op.inputs)
+        accs = self.kb.for_loop(self.kb.m.c(0), width, self.kb.m.c(1), neutral, "i", body, unroll=self.kb.row_unroll)
         values = [*scan_views, *map_views] if scan else [*accs, *map_views]
         for result, value in zip(op.outs, values):
             if value is not None:

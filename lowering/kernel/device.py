@@ -281,8 +281,9 @@ class PrivateAllocOp(_StaticAllocOp):
 
 
 UNROLL = "kernel.unroll"
-"""A unit attribute of an `scf.for` in a kernel: unroll it (`#pragma unroll`), e.g. so that the private arrays it
-indexes by its induction variable stay in registers."""
+"""An attribute of an `scf.for` in a kernel: unroll it, fully where it is a unit attribute (`#pragma unroll`, e.g. so
+that the private arrays it indexes by its induction variable stay in registers), by a factor where it is an integer
+(`#pragma unroll 8`: several elements' loads in flight)."""
 
 
 @irdl_op_definition

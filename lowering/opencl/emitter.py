@@ -32,7 +32,7 @@ from soac.lowering.kernel.target import TARGETS, DeviceTarget, target_of_module
 from soac.lowering.opencl.target import opencl_spelling
 from xdsl.context import Context
 from xdsl.dialects import arith, math, scf
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp, f32
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, IntegerType, ModuleOp, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.target import Target
 
@@ -216,8 +216,10 @@ class KernelPrinter(CPrinter):
         self.line(f"{storage_type(element)} {self.define(op.result)}[{op.num_elements}];")
 
     def before_for(self, op: scf.ForOp) -> None:
-        if kd.UNROLL in op.attributes:
-            self.line("#pragma unroll")  # right before the loop: after the variables a loop with results carries
+        if (unroll := op.attributes.get(kd.UNROLL)) is None:
+            return
+        # right before the loop: after the variables a loop with results carries; a factor where the attribute has one
+        self.line(f"#pragma unroll {unroll.value.data}" if isinstance(unroll, IntegerAttr) else "#pragma unroll")
 
     def print_load(self, op: kd.LoadOp) -> None:
         load = self.element(op.buffer, op.index)

@@ -279,6 +279,25 @@ SEG_STREAMS = 4
 """Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
 
 
+def streams_of(code: GroupCode) -> int:
+    """`SEG_STREAMS`, or the `seg-streams` option."""
+    return code.lw.options.seg_streams or SEG_STREAMS
+
+
+def rounds_end(code: GroupCode, lo: SSAValue, hi: SSAValue, step: SSAValue, streams: int) -> SSAValue:
+    """Where the main loop of a strided fold over `lo, lo + step, ... < hi` ends (its rounds take `streams` elements
+    at once): after every whole round of the work-item's elements (`ceil((hi - lo) / step)` of them), or, without
+    `seg-uniform-rounds`, after the rounds that fit `hi - lo` (one fewer for a work-item that starts after its
+    team's first element, as a team's members do: the rest of its elements in the guarded tail)."""
+    km = code.kb.m
+    count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
+    wide = km.mul(step, km.c(streams), "wide_step")
+    if not code.lw.options.seg_uniform_rounds:
+        return km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
+    rounds = km.div(km.ceildiv(count, step, "own"), km.c(streams), "rounds")
+    return km.add(lo, km.mul(rounds, wide), "main_end")
+
+
 def fold_streams(
     code: GroupCode,
     lo: SSAValue,
@@ -289,12 +308,12 @@ def fold_streams(
     element: ElementFn,
     each: EachFn,
 ) -> list[SSAValue]:
-    """`code.fold` for a commutative operator, `SEG_STREAMS` elements per iteration into separate accumulators."""
+    """`code.fold` for a commutative operator, `SEG_STREAMS` (`seg-streams`) elements per iteration into separate
+    accumulators; the rest (fewer than a round's) through `code.fold`."""
     km = code.kb.m
-    streams = SEG_STREAMS
+    streams = streams_of(code)
     wide = km.mul(step, km.c(streams), "wide_step")
-    count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
-    main_end = km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
+    main_end = rounds_end(code, lo, hi, step, streams)
 
     def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         new: list[SSAValue] = []

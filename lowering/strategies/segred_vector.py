@@ -389,13 +389,15 @@ def _fold_vectors(
     neutral: list[SSAValue],
     vector_sum: Callable[[SSAValue], list[SSAValue]],
 ) -> list[SSAValue]:
-    """Fold vectors `lo, lo + step, ... < hi`: `SEG_STREAMS` per iteration into separate accumulators, then the
-    remaining ones (at most `SEG_STREAMS`) as guarded loads in straight-line code, all in flight together."""
+    """Fold vectors `lo, lo + step, ... < hi`: `SEG_STREAMS` (`seg-streams`) per iteration into separate
+    accumulators, then the remaining ones (fewer than a round's) as guarded loads in straight-line code, all in flight
+    together. Every member of a team runs the same number of rounds (`rd.rounds_end`): a row of 1024 f32 is 8 vectors
+    a member, two rounds of 4 and no tail for every member (without `seg-uniform-rounds`: one round and 4 guarded
+    loads for 31 members, a second round for the first alone)."""
     kb, km = code.kb, code.kb.m
-    streams, k = rd.SEG_STREAMS, len(neutral)
+    streams, k = rd.streams_of(code), len(neutral)
     wide = km.mul(step, km.c(streams), "wide_step")
-    count = km.insert(arith.SelectOp(km.lt(lo, hi), km.sub(hi, lo), km.c(0)))
-    main_end = km.add(lo, km.mul(km.div(count, wide), wide), "main_end")
+    main_end = rd.rounds_end(code, lo, hi, step, streams)
 
     def body(i: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
         return [

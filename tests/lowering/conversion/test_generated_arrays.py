@@ -219,3 +219,51 @@ def test_an_irregular_array_that_must_be_stored_is_refused(parse, use: str, buil
     module = parse(irregular(use), "prog.mlir")
     with pytest.raises(LoweringError, match=re.escape(builder) + ": the size of an array built inside a kernel must be known"):
         compile_module(module)
+
+
+# Per row `i` of `x`, a map over an iota of the row's length reading `x[i, l]` (its size: no check in the kernel)
+# and `y[l]` (a vector of its own size: checked), summed.
+IOTA_READS = """
+func.func @main(%x: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %w = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %s = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
+    %ls = soac.iota %w : tensor<?xindex>
+    %row = soac.map %w (%ls : tensor<?xindex>) -> tensor<?xf32> lambda(%l: index) {
+      %e = soac.index %x[%i, %l] : tensor<?x?xf32> -> f32
+      %f = soac.index %y[%l] : tensor<?xf32> -> f32
+      %p = arith.mulf %e, %f : f32
+      soac.yield %p : f32
+    }
+    %t = soac.reduce %w (%row : tensor<?xf32>) neutral(%zero : f32) -> f32 combine(%a: f32, %b: f32) {
+      %u = arith.addf %a, %b : f32
+      soac.yield %u : f32
+    }
+    soac.yield %t : f32
+  }
+  func.return %s : tensor<?xf32>
+}
+"""
+
+
+def test_reads_at_an_iota_of_the_arrays_own_size_are_not_checked(differential, parse) -> None:
+    """The element of a generated iota of the map's width `%w` lies below `%w`: `x[i, l]` (x's rows are `%w` long)
+    needs no check in the kernel, `y[l]` (its own length) keeps one, which reports a short `y` as the interpreter
+    does."""
+    rng = np.random.default_rng(1)
+    for n, w in [(0, 3), (1, 1), (7, 13)]:
+        x, y = rng.standard_normal((n, w)).astype(np.float32), rng.standard_normal(w).astype(np.float32)
+        differential(IOTA_READS, "main", [x, y], group_size=8, max_groups=3, target="generic")
+    module = parse(IOTA_READS, "prog.mlir")
+    program = compile_module(module, target="generic")
+    kernel = program.source[program.source.index("__kernel void main_segmap_0") :]
+    assert kernel.count("const bool in_bounds") == 1, kernel  # y's only
+    args = [np.ones((3, 5), np.float32), np.ones(4, np.float32)]
+    message = "prog.mlir:12:7: 'soac.index': index 4 is out of bounds for dimension 0 of size 4"
+    with pytest.raises(SoacRuntimeError, match=re.escape(message)):
+        interpret(module, "main", args)
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        program.call("main", args)

@@ -112,6 +112,20 @@ def test_rows_read_at_j_match_the_interpreter_and_numpy(rng, module, target: str
         assert "vector" in launched()
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"seg_uniform_rounds": False}, {"seg_streams": 3}, {"seg_streams": 8, "segred": "teams"}],
+    ids=["rounds-before-issue-27", "streams-3", "teams-streams-8"],
+)
+def test_fold_rounds_and_streams_keep_results(rng, module, options: dict[str, object]) -> None:
+    """The strided folds' options (`seg-uniform-rounds`, `seg-streams`) on rows whose members have whole rounds,
+    partial ones and none (1000 = 250 vectors: 7 or 8 a member of 32), on the vector kernel and the teams."""
+    program = compile_for(PROGRAM, "generic", **options)  # pyright: ignore[reportArgumentType]
+    for m, n in VECTOR_SHAPES + OTHER_SHAPES + [(2, 4096)]:
+        args = arguments(rng, m, n)
+        assert_same(by_numpy(*args), program.call("main", args), rtol=1e-4, atol=1e-3)
+
+
 def test_a_longer_vector_is_read_in_its_first_elements(rng, module) -> None:
     program = compile_for(PROGRAM, "generic")
     args = arguments(rng, 2, 512, extra=5)
