@@ -12,7 +12,6 @@ The edits change only the kernel's text, that of the lowering with `scan-stage=f
   vectors), instead of loading each again;
 - `stage`: a full tile's kept elements go to local memory at their place in the tile's output, then the work-group
   copies them out contiguously (CUB's select does this), instead of each work-item storing its own;
-- `i32`: index arithmetic in 32-bit integers (all but the look-back's 64-bit status words);
 - `nostore`: no stores of kept elements from full tiles (timing only: wrong results, not checked);
 - `nolb`: no look-back (timing only: wrong results, not checked).
 
@@ -39,7 +38,6 @@ from peers import build_cuda  # noqa: E402  # pyright: ignore[reportMissingImpor
 from resident import kernel_breakdown  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 KERNEL = re.compile(r"(__kernel void \w*scan_lookback\w*\(.*?\n)(.*?\n)(?=\}\n)", re.S)
-WIDE = ("status", "word", "(long)(uint)", "(ulong)32L", "8589934592L", "4294967296L")
 TIMING_ONLY = ("nostore", "nolb")
 
 
@@ -101,16 +99,6 @@ def _stage(body: str) -> str:
     return f"  __local int stage[{tile.group(1)}];\n" + body
 
 
-def _narrow(body: str) -> str:
-    lines = []
-    for line in body.splitlines(keepends=True):
-        if not any(w in line for w in WIDE) and not re.search(r"\blong v_\d+;", line):
-            line = re.sub(r"\bulong\b", "uint", line)
-            line = re.sub(r"\blong\b", "int", line)
-            line = re.sub(r"\b(\d+)L\b", r"\1", line)
-        lines.append(line)
-    return "".join(lines)
-
 
 def _nostore(body: str) -> str:
     _, store_start, store_end = _full_blocks(body)
@@ -125,9 +113,8 @@ EDITS: dict[str, Callable[[str], str]] = {
     "stage": _stage,
     "nostore": _nostore,
     "nolb": lambda body: re.sub(r"const bool has_prefix = [^;]*;", "const bool has_prefix = false;", body),
-    "i32": _narrow,
 }
-ORDER = ("keep", "nostore", "stage", "nolb", "i32", "base", "lowered")
+ORDER = ("keep", "nostore", "stage", "nolb", "base", "lowered")
 
 
 def edit(source: str, variant: str) -> str:

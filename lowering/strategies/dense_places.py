@@ -26,6 +26,7 @@ them out together (`lookback_bodies.py`), as CUB's select does.
 from __future__ import annotations
 
 from soac import dialect as soac
+from soac.dialect.consumption import defined_inside
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, IntegerType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
@@ -84,22 +85,19 @@ def _same_flag(op: soac.ScanomapOp, flag: SSAValue, post_flag: SSAValue) -> bool
         for f in range(op.num_forwarded)
     }
     arguments = {lam.args[i]: post.args[1 + i] for i in range(inputs)}
-    return _same(flag, post_flag, arguments, forwarded, lam, post)
+    return _same(flag, post_flag, arguments, forwarded, op)
 
 
 def _same(
-    a: SSAValue,
-    b: SSAValue,
-    arguments: dict[SSAValue, SSAValue],
-    forwarded: dict[SSAValue, SSAValue],
-    lam: Block,
-    post: Block,
+    a: SSAValue, b: SSAValue, arguments: dict[SSAValue, SSAValue], forwarded: dict[SSAValue, SSAValue], op: Operation
 ) -> bool:
+    """`a` (of the lambda) and `b` (of the post) are the same value of an element: `a`'s argument or forwarded value
+    is `b`, or both come from the same operation on the same values (or are the same value from outside `op`)."""
     if b in forwarded:
         return forwarded[b] is a
     if a in arguments:
         return arguments[a] is b
-    inside_a, inside_b = _defined_in(a, lam), _defined_in(b, post)
+    inside_a, inside_b = defined_inside(a, op), defined_inside(b, op)
     if not inside_a and not inside_b:
         return a is b
     op_a, op_b = a.owner, b.owner
@@ -109,18 +107,7 @@ def _same(
         return False
     if op_a.properties != op_b.properties or op_a.results.index(a) != op_b.results.index(b):  # pyright: ignore[reportArgumentType]
         return False
-    return all(_same(x, y, arguments, forwarded, lam, post) for x, y in zip(op_a.operands, op_b.operands))
-
-
-def _defined_in(value: SSAValue, block: Block) -> bool:
-    owner = value.owner
-    where = owner if isinstance(owner, Block) else owner.parent_block()
-    while where is not None:
-        if where is block:
-            return True
-        parent = where.parent_op()
-        where = parent.parent_block() if parent is not None else None
-    return False
+    return all(_same(x, y, arguments, forwarded, op) for x, y in zip(op_a.operands, op_b.operands))
 
 
 def _adds(combine: Block) -> bool:
