@@ -378,17 +378,23 @@ class TiledKernel:
         span = self.sizes.block[d] // (self.sizes.reg[d] // w)
         return (r // w) * span + r % w
 
-    def fold_chunks(self, lo: SSAValue, hi: SSAValue) -> list[SSAValue]:
-        """The accumulators after every chunk of `lo <= k < hi`: full chunks in a loop that loads each next chunk
-        ahead, then the partial one."""
-        kb, m = self.kb, self.kb.m
-        neutral = kernel_neutral(self.lw, kb, self.op)
-        count = len(self.cells) * len(neutral)
+    def chunking(self, lo: SSAValue, hi: SSAValue) -> tuple[list[SSAValue], int, SSAValue, SSAValue]:
+        """The accumulators' neutral values, how many values the accumulators of every cell are, the chunk size, and
+        where the full chunks of `lo <= k < hi` end."""
+        m = self.kb.m
+        neutral = kernel_neutral(self.lw, self.kb, self.op)
         chunk = m.c(self.sizes.chunk)
         if m.constant_of(lo) == 0:
             full = m.mul(m.div(hi, chunk), chunk, "full")
         else:
             full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
+        return neutral, len(self.cells) * len(neutral), chunk, full
+
+    def fold_chunks(self, lo: SSAValue, hi: SSAValue) -> list[SSAValue]:
+        """The accumulators after every chunk of `lo <= k < hi`: full chunks in a loop that loads each next chunk
+        ahead, then the partial one."""
+        kb, m = self.kb, self.kb.m
+        neutral, count, chunk, full = self.chunking(lo, hi)
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             self.store_chunk(carried[count:])
@@ -410,13 +416,7 @@ class TiledKernel:
         from one, each work-item loads the next chunk and stores it into the other, then one barrier. A tile is
         overwritten only a chunk after its fold, and every work-item has passed the barrier after that fold."""
         kb, m = self.kb, self.kb.m
-        neutral = kernel_neutral(self.lw, kb, self.op)
-        count = len(self.cells) * len(neutral)
-        chunk = m.c(self.sizes.chunk)
-        if m.constant_of(lo) == 0:
-            full = m.mul(m.div(hi, chunk), chunk, "full")
-        else:
-            full = m.add(lo, m.mul(m.div(m.sub(hi, lo), chunk), chunk), "full")
+        neutral, count, chunk, full = self.chunking(lo, hi)
         self.store_chunk(self.load_chunk(lo), m.c(0), barrier_before=False)
 
         def full_chunk(c0: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
