@@ -124,7 +124,10 @@ def dump_config(name: str, out: Path) -> int:
         module = parse_module(ctx, text, f"{program}.mlir")
         PassPipeline.parse_spec(get_all_passes(), DEFAULT_PIPELINE).apply(ctx, module)
         for target in TARGETS:
-            spec = " ".join(f"{k}={v}" for k, v in {"target": target, **options}.items())
+            chosen = {"target": target, **options}
+            if target == "emulated-warps":  # groups of one warp, as the runtime launches them (others are refused)
+                chosen = {**{k: "32" for k in ("group-size", "scan-group") if k in known}, **chosen}
+            spec = " ".join(f"{k}={v}" for k, v in chosen.items())
             folder = out / name / target
             folder.mkdir(parents=True, exist_ok=True)
             lowered = module.clone()

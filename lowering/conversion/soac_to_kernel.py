@@ -61,7 +61,7 @@ from soac.lowering.conversion.kernel_builder import (
     located_message,
 )
 from soac.lowering.conversion.options import SCAN_STRATEGIES as SCAN_STRATEGIES
-from soac.lowering.conversion.options import LoweringOptions
+from soac.lowering.conversion.options import LoweringOptions, one_warp_problem
 from soac.lowering.kernel import AssertOp, FuncOp, Kernel, ThresholdOp, global_buffer
 from soac.lowering.kernel.target import set_target_of_module
 from soac.lowering.strategies.choice import fuses_scan_reduce, strategies
@@ -341,6 +341,8 @@ class SoacToKernelPass(LoweringOptions, ModulePass):
 
         check_signless(op)  # soac's integers are signless (ui8 from a front end: soac-signless first)
         options = self.options
+        if (problem := one_warp_problem(options.device_target, options.group_size, options.scan_group)) is not None:
+            raise ValueError(f"soac-to-kernel: {problem}")
         if ctx.get_optional_dialect("kernel") is None:
             ctx.load_dialect(Kernel)
         if self.prepare:

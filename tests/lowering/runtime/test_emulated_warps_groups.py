@@ -87,3 +87,14 @@ def test_groups_of_several_warps_refused(options: dict[str, int]) -> None:
 def test_lang_names_the_line_of_groups_of_several_warps() -> None:
     with pytest.raises(ValueError, match=r"test_emulated_warps_groups.py:\d+: sl.jit lowering options: .* not 64 and 32"):
         sl.jit(batched_matmul, lowering={"target": "emulated-warps", "group_size": 64})
+
+
+def test_soac_to_kernel_refuses_groups_of_several_warps() -> None:
+    """The pass itself (soac-opt's) refuses to print kernels that would compute wrong results, and names the fix."""
+    from soac.lowering.conversion.soac_to_kernel import SoacToKernelPass
+
+    module = parse_module(make_context(), MAP_SCAN.read_text(), "map_scan.mlir")
+    with pytest.raises(ValueError, match=r"soac-to-kernel: target .emulated-warps. .* must be 32, not 256 and 0"):
+        SoacToKernelPass(target="emulated-warps").apply(make_context(), module)
+    SoacToKernelPass(target="emulated-warps", group_size=32, scan_group=32).apply(make_context(), module)
+    assert "kernel.func" in str(module)
