@@ -16,7 +16,9 @@ work-item 1 before the branch and true at the store. `-cl-opt-disable` builds it
 `cl.Program(...).build()` given that option (an experiment, not kept), the whole suite tiled on PoCL
 (`SOAC_TARGET=generic MALLOC_CHECK_=3 run.py --small --pipeline <TILED_PIPELINE>`) ran with 0 failures, where
 without it matvec and backprop abort with heap corruption. soac.lang tiles only on GPUs, so PoCL users meet this only
-when they ask for tiling.
+when they ask for tiling. Since session 40 (branch crash40) the runtime works around it on PoCL: the tiled kernels run
+their last chunk without the branch (`tile-tail-branch=false`, `select_no_branch`'s shape below), and
+tests/lang/test_tiled_stores_in_bounds.py checks backprop's launches against guard zones after their buffers.
 
 The three kernels below differ in one thing each; only `select_in_loop` writes outside `out[0]`:
 

@@ -139,6 +139,12 @@ class LoweringOptions:
     tile_buffers: int = 1
     """Local tiles of a tiled kernel: one (the chunk ahead waits in registers, two barriers a chunk), or two used in
     turn (the next chunk is stored into the other while the group folds this one: one barrier a chunk)."""
+    tile_tail_branch: bool = True
+    """A tiled kernel runs its last, partial chunk (two barriers and a fold) in a branch taken where the chunk is not
+    empty; `false`: every work-group runs it, empty or not. The runtime sets `false` on PoCL: PoCL 3.0 and 3.1
+    miscompile a branch with barriers followed by a store guarded by a private condition (each work-item's result in
+    the index space), storing in every work-item of the group when work-item 0 stores, so a block with fewer results
+    than work-items wrote past its result buffer (heap corruption: `bench/pocl_select_barrier.py`)."""
     tile_unroll: Literal["auto", "on", "off"] = "auto"
     """A tiled kernel's fold of a full chunk (a loop of `chunk` steps) is marked `#pragma unroll`; `auto`: in 2-D
     nests (matmul: 0.81 -> 0.90 of cuBLAS at 2048^3 on an H200; nbody's 1-D fold got 4% slower)."""
@@ -265,6 +271,7 @@ ENVIRONMENT: dict[str, tuple[str, dict[str, str]]] = {
     "SOAC_TILE_WARPS": ("tile_warps", {}),
     "SOAC_TILE_BUFFERS": ("tile_buffers", {}),
     "SOAC_TILE_UNROLL": ("tile_unroll", {"0": "off", "1": "on"}),
+    "SOAC_TILE_TAIL_BRANCH": ("tile_tail_branch", {"0": "false", "1": "true"}),
 }
 """The environment variables that set lowering options (read by the tools and the runtime's entry only), each with
 its option's field and how a value is spelt there where it differs (`SOAC_SCAN_NO_LOOKBACK=1` is

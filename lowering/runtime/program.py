@@ -842,7 +842,8 @@ def options_for(
 ) -> LoweringOptions:
     """The lowering options `compile_module` uses for `device`: those given, else the environment variables', else the
     device's (its target, its scan algorithm, and on CPUs groups of 64, 4 per compute unit). A target whose groups
-    must be one warp (`emulated-warps`) gets groups of one warp, its look-back scans too; ValueError for others."""
+    must be one warp (`emulated-warps`) gets groups of one warp, its look-back scans too; ValueError for others. On
+    PoCL, tiled kernels run their last chunk outside a branch (`LoweringOptions.tile_tail_branch`)."""
     is_cpu = bool(device.type & cl.device_type.CPU)
     device_target = get_target(target) if target else target_for(device)
     warp = device_target.subgroup_width if device_target.one_warp_groups else 0
@@ -856,10 +857,16 @@ def options_for(
     )
     if warp and "scan_group" not in options and "SOAC_SCAN_GROUP" not in environment:
         explicit["scan_group"] = warp
+    if _is_pocl(device) and "tile_tail_branch" not in options and "SOAC_TILE_TAIL_BRANCH" not in environment:
+        explicit["tile_tail_branch"] = False  # PoCL miscompiles a store after a branch with barriers (its docstring)
     chosen = lowering_options(environment, **{**explicit, **options})
     if (problem := one_warp_problem(device_target, chosen.group_size, chosen.scan_group)) is not None:
         raise ValueError(problem)
     return chosen
+
+
+def _is_pocl(device: cl.Device) -> bool:
+    return "portable computing language" in device.platform.name.lower()
 
 
 _COMPILED: dict[tuple[int, tuple[tuple[str, int], ...], tuple[tuple[str, Any], ...]], tuple[ModuleOp, Program]] = {}

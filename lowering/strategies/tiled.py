@@ -409,6 +409,8 @@ class TiledKernel:
             self.store_chunk(ahead)
             return self.fold_chunk(full, accs, tail)
 
+        if not self.lw.options.tile_tail_branch:  # PoCL: no barriers in a branch (`LoweringOptions.tile_tail_branch`)
+            return last_chunk()
         return kb.if_values(m.cmp(tail, m.c(0), "ugt"), [a.type for a in accs], last_chunk, lambda: accs)
 
     def fold_chunks_alternating(self, lo: SSAValue, hi: SSAValue) -> list[SSAValue]:

@@ -4,6 +4,8 @@
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-warps=4x8}' | filecheck %s --check-prefix=WARPS
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-buffers=2}' | filecheck %s --check-prefix=BUFFERS
 // RUN: soac-opt %s -p 'soac-to-kernel{target=nvidia tile-index=i64 tile-unroll=on}' -t opencl | filecheck %s --check-prefix=UNROLL
+// RUN: soac-opt %s -p 'soac-to-kernel{target=generic tile-index=i64}' -t opencl | filecheck %s --check-prefix=TAIL
+// RUN: soac-opt %s -p 'soac-to-kernel{target=generic tile-index=i64 tile-tail-branch=false}' -t opencl | filecheck %s --check-prefix=NOBRANCH
 
 // The tiled kernel's variants (bench/tiling.py --gemm times them). On the nvidia target (`tile-index=auto`) the
 // tiled kernel and the tiled transpose each get a 32-bit version (`index_bitwidth 32`: `int` indices in OpenCL C),
@@ -12,6 +14,18 @@
 // them. `tile-buffers=2` alternates two tiles per read: the chunk ahead is loaded, the chunk before folded from
 // one tile, the loaded one stored into the other, then a single barrier. `tile-unroll` unrolls the fold of a full
 // chunk (`#pragma unroll` right before its loop, after the accumulators it carries), not of the last one.
+// The last, partial chunk runs in a branch taken where it is not empty; with `tile-tail-branch=false` (the
+// runtime's choice on PoCL, which miscompiles a guarded store after a branch with barriers) every group runs it.
+
+// TAIL:          const long tail = a_d1 - full;
+// TAIL-NEXT:     const bool [[NONEMPTY:v_[0-9]+]] = (ulong)tail > (ulong)0L;
+// TAIL:          if ([[NONEMPTY]]) {
+// TAIL-NEXT:       barrier(CLK_LOCAL_MEM_FENCE);
+
+// NOBRANCH:      const long tail = a_d1 - full;
+// NOBRANCH-NEXT: barrier(CLK_LOCAL_MEM_FENCE);
+// NOBRANCH:      barrier(CLK_LOCAL_MEM_FENCE);
+// NOBRANCH:      for (long kk_{{[0-9]+}} = 0L; kk_{{[0-9]+}} < tail; kk_{{[0-9]+}}++) {
 
 // UNROLL:      __kernel void main_tiled_0(
 // UNROLL:          float zero_it_15 = zero_15;
