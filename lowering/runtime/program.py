@@ -90,7 +90,7 @@ def choose_device(spec: str | None = None) -> cl.Device:
     if spec is None:
         if gpus := [d for d in devices if d.type & cl.device_type.GPU]:
             return gpus[0]
-        if not (pocl := [d for d in devices if "portable computing language" in d.platform.name.lower()]):
+        if not (pocl := [d for d in devices if _is_pocl(d)]):
             return devices[0]
         if (device := _first_usable(pocl)) is None:
             raise OpenCLRuntimeError(
@@ -113,7 +113,7 @@ def choose_device(spec: str | None = None) -> cl.Device:
         if (wanted in kinds and device.type & kinds[wanted])
         or wanted in device.name.lower()
         or wanted in device.platform.name.lower()
-        or (wanted == "pocl" and "portable" in device.platform.name.lower())
+        or (wanted == "pocl" and _is_pocl(device))
     ]
     if matches:  # a PoCL that cannot compile for this CPU is the last choice
         return _first_usable(matches) or matches[0]

@@ -168,7 +168,7 @@ class _ScanomapBody:
             store,
             scatters=scatter is not None,
             reduction=reduction,
-            staging=staged.staging() if staged is not None else None,
+            staging=staged,
         )
 
     def _reduction(self, kb: KernelBuilder, inliner: Inliner) -> TileReduction | None:
@@ -208,9 +208,6 @@ class _StagedPlaces:
         if len(dest.dims) != 1 or _bytes(dest.element) is None:
             return None
         return _StagedPlaces(kb, dest, d)
-
-    def staging(self) -> lookback_scan.Staging:
-        return lookback_scan.Staging(self.fits, self.begin, self.end)
 
     def fits(self, tile_size: int) -> bool:
         return tile_size * (_bytes(self.dest.element) or 0) <= self.LOCAL_BYTES

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from soac.lowering.conversion import device_intrinsics as ix
 from soac.lowering.conversion.host_lowering import HostLowering
@@ -66,15 +67,20 @@ Values = list[SSAValue]
 Combine = Callable[[Values, Values], Values]
 
 
-@dataclass
-class Staging:
-    """A full tile's stores gathered in local memory (a compaction: `dense_places.py`). `fits(tile_size)` says whether
-    the tile's staging area fits; `begin(tile_prefix, tile_total, tile_size)` comes before the tile's stores, `end(t,
-    group)` after them."""
+class Staging(Protocol):
+    """A full tile's stores gathered in local memory (a compaction: `dense_places.py`)."""
 
-    fits: Callable[[int], bool]
-    begin: Callable[[Values, Values, int], None]
-    end: Callable[[SSAValue, int], None]
+    def fits(self, tile_size: int) -> bool:
+        """Whether a tile's staging area fits."""
+        ...
+
+    def begin(self, tile_prefix: Values, tile_total: Values, tile_size: int) -> None:
+        """Before a full tile's stores."""
+        ...
+
+    def end(self, t: SSAValue, group: int) -> None:
+        """After them: write out what they gathered."""
+        ...
 
 
 @dataclass

@@ -7,6 +7,7 @@ forced, whose kernels no longer build rows in scratch memory."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,13 @@ from soac.parsing import parse_module
 from soac.passes import GPU_PIPELINE
 from soac.passes.soac_coalesce import SoacCoalescePass
 from soac.passes.thresholds import MAX_THRESHOLD
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "real"))
+from suite import layernorm as layernorm_program  # pyright: ignore[reportMissingImports]
+from suite import softmax as softmax_program  # pyright: ignore[reportMissingImports]
+
+softmax, numpy_softmax = softmax_program.softmax, softmax_program.peer(np)
+layernorm, numpy_layernorm = layernorm_program.layernorm, layernorm_program.peer(np)
 
 CASES = Path(__file__).resolve().parents[1] / "filecheck" / "passes" / "soac-coalesce" / "rows.mlir"
 SHAPES = [(0, 5), (1, 1), (3, 1), (37, 31), (33, 32), (31, 33)]
@@ -69,37 +77,6 @@ def test_a_row_of_the_wrong_length_is_still_reported() -> None:
     assert empty.shape == (0, 6)
 
 
-def softmax(x):
-    def row(r):
-        m = sl.max(r)
-        e = sl.exp(r - m)
-        s = sl.sum(e)
-        return e / s, m + sl.log(s)
-
-    return sl.map(row, x)
-
-
-def layernorm(x, gamma, beta):
-    def row(r):
-        n = sl.f32(r.shape[0])
-        d = r - sl.sum(r) / n
-        return d / sl.sqrt(sl.sum(d * d) / n + 1e-5) * gamma + beta
-
-    return sl.map(row, x)
-
-
-def _numpy_softmax(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    m = x.max(axis=1, keepdims=True)
-    e = np.exp(x - m)
-    s = e.sum(axis=1, keepdims=True)
-    return e / s, (m + np.log(s))[:, 0]
-
-
-def _numpy_layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    d = x - x.mean(axis=1, keepdims=True)
-    return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5)) * gamma + beta
-
-
 @pytest.mark.parametrize("program", ["softmax", "layernorm"])
 def test_outer_parallel_version_through_the_gpu_pipeline(program: str) -> None:
     """soac.lang's GPU pipeline (tiling on, as soac.lang runs it on GPUs) on PoCL, the outer-parallel version forced,
@@ -116,16 +93,16 @@ def test_outer_parallel_version_through_the_gpu_pipeline(program: str) -> None:
     for shape in [(1, 1), (37, 31), (33, 32), (5, 64)]:
         x = rng.standard_normal(shape).astype(np.float32)
         if program == "softmax":
-            got, expected = compiled.run([x], OUTER), _numpy_softmax(x)
+            got, expected = compiled.run([x], OUTER), numpy_softmax(x)
         else:
             gamma, beta = rng.uniform(0.5, 1.5, shape[1]).astype(np.float32), rng.standard_normal(shape[1]).astype(np.float32)
-            got, expected = (compiled.run([x, gamma, beta], OUTER),), (_numpy_layernorm(x, gamma, beta),)
+            got, expected = (compiled.run([x, gamma, beta], OUTER),), (numpy_layernorm(x, gamma, beta),)
         for g, e in zip(got, expected):
             np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-5, err_msg=f"{program} {shape}")
     never = {"suff_outer_par_0": MAX_THRESHOLD}
     x = rng.standard_normal((6, 7)).astype(np.float32)
     if program == "softmax":
-        np.testing.assert_allclose(compiled.run([x], never)[0], _numpy_softmax(x)[0], rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(compiled.run([x], never)[0], numpy_softmax(x)[0], rtol=1e-4, atol=1e-6)
 
 
 def test_row_unroll_hint_builds_and_keeps_results() -> None:
@@ -136,7 +113,7 @@ def test_row_unroll_hint_builds_and_keeps_results() -> None:
     source = f.opencl(x)
     assert re.search(r"#pragma unroll 4\n\s*for \(", source), source
     got = f.specialize(x).run([x], OUTER)
-    for g, e in zip(got, _numpy_softmax(x)):
+    for g, e in zip(got, numpy_softmax(x)):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6)
 
 
