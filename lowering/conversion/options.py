@@ -103,7 +103,7 @@ class LoweringOptions:
     """The loops of a work-item's nested maps and reductions (a row a work-item: the outer-parallel kernels) get
     `#pragma unroll N`, several elements' loads in flight; 0: no hint, the device compiler's choice."""
     seg_streams: int = 0
-    """Independent loads in flight per work-item in the strided folds of the segreds (`teams`, `vector`); 0: 4."""
+    """Independent loads in flight per work-item in the strided folds of the segreds (`teams`, `vector`); 0: 8."""
     seg_uniform_rounds: bool = True
     """The strided folds' main loop runs every whole round of a work-item's elements (false: only the rounds that fit
     the distance from the team's first element, so all members but the first did one round fewer, the rest in a

@@ -275,7 +275,7 @@ def commutes(combine: Region) -> bool:
     return is_commutative(combine) or componentwise_commutative(combine)
 
 
-SEG_STREAMS = 4
+SEG_STREAMS = 8
 """Independent loads in flight per work-item in the strided (commutative) fold of a segmented reduction."""
 
 
