@@ -24,6 +24,11 @@ time of each chunk run inside a device group (with its partial left on the devic
 keys and layers (persisted chunks included when they are keys of it). `--join-bytes 0` runs a device group's chunks
 one by one, as chunks of hundreds of MiB run on the GPUs.
 
+`--device-clock` gives each device a queue that keeps profiling times, and reports from the devices' own clocks
+(`soac.lang.dask.device_clock`: markers around each chunk of a device group) when each device had its first and last
+chunk queued, when it finished them and its read, the device time of its chunks, and how long it waited for its
+host between chunks, all in ms from the start of the run.
+
 On the 2-GPU machine: python bench/dask_timeline.py --json dask_timeline.json
 """
 
@@ -46,9 +51,10 @@ import soac.lang as sl
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import soac.lang.dask as sd
 from dask_scaling import energy_terms, potential  # pyright: ignore[reportMissingImports]
+from soac.lang.dask.device_clock import device_times
 from soac.lang.dask.groups import INTERLEAVE_KEY
 from soac.lang.dask.workers import all_gpus
-from soac.lowering.runtime import choose_device
+from soac.lowering.runtime import choose_device, memory_of
 
 
 def default_devices() -> list[str]:
@@ -108,7 +114,8 @@ def measure(make: Callable[[], Any], expected: float, workers: int, reps: int) -
             built = time.perf_counter()
             result = graph.compute(scheduler="threads", num_workers=workers)
             done = time.perf_counter()
-        runs.append((done - start, built - start, done - built, tl.summary(), float(result)))
+        summary = tl.summary() | {"device_clock": device_times(tl.markers, start)}
+        runs.append((done - start, built - start, done - built, summary, float(result)))
     seconds, graph_s, compute_s, summary, result = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
     ok = bool(np.isnan(expected) or np.isclose(result, expected, rtol=1e-3))
     hlg = graph.__dask_graph__()
@@ -126,12 +133,23 @@ def show(row: dict[str, Any]) -> None:
     print(f"    overlap {row['overlap_s'] * 1e3:.2f} ms, first launches {row['start_skew_s'] * 1e3:.2f} ms apart; "
           f"tasks {row['tasks']} ({row['task_s'] * 1e3:.2f} ms); "
           f"lock waits {row['lock_waits']} ({row['lock_wait_s'] * 1e3:.3f} ms)")  # fmt: skip
+    for device, t in row.get("device_clock", {}).items():
+        print(f"    {device} clock: chunks queued {t['first_queued_s'] * 1e3:.2f}-{t['last_queued_s'] * 1e3:.2f} ms, "
+              f"done {t['chunks_done_s'] * 1e3:.2f}, read done {t['read_done_s'] * 1e3:.2f}; "
+              f"chunks {t['chunks_s'] * 1e3:.2f} ms, waited for the host {t['waited_s'] * 1e3:.2f} ms")  # fmt: skip
     if "outside_tasks_s" in row:
         per_chunk = row["chunk_s"] / row["chunks"] * 1e3 if row["chunks"] else float("nan")
         print(f"    after the last chunk's launch {row['after_last_chunk_s'] * 1e3:.2f} ms (waits, reads, combining)")
         print(f"    outside tasks {row['outside_tasks_s'] * 1e3:.2f} ms (dask: graph, scheduling, hand-offs); "
               f"{row['chunks']} chunks in groups, host {per_chunk:.3f} ms each; "
               f"graph {row['graph_keys']} keys in {row['graph_layers']} layers")  # fmt: skip
+
+
+def profile_queues(devices: list[str]) -> None:
+    """Give each device a queue that keeps profiling times, for the markers of `--device-clock`."""
+    for spec in devices:
+        memory = memory_of(choose_device(spec))
+        memory.use_queue(cl.CommandQueue(memory.context, memory.device, cl.command_queue_properties.PROFILING_ENABLE))
 
 
 def main() -> None:
@@ -146,8 +164,11 @@ def main() -> None:
     parser.add_argument("--programs", default="map->reduce,nbody", help="of map->reduce, nbody, checked")
     parser.add_argument("--join-bytes", help="soac.join-bytes (0: a device group runs its chunks one by one)")
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--device-clock", action="store_true", help="also report from the devices' own clocks")
     args = parser.parse_args()
     devices = args.devices.split(",") if args.devices else default_devices()
+    if args.device_clock:
+        profile_queues(devices)
     names = ", ".join(f"{spec} ({choose_device(spec).name})" for spec in devices)
     print(f"devices: {names}; dask {dask.__version__}")
     rows: list[dict[str, Any]] = []

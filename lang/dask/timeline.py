@@ -51,6 +51,8 @@ class Timeline:
     """The spans recorded while a `timeline()` was open, and what they add up to."""
 
     spans: list[Span] = field(default_factory=list)
+    markers: list[Any] = field(default_factory=list)
+    """Markers on the devices' queues (`device_clock.mark`), where their queues keep profiling times."""
     started: float = field(default_factory=time.perf_counter)
     stopped: float | None = None
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pyopencl as cl
+from soac.lang.dask.device_clock import mark
 from soac.lang.dask.plan import Plan, SoacDaskError, analyse
 from soac.lang.dask.stages import stage_function
 from soac.lang.dask.timeline import NamedLock, record_span, span
@@ -358,10 +359,12 @@ class StageCall:
                     group = queued[g] = queued[g] or self.queue_group(chunks, args, borrows)
                     if group.whole:
                         args = tuple(group.whole.get(k, a) for k, a in enumerate(args))
+                    mark(group.queue, group.device, f"before {i}")
                     result = self.run_deferred(group.program, args, group.device, group.placed)
                     results[g].append(result)
                     if group.scalars is not None and type(result) is DeviceArray and not result.shape:
                         group.scalars.add(result)
+                    mark(group.queue, group.device, f"after {i}")
                     if group.queue is not None:
                         group.queue.flush()  # submitted now: a driver may hold queued work until a wait or a flush
         return self.read_partials(results, [group for group in queued if group is not None])
@@ -402,6 +405,8 @@ class StageCall:
         # Every device's read enqueued before any is waited for: each read follows its device's last kernel at once,
         # with no round trip from the host between them (a wait for the queue, then the copy).
         reads = {g: read_later(array) for g, array in enumerate(gathered) if array is not None}
+        for g in reads:
+            mark(groups[g].queue, groups[g].device, "read")
         partials = []
         for g, (chunks, group) in enumerate(zip(results, groups)):
             if (read := reads.get(g)) is not None:

@@ -483,3 +483,38 @@ def test_chunks_persisted_on_other_devices_are_moved_to_their_groups(layout: tup
     with dask.config.set({"soac.join-bytes": 0}):
         assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected
     assert sd.jit(last_valid_product, devices=pair)(xs, ws).compute() == expected  # joined per group
+
+
+def test_device_clock_marks_each_chunk_of_a_group_and_its_read() -> None:
+    """With a profiling queue on the device, a device group's chunks get a marker before and after each and one after
+    the read; their times, put on the host clock, come in order: queued before done, done before read."""
+    from soac.lang.dask.device_clock import device_times
+
+    device = choose_device("0:0")
+    memory = memory_of(device)
+    plain = memory.queue
+    memory.use_queue(cl.CommandQueue(memory.context, device, cl.command_queue_properties.PROFILING_ENABLE))
+    try:
+        floats = np.linspace(-3, 5, 12).astype(np.float32)
+        xs = resident(floats, (5, 1, 4, 2), ("0:0",))
+        program = sd.jit(sum_of_halves, devices=("0:0",))
+        with dask.config.set({"soac.join-bytes": 0}):
+            program(xs).compute(scheduler="threads", num_workers=1)  # compiles
+            with sd.timeline() as tl:
+                total = program(xs).compute(scheduler="threads", num_workers=1)
+    finally:
+        memory.use_queue(plain)
+    np.testing.assert_allclose(total, (0.5 * floats.astype(np.float64) ** 2 + 1).sum(), rtol=1e-6)
+    assert [m.what for m in tl.markers] == [f"{side} {i}" for i in range(4) for side in ("before", "after")] + ["read"]
+    (times,) = device_times(tl.markers, tl.started).values()
+    assert 0 <= times["first_queued_s"] <= times["last_queued_s"] <= times["chunks_done_s"] <= times["read_done_s"]
+    assert times["waited_s"] >= 0
+    assert 0 < times["chunks_s"] <= times["chunks_done_s"]
+    assert times["read_done_s"] <= tl.stopped - tl.started
+
+
+def test_device_clock_marks_nothing_without_a_profiling_queue() -> None:
+    xs = resident(VALUES, (6, 6), ("0:0",))
+    with dask.config.set({"soac.join-bytes": 0}), sd.timeline() as tl:
+        sd.jit(last_valid_value, devices=("0:0",))(xs).compute(scheduler="threads", num_workers=1)
+    assert tl.markers == []
