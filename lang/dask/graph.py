@@ -24,6 +24,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from soac.dialect import HistOp, ScanOp
 from soac.lang import dtypes
+from soac.lang.dask.host_fold import HostFold, host_fold
 from soac.lang.dask.plan import Plan, refuse
 from soac.lang.dask.resident import is_resident, last_row, mark_resident
 from soac.lang.dask.workers import Program, StageCall
@@ -139,6 +140,8 @@ class Combine:
     stage: StageCall
     rows: bool
     meta: np.ndarray
+    host: HostFold | None = None
+    """Folds a reduce's partials on the host instead of the stage (`host_fold`)."""
 
     @property
     def __name__(self) -> str:
@@ -157,6 +160,8 @@ class Combine:
         elif x.dtype.names:  # a reduce's tuples: one field per result
             packed = self.stage(*(x[name] for name in x.dtype.names))
             return packed if keepdims else packed.reshape(())
+        elif self.host is not None:
+            result = self.host(np.asarray(x))
         else:
             result = self.stage(x)
         result = np.asarray(result)
@@ -173,7 +178,7 @@ def _reduce(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any
         partial, "i", *inputs.pairs(), adjust_chunks={"i": 1}, dtype=dtype, concatenate=True, meta=np.empty((0,), dtype)
     )
     stage = StageCall(replace(program, role="reduce-combine"), (None,), options["devices"])
-    combine = Combine(stage, False, np.empty((0,), dtype))
+    combine = Combine(stage, False, np.empty((0,), dtype), host_fold(plan.terminal, np.dtype(dtype)))
     return da.reduction(
         partials, _keep, combine, combine=combine, axis=0, keepdims=False, dtype=dtype,
         split_every=options["split_every"], concatenate=True, meta=np.empty((), dtype),

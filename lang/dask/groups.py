@@ -46,6 +46,7 @@ import pyopencl as cl
 from dask.callbacks import Callback
 from dask.highlevelgraph import HighLevelGraph
 from soac.lang.dask.graph import Combine, Inputs, element_dtype
+from soac.lang.dask.host_fold import host_fold
 from soac.lang.dask.plan import Plan
 from soac.lang.dask.resident import device_of_chunk, is_resident
 from soac.lang.dask.timeline import span
@@ -233,7 +234,7 @@ def grouped(plan: Plan, program: Program, inputs: Inputs, options: dict[str, Any
         return tuple(result[name] for name in record.names or ())
     stage = _stage(program, inputs, options, shape_out=(1,))
     merge = StageCall(replace(program, role="reduce-combine"), (None,), devices)
-    combine = CombineGroups(Combine(merge, False, np.empty((0,), dtypes[0])))
+    combine = CombineGroups(Combine(merge, False, np.empty((0,), dtypes[0]), host_fold(plan.terminal, np.dtype(dtypes[0]))))
     return _graph(stage, combine, inputs, len(chosen_devices(devices)) or 1, np.empty((), dtypes[0]), ())
 
 
