@@ -84,11 +84,11 @@ class TileRowWalks(RewritePattern):
             except NotTileable:
                 break  # this walk and the later ones stay (the manifest rule copies for them)
             tiled = self._tiled(nest, walk)
-            rewriter.insert_op(tiled, InsertPoint.before(op))
+            rewriter.insert(tiled, InsertPoint.before(op))
             reads = [soac.IndexOp(result, [block.args[0]]) for result in tiled.outs]
             for read, replaced in zip(reads, walk.outs):
                 read.result.name_hint = replaced.name_hint
-            rewriter.replace_op(walk, reads, [read.result for read in reads])
+            rewriter.replace(walk, reads, [read.result for read in reads])
         region_dce(op.body, rewriter)
 
     def _tiled(self, nest: TiledNest, walk: Walk) -> TiledRedomapOp:
