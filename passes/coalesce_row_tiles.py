@@ -47,9 +47,11 @@ from soac import dialect as soac
 from soac.dialect import REDUCED, STAGED_ROWS, TiledRedomapOp, TileSizes, YieldOp
 from soac.passes.coalesce_manifest import defined_inside
 from soac.passes.flatten_analysis import in_lambda
+from soac.passes.simplify_sizes import has_size
 from soac.passes.soac_tile import NotTileable, TiledNest, free_values, recompute
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, UnitAttr
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, UnitAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -84,7 +86,7 @@ class TileRowWalks(RewritePattern):
             except NotTileable:
                 break  # this walk and the later ones stay (the manifest rule copies for them)
             tiled = self._tiled(nest, walk)
-            rewriter.insert(tiled, InsertPoint.before(op))
+            rewriter.insert([*_width_checks(walk), tiled], InsertPoint.before(op))
             reads = [soac.IndexOp(result, [block.args[0]]) for result in tiled.outs]
             for read, replaced in zip(reads, walk.outs):
                 read.result.name_hint = replaced.name_hint
@@ -126,6 +128,25 @@ def _walks_rows(op: soac.SegmapOp, walk: Walk) -> bool:
         elif defined_inside(value, op) or not isinstance(value.type, TensorType) or value.type.get_num_dims() != 1:
             return False
     return True
+
+
+def _width_checks(walk: Walk) -> list[Operation]:
+    """The walk's own checks, made before the tiled op: each input's length (a row's, along the array's last axis) is
+    the walk's width, reported as the walk reports it; none where that holds by construction (`has_size`)."""
+    checks: list[Operation] = []
+    for position, value in enumerate(walk.inputs):
+        row = value.owner
+        array, axis = (row.array, 1) if isinstance(row, soac.IndexOp) else (value, 0)
+        if has_size(walk, array, axis, walk.width):
+            continue
+        dim = arith.ConstantOp(IntegerAttr(axis, IndexType()))
+        length = tensor.DimOp(array, dim)
+        same = arith.CmpiOp(length, walk.width, "eq")
+        problem = f"'{walk.name}': width {{0}} does not match the outer size {{1}} of input #{position}"
+        check = soac.AssertOp(same, problem, [walk.width, length])
+        check.location = walk.location
+        checks += [dim, length, same, check]
+    return checks
 
 
 def _nest_of(op: soac.SegmapOp, walk: Walk) -> TiledNest:

@@ -8,6 +8,7 @@
 // result by d0; the kernel keeps the scalar code, reading the walks' results. No transposed copy is made.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT:     soac.transpose
+// CHECK-NOT:     soac.assert
 // CHECK:         %m_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32 reads(%x[d0, k] : tensor<?x?xf32>) neutral(%ninf : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
 // CHECK-NEXT:      %mx = arith.maximumf %a, %b : f32
 // CHECK-NEXT:      soac.yield %mx : f32
@@ -73,9 +74,13 @@ func.func @softmax(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
 
 // -----
 
-// A walk over a row and a whole vector (matvec without soac-tile): the vector is read by k alone.
+// A walk over a row and a whole vector (matvec without soac-tile): the vector is read by k alone, its length checked
+// before the tiled op as the redomap checked it (the row's is %w by construction).
 // CHECK-LABEL: func.func @matvec
-// CHECK:         %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32 reads(%a[d0, k], %v[k] : tensor<?x?xf32>, tensor<?xf32>)
+// CHECK:         %[[LEN:.*]] = tensor.dim %v, %{{.*}} : tensor<?xf32>
+// CHECK-NEXT:    %[[SAME:.*]] = arith.cmpi eq, %[[LEN]], %w : index
+// CHECK-NEXT:    soac.assert %[[SAME]], "'soac.redomap': width {0} does not match the outer size {1} of input #1" (%w, %[[LEN]] : index, index)
+// CHECK-NEXT:    %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32 reads(%a[d0, k], %v[k] : tensor<?x?xf32>, tensor<?xf32>)
 // CHECK:         } attributes {staged_rows}
 // CHECK-NEXT:    %y = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
 // CHECK-NEXT:      %s = soac.index %s_all[%i] : tensor<?xf32> -> f32
