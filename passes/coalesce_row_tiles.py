@@ -20,9 +20,10 @@ segment read by consecutive work-items, coalesced), then each work-item folds it
   becomes
     %m_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32
         reads(%x[d0, k] : tensor<?x?xf32>) neutral(%ninf : f32) -> tensor<?xf32> combine(...) lambda(%v: f32) {
-          soac.yield %v : f32 } {staged_rows}
+          soac.yield %v : f32 } attributes {staged_rows}
     %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_1" block [64] reg [1] chunk 32
-        reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>) ... lambda(%v: f32, %m: f32) { ... } {staged_rows}
+        reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>) ... lambda(%v: f32, %m: f32) { ... }
+        attributes {staged_rows}
     %y, %m_of = soac.segmap thread (%n) -> (...) lambda(%i: index) {
       %m = soac.index %m_all[%i] : tensor<?xf32> -> f32
       %s = soac.index %s_all[%i] : tensor<?xf32> -> f32
@@ -34,8 +35,9 @@ The walks are taken in order; what a walk's lambda uses from the kernel (an earl
 element reads by `%i`) becomes reads by `d0` and code of the tiled lambda (`soac_tile.recompute`). The rule decides
 from the index expressions alone: a `segmap thread` over one dimension that no other SOAC holds, whose every
 `soac.reduce` and `soac.redomap` (without map-outs, its width and operator from outside the kernel) takes rows
-`%x[%i]` of 2-D arrays made before the kernel (or whole 1-D arrays, read by `k` by every row). Any other kernel is left
-as it was, for the manifest rule. The work-group size, rows per work-item and chunk are the pass's `row-block`,
+`%x[%i]` of 2-D arrays made before the kernel (or whole 1-D arrays, read by `k` by every row), unless their types say
+they are small or their rows short (`worth_copying`, as the manifest rule decides). Any other kernel is left as it
+was, for the manifest rule. The work-group size, rows per work-item and chunk are the pass's `row-block`,
 `row-reg` and `row-chunk` options (tuning parameters as every tiled op's sizes); `row-tiles=false` turns it off.
 """
 
@@ -45,7 +47,7 @@ from dataclasses import dataclass, field
 
 from soac import dialect as soac
 from soac.dialect import REDUCED, STAGED_ROWS, TiledRedomapOp, TileSizes, YieldOp
-from soac.passes.coalesce_manifest import defined_inside
+from soac.passes.coalesce_manifest import defined_inside, worth_copying
 from soac.passes.flatten_analysis import in_lambda
 from soac.passes.simplify_sizes import has_size
 from soac.passes.soac_tile import NotTileable, TiledNest, free_values, recompute
@@ -125,6 +127,8 @@ def _walks_rows(op: soac.SegmapOp, walk: Walk) -> bool:
             array_type = row.array.type
             if defined_inside(row.array, op) or not isinstance(array_type, TensorType) or array_type.get_num_dims() != 2:
                 return False
+            if not worth_copying(row.array):
+                return False  # known to be small or to have short rows: read as it is (as the manifest rule leaves it)
         elif defined_inside(value, op) or not isinstance(value.type, TensorType) or value.type.get_num_dims() != 1:
             return False
     return True

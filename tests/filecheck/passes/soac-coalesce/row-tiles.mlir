@@ -132,3 +132,27 @@ func.func @reversed(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   }
   func.return %y : tensor<?xf32>
 }
+
+// -----
+
+// Rows known to be short (4 elements: neighbours' rows share cache lines) are read as they are, as the manifest rule
+// leaves them.
+// CHECK-LABEL: func.func @short_rows
+// CHECK-NOT:     soac.tiled_redomap
+// CHECK:         %r = soac.index %x[%i] : tensor<?x4xf32> -> tensor<4xf32>
+// CHECK-NEXT:    %s = soac.reduce %w (%r : tensor<4xf32>)
+func.func @short_rows(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %w = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %y = soac.segmap thread (%n) -> tensor<?xf32> lambda(%i: index) {
+    %r = soac.index %x[%i] : tensor<?x4xf32> -> tensor<4xf32>
+    %s = soac.reduce %w (%r : tensor<4xf32>) neutral(%zero : f32) -> f32 combine(%p: f32, %q: f32) {
+      %sum = arith.addf %p, %q : f32
+      soac.yield %sum : f32
+    }
+    soac.yield %s : f32
+  }
+  func.return %y : tensor<?xf32>
+}
