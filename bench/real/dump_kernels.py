@@ -24,7 +24,8 @@ from suite import PROGRAMS  # noqa: E402
 def lowering_spec(options: str) -> str:
     """bench/dump_opencl.py's lowering pipeline with soac-to-kernel's `options`."""
     spec = importlib.util.spec_from_file_location("dump_opencl", HERE.parent / "dump_opencl.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.lowering_spec(options)
