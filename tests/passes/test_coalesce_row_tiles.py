@@ -110,6 +110,17 @@ def test_the_pass_sizes_keep_results(sizes: str) -> None:
     assert "attributes {staged_rows}" in text
 
 
+def test_the_interpreter_runs_the_staged_ops() -> None:
+    """The reference interpreter's tiled ops (the second walk reading the first's results by d0) give numpy's."""
+    rng = np.random.default_rng(3)
+    compiled = sl.jit(softmax, backend="interp", pipeline=GPU_PIPELINE).specialize(np.ones((2, 2), np.float32))
+    assert compiled.optimized_text.count("attributes {staged_rows}") == 2
+    for shape in [(1, 1), (7, 33)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        for g, e in zip(compiled.run([x], OUTER), numpy_softmax(x)):
+            np.testing.assert_allclose(np.asarray(g), e, rtol=1e-5, atol=1e-6)
+
+
 def test_cpu_target_computes_a_result_per_work_item() -> None:
     """On the `cpu` target (no local tiles) the staged tiled ops are a kernel of a row per work-item."""
     _check(layernorm, np.float32, [(1, 1), (33, 32), (7, 1000)], target="cpu")
