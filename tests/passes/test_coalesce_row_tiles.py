@@ -110,6 +110,18 @@ def test_the_pass_sizes_keep_results(sizes: str) -> None:
     assert "attributes {staged_rows}" in text
 
 
+def test_tile_sizes_are_tuning_parameters() -> None:
+    """The staged ops' sizes are tuning parameters like every tiled op's (`rows_0_block_0`, `rows_1_chunk`)."""
+    sizes = {"rows_0_block_0": 32, "rows_1_chunk": 8}
+    f = sl.jit(softmax, pipeline=GPU_PIPELINE, lowering={"target": "generic"}, thresholds=sizes)
+    x = np.random.default_rng(5).standard_normal((40, 21)).astype(np.float32)
+    source = f.opencl(x)
+    assert "x_tile[1056]" in source, "chunk 32 x (32 rows + 1)"
+    assert "x_tile[520]" in source, "chunk 8 x (64 rows + 1)"
+    for g, e in zip(f.specialize(x).run([x], OUTER), numpy_softmax(x)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6)
+
+
 def test_the_interpreter_runs_the_staged_ops() -> None:
     """The reference interpreter's tiled ops (the second walk reading the first's results by d0) give numpy's."""
     rng = np.random.default_rng(3)
