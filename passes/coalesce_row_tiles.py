@@ -43,7 +43,7 @@ was, for the manifest rule. The work-group size, rows per work-item and chunk ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from soac import dialect as soac
 from soac.dialect import REDUCED, STAGED_ROWS, TiledRedomapOp, TileSizes, YieldOp
@@ -72,7 +72,6 @@ class TileRowWalks(RewritePattern):
     sizes: TileSizes
     names: list[int]
     """The number of the next tiled op's name (`rows_N`), shared with the pass."""
-    made: list[TiledRedomapOp] = field(default_factory=list)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: soac.SegmapOp, rewriter: PatternRewriter, /) -> None:
@@ -88,7 +87,7 @@ class TileRowWalks(RewritePattern):
             except NotTileable:
                 break  # this walk and the later ones stay (the manifest rule copies for them)
             tiled = self._tiled(nest, walk)
-            rewriter.insert([*_width_checks(walk), tiled], InsertPoint.before(op))
+            rewriter.insert([*_width_checks(op, walk), tiled], InsertPoint.before(op))
             reads = [soac.IndexOp(result, [block.args[0]]) for result in tiled.outs]
             for read, replaced in zip(reads, walk.outs):
                 read.result.name_hint = replaced.name_hint
@@ -107,8 +106,16 @@ class TileRowWalks(RewritePattern):
         tiled.location = walk.location
         for result, replaced in zip(tiled.outs, walk.outs):
             result.name_hint = (replaced.name_hint or "walk") + "_all"
-        self.made.append(tiled)
         return tiled
+
+
+def _own_row(op: soac.SegmapOp, value: SSAValue) -> soac.IndexOp | None:
+    """The read `soac.index %x[%i]` in the kernel's block that gives `value`, the work-item's own row, if it is one."""
+    row = value.owner
+    block = op.body.block
+    if isinstance(row, soac.IndexOp) and row.parent_block() is block and list(row.indices) == [block.args[0]]:
+        return row
+    return None
 
 
 def _walks_rows(op: soac.SegmapOp, walk: Walk) -> bool:
@@ -120,10 +127,9 @@ def _walks_rows(op: soac.SegmapOp, walk: Walk) -> bool:
         return False
     if any(defined_inside(v, op) for inner in walk.combine.walk() for v in inner.operands if not defined_inside(v, walk)):
         return False
-    index = op.body.block.args[0]
     for value in walk.inputs:
-        row = value.owner
-        if isinstance(row, soac.IndexOp) and list(row.indices) == [index]:
+        row = _own_row(op, value)
+        if row is not None:
             array_type = row.array.type
             if defined_inside(row.array, op) or not isinstance(array_type, TensorType) or array_type.get_num_dims() != 2:
                 return False
@@ -134,13 +140,13 @@ def _walks_rows(op: soac.SegmapOp, walk: Walk) -> bool:
     return True
 
 
-def _width_checks(walk: Walk) -> list[Operation]:
+def _width_checks(op: soac.SegmapOp, walk: Walk) -> list[Operation]:
     """The walk's own checks, made before the tiled op: each input's length (a row's, along the array's last axis) is
     the walk's width, reported as the walk reports it; none where that holds by construction (`has_size`)."""
     checks: list[Operation] = []
     for position, value in enumerate(walk.inputs):
-        row = value.owner
-        array, axis = (row.array, 1) if isinstance(row, soac.IndexOp) else (value, 0)
+        row = _own_row(op, value)
+        array, axis = (row.array, 1) if row is not None else (value, 0)
         if has_size(walk, array, axis, walk.width):
             continue
         dim = arith.ConstantOp(IntegerAttr(axis, IndexType()))
@@ -161,8 +167,8 @@ def _nest_of(op: soac.SegmapOp, walk: Walk) -> TiledNest:
     params: list[SSAValue] = []
     for value in walk.inputs:
         element = _element_of(value)
-        row = value.owner
-        if isinstance(row, soac.IndexOp) and row.parent_block() is block:
+        row = _own_row(op, value)
+        if row is not None:
             params.append(nest.read(row.array, row.indices, element, (REDUCED,)))
         else:
             params.append(nest.read(value, [], element, (REDUCED,)))
