@@ -494,7 +494,7 @@ def jit(
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
     `soac.passes.TILED_PIPELINE` on GPUs whose target shares reads through local memory, else `DEFAULT_PIPELINE`:
     block tiling and blocks staged in local memory pay only there; pass `pipeline=TILED_PIPELINE` to use them
-    elsewhere, `GPU_PIPELINE` to add transposed copies for row-walking kernels); `tuning` a
+    elsewhere, `GPU_PIPELINE` to coalesce row-walking kernels: local-memory row tiles, copies); `tuning` a
     tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
     `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
     "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments
