@@ -31,7 +31,8 @@ segment read by consecutive work-items, coalesced), then each work-item folds it
       soac.yield %l, %m : f32, f32
     }
 
-The walks are taken in order; what a walk's lambda uses from the kernel (an earlier walk's result, scalar code on it,
+A kernel left reading the tiled ops' results alone (a walk and nothing else: matvec's) is dropped, its results the
+tiled ops'. The walks are taken in order; what a walk's lambda uses from the kernel (an earlier walk's result, scalar code on it,
 element reads by `%i`) becomes reads by `d0` and code of the tiled lambda (`soac_tile.recompute`). The rule decides
 from the index expressions alone: a `segmap thread` over one dimension that no other SOAC holds, whose every
 `soac.reduce` and `soac.redomap` (without map-outs, its width and operator from outside the kernel) takes rows
@@ -81,6 +82,7 @@ class TileRowWalks(RewritePattern):
         walks = [inner for inner in block.ops if isinstance(inner, Walk)]
         if not walks or not all(_walks_rows(op, walk) for walk in walks):
             return
+        made: list[SSAValue] = []
         for walk in walks:
             try:
                 nest = _nest_of(op, walk)
@@ -92,7 +94,10 @@ class TileRowWalks(RewritePattern):
             for read, replaced in zip(reads, walk.outs):
                 read.result.name_hint = replaced.name_hint
             rewriter.replace(walk, reads, [read.result for read in reads])
+            made += tiled.outs
         region_dce(op.body, rewriter)
+        if (forwarded := _only_reads_of(op, made)) is not None:
+            rewriter.replace(op, [], forwarded)
 
     def _tiled(self, nest: TiledNest, walk: Walk) -> TiledRedomapOp:
         name = f"rows_{self.names[0]}"
@@ -107,6 +112,24 @@ class TileRowWalks(RewritePattern):
         for result, replaced in zip(tiled.outs, walk.outs):
             result.name_hint = (replaced.name_hint or "walk") + "_all"
         return tiled
+
+
+def _only_reads_of(op: soac.SegmapOp, made: list[SSAValue]) -> list[SSAValue] | None:
+    """The tiled ops' results that the segmap yields, when all it does is read them at its index (matvec's walk alone):
+    they replace its results, and no kernel copies them."""
+    block = op.body.block
+    last = block.last_op
+    if not isinstance(last, YieldOp) or len(block.ops) != len(last.operands) + 1:
+        return None
+    arrays: list[SSAValue] = []
+    for value in last.operands:
+        read = value.owner
+        if not isinstance(read, soac.IndexOp) or read.array not in made or list(read.indices) != [block.args[0]]:
+            return None
+        arrays.append(read.array)
+    if any(array.type != result.type for array, result in zip(arrays, op.outs)):
+        return None
+    return arrays
 
 
 def _own_row(op: soac.SegmapOp, value: SSAValue) -> soac.IndexOp | None:
