@@ -46,7 +46,7 @@ from soac.lowering.runtime.device_arrays import DeviceNDArray
 from soac.parsing import did_you_mean, verify_after
 from soac.passes import DEFAULT_PIPELINE, standard_pipeline
 from soac.passes.pipelines import all_passes, check_pipeline
-from soac.passes.tile_sizes import tile_values, with_tile_sizes
+from soac.passes.tile_sizes import with_tile_sizes
 from soac.passes.tuning import read_tuning, unknown_threshold
 from soac.signless import erase_signedness
 from xdsl.dialects import func, scf
@@ -321,7 +321,9 @@ class JitFunction:
         device_info, device, local_tiles = self._device()
         pipeline = self.pipeline if self.pipeline is not None else standard_pipeline(local_tiles)
 
-        tiles = repr(tile_values(traced, self.thresholds))
+        # Every named value: the tile sizes of ops the passes make (soac-tile's, soac-coalesce's row tiles) are not in
+        # the traced module, so `tile_values(traced, ...)` would leave them out of the key.
+        tiles = repr(sorted(self.thresholds.items()))
         lowering = "".join(f" {k}={v}" for k, v in sorted(self.lowering.items()))
         key = cache.cache_key(print_module(traced, locations=True), pipeline + lowering, tiles, self.backend, device_info)
         entry = cache.load(key)
@@ -492,7 +494,7 @@ def jit(
     "interp" (the reference interpreter). `pipeline` is the soac-opt pass pipeline run before lowering (by default
     `soac.passes.TILED_PIPELINE` on GPUs whose target shares reads through local memory, else `DEFAULT_PIPELINE`:
     block tiling and blocks staged in local memory pay only there; pass `pipeline=TILED_PIPELINE` to use them
-    elsewhere, `GPU_PIPELINE` to add transposed copies for row-walking kernels); `tuning` a
+    elsewhere, `GPU_PIPELINE` to coalesce row-walking kernels: local-memory row tiles, copies); `tuning` a
     tuning file of thresholds, tile sizes and lowering options (as `soac-run --tuning`), `thresholds` more of them;
     `lowering` sets soac-to-kernel's options (`LoweringOptions`; e.g. `{"segred": "teams", "hist": "global",
     "scan-items": 8}`), which win over the tuning file's, the environment variables and the device's defaults. Arguments

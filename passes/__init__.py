@@ -3,6 +3,7 @@
 from collections.abc import Callable
 
 from soac.passes.standard import DEFAULT_PIPELINE as DEFAULT_PIPELINE
+from soac.passes.standard import GPU_COPIES_PIPELINE as GPU_COPIES_PIPELINE
 from soac.passes.standard import GPU_PIPELINE as GPU_PIPELINE
 from soac.passes.standard import TILED_PIPELINE as TILED_PIPELINE
 from soac.passes.standard import standard_pipeline as standard_pipeline

@@ -33,7 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from soac import dialect as soac
+from soac.dialect import TiledRedomapOp, TileSizes
 from soac.passes.coalesce_manifest import ReadTransposedElements, ReadTransposedRows
+from soac.passes.coalesce_row_tiles import DEFAULT_ROW_SIZES, TileRowWalks
 from soac.passes.coalesce_rows import WriteRowsFromTheirOwnKernel, clean_up
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, scf, tensor
@@ -192,6 +194,16 @@ class SoacCoalescePass(ModulePass):
     rows: bool = True
     """Compute the rows a thread-level kernel writes in a kernel of their own, one element a work-item
     (`coalesce_rows.py`; before the copies, which then serve the first kernel's reads alone)."""
+    row_tiles: bool = True
+    """The walks along rows of a thread-level kernel over rows read them through local-memory tiles shared by the
+    work-group, as staged `soac.tiled_redomap`s (`coalesce_row_tiles.py`; after the rows rule, before the copies,
+    which then are not made for them)."""
+    row_block: int = 0
+    """Rows a work-group of the row-tiles rule's kernels (0: `DEFAULT_ROW_SIZES`)."""
+    row_reg: int = 0
+    """Rows a work-item of the row-tiles rule's kernels (0: the default)."""
+    row_chunk: int = 0
+    """Elements of each row a tile holds (0: the default, 32)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.rows:
@@ -199,6 +211,8 @@ class SoacCoalescePass(ModulePass):
             PatternRewriteWalker(split, apply_recursively=False).rewrite_module(op)
             for first in split.made:
                 clean_up(first)
+        if self.row_tiles:
+            self.tile_row_walks(op)
         patterns: list[RewritePattern] = []
         if self.read_through:
             patterns += [ReadRowsThroughTranspose(), ReadElementsThroughTranspose()]
@@ -206,3 +220,15 @@ class SoacCoalescePass(ModulePass):
             patterns += [ReadTransposedRows(), ReadTransposedElements()]
         patterns.append(SinkIntoBranch())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=True).rewrite_module(op)
+
+    def tile_row_walks(self, op: builtin.ModuleOp) -> None:
+        """The row-tiles rule, with the sizes of the options (their names `rows_N` after the module's)."""
+        default = DEFAULT_ROW_SIZES
+        sizes = TileSizes(
+            (self.row_block or default.block[0],), (self.row_reg or default.reg[0],), self.row_chunk or default.chunk
+        )
+        if problem := sizes.problem(1):
+            raise ValueError(f"soac-coalesce: row-tiles: {problem}")
+        names = [o.tile_name for o in op.walk() if isinstance(o, TiledRedomapOp)]
+        first = 1 + max((int(n[5:]) for n in names if n.startswith("rows_") and n[5:].isdigit()), default=-1)
+        PatternRewriteWalker(TileRowWalks(sizes, [first]), apply_recursively=False).rewrite_module(op)

@@ -1,11 +1,12 @@
 """`soac-standard`: the standard optimising pipeline as one pass, for `soac-opt -p soac-standard` and xDSL pipelines.
 
     soac-opt prog.mlir -p soac-standard                   # soac.passes.TILED_PIPELINE: what soac.lang runs for GPUs
-    soac-opt prog.mlir -p 'soac-standard{coalesce=true}'  # soac.passes.GPU_PIPELINE: with transposed copies
+    soac-opt prog.mlir -p 'soac-standard{coalesce=true}'  # soac.passes.GPU_PIPELINE: row kernels coalesced
     soac-opt prog.mlir -p 'soac-standard{tile=false}'     # soac.passes.DEFAULT_PIPELINE: what it runs for CPUs
 
-Its steps are passes of their own (the simplifier, fusion, flattening, then block tiling and coalescing by
-transposed copies); `soac-opt -p` with the pipeline's text runs the same steps one by one.
+Its steps are passes of their own (the simplifier, fusion, flattening, then block tiling and the coalescing of
+row-walking kernels: their rows written by a kernel of their own, their walks through local-memory row tiles,
+transposed copies for the rest); `soac-opt -p` with the pipeline's text runs the same steps one by one.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ from xdsl.passes import ModulePass, PassPipeline
 @dataclass(frozen=True)
 class SoacStandardPass(ModulePass):
     """Simplify, fuse and flatten (`DEFAULT_PIPELINE`), then tile (`soac-tile`, `soac-small-intra`) unless `tile=false`,
-    then, if `coalesce=true`, make the transposed copies that coalesce row-walking kernels
-    (`soac-coalesce{read-through=false}`)."""
+    then, if `coalesce=true`, coalesce row-walking kernels (`soac-coalesce{read-through=false}`: the rows rule, row
+    tiles, transposed copies)."""
 
     name = "soac-standard"
 
     tile: bool = True
     """Block and register tiling at the end (for targets whose work-groups share local memory)."""
     coalesce: bool = False
-    """Transposed copies for kernels whose work-items walk along rows, after tiling (opt-in: see `GPU_PIPELINE`)."""
+    """Coalescing of kernels whose work-items walk along rows, after tiling (opt-in: see `GPU_PIPELINE`)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         base = TILED_PIPELINE if self.tile else DEFAULT_PIPELINE

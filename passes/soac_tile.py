@@ -172,14 +172,14 @@ def _from_segmap(op: SegmapOp) -> tuple[TiledNest, RedomapOp]:
             nest.mapping[param] = nest.read(value, [], param, (REDUCED,))
         else:
             raise NotTileable
-    for used in _free_values(red.body, op):
-        _recompute(nest, used, block)
+    for used in free_values(red.body, op):
+        recompute(nest, used, block)
     for inner in lam.ops:
         nest.clone(inner)
     return nest, red
 
 
-def _recompute(nest: TiledNest, value: SSAValue, block: Block) -> None:
+def recompute(nest: TiledNest, value: SSAValue, block: Block) -> None:
     """Make `value`, computed in the segmap's lambda `block`, available in the tiled op's lambda: an element read by
     the indices becomes a read, scalar code is cloned after what it uses."""
     if value in nest.mapping:
@@ -194,7 +194,7 @@ def _recompute(nest: TiledNest, value: SSAValue, block: Block) -> None:
         raise NotTileable
     for operand in owner.operands:
         if defined_inside(operand, nest.nest):
-            _recompute(nest, operand, block)
+            recompute(nest, operand, block)
     nest.clone(owner)
 
 
@@ -204,7 +204,7 @@ def _is_scalar_code(op: Operation) -> bool:
     return scalar and op.dialect_name() in ("arith", "math")
 
 
-def _free_values(region: Region, nest: Operation) -> list[SSAValue]:
+def free_values(region: Region, nest: Operation) -> list[SSAValue]:
     """Values defined in `nest` outside `region` that ops in `region` use, once each, in order of use."""
     found: dict[SSAValue, None] = {}
     owner = region.parent_op()

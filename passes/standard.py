@@ -24,16 +24,23 @@ are correct at every size; on CPUs (PoCL) they do not pay, so soac.lang runs it 
 
 
 COALESCE_STEP = "soac-coalesce{read-through=false}"
-"""Transposed copies for the thread-level kernels whose work-items walk along rows (`coalesce_manifest.py`), and the
-rows such kernels write computed by a kernel of their own, one element a work-item (`coalesce_rows.py`)."""
+"""The rows a thread-level kernel over rows writes computed by a kernel of their own, one element a work-item
+(`coalesce_rows.py`); its walks along rows read them through local-memory tiles shared by the work-group
+(`coalesce_row_tiles.py`); transposed copies for the other kernels whose work-items walk along rows
+(`coalesce_manifest.py`)."""
 
 GPU_PIPELINE = f"{TILED_PIPELINE},{COALESCE_STEP}"
 """`TILED_PIPELINE`, then coalescing by transposed copies (after tiling, which takes the nests whose reads it shares
 through local memory; the copies are made by a tiled transpose kernel). Opt-in (`pipeline=GPU_PIPELINE`,
 `soac-standard{coalesce=true}`): on the H200 the copies made no version faster (softmax's outer-parallel version
 4.58 ms with them, 4.30 without; matvec's 0.480 and 0.285: its rows' scratch and results are still written a row
-apart; bench/RESULTS.md, session 37). Since session 40 the rows are written by a kernel of their own (not yet timed
-on a GPU: `bench/real/run.py --variants`)."""
+apart; bench/RESULTS.md, session 37). Since session 40 the rows are written by a kernel of their own; since session 41
+the walks along rows read them through local-memory tiles, without a copy (not yet timed on a GPU:
+`bench/real/run.py --variants coalesce,rowtiles`)."""
+
+
+GPU_COPIES_PIPELINE = f"{TILED_PIPELINE},soac-coalesce{{read-through=false row-tiles=false}}"
+"""`GPU_PIPELINE` without row tiles (session 40's): the walks along rows read a transposed copy."""
 
 
 def standard_pipeline(local_tiles: bool, coalesce: bool = False) -> str:

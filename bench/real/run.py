@@ -6,7 +6,7 @@ each checked against numpy and timed against JAX and CuPy (see bench/real/README
     python bench/real/run.py --gpu --only nbody,softmax --runs 20 --out bench/out_real
     python bench/real/run.py --gpu --only backprop,matvec --segred teams    # a segmented strategy forced
     python bench/real/run.py --gpu --only softmax --coalesce                 # with soac-coalesce's transposed copies
-    python bench/real/run.py --gpu --only softmax,matvec --variants tiled,copies,coalesce   # pipelines side by side
+    python bench/real/run.py --gpu --only softmax,matvec --variants tiled,coalesce,rowtiles   # pipelines side by side
 
 For each program soac reports: the first call (tracing, passes, lowering and the OpenCL build, the device opened
 before the first program as a user's process opens it once; with soac's
@@ -52,23 +52,35 @@ NEVER = 2**62
 
 
 def _variants() -> dict[str, tuple[str, dict[str, str], str]]:
-    from soac.passes.standard import DEFAULT_PIPELINE, GPU_PIPELINE, TILED_PIPELINE
+    from soac.passes.standard import DEFAULT_PIPELINE, GPU_COPIES_PIPELINE, GPU_PIPELINE, TILED_PIPELINE
 
-    copies = "soac-coalesce{read-through=false rows=false}"
+    copies = "soac-coalesce{read-through=false rows=false row-tiles=false}"
+    rows_over_copies = "soac-coalesce{read-through=false row-tiles=false}"
+
+    def row_tiles(options: str = "") -> str:
+        return f"{TILED_PIPELINE},soac-coalesce{{read-through=false{' ' + options if options else ''}}}"
+
     return {
         "tiled": (TILED_PIPELINE, {}, "soac.lang's GPU pipeline"),
         "copies": (f"{TILED_PIPELINE},{copies}", {}, "with session 37's transposed copies alone"),
-        "coalesce": (GPU_PIPELINE, {}, "GPU_PIPELINE: the copies and the rows rule"),
-        "coalesce-unroll-8": (GPU_PIPELINE, {"row-unroll": "8"}, "GPU_PIPELINE, #pragma unroll 8 on the work-items' rows"),
-        "coalesce-unroll-16": (GPU_PIPELINE, {"row-unroll": "16"}, "GPU_PIPELINE, #pragma unroll 16 on the work-items' rows"),
+        "coalesce": (GPU_COPIES_PIPELINE, {}, "session 40's GPU pipeline: the copies and the rows rule, no row tiles"),
+        "coalesce-unroll-8": (GPU_COPIES_PIPELINE, {"row-unroll": "8"}, "coalesce, #pragma unroll 8 on the work-items' rows"),
+        "coalesce-unroll-16": (GPU_COPIES_PIPELINE, {"row-unroll": "16"}, "coalesce, #pragma unroll 16 on the work-items' rows"),
+        "rowtiles": (GPU_PIPELINE, {}, "GPU_PIPELINE: the rows rule, the walks along rows through local-memory tiles"),
+        "rowtiles-block-128": (row_tiles("row-block=128"), {}, "rowtiles, 128 rows a work-group"),
+        "rowtiles-block-32": (row_tiles("row-block=32"), {}, "rowtiles, 32 rows a work-group"),
+        "rowtiles-chunk-64": (row_tiles("row-chunk=64"), {}, "rowtiles, tiles of 64 elements a row"),
+        "rowtiles-reg-2": (row_tiles("row-block=128 row-reg=2"), {}, "rowtiles, 2 rows a work-item, 128 a group"),
+        "rowtiles-unsplit": (GPU_PIPELINE, {"tile-split-items": "1"}, "rowtiles, rows never split into slices"),
         "no-tile": (DEFAULT_PIPELINE, {}, "without soac-tile"),
         "copies-no-tile": (f"{DEFAULT_PIPELINE},{copies}", {}, "session 37's copies, without soac-tile"),
-        "coalesce-no-tile": (f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}", {}, "GPU_PIPELINE without soac-tile"),
+        "coalesce-no-tile": (f"{DEFAULT_PIPELINE},{rows_over_copies}", {}, "coalesce without soac-tile"),
         "coalesce-no-tile-unroll-8": (
-            f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}",
+            f"{DEFAULT_PIPELINE},{rows_over_copies}",
             {"row-unroll": "8"},
-            "GPU_PIPELINE without soac-tile, #pragma unroll 8 on the work-items' rows",
+            "coalesce without soac-tile, #pragma unroll 8 on the work-items' rows",
         ),
+        "rowtiles-no-tile": (f"{DEFAULT_PIPELINE},soac-coalesce{{read-through=false}}", {}, "rowtiles without soac-tile"),
         "rounds-before": (TILED_PIPELINE, {"seg-uniform-rounds": "false"}, "tiled, the segred folds' rounds before issue 27"),
         "streams-8": (TILED_PIPELINE, {"seg-streams": "8"}, "tiled, 8 loads in flight in the segred folds"),
         "groups-8192": (TILED_PIPELINE, {"max-groups": "8192"}, "tiled, up to 8192 work-groups a launch (1024)"),

@@ -26,8 +26,10 @@ one vector load:
       (each in-bounds result written)
     }
 
-Reads with every outer symbol are read from global memory in the fold; reads without `k` are
-read once per result before the chunks. Rows and columns beyond the index space compute on
+Reads with every outer symbol are read from global memory in the fold (except in a `staged_rows`
+op: `soac-coalesce`'s row-tiles rule stages a work-item's own row `%x[d0, k]` like a shared read,
+so the group's copies of G rows x chunk are coalesced); reads without `k` are read once per
+result before the chunks. Rows and columns beyond the index space compute on
 zeros and are not written, so any size is correct. A read along its outer symbol (`b[k, d1]`,
 as `soac-tile{untranspose}` makes) is copied 4 elements of a row at a time where b's rows allow.
 
@@ -444,15 +446,17 @@ class TiledKernel:
     # -- the reads -------------------------------------------------------------
 
     def alloc_tiles(self) -> dict[int, SharedRead]:
-        """A local tile per read that has `k` and misses an outer symbol."""
+        """A local tile per read that has `k` and misses an outer symbol, and (`staged_rows`) per read of a
+        work-item's own row (`%x[d0, k]` of a 1-D index space)."""
         tiles: dict[int, SharedRead] = {}
         for r, (array, access) in enumerate(zip(self.op.reads, self.op.accesses)):
             outer = [s for s in access if s != soac.REDUCED]
-            if soac.REDUCED not in access or len(outer) == self.rank:
+            own_row = self.op.stages_rows and self.rank == 1 and access == (0, soac.REDUCED)
+            if soac.REDUCED not in access or (len(outer) == self.rank and not own_row):
                 continue
             extent = self.sizes.block[outer[0]] if outer else 1
             k_innermost = access[-1] == soac.REDUCED
-            stride = extent + (BANK_PADDING if k_innermost and extent >= 32 else 0)
+            stride = extent + (self.bank_padding(own_row) if k_innermost and extent >= 32 else 0)
             element = _element(array.type)
             size = self.sizes.chunk * stride * self.buffers
             tile = self.kb.m.insert(LocalAllocOp(size, element), f"{array.name_hint or 'read'}_tile")
@@ -461,6 +465,12 @@ class TiledKernel:
             lanes = GLOBAL_VECTOR if along % GLOBAL_VECTOR == 0 and _vectorizable(element) else 1
             tiles[r] = SharedRead(view, access, outer[0] if outer else None, extent, stride, tile, lanes)
         return tiles
+
+    def bank_padding(self, own_row: bool) -> int:
+        """Padding of a tile row stored along `k`: `BANK_PADDING`, which keeps the work-items' vector reads of the row
+        aligned; one element for a staged row read one element at a time (`reg` 1): the group's stores, 4
+        consecutive elements of `k` a work-item, then fall in 32 distinct banks."""
+        return 1 if own_row and vector_width(self.sizes.reg[0]) == 1 else BANK_PADDING
 
     def read_fixed(self) -> dict[tuple[int, tuple[int, ...]], SSAValue]:
         """The reads without `k`, once per result cell (zero outside the index space)."""

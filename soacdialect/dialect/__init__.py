@@ -72,7 +72,7 @@ from soac.dialect.stencil import (
     stencil_rows,
     stencil_tile_problem,
 )
-from soac.dialect.tiled import REDUCED, TiledRedomapOp, TileSizes
+from soac.dialect.tiled import REDUCED, STAGED_ROWS, TiledRedomapOp, TileSizes
 from xdsl.ir import Dialect
 from xdsl.irdl import IRDLOperation
 
@@ -120,6 +120,7 @@ __all__ = [
     "SOAC_WITH_LAMBDAS",
     "STAGED",
     "STAGED_CAPACITY",
+    "STAGED_ROWS",
     "STENCIL_BOUNDARIES",
     "STENCIL_DEFAULT_TILES",
     "STENCIL_LISTED_PARAMETERS",

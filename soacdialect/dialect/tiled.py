@@ -43,6 +43,12 @@ REDUCED = -1
 """The symbol `k` (the reduced dimension) in a `soac.tiled_redomap` read; symbols `0, 1, ...` are `d0, d1, ...`."""
 
 
+STAGED_ROWS = "staged_rows"
+"""A `soac.tiled_redomap` with this unit attribute stages its reads of every outer symbol and `k` (`%x[d0, k]`: a
+work-item's own row) through local-memory tiles too, so that the group's copies of them are coalesced
+(`soac-coalesce`'s row-tiles rule, `passes/coalesce_row_tiles.py`); without it such reads come from global memory."""
+
+
 def _print_symbol(symbol: int) -> str:
     return "k" if symbol == REDUCED else f"d{symbol}"
 
@@ -122,6 +128,11 @@ class TiledRedomapOp(IRDLOperation, ResultDimsInterface):
             tuple(self.reg.get_values()),  # pyright: ignore[reportArgumentType]
             self.chunk.value.data,
         )
+
+    @property
+    def stages_rows(self) -> bool:
+        """Whether reads with every outer symbol and `k` are staged in local memory too (`STAGED_ROWS`)."""
+        return STAGED_ROWS in self.attributes
 
     @property
     def tile_name(self) -> str:

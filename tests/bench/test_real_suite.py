@@ -108,22 +108,29 @@ def test_backprop_and_matvec_run_their_segmented_reductions_on_the_whole_device(
 
 
 def test_variants_run_each_program_under_each_pipeline(tmp_path: Path) -> None:
-    """`--variants`: one row per program and variant, `program[variant]`, every version checked; the coalescing
-    pipeline's outer-parallel softmax launches the transposed copy and the rows' second kernel; an unknown variant is
-    refused by name."""
+    """`--variants`: one row per program and variant, `program[variant]`, every version checked; session 40's
+    coalescing pipeline's outer-parallel softmax launches the transposed copy and the rows' second kernel, the row
+    tiles' its tiled walks and no copy; an unknown variant is refused by name."""
     run = [sys.executable, str(ROOT / "bench" / "real" / "run.py"), "--small", "--only", "softmax", "--runs", "1"]
     result = subprocess.run(
-        [*run, "--variants", "copies,coalesce", "--out", str(tmp_path)], capture_output=True, text=True, timeout=240, cwd=ROOT
+        [*run, "--variants", "copies,coalesce,rowtiles", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     rows = {r["program"]: r for r in json.loads((tmp_path / "results.json").read_text())["rows"]}
-    assert set(rows) == {"softmax[copies]", "softmax[coalesce]"}
+    assert set(rows) == {"softmax[copies]", "softmax[coalesce]", "softmax[rowtiles]"}
     for name, row in rows.items():
         assert row["error"] is None, name
         assert all(v["error"] is None for v in row["versions"]), name
     (outer,) = [v for v in rows["softmax[coalesce]"]["versions"] if v["label"].startswith("outer_par_0+")]
     assert any(k.startswith("softmax_transpose") for k in outer["kernels"]), outer["kernels"]  # the copy (cpu: simple)
     assert "softmax_segmap_1" in outer["kernels"]
+    (tiled,) = [v for v in rows["softmax[rowtiles]"]["versions"] if v["label"].startswith("outer_par_0+")]
+    assert sum(k.startswith("softmax_tiled") for k in tiled["kernels"]) >= 2, tiled["kernels"]  # the two walks
+    assert not any(k.startswith("softmax_transpose") for k in tiled["kernels"]), tiled["kernels"]
     refused = subprocess.run([*run, "--variants", "nope"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert refused.returncode != 0
     assert "unknown variants: nope" in refused.stderr

@@ -135,3 +135,19 @@ def test_a_while_loop_is_cached_and_read_back_with_its_locations() -> None:
     second = sl.jit(count_halvings, backend="interp")
     assert second(np.int32(8)).tolist() == [3, 4, 5]
     assert sl.cache_stats.disk_hits == before + 1
+
+
+def test_tile_sizes_of_ops_the_passes_make_are_in_the_key() -> None:
+    """A tile size of an op that only the pipeline makes (soac-tile's `tile_0`) changes the disk cache's key: a jit
+    with other sizes compiles again rather than reusing a build with the old ones."""
+    from soac.passes import TILED_PIPELINE
+
+    def all_pairs(xs):
+        return sl.map(lambda x: sl.sum(sl.map(lambda y: x * y, xs)), xs)
+
+    xs = np.arange(5, dtype=np.float32)
+    keys = set()
+    for chunk in (8, 16, 8):
+        f = sl.jit(all_pairs, backend="interp", pipeline=TILED_PIPELINE, thresholds={"tile_0_chunk": chunk})
+        keys.add(f.specialize(xs).key)
+    assert len(keys) == 2

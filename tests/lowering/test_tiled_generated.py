@@ -120,3 +120,10 @@ def test_some_nested_programs_get_transposed_copies() -> None:
         PassPipeline.parse_spec(get_all_passes(), TILED_PIPELINE).apply(ctx, module)
         with_copies += str(tiled(program.text)).count("soac.transpose") > str(module).count("soac.transpose")
     assert with_copies >= 3
+
+
+def test_some_nested_programs_read_rows_through_tiles() -> None:
+    """Some generated nests' outer-parallel versions walk along their work-items' rows with scalar results, so the
+    differential tests above run soac-coalesce's row tiles (staged tiled ops) too."""
+    staged = sum("attributes {staged_rows}" in str(tiled(p.text)) for p in all_pairs_programs(max(EXAMPLES, 30), 0))
+    assert staged >= 2

@@ -15,7 +15,7 @@ from soac.context import make_context
 from soac.interpreter import run_function
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
-from soac.passes import GPU_PIPELINE, TILED_PIPELINE
+from soac.passes import GPU_COPIES_PIPELINE, GPU_PIPELINE, TILED_PIPELINE
 from soac.passes.soac_coalesce import SoacCoalescePass
 from soac.passes.thresholds import MAX_THRESHOLD, list_thresholds
 
@@ -93,9 +93,10 @@ PROGRAMS = [
 
 @pytest.mark.parametrize(("program", "dtype"), PROGRAMS)
 def test_row_programs_every_version_on_pocl(program: Any, dtype: Any) -> None:
-    """The GPU pipeline (tiling off: soac-tile would take matvec's nest) with the manifest rule, every version."""
+    """The GPU pipeline (tiling off: soac-tile would take matvec's nest; row tiles off) with the manifest rule, every
+    version."""
     rng = np.random.default_rng(11)
-    pipeline = GPU_PIPELINE.replace(",soac-tile{untranspose=true}", "")
+    pipeline = GPU_COPIES_PIPELINE.replace(",soac-tile{untranspose=true}", "")
     f = sl.jit(program, lowering=GENERIC, pipeline=pipeline)
     compiled = f.specialize(*_inputs(program, dtype, (4, 9), rng))
     assert "soac.transpose" in compiled.optimized_text, "the outer-parallel version reads a transposed copy"
@@ -110,11 +111,15 @@ def test_row_programs_every_version_on_pocl(program: Any, dtype: Any) -> None:
 
 
 def test_gpu_pipeline_adds_the_copy_after_tiling() -> None:
-    """soac.lang's GPU pipeline coalesces softmax's outer-parallel version; `TILED_PIPELINE` (coalescing off) not."""
+    """The GPU pipeline without row tiles coalesces softmax's outer-parallel version by a copy; with them (the
+    default) by staged tiled ops, without a copy; `TILED_PIPELINE` (coalescing off) not at all."""
     x = np.ones((4, 9), np.float32)
-    with_copy = sl.jit(softmax, backend="interp", pipeline=GPU_PIPELINE).specialize(x).optimized_text
+    with_copy = sl.jit(softmax, backend="interp", pipeline=GPU_COPIES_PIPELINE).specialize(x).optimized_text
+    row_tiles = sl.jit(softmax, backend="interp", pipeline=GPU_PIPELINE).specialize(x).optimized_text
     without = sl.jit(softmax, backend="interp", pipeline=TILED_PIPELINE).specialize(x).optimized_text
     assert "soac.transpose %x [1, 0]" in with_copy
+    assert "soac.transpose" not in row_tiles
+    assert row_tiles.count("{staged_rows}") == 2
     assert "soac.transpose" not in without
 
 
@@ -125,7 +130,7 @@ def test_loop_reads_of_a_copy_on_both_backends(target: str) -> None:
     chunk = CASES.read_text().split("// -----")[1]
     before = parse_module(make_context(), chunk, "manifest.mlir")
     after = parse_module(make_context(), chunk, "manifest.mlir")
-    SoacCoalescePass(read_through=False).apply(make_context(), after)
+    SoacCoalescePass(read_through=False, row_tiles=False).apply(make_context(), after)
     after.verify()
     assert "soac.transpose" in str(after)
     program = compile_module(after, target=target)
@@ -162,7 +167,8 @@ def row_sums_of_batches(x):
 
 
 def test_batched_rows_read_a_copy_of_the_last_two_dimensions() -> None:
-    """A segmap over (batch, row) walking along `x[b, i]` reads `x_t[b, l, i]` of a `[0, 2, 1]` copy."""
+    """A segmap over (batch, row) walking along `x[b, i]` reads `x_t[b, l, i]` of a `[0, 2, 1]` copy (the row-tiles
+    rule takes 1-D segmaps only)."""
     pipeline = GPU_PIPELINE.replace(",soac-tile{untranspose=true}", "")
     f = sl.jit(row_sums_of_batches, lowering=GENERIC, pipeline=pipeline)
     rng = np.random.default_rng(4)
@@ -178,7 +184,7 @@ def test_rows_read_in_a_loop_on_opencl() -> None:
     """manifest.mlir's `@in_loop` (f64; the row's map inside the loop) after the pass, against the interpreter."""
     chunk = CASES.read_text().split("// -----")[4]
     module = parse_module(make_context(), chunk, "manifest.mlir")
-    SoacCoalescePass(read_through=False).apply(make_context(), module)
+    SoacCoalescePass(read_through=False, row_tiles=False).apply(make_context(), module)
     module.verify()
     assert "soac.transpose" in str(module)
     program = compile_module(module, target="generic")
@@ -193,7 +199,7 @@ def test_copies_in_and_before_a_host_loop_on_opencl() -> None:
     """manifest.mlir's `@host_loop`: the invariant array's copy made before the loop, the carried one's at each step."""
     chunk = CASES.read_text().split("// -----")[5]
     module = parse_module(make_context(), chunk, "manifest.mlir")
-    SoacCoalescePass(read_through=False).apply(make_context(), module)
+    SoacCoalescePass(read_through=False, row_tiles=False).apply(make_context(), module)
     module.verify()
     program = compile_module(module, target="generic")
     rng = np.random.default_rng(8)

@@ -17,7 +17,7 @@ from soac.context import make_context
 from soac.interpreter import SoacRuntimeError, run_function
 from soac.lowering.runtime import compile_module
 from soac.parsing import parse_module
-from soac.passes import GPU_PIPELINE
+from soac.passes import GPU_PIPELINE, TILED_PIPELINE
 from soac.passes.soac_coalesce import SoacCoalescePass
 from soac.passes.thresholds import MAX_THRESHOLD
 
@@ -31,6 +31,8 @@ layernorm, numpy_layernorm = layernorm_program.layernorm, layernorm_program.peer
 CASES = Path(__file__).resolve().parents[1] / "filecheck" / "passes" / "soac-coalesce" / "rows.mlir"
 SHAPES = [(0, 5), (1, 1), (3, 1), (37, 31), (33, 32), (31, 33)]
 OUTER = {"suff_outer_par_0": 0}
+WALKS_OVER_COPIES = f"{TILED_PIPELINE},soac-coalesce{{read-through=false row-tiles=false}}"
+"""The GPU pipeline with the first kernel's walks over the transposed copy (no row tiles: `coalesce_row_tiles.py`)."""
 
 
 def _chunk(k: int) -> tuple[object, object]:
@@ -106,9 +108,10 @@ def test_outer_parallel_version_through_the_gpu_pipeline(program: str) -> None:
 
 
 def test_row_unroll_hint_builds_and_keeps_results() -> None:
-    """`row-unroll=4`: the first kernel's walks along its rows carry `#pragma unroll 4` right before their loops (after
-    the accumulators' declarations, where a C compiler takes it), and PoCL builds them; results as numpy's."""
-    f = sl.jit(softmax, pipeline=GPU_PIPELINE, lowering={"target": "generic", "row-unroll": 4})
+    """`row-unroll=4`: the first kernel's walks along its rows (over the copy, row tiles off) carry `#pragma unroll 4`
+    right before their loops (after the accumulators' declarations, where a C compiler takes it), and PoCL builds them;
+    results as numpy's."""
+    f = sl.jit(softmax, pipeline=WALKS_OVER_COPIES, lowering={"target": "generic", "row-unroll": 4})
     x = np.random.default_rng(3).standard_normal((37, 31)).astype(np.float32)
     source = f.opencl(x)
     assert re.search(r"#pragma unroll 4\n\s*for \(", source), source

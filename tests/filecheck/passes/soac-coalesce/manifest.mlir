@@ -1,5 +1,5 @@
-// RUN: soac-opt %s -p 'soac-coalesce{read-through=false rows=false}' --split-input-file | filecheck %s
-// RUN: soac-opt %s -p 'soac-coalesce{rows=false}' --split-input-file | filecheck %s
+// RUN: soac-opt %s -p 'soac-coalesce{read-through=false rows=false row-tiles=false}' --split-input-file | filecheck %s
+// RUN: soac-opt %s -p 'soac-coalesce{rows=false row-tiles=false}' --split-input-file | filecheck %s
 // RUN: soac-opt %s -p 'soac-coalesce{manifest=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // The outer-parallel version of a row softmax: work-item %i walks along row %i (a reduce and a redomap read it).

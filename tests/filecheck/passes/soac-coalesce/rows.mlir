@@ -1,5 +1,5 @@
-// RUN: soac-opt %s -p 'soac-coalesce{read-through=false}' --split-input-file | filecheck %s
-// RUN: soac-opt %s -p 'soac-coalesce{read-through=false rows=false}' --split-input-file | filecheck %s --check-prefix=OFF
+// RUN: soac-opt %s -p 'soac-coalesce{read-through=false row-tiles=false}' --split-input-file | filecheck %s
+// RUN: soac-opt %s -p 'soac-coalesce{read-through=false rows=false row-tiles=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // The outer-parallel version of a row softmax: work-item %i writes row %i of %y (a row apart from its neighbours'),
 // from the redomap's map-out %e. The row moves into a segmap over (%n, %w) that recomputes exp(x - m) / s at
