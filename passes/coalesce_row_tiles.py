@@ -61,8 +61,8 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 Walk = soac.ReduceOp | soac.RedomapOp
 
-DEFAULT_ROW_SIZES = TileSizes((64,), (1,), 32)
-"""64 rows a work-group, one a work-item, tiles of 32 elements of each row (a 128-byte line of f32)."""
+DEFAULT_ROW_SIZES = TileSizes((64,), (1,), 64)
+"""64 rows a work-group, one a work-item, tiles of 64 elements of each row (two 128-byte lines of f32; 32 was 7% slower for softmax on an H200)."""
 
 
 @dataclass

@@ -203,7 +203,7 @@ class SoacCoalescePass(ModulePass):
     row_reg: int = 0
     """Rows a work-item of the row-tiles rule's kernels (0: the default)."""
     row_chunk: int = 0
-    """Elements of each row a tile holds (0: the default, 32)."""
+    """Elements of each row a tile holds (0: the default, 64)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         if self.rows:

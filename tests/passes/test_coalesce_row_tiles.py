@@ -116,7 +116,7 @@ def test_tile_sizes_are_tuning_parameters() -> None:
     f = sl.jit(softmax, pipeline=GPU_PIPELINE, lowering={"target": "generic"}, thresholds=sizes)
     x = np.random.default_rng(5).standard_normal((40, 21)).astype(np.float32)
     source = f.opencl(x)
-    assert "x_tile[1056]" in source, "chunk 32 x (32 rows + 1)"
+    assert "x_tile[2112]" in source, "chunk 64 (the default) x (32 rows + 1)"
     assert "x_tile[520]" in source, "chunk 8 x (64 rows + 1)"
     for g, e in zip(f.specialize(x).run([x], OUTER), numpy_softmax(x)):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-6)

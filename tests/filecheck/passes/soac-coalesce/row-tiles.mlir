@@ -1,21 +1,21 @@
 // RUN: soac-opt %s -p 'soac-coalesce{read-through=false}' --split-input-file | filecheck %s
-// RUN: soac-opt %s -p 'soac-coalesce{read-through=false row-block=128 row-reg=2 row-chunk=64}' --split-input-file | filecheck %s --check-prefix=SIZES
+// RUN: soac-opt %s -p 'soac-coalesce{read-through=false row-block=128 row-reg=2 row-chunk=32}' --split-input-file | filecheck %s --check-prefix=SIZES
 // RUN: soac-opt %s -p 'soac-coalesce{read-through=false row-tiles=false}' --split-input-file | filecheck %s --check-prefix=OFF
 
 // The outer-parallel version of a row softmax. The rows rule moves the rows it writes into a segmap over (%n, %w);
 // the row-tiles rule makes each of the two walks along %x[%i] a staged tiled op over the rows (`%x[d0, k]`: the
-// work-group copies tiles of 64 rows x 32 elements into local memory, coalesced), the second reading the first's
+// work-group copies tiles of 64 rows x 64 elements into local memory, coalesced), the second reading the first's
 // result by d0; the kernel keeps the scalar code, reading the walks' results. No transposed copy is made.
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT:     soac.transpose
 // CHECK-NOT:     soac.assert
-// CHECK:         %m_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32 reads(%x[d0, k] : tensor<?x?xf32>) neutral(%ninf : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
+// CHECK:         %m_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 64 reads(%x[d0, k] : tensor<?x?xf32>) neutral(%ninf : f32) -> tensor<?xf32> combine(%a: f32, %b: f32) {
 // CHECK-NEXT:      %mx = arith.maximumf %a, %b : f32
 // CHECK-NEXT:      soac.yield %mx : f32
 // CHECK-NEXT:    } lambda(%r: f32) {
 // CHECK-NEXT:      soac.yield %r : f32
 // CHECK-NEXT:    } attributes {staged_rows}
-// CHECK-NEXT:    %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_1" block [64] reg [1] chunk 32 reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>) neutral(%zero : f32) -> tensor<?xf32> combine
+// CHECK-NEXT:    %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_1" block [64] reg [1] chunk 64 reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>) neutral(%zero : f32) -> tensor<?xf32> combine
 // CHECK:         } lambda(%r_1: f32, %m: f32) {
 // CHECK-NEXT:      %d = arith.subf %r_1, %m : f32
 // CHECK-NEXT:      %t = math.exp %d : f32
@@ -33,8 +33,8 @@
 // CHECK:         func.return %y, %lse
 // The pass's sizes.
 // SIZES-LABEL: func.func @softmax
-// SIZES:         soac.tiled_redomap (%n) reduce %w tile "rows_0" block [128] reg [2] chunk 64 reads(%x[d0, k] : tensor<?x?xf32>)
-// SIZES:         soac.tiled_redomap (%n) reduce %w tile "rows_1" block [128] reg [2] chunk 64 reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>)
+// SIZES:         soac.tiled_redomap (%n) reduce %w tile "rows_0" block [128] reg [2] chunk 32 reads(%x[d0, k] : tensor<?x?xf32>)
+// SIZES:         soac.tiled_redomap (%n) reduce %w tile "rows_1" block [128] reg [2] chunk 32 reads(%x[d0, k], %m_all[d0] : tensor<?x?xf32>, tensor<?xf32>)
 // Without the rule, the walks read the transposed copy (`coalesce_manifest.py`).
 // OFF-LABEL:   func.func @softmax
 // OFF-NOT:       soac.tiled_redomap
@@ -81,7 +81,7 @@ func.func @softmax(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
 // CHECK:         %[[LEN:.*]] = tensor.dim %v, %{{.*}} : tensor<?xf32>
 // CHECK-NEXT:    %[[SAME:.*]] = arith.cmpi eq, %[[LEN]], %w : index
 // CHECK-NEXT:    soac.assert %[[SAME]], "'soac.redomap': width {0} does not match the outer size {1} of input #1" (%w, %[[LEN]] : index, index)
-// CHECK-NEXT:    %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 32 reads(%a[d0, k], %v[k] : tensor<?x?xf32>, tensor<?xf32>)
+// CHECK-NEXT:    %s_all = soac.tiled_redomap (%n) reduce %w tile "rows_0" block [64] reg [1] chunk 64 reads(%a[d0, k], %v[k] : tensor<?x?xf32>, tensor<?xf32>)
 // CHECK:         } attributes {staged_rows}
 // CHECK-NEXT:    func.return %s_all : tensor<?xf32>
 // OFF-LABEL:   func.func @matvec
