@@ -153,7 +153,7 @@ class LoweringOptions:
     overlapping); 0: `LOOKBACK_WINDOW` of `strategies/partition.py`."""
     tile_split_items: int = 0
     """Work-items a 1-D `soac.tiled_redomap` aims at by splitting its reduction into slices (`strategies/tiled.py`);
-    0: `SPLIT_ITEMS` (2^17); 1: never split."""
+    0: `SPLIT_ITEMS` (2^19; staged rows 2^17); 1: never split."""
     small_tile_rows: int = 4
     """Rows of the block of results each work-item of a staged batch of small products keeps in registers
     (soac-small-intra's nests: `strategies/register_tiles.py`); its rows lie `ceil(n / rows)` apart. 4 x 1 by default:
