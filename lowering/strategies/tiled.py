@@ -314,8 +314,8 @@ class TiledKernel:
 
     def slices(self, items: SSAValue, width: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Into how many slices of whole chunks the reduction is split, and their length: enough for the launch to
-        have `SPLIT_ITEMS` work-items (`ROW_SPLIT_ITEMS` for staged rows; the `tile-split-items` option), no empty slice, and one slice of `chunk` when
-        the width is 0."""
+        have `SPLIT_ITEMS` work-items (`ROW_SPLIT_ITEMS` for staged rows; the `tile-split-items` option), no empty
+        slice, and one slice of `chunk` when the width is 0."""
         hm, chunk = self.lw.m, self.lw.m.c(self.sizes.chunk)
         target_items = self.lw.options.tile_split_items or (ROW_SPLIT_ITEMS if self.op.stages_rows else SPLIT_ITEMS)
         wanted = hm.ceildiv(hm.c(target_items), hm.max(items, hm.c(1)), "wanted_slices")
